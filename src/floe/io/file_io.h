@@ -1,0 +1,107 @@
+#pragma once
+/// FileIO: the storage interface every module writes and reads through.
+/// Implementations: LocalFileIO (POSIX, fsync + atomic rename); later memory,
+/// fault-injecting and S3. Paths are plain paths or `file://` URIs.
+///
+/// Durability contract: data written to an OutputFile is durable only after
+/// `Sync()` succeeds. `Close()` without `Sync()` may lose it on a crash.
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "floe/common/result.h"
+
+namespace floe::io {
+
+/// A file opened for random reads. Thread-compatible: concurrent ReadAt calls
+/// on one InputFile are safe for LocalFileIO.
+class InputFile {
+ public:
+  virtual ~InputFile() = default;
+  virtual const std::string& path() const = 0;
+  /// The size in bytes at open time.
+  virtual uint64_t size() const = 0;
+  /// Reads exactly `out.size()` bytes at `offset`. A read past the end is
+  /// kCorruption naming the file and offset (callers trust sizes found in files
+  /// only after checking them against `size()`).
+  virtual Status ReadAt(uint64_t offset, std::span<uint8_t> out) const = 0;
+};
+
+/// A file being written, sequentially. Not thread-safe.
+class OutputFile {
+ public:
+  virtual ~OutputFile() = default;
+  virtual const std::string& path() const = 0;
+  virtual Status Write(std::span<const uint8_t> bytes) = 0;
+  Status Write(std::string_view bytes) {
+    return Write({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()});
+  }
+  /// Bytes written so far.
+  virtual uint64_t position() const = 0;
+  /// Makes everything written so far durable.
+  virtual Status Sync() = 0;
+  /// Closes the file; further writes fail. Idempotent.
+  virtual Status Close() = 0;
+};
+
+struct FileInfo {
+  std::string path;
+  uint64_t size = 0;
+  bool is_directory = false;
+};
+
+class FileIO {
+ public:
+  virtual ~FileIO() = default;
+
+  /// Opens an existing file. kNotFound if it does not exist.
+  virtual Result<std::unique_ptr<InputFile>> OpenInput(std::string_view path) = 0;
+
+  /// Creates a new file, and the folders above it. With `overwrite` false a
+  /// file that exists already is kAlreadyExists (exclusive create).
+  virtual Result<std::unique_ptr<OutputFile>> CreateOutput(std::string_view path,
+                                                           bool overwrite = false) = 0;
+
+  /// Deletes a file. Deleting a missing file is not an error.
+  virtual Status Delete(std::string_view path) = 0;
+
+  virtual Result<bool> Exists(std::string_view path) = 0;
+
+  /// Atomically renames `from` to `to`. With `replace` false, kAlreadyExists if
+  /// `to` exists (and then `from` is left in place). The rename is durable on return.
+  virtual Status Rename(std::string_view from, std::string_view to, bool replace) = 0;
+
+  /// The entries directly inside folder `dir` (empty if it does not exist).
+  virtual Result<std::vector<FileInfo>> List(std::string_view dir) = 0;
+
+  /// Reads a whole file into memory.
+  Result<std::string> ReadAll(std::string_view path);
+
+  /// Writes `bytes` to `path` so that readers see either the old file or the
+  /// whole new one: write a temporary, sync, rename (replacing).
+  Status WriteAtomically(std::string_view path, std::string_view bytes);
+};
+
+/// Strips a `file://` scheme; other schemes are returned unchanged.
+std::string_view LocalPath(std::string_view path_or_uri);
+
+/// POSIX file system. Stateless and thread-safe.
+class LocalFileIO final : public FileIO {
+ public:
+  Result<std::unique_ptr<InputFile>> OpenInput(std::string_view path) override;
+  Result<std::unique_ptr<OutputFile>> CreateOutput(std::string_view path,
+                                                   bool overwrite = false) override;
+  Status Delete(std::string_view path) override;
+  Result<bool> Exists(std::string_view path) override;
+  Status Rename(std::string_view from, std::string_view to, bool replace) override;
+  Result<std::vector<FileInfo>> List(std::string_view dir) override;
+};
+
+/// Creates `dir` and its parents. Succeeds if it exists.
+Status CreateDirectories(std::string_view dir);
+
+}  // namespace floe::io

@@ -1,0 +1,246 @@
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <random>
+
+#include "floe/io/file_io.h"
+
+namespace floe::io {
+namespace {
+
+std::unexpected<Error> Errno(std::string_view what, std::string_view path, int err) {
+  ErrorCode code = err == ENOENT ? ErrorCode::kNotFound
+                   : err == EEXIST ? ErrorCode::kAlreadyExists
+                                   : ErrorCode::kIo;
+  return MakeError(code, "{} {}: {}", what, path, std::strerror(err));
+}
+
+std::string ParentOf(std::string_view path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string_view::npos) return ".";
+  if (slash == 0) return "/";
+  return std::string(path.substr(0, slash));
+}
+
+Status SyncDirectory(const std::string& dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return Errno("opening folder", dir, errno);
+  int rc = ::fsync(fd);
+  int err = errno;
+  ::close(fd);
+  if (rc != 0) return Errno("syncing folder", dir, err);
+  return Ok();
+}
+
+class LocalInputFile final : public InputFile {
+ public:
+  LocalInputFile(std::string path, int fd, uint64_t size)
+      : path_(std::move(path)), fd_(fd), size_(size) {}
+  ~LocalInputFile() override { ::close(fd_); }
+  const std::string& path() const override { return path_; }
+  uint64_t size() const override { return size_; }
+  Status ReadAt(uint64_t offset, std::span<uint8_t> out) const override {
+    if (offset > size_ || out.size() > size_ - offset) {
+      return Corruption("{}: read of {} bytes at offset {} is past the end of the file ({} bytes)",
+                        path_, out.size(), offset, size_);
+    }
+    size_t done = 0;
+    while (done < out.size()) {
+      ssize_t n = ::pread(fd_, out.data() + done, out.size() - done,
+                          static_cast<off_t>(offset + done));
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return Errno("reading", path_, errno);
+      }
+      if (n == 0) return Corruption("{}: unexpected end of file at offset {}", path_, offset + done);
+      done += static_cast<size_t>(n);
+    }
+    return Ok();
+  }
+
+ private:
+  std::string path_;
+  int fd_;
+  uint64_t size_;
+};
+
+class LocalOutputFile final : public OutputFile {
+ public:
+  LocalOutputFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+  ~LocalOutputFile() override {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  const std::string& path() const override { return path_; }
+  uint64_t position() const override { return position_; }
+  Status Write(std::span<const uint8_t> bytes) override {
+    if (fd_ < 0) return InvalidArgument("{}: write after close", path_);
+    size_t done = 0;
+    while (done < bytes.size()) {
+      ssize_t n = ::write(fd_, bytes.data() + done, bytes.size() - done);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return Errno("writing", path_, errno);
+      }
+      done += static_cast<size_t>(n);
+    }
+    position_ += bytes.size();
+    return Ok();
+  }
+  Status Sync() override {
+    if (fd_ < 0) return InvalidArgument("{}: sync after close", path_);
+    if (::fdatasync(fd_) != 0) return Errno("syncing", path_, errno);
+    return Ok();
+  }
+  Status Close() override {
+    if (fd_ < 0) return Ok();
+    int rc = ::close(fd_);
+    fd_ = -1;
+    if (rc != 0) return Errno("closing", path_, errno);
+    return Ok();
+  }
+
+ private:
+  std::string path_;
+  int fd_;
+  uint64_t position_ = 0;
+};
+
+}  // namespace
+
+std::string_view LocalPath(std::string_view path_or_uri) {
+  if (path_or_uri.starts_with("file://")) return path_or_uri.substr(7);
+  if (path_or_uri.starts_with("file:/")) return path_or_uri.substr(5);
+  return path_or_uri;
+}
+
+Status CreateDirectories(std::string_view dir_in) {
+  std::string dir(LocalPath(dir_in));
+  if (dir.empty()) return Ok();
+  struct stat st;
+  if (::stat(dir.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return Ok();
+    return AlreadyExists("{} exists and is not a folder", dir);
+  }
+  std::string parent = ParentOf(dir);
+  if (parent != dir) FLOE_RETURN_IF_ERROR(CreateDirectories(parent));
+  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return Errno("creating folder", dir, errno);
+  return Ok();
+}
+
+Result<std::unique_ptr<InputFile>> LocalFileIO::OpenInput(std::string_view path_in) {
+  std::string path(LocalPath(path_in));
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Errno("opening", path, errno);
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    int err = errno;
+    ::close(fd);
+    return Errno("reading size of", path, err);
+  }
+  if (S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    return InvalidArgument("{} is a folder, not a file", path);
+  }
+  return std::make_unique<LocalInputFile>(path, fd, static_cast<uint64_t>(st.st_size));
+}
+
+Result<std::unique_ptr<OutputFile>> LocalFileIO::CreateOutput(std::string_view path_in,
+                                                              bool overwrite) {
+  std::string path(LocalPath(path_in));
+  FLOE_RETURN_IF_ERROR(CreateDirectories(ParentOf(path)));
+  int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (overwrite ? O_TRUNC : O_EXCL);
+  int fd = ::open(path.c_str(), flags, 0644);
+  if (fd < 0) return Errno("creating", path, errno);
+  return std::make_unique<LocalOutputFile>(path, fd);
+}
+
+Status LocalFileIO::Delete(std::string_view path_in) {
+  std::string path(LocalPath(path_in));
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT) return Errno("deleting", path, errno);
+  return Ok();
+}
+
+Result<bool> LocalFileIO::Exists(std::string_view path_in) {
+  std::string path(LocalPath(path_in));
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0) return true;
+  if (errno == ENOENT || errno == ENOTDIR) return false;
+  return Errno("checking", path, errno);
+}
+
+Status LocalFileIO::Rename(std::string_view from_in, std::string_view to_in, bool replace) {
+  std::string from(LocalPath(from_in));
+  std::string to(LocalPath(to_in));
+  FLOE_RETURN_IF_ERROR(CreateDirectories(ParentOf(to)));
+  if (replace) {
+    if (::rename(from.c_str(), to.c_str()) != 0) return Errno("renaming", from, errno);
+  } else {
+    // link() fails with EEXIST if the target exists: an atomic create-if-absent.
+    if (::link(from.c_str(), to.c_str()) != 0) {
+      int err = errno;
+      if (err == EEXIST) return AlreadyExists("{} exists", to);
+      return Errno("linking", from, err);
+    }
+    if (::unlink(from.c_str()) != 0) return Errno("unlinking", from, errno);
+  }
+  FLOE_RETURN_IF_ERROR(SyncDirectory(ParentOf(to)));
+  if (ParentOf(from) != ParentOf(to)) FLOE_RETURN_IF_ERROR(SyncDirectory(ParentOf(from)));
+  return Ok();
+}
+
+Result<std::vector<FileInfo>> LocalFileIO::List(std::string_view dir_in) {
+  std::string dir(LocalPath(dir_in));
+  std::vector<FileInfo> out;
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) {
+    if (errno == ENOENT) return out;
+    return Errno("listing", dir, errno);
+  }
+  while (struct dirent* e = ::readdir(d)) {
+    std::string_view name = e->d_name;
+    if (name == "." || name == "..") continue;
+    FileInfo info;
+    info.path = dir + "/" + std::string(name);
+    struct stat st;
+    if (::stat(info.path.c_str(), &st) == 0) {
+      info.size = static_cast<uint64_t>(st.st_size);
+      info.is_directory = S_ISDIR(st.st_mode);
+    }
+    out.push_back(std::move(info));
+  }
+  ::closedir(d);
+  return out;
+}
+
+Result<std::string> FileIO::ReadAll(std::string_view path) {
+  FLOE_ASSIGN_OR_RETURN(auto file, OpenInput(path));
+  std::string bytes(file->size(), '\0');
+  FLOE_RETURN_IF_ERROR(
+      file->ReadAt(0, {reinterpret_cast<uint8_t*>(bytes.data()), bytes.size()}));
+  return bytes;
+}
+
+Status FileIO::WriteAtomically(std::string_view path, std::string_view bytes) {
+  static thread_local std::mt19937_64 rng{std::random_device{}()};
+  std::string tmp = fmt::format("{}.{:016x}.tmp", path, rng());
+  {
+    FLOE_ASSIGN_OR_RETURN(auto out, CreateOutput(tmp, /*overwrite=*/false));
+    Status s = out->Write(bytes);
+    if (s) s = out->Sync();
+    if (s) s = out->Close();
+    if (!s) {
+      (void)Delete(tmp);
+      return s;
+    }
+  }
+  Status s = Rename(tmp, path, /*replace=*/true);
+  if (!s) (void)Delete(tmp);
+  return s;
+}
+
+}  // namespace floe::io
