@@ -1,0 +1,17 @@
+#pragma once
+/// The floe command line: each command family lives in its own file and adds
+/// itself to the CLI11 app. A command's callback stores its exit code in
+/// `*exit_code` (0 success, 1 failure with a message on standard error).
+
+#include <CLI/CLI.hpp>
+
+namespace floe::cli {
+
+void AddParquetCommands(CLI::App& app, int* exit_code);
+/// `floe parquet write`, added under the `parquet` subcommand by AddParquetCommands.
+void AddParquetWriteCommand(CLI::App& parquet, int* exit_code);
+void AddAvroCommands(CLI::App& app, int* exit_code);
+void AddDemoCommand(CLI::App& app, int* exit_code);
+void AddCaptureCommands(CLI::App& app, int* exit_code);
+
+}  // namespace floe::cli

@@ -1,0 +1,40 @@
+#pragma once
+/// Text forms of dates, times, timestamps, decimals and uuids, as floe's JSON
+/// row conventions write them (docs/json-rows.md):
+///   date "2024-02-29", time "13:45:00.000001", timestamp "2024-02-29T13:45:00.000001",
+///   timestamptz "...+00:00", decimal "12.30", uuid "f79c3e09-677c-4bbd-a479-3f349cb785e7".
+/// Formatters append to a std::string; parsers return kInvalidArgument on bad text.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "floe/common/result.h"
+#include "floe/types/value.h"
+
+namespace floe::types {
+
+/// Days since 1970-01-01 of a proleptic Gregorian date.
+int64_t DaysFromCivil(int64_t year, unsigned month, unsigned day);
+void CivilFromDays(int64_t days, int64_t* year, unsigned* month, unsigned* day);
+
+void AppendDate(int32_t days, std::string* out);
+void AppendTime(int64_t micros, std::string* out);
+/// With `utc` the "+00:00" suffix is added.
+void AppendTimestamp(int64_t micros, bool utc, std::string* out);
+void AppendDecimal(int128_t unscaled, int scale, std::string* out);
+void AppendUuid(std::string_view bytes16, std::string* out);
+
+Result<int32_t> ParseDate(std::string_view text);
+Result<int64_t> ParseTime(std::string_view text);
+/// Accepts "YYYY-MM-DD[T| ]HH:MM:SS[.f{1,9}][Z|+HH:MM|-HH:MM]"; an offset is
+/// applied (the result is UTC micros). Fractions beyond micros are refused
+/// unless they are zeros.
+Result<int64_t> ParseTimestamp(std::string_view text);
+/// Parses "-12.30" into an unscaled value at `scale`, refusing more fraction
+/// digits than the scale (no silent rounding) and more than `precision` digits.
+Result<int128_t> ParseDecimal(std::string_view text, int precision, int scale);
+/// Parses canonical 36-character uuid text into 16 bytes appended to `out`.
+Status ParseUuid(std::string_view text, std::string* out);
+
+}  // namespace floe::types

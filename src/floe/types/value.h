@@ -1,0 +1,81 @@
+#pragma once
+/// `Value`: a non-owning view of one value of a row, interpreted with its
+/// `Type`. Strings, bytes and nested children point into memory owned by
+/// someone else (usually an `Arena` reset per batch), so building and passing
+/// rows allocates nothing.
+///
+/// Representation by type:
+///   boolean                 -> kBool
+///   int, date               -> kInt32 (date: days since epoch)
+///   long, time, timestamp*  -> kInt64 (micros)
+///   float / double          -> kFloat / kDouble
+///   decimal(P,S)            -> kDecimal (unscaled 128-bit integer)
+///   string, binary, fixed   -> kBytes
+///   uuid                    -> kBytes (16 raw bytes, big-endian as in the spec)
+///   struct                  -> kStruct, children = fields in type order
+///   list                    -> kList, children = elements
+///   map                     -> kMap, children = key0, value0, key1, value1, ...
+///   null of any type        -> kNull
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace floe::types {
+
+using int128_t = __int128;
+
+struct Value {
+  enum class Kind : uint8_t { kNull, kBool, kInt32, kInt64, kFloat, kDouble, kDecimal, kBytes,
+                              kStruct, kList, kMap };
+
+  Kind kind = Kind::kNull;
+  uint32_t size = 0;  ///< bytes: length; struct/list: children; map: 2 * entries
+  union {
+    bool b;
+    int32_t i32;
+    int64_t i64;
+    float f32;
+    double f64;
+    const char* bytes;
+    const Value* children;
+  };
+  int128_t decimal = 0;  ///< kDecimal only (kept apart so the union stays 8 bytes)
+
+  Value() : i64(0) {}
+
+  static Value Null() { return Value(); }
+  static Value Bool(bool v) { Value x; x.kind = Kind::kBool; x.b = v; return x; }
+  static Value Int32(int32_t v) { Value x; x.kind = Kind::kInt32; x.i32 = v; return x; }
+  static Value Int64(int64_t v) { Value x; x.kind = Kind::kInt64; x.i64 = v; return x; }
+  static Value Float(float v) { Value x; x.kind = Kind::kFloat; x.f32 = v; return x; }
+  static Value Double(double v) { Value x; x.kind = Kind::kDouble; x.f64 = v; return x; }
+  static Value Decimal(int128_t unscaled) {
+    Value x; x.kind = Kind::kDecimal; x.decimal = unscaled; return x;
+  }
+  static Value Bytes(std::string_view s) {
+    Value x; x.kind = Kind::kBytes; x.bytes = s.data(); x.size = static_cast<uint32_t>(s.size());
+    return x;
+  }
+  static Value Struct(const Value* fields, size_t n) { return Nested(Kind::kStruct, fields, n); }
+  static Value List(const Value* elements, size_t n) { return Nested(Kind::kList, elements, n); }
+  /// `entries` holds 2 * n values: key, value, key, value, ...
+  static Value Map(const Value* entries, size_t n) { return Nested(Kind::kMap, entries, 2 * n); }
+
+  bool is_null() const { return kind == Kind::kNull; }
+  std::string_view as_bytes() const { return {bytes, size}; }
+  std::span<const Value> as_children() const { return {children, size}; }
+  /// Number of map entries.
+  size_t map_size() const { return size / 2; }
+
+ private:
+  static Value Nested(Kind kind, const Value* children, size_t n) {
+    Value x; x.kind = kind; x.children = children; x.size = static_cast<uint32_t>(n); return x;
+  }
+};
+
+/// A row is the values of a schema's top-level fields, in schema order.
+using Row = std::span<const Value>;
+
+}  // namespace floe::types
