@@ -1,0 +1,806 @@
+#include "floe/format/parquet/metadata.h"
+
+#include <bit>
+#include <initializer_list>
+#include <type_traits>
+
+#include "floe/format/thrift/compact_protocol.h"
+
+namespace floe::parquet {
+
+using thrift::CompactReader;
+using thrift::CompactType;
+using thrift::CompactWriter;
+using thrift::FieldHeader;
+using thrift::ListHeader;
+
+namespace {
+
+// ---------------------------------------------------------------- parsing helpers
+
+Status ParseStruct(CompactReader& r, Statistics* out);
+Status ParseStruct(CompactReader& r, SchemaElement* out);
+Status ParseStruct(CompactReader& r, KeyValue* out);
+Status ParseStruct(CompactReader& r, SortingColumn* out);
+Status ParseStruct(CompactReader& r, PageEncodingStats* out);
+Status ParseStruct(CompactReader& r, ColumnMetaData* out);
+Status ParseStruct(CompactReader& r, ColumnChunk* out);
+Status ParseStruct(CompactReader& r, RowGroup* out);
+Status ParseStruct(CompactReader& r, FileMetaData* out);
+Status ParseStruct(CompactReader& r, DataPageHeader* out);
+Status ParseStruct(CompactReader& r, DictionaryPageHeader* out);
+Status ParseStruct(CompactReader& r, DataPageHeaderV2* out);
+Status ParseStruct(CompactReader& r, PageHeader* out);
+Status ParseStruct(CompactReader& r, LogicalType* out);
+Status ParseUnion(CompactReader& r, TimeUnit* out);
+Status ParseUnion(CompactReader& r, ColumnOrder* out);
+
+template <typename T>
+constexpr CompactType WireType() {
+  if constexpr (std::is_same_v<T, bool>) return CompactType::kBoolTrue;
+  else if constexpr (std::is_same_v<T, int8_t>) return CompactType::kByte;
+  else if constexpr (std::is_same_v<T, int16_t>) return CompactType::kI16;
+  else if constexpr (std::is_same_v<T, int32_t> || std::is_enum_v<T>) {
+    if constexpr (std::is_same_v<T, TimeUnit> || std::is_same_v<T, ColumnOrder>) {
+      return CompactType::kStruct;
+    } else {
+      return CompactType::kI32;
+    }
+  } else if constexpr (std::is_same_v<T, int64_t>) return CompactType::kI64;
+  else if constexpr (std::is_same_v<T, std::string>) return CompactType::kBinary;
+  else return CompactType::kStruct;
+}
+
+bool TypeMatches(CompactType got, CompactType want) {
+  if (want == CompactType::kBoolTrue) {
+    return got == CompactType::kBoolTrue || got == CompactType::kBoolFalse;
+  }
+  return got == want;
+}
+
+template <typename T>
+Status ReadValue(CompactReader& r, T* out) {
+  if constexpr (std::is_same_v<T, bool>) {
+    FLOE_ASSIGN_OR_RETURN(*out, r.ReadBool());
+  } else if constexpr (std::is_same_v<T, int8_t>) {
+    FLOE_ASSIGN_OR_RETURN(*out, r.ReadI8());
+  } else if constexpr (std::is_same_v<T, int16_t>) {
+    FLOE_ASSIGN_OR_RETURN(*out, r.ReadI16());
+  } else if constexpr (std::is_same_v<T, int32_t>) {
+    FLOE_ASSIGN_OR_RETURN(*out, r.ReadI32());
+  } else if constexpr (std::is_same_v<T, TimeUnit> || std::is_same_v<T, ColumnOrder>) {
+    return ParseUnion(r, out);
+  } else if constexpr (std::is_enum_v<T>) {
+    FLOE_ASSIGN_OR_RETURN(int32_t v, r.ReadI32());
+    *out = static_cast<T>(v);
+  } else if constexpr (std::is_same_v<T, int64_t>) {
+    FLOE_ASSIGN_OR_RETURN(*out, r.ReadI64());
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    FLOE_ASSIGN_OR_RETURN(std::string_view v, r.ReadBinary());
+    out->assign(v);
+  } else {
+    return ParseStruct(r, out);
+  }
+  return Ok();
+}
+
+template <typename T>
+struct IsVector : std::false_type {};
+template <typename T>
+struct IsVector<std::vector<T>> : std::true_type {};
+
+/// Reads the value of field `h` into `*out` if its wire type matches; skips
+/// it otherwise (as generated Thrift code does). Marks `*seen` when read.
+template <typename T>
+Status Field(CompactReader& r, const FieldHeader& h, T* out, uint32_t* seen) {
+  if constexpr (IsVector<T>::value) {
+    using E = typename T::value_type;
+    if (h.type != CompactType::kList && h.type != CompactType::kSet) return r.Skip(h.type);
+    FLOE_ASSIGN_OR_RETURN(ListHeader lh, r.ReadListBegin());
+    out->clear();
+    if (!TypeMatches(lh.element_type, WireType<E>())) {
+      for (uint32_t i = 0; i < lh.size; ++i) FLOE_RETURN_IF_ERROR(r.Skip(lh.element_type));
+      r.ListEnd();
+      return Ok();
+    }
+    for (uint32_t i = 0; i < lh.size; ++i) {
+      E e{};
+      FLOE_RETURN_IF_ERROR(ReadValue(r, &e));
+      out->push_back(std::move(e));
+    }
+    r.ListEnd();
+  } else {
+    if (!TypeMatches(h.type, WireType<T>())) return r.Skip(h.type);
+    FLOE_RETURN_IF_ERROR(ReadValue(r, out));
+  }
+  if (h.id >= 0 && h.id < 32) *seen |= 1u << h.id;
+  return Ok();
+}
+
+template <typename T>
+Status Field(CompactReader& r, const FieldHeader& h, std::optional<T>* out, uint32_t* seen) {
+  T v{};
+  uint32_t s = 0;
+  FLOE_RETURN_IF_ERROR(Field(r, h, &v, &s));
+  if (s != 0) {
+    *out = std::move(v);
+    *seen |= s;
+  }
+  return Ok();
+}
+
+Status Require(const CompactReader& r, uint32_t seen, uint32_t required, const char* what) {
+  uint32_t missing = required & ~seen;
+  if (missing != 0) {
+    int id = std::countr_zero(missing);
+    return Corruption("parquet {}: required field {} missing (struct ending at offset {})", what,
+                      id, r.position());
+  }
+  return Ok();
+}
+
+constexpr uint32_t Bits(std::initializer_list<int> ids) {
+  uint32_t m = 0;
+  for (int id : ids) m |= 1u << id;
+  return m;
+}
+
+/// Runs `body(header)` for each field of a struct; body returns a Status.
+template <typename Body>
+Status ForEachField(CompactReader& r, Body&& body) {
+  FLOE_RETURN_IF_ERROR(r.BeginStruct());
+  while (true) {
+    FLOE_ASSIGN_OR_RETURN(FieldHeader h, r.ReadFieldBegin());
+    if (h.type == CompactType::kStop) break;
+    FLOE_RETURN_IF_ERROR(body(h));
+  }
+  return r.EndStruct();
+}
+
+// ---------------------------------------------------------------- parsers
+
+Status ParseStruct(CompactReader& r, Statistics* s) {
+  uint32_t seen = 0;
+  return ForEachField(r, [&](const FieldHeader& h) -> Status {
+    switch (h.id) {
+      case 1: return Field(r, h, &s->max, &seen);
+      case 2: return Field(r, h, &s->min, &seen);
+      case 3: return Field(r, h, &s->null_count, &seen);
+      case 4: return Field(r, h, &s->distinct_count, &seen);
+      case 5: return Field(r, h, &s->max_value, &seen);
+      case 6: return Field(r, h, &s->min_value, &seen);
+      case 7: return Field(r, h, &s->is_max_value_exact, &seen);
+      case 8: return Field(r, h, &s->is_min_value_exact, &seen);
+      case 9: return Field(r, h, &s->nan_count, &seen);
+      default: return r.Skip(h.type);
+    }
+  });
+}
+
+Status ParseUnion(CompactReader& r, TimeUnit* out) {
+  int16_t member = 0;
+  FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& h) -> Status {
+    if (member == 0 && h.type == CompactType::kStruct) member = h.id;
+    return r.Skip(h.type);
+  }));
+  if (member == 0) return Corruption("parquet TimeUnit: empty union at offset {}", r.position());
+  *out = static_cast<TimeUnit>(member);
+  return Ok();
+}
+
+Status ParseUnion(CompactReader& r, ColumnOrder* out) {
+  int16_t member = 0;
+  FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& h) -> Status {
+    if (member == 0 && h.type == CompactType::kStruct) member = h.id;
+    return r.Skip(h.type);
+  }));
+  if (member == 0) return Corruption("parquet ColumnOrder: empty union at offset {}", r.position());
+  *out = static_cast<ColumnOrder>(member);
+  return Ok();
+}
+
+Status ParseStruct(CompactReader& r, LogicalType* t) {
+  int16_t member = 0;
+  FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& h) -> Status {
+    if (member != 0 || h.type != CompactType::kStruct) return r.Skip(h.type);
+    member = h.id;
+    t->kind = static_cast<LogicalType::Kind>(h.id);
+    uint32_t seen = 0;
+    switch (t->kind) {
+      case LogicalType::Kind::kDecimal:
+        FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& f) -> Status {
+          if (f.id == 1) return Field(r, f, &t->scale, &seen);
+          if (f.id == 2) return Field(r, f, &t->precision, &seen);
+          return r.Skip(f.type);
+        }));
+        return Require(r, seen, Bits({1, 2}), "DecimalType");
+      case LogicalType::Kind::kTime:
+      case LogicalType::Kind::kTimestamp:
+        FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& f) -> Status {
+          if (f.id == 1) return Field(r, f, &t->is_adjusted_to_utc, &seen);
+          if (f.id == 2) return Field(r, f, &t->unit, &seen);
+          return r.Skip(f.type);
+        }));
+        return Require(r, seen, Bits({1, 2}), "TimestampType/TimeType");
+      case LogicalType::Kind::kInteger:
+        FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& f) -> Status {
+          if (f.id == 1) return Field(r, f, &t->bit_width, &seen);
+          if (f.id == 2) return Field(r, f, &t->is_signed, &seen);
+          return r.Skip(f.type);
+        }));
+        return Require(r, seen, Bits({1, 2}), "IntType");
+      default:
+        return r.Skip(h.type);
+    }
+  }));
+  if (member == 0) return Corruption("parquet LogicalType: empty union at offset {}", r.position());
+  return Ok();
+}
+
+Status ParseStruct(CompactReader& r, SchemaElement* e) {
+  uint32_t seen = 0;
+  FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& h) -> Status {
+    switch (h.id) {
+      case 1: return Field(r, h, &e->type, &seen);
+      case 2: return Field(r, h, &e->type_length, &seen);
+      case 3: return Field(r, h, &e->repetition_type, &seen);
+      case 4: return Field(r, h, &e->name, &seen);
+      case 5: return Field(r, h, &e->num_children, &seen);
+      case 6: return Field(r, h, &e->converted_type, &seen);
+      case 7: return Field(r, h, &e->scale, &seen);
+      case 8: return Field(r, h, &e->precision, &seen);
+      case 9: return Field(r, h, &e->field_id, &seen);
+      case 10: return Field(r, h, &e->logical_type, &seen);
+      default: return r.Skip(h.type);
+    }
+  }));
+  return Require(r, seen, Bits({4}), "SchemaElement");
+}
+
+Status ParseStruct(CompactReader& r, KeyValue* kv) {
+  uint32_t seen = 0;
+  FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& h) -> Status {
+    switch (h.id) {
+      case 1: return Field(r, h, &kv->key, &seen);
+      case 2: return Field(r, h, &kv->value, &seen);
+      default: return r.Skip(h.type);
+    }
+  }));
+  return Require(r, seen, Bits({1}), "KeyValue");
+}
+
+Status ParseStruct(CompactReader& r, SortingColumn* c) {
+  uint32_t seen = 0;
+  FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& h) -> Status {
+    switch (h.id) {
+      case 1: return Field(r, h, &c->column_idx, &seen);
+      case 2: return Field(r, h, &c->descending, &seen);
+      case 3: return Field(r, h, &c->nulls_first, &seen);
+      default: return r.Skip(h.type);
+    }
+  }));
+  return Require(r, seen, Bits({1, 2, 3}), "SortingColumn");
+}
+
+Status ParseStruct(CompactReader& r, PageEncodingStats* s) {
+  uint32_t seen = 0;
+  FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& h) -> Status {
+    switch (h.id) {
+      case 1: return Field(r, h, &s->page_type, &seen);
+      case 2: return Field(r, h, &s->encoding, &seen);
+      case 3: return Field(r, h, &s->count, &seen);
+      default: return r.Skip(h.type);
+    }
+  }));
+  return Require(r, seen, Bits({1, 2, 3}), "PageEncodingStats");
+}
+
+Status ParseStruct(CompactReader& r, ColumnMetaData* m) {
+  uint32_t seen = 0;
+  FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& h) -> Status {
+    switch (h.id) {
+      case 1: return Field(r, h, &m->type, &seen);
+      case 2: return Field(r, h, &m->encodings, &seen);
+      case 3: return Field(r, h, &m->path_in_schema, &seen);
+      case 4: return Field(r, h, &m->codec, &seen);
+      case 5: return Field(r, h, &m->num_values, &seen);
+      case 6: return Field(r, h, &m->total_uncompressed_size, &seen);
+      case 7: return Field(r, h, &m->total_compressed_size, &seen);
+      case 8: return Field(r, h, &m->key_value_metadata, &seen);
+      case 9: return Field(r, h, &m->data_page_offset, &seen);
+      case 10: return Field(r, h, &m->index_page_offset, &seen);
+      case 11: return Field(r, h, &m->dictionary_page_offset, &seen);
+      case 12: return Field(r, h, &m->statistics, &seen);
+      case 13: return Field(r, h, &m->encoding_stats, &seen);
+      case 14: return Field(r, h, &m->bloom_filter_offset, &seen);
+      case 15: return Field(r, h, &m->bloom_filter_length, &seen);
+      default: return r.Skip(h.type);
+    }
+  }));
+  return Require(r, seen, Bits({1, 2, 3, 4, 5, 6, 7, 9}), "ColumnMetaData");
+}
+
+Status ParseStruct(CompactReader& r, ColumnChunk* c) {
+  uint32_t seen = 0;
+  return ForEachField(r, [&](const FieldHeader& h) -> Status {
+    switch (h.id) {
+      case 1: return Field(r, h, &c->file_path, &seen);
+      case 2: return Field(r, h, &c->file_offset, &seen);
+      case 3: return Field(r, h, &c->meta_data, &seen);
+      case 4: return Field(r, h, &c->offset_index_offset, &seen);
+      case 5: return Field(r, h, &c->offset_index_length, &seen);
+      case 6: return Field(r, h, &c->column_index_offset, &seen);
+      case 7: return Field(r, h, &c->column_index_length, &seen);
+      default: return r.Skip(h.type);
+    }
+  });
+}
+
+Status ParseStruct(CompactReader& r, RowGroup* g) {
+  uint32_t seen = 0;
+  FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& h) -> Status {
+    switch (h.id) {
+      case 1: return Field(r, h, &g->columns, &seen);
+      case 2: return Field(r, h, &g->total_byte_size, &seen);
+      case 3: return Field(r, h, &g->num_rows, &seen);
+      case 4: return Field(r, h, &g->sorting_columns, &seen);
+      case 5: return Field(r, h, &g->file_offset, &seen);
+      case 6: return Field(r, h, &g->total_compressed_size, &seen);
+      case 7: return Field(r, h, &g->ordinal, &seen);
+      default: return r.Skip(h.type);
+    }
+  }));
+  return Require(r, seen, Bits({1, 2, 3}), "RowGroup");
+}
+
+Status ParseStruct(CompactReader& r, FileMetaData* f) {
+  uint32_t seen = 0;
+  FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& h) -> Status {
+    switch (h.id) {
+      case 1: return Field(r, h, &f->version, &seen);
+      case 2: return Field(r, h, &f->schema, &seen);
+      case 3: return Field(r, h, &f->num_rows, &seen);
+      case 4: return Field(r, h, &f->row_groups, &seen);
+      case 5: return Field(r, h, &f->key_value_metadata, &seen);
+      case 6: return Field(r, h, &f->created_by, &seen);
+      case 7: return Field(r, h, &f->column_orders, &seen);
+      default: return r.Skip(h.type);
+    }
+  }));
+  return Require(r, seen, Bits({1, 2, 3, 4}), "FileMetaData");
+}
+
+Status ParseStruct(CompactReader& r, DataPageHeader* p) {
+  uint32_t seen = 0;
+  FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& h) -> Status {
+    switch (h.id) {
+      case 1: return Field(r, h, &p->num_values, &seen);
+      case 2: return Field(r, h, &p->encoding, &seen);
+      case 3: return Field(r, h, &p->definition_level_encoding, &seen);
+      case 4: return Field(r, h, &p->repetition_level_encoding, &seen);
+      case 5: return Field(r, h, &p->statistics, &seen);
+      default: return r.Skip(h.type);
+    }
+  }));
+  return Require(r, seen, Bits({1, 2, 3, 4}), "DataPageHeader");
+}
+
+Status ParseStruct(CompactReader& r, DictionaryPageHeader* p) {
+  uint32_t seen = 0;
+  FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& h) -> Status {
+    switch (h.id) {
+      case 1: return Field(r, h, &p->num_values, &seen);
+      case 2: return Field(r, h, &p->encoding, &seen);
+      case 3: return Field(r, h, &p->is_sorted, &seen);
+      default: return r.Skip(h.type);
+    }
+  }));
+  return Require(r, seen, Bits({1, 2}), "DictionaryPageHeader");
+}
+
+Status ParseStruct(CompactReader& r, DataPageHeaderV2* p) {
+  uint32_t seen = 0;
+  FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& h) -> Status {
+    switch (h.id) {
+      case 1: return Field(r, h, &p->num_values, &seen);
+      case 2: return Field(r, h, &p->num_nulls, &seen);
+      case 3: return Field(r, h, &p->num_rows, &seen);
+      case 4: return Field(r, h, &p->encoding, &seen);
+      case 5: return Field(r, h, &p->definition_levels_byte_length, &seen);
+      case 6: return Field(r, h, &p->repetition_levels_byte_length, &seen);
+      case 7: return Field(r, h, &p->is_compressed, &seen);
+      case 8: return Field(r, h, &p->statistics, &seen);
+      default: return r.Skip(h.type);
+    }
+  }));
+  return Require(r, seen, Bits({1, 2, 3, 4, 5, 6}), "DataPageHeaderV2");
+}
+
+Status ParseStruct(CompactReader& r, PageHeader* p) {
+  uint32_t seen = 0;
+  FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& h) -> Status {
+    switch (h.id) {
+      case 1: return Field(r, h, &p->type, &seen);
+      case 2: return Field(r, h, &p->uncompressed_page_size, &seen);
+      case 3: return Field(r, h, &p->compressed_page_size, &seen);
+      case 4: return Field(r, h, &p->crc, &seen);
+      case 5: return Field(r, h, &p->data_page_header, &seen);
+      case 7: return Field(r, h, &p->dictionary_page_header, &seen);
+      case 8: return Field(r, h, &p->data_page_header_v2, &seen);
+      default: return r.Skip(h.type);
+    }
+  }));
+  return Require(r, seen, Bits({1, 2, 3}), "PageHeader");
+}
+
+// ---------------------------------------------------------------- writers
+// Each Body() writes the fields of a struct and its stop byte; the caller has
+// begun the struct (BeginStruct for list elements, FieldStructBegin for fields).
+
+void Body(CompactWriter& w, const Statistics& s) {
+  if (s.max) w.FieldBinary(1, *s.max);
+  if (s.min) w.FieldBinary(2, *s.min);
+  if (s.null_count) w.FieldI64(3, *s.null_count);
+  if (s.distinct_count) w.FieldI64(4, *s.distinct_count);
+  if (s.max_value) w.FieldBinary(5, *s.max_value);
+  if (s.min_value) w.FieldBinary(6, *s.min_value);
+  if (s.is_max_value_exact) w.FieldBool(7, *s.is_max_value_exact);
+  if (s.is_min_value_exact) w.FieldBool(8, *s.is_min_value_exact);
+  if (s.nan_count) w.FieldI64(9, *s.nan_count);
+  w.EndStruct();
+}
+
+void EmptyStructField(CompactWriter& w, int16_t id) {
+  w.FieldStructBegin(id);
+  w.EndStruct();
+}
+
+void Body(CompactWriter& w, const LogicalType& t) {
+  w.FieldStructBegin(static_cast<int16_t>(t.kind));
+  switch (t.kind) {
+    case LogicalType::Kind::kDecimal:
+      w.FieldI32(1, t.scale);
+      w.FieldI32(2, t.precision);
+      break;
+    case LogicalType::Kind::kTime:
+    case LogicalType::Kind::kTimestamp:
+      w.FieldBool(1, t.is_adjusted_to_utc);
+      w.FieldStructBegin(2);  // TimeUnit union
+      EmptyStructField(w, static_cast<int16_t>(t.unit));
+      w.EndStruct();
+      break;
+    case LogicalType::Kind::kInteger:
+      w.FieldI8(1, t.bit_width);
+      w.FieldBool(2, t.is_signed);
+      break;
+    default:
+      break;
+  }
+  w.EndStruct();
+  w.EndStruct();
+}
+
+void Body(CompactWriter& w, const SchemaElement& e) {
+  if (e.type) w.FieldI32(1, static_cast<int32_t>(*e.type));
+  if (e.type_length) w.FieldI32(2, *e.type_length);
+  if (e.repetition_type) w.FieldI32(3, static_cast<int32_t>(*e.repetition_type));
+  w.FieldBinary(4, e.name);
+  if (e.num_children) w.FieldI32(5, *e.num_children);
+  if (e.converted_type) w.FieldI32(6, static_cast<int32_t>(*e.converted_type));
+  if (e.scale) w.FieldI32(7, *e.scale);
+  if (e.precision) w.FieldI32(8, *e.precision);
+  if (e.field_id) w.FieldI32(9, *e.field_id);
+  if (e.logical_type) {
+    w.FieldStructBegin(10);
+    Body(w, *e.logical_type);
+  }
+  w.EndStruct();
+}
+
+void Body(CompactWriter& w, const KeyValue& kv) {
+  w.FieldBinary(1, kv.key);
+  if (kv.value) w.FieldBinary(2, *kv.value);
+  w.EndStruct();
+}
+
+void Body(CompactWriter& w, const SortingColumn& c) {
+  w.FieldI32(1, c.column_idx);
+  w.FieldBool(2, c.descending);
+  w.FieldBool(3, c.nulls_first);
+  w.EndStruct();
+}
+
+void Body(CompactWriter& w, const PageEncodingStats& s) {
+  w.FieldI32(1, static_cast<int32_t>(s.page_type));
+  w.FieldI32(2, static_cast<int32_t>(s.encoding));
+  w.FieldI32(3, s.count);
+  w.EndStruct();
+}
+
+void Body(CompactWriter& w, const ColumnChunk& c);
+void Body(CompactWriter& w, const RowGroup& g);
+
+template <typename T>
+void StructList(CompactWriter& w, int16_t id, const std::vector<T>& items) {
+  w.FieldListBegin(id, CompactType::kStruct, static_cast<uint32_t>(items.size()));
+  for (const auto& item : items) {
+    w.BeginStruct();
+    Body(w, item);
+  }
+}
+
+void Body(CompactWriter& w, const ColumnMetaData& m) {
+  w.FieldI32(1, static_cast<int32_t>(m.type));
+  w.FieldListBegin(2, CompactType::kI32, static_cast<uint32_t>(m.encodings.size()));
+  for (Encoding e : m.encodings) w.WriteI32(static_cast<int32_t>(e));
+  w.FieldListBegin(3, CompactType::kBinary, static_cast<uint32_t>(m.path_in_schema.size()));
+  for (const auto& p : m.path_in_schema) w.WriteBinary(p);
+  w.FieldI32(4, static_cast<int32_t>(m.codec));
+  w.FieldI64(5, m.num_values);
+  w.FieldI64(6, m.total_uncompressed_size);
+  w.FieldI64(7, m.total_compressed_size);
+  if (m.key_value_metadata) StructList(w, 8, *m.key_value_metadata);
+  w.FieldI64(9, m.data_page_offset);
+  if (m.index_page_offset) w.FieldI64(10, *m.index_page_offset);
+  if (m.dictionary_page_offset) w.FieldI64(11, *m.dictionary_page_offset);
+  if (m.statistics) {
+    w.FieldStructBegin(12);
+    Body(w, *m.statistics);
+  }
+  if (m.encoding_stats) StructList(w, 13, *m.encoding_stats);
+  if (m.bloom_filter_offset) w.FieldI64(14, *m.bloom_filter_offset);
+  if (m.bloom_filter_length) w.FieldI32(15, *m.bloom_filter_length);
+  w.EndStruct();
+}
+
+void Body(CompactWriter& w, const ColumnChunk& c) {
+  if (c.file_path) w.FieldBinary(1, *c.file_path);
+  w.FieldI64(2, c.file_offset);
+  if (c.meta_data) {
+    w.FieldStructBegin(3);
+    Body(w, *c.meta_data);
+  }
+  if (c.offset_index_offset) w.FieldI64(4, *c.offset_index_offset);
+  if (c.offset_index_length) w.FieldI32(5, *c.offset_index_length);
+  if (c.column_index_offset) w.FieldI64(6, *c.column_index_offset);
+  if (c.column_index_length) w.FieldI32(7, *c.column_index_length);
+  w.EndStruct();
+}
+
+void Body(CompactWriter& w, const RowGroup& g) {
+  StructList(w, 1, g.columns);
+  w.FieldI64(2, g.total_byte_size);
+  w.FieldI64(3, g.num_rows);
+  if (g.sorting_columns) StructList(w, 4, *g.sorting_columns);
+  if (g.file_offset) w.FieldI64(5, *g.file_offset);
+  if (g.total_compressed_size) w.FieldI64(6, *g.total_compressed_size);
+  if (g.ordinal) w.FieldI16(7, *g.ordinal);
+  w.EndStruct();
+}
+
+void Body(CompactWriter& w, const FileMetaData& f) {
+  w.FieldI32(1, f.version);
+  StructList(w, 2, f.schema);
+  w.FieldI64(3, f.num_rows);
+  StructList(w, 4, f.row_groups);
+  if (f.key_value_metadata) StructList(w, 5, *f.key_value_metadata);
+  if (f.created_by) w.FieldBinary(6, *f.created_by);
+  if (f.column_orders) {
+    w.FieldListBegin(7, CompactType::kStruct, static_cast<uint32_t>(f.column_orders->size()));
+    for (ColumnOrder o : *f.column_orders) {
+      w.BeginStruct();
+      EmptyStructField(w, static_cast<int16_t>(o));
+      w.EndStruct();
+    }
+  }
+  w.EndStruct();
+}
+
+void Body(CompactWriter& w, const DataPageHeader& p) {
+  w.FieldI32(1, p.num_values);
+  w.FieldI32(2, static_cast<int32_t>(p.encoding));
+  w.FieldI32(3, static_cast<int32_t>(p.definition_level_encoding));
+  w.FieldI32(4, static_cast<int32_t>(p.repetition_level_encoding));
+  if (p.statistics) {
+    w.FieldStructBegin(5);
+    Body(w, *p.statistics);
+  }
+  w.EndStruct();
+}
+
+void Body(CompactWriter& w, const DictionaryPageHeader& p) {
+  w.FieldI32(1, p.num_values);
+  w.FieldI32(2, static_cast<int32_t>(p.encoding));
+  if (p.is_sorted) w.FieldBool(3, *p.is_sorted);
+  w.EndStruct();
+}
+
+void Body(CompactWriter& w, const DataPageHeaderV2& p) {
+  w.FieldI32(1, p.num_values);
+  w.FieldI32(2, p.num_nulls);
+  w.FieldI32(3, p.num_rows);
+  w.FieldI32(4, static_cast<int32_t>(p.encoding));
+  w.FieldI32(5, p.definition_levels_byte_length);
+  w.FieldI32(6, p.repetition_levels_byte_length);
+  if (p.is_compressed) w.FieldBool(7, *p.is_compressed);
+  if (p.statistics) {
+    w.FieldStructBegin(8);
+    Body(w, *p.statistics);
+  }
+  w.EndStruct();
+}
+
+void Body(CompactWriter& w, const PageHeader& p) {
+  w.FieldI32(1, static_cast<int32_t>(p.type));
+  w.FieldI32(2, p.uncompressed_page_size);
+  w.FieldI32(3, p.compressed_page_size);
+  if (p.crc) w.FieldI32(4, *p.crc);
+  if (p.data_page_header) {
+    w.FieldStructBegin(5);
+    Body(w, *p.data_page_header);
+  }
+  if (p.dictionary_page_header) {
+    w.FieldStructBegin(7);
+    Body(w, *p.dictionary_page_header);
+  }
+  if (p.data_page_header_v2) {
+    w.FieldStructBegin(8);
+    Body(w, *p.data_page_header_v2);
+  }
+  w.EndStruct();
+}
+
+bool TooLong(size_t n) { return n > static_cast<size_t>(INT32_MAX); }
+
+Status CheckSizes(const FileMetaData& f) {
+  if (TooLong(f.schema.size()) || TooLong(f.row_groups.size())) {
+    return InvalidArgument("parquet footer: too many schema elements or row groups");
+  }
+  for (const auto& g : f.row_groups) {
+    if (TooLong(g.columns.size())) return InvalidArgument("parquet footer: too many columns");
+  }
+  return Ok();
+}
+
+std::string Unknown(int32_t v) { return fmt::format("UNKNOWN({})", v); }
+
+}  // namespace
+
+Status SerializeFileMetaData(const FileMetaData& metadata, ByteBuffer* out) {
+  FLOE_RETURN_IF_ERROR(CheckSizes(metadata));
+  CompactWriter w(out);
+  w.BeginStruct();
+  Body(w, metadata);
+  return Ok();
+}
+
+Result<FileMetaData> ParseFileMetaData(std::span<const uint8_t> bytes) {
+  CompactReader r(bytes);
+  FileMetaData f;
+  FLOE_RETURN_IF_ERROR(ParseStruct(r, &f));
+  return f;
+}
+
+void SerializePageHeader(const PageHeader& header, ByteBuffer* out) {
+  CompactWriter w(out);
+  w.BeginStruct();
+  Body(w, header);
+}
+
+Result<PageHeader> ParsePageHeader(std::span<const uint8_t> bytes, size_t* consumed) {
+  CompactReader r(bytes);
+  PageHeader h;
+  FLOE_RETURN_IF_ERROR(ParseStruct(r, &h));
+  *consumed = r.position();
+  return h;
+}
+
+std::string TypeName(Type type) {
+  switch (type) {
+    case Type::kBoolean: return "BOOLEAN";
+    case Type::kInt32: return "INT32";
+    case Type::kInt64: return "INT64";
+    case Type::kInt96: return "INT96";
+    case Type::kFloat: return "FLOAT";
+    case Type::kDouble: return "DOUBLE";
+    case Type::kByteArray: return "BYTE_ARRAY";
+    case Type::kFixedLenByteArray: return "FIXED_LEN_BYTE_ARRAY";
+  }
+  return Unknown(static_cast<int32_t>(type));
+}
+
+std::string ConvertedTypeName(ConvertedType type) {
+  static constexpr const char* kNames[] = {
+      "UTF8",     "MAP",         "MAP_KEY_VALUE",    "LIST",         "ENUM",
+      "DECIMAL",  "DATE",        "TIME_MILLIS",      "TIME_MICROS",  "TIMESTAMP_MILLIS",
+      "TIMESTAMP_MICROS", "UINT_8", "UINT_16",       "UINT_32",      "UINT_64",
+      "INT_8",    "INT_16",      "INT_32",           "INT_64",       "JSON",
+      "BSON",     "INTERVAL"};
+  auto v = static_cast<int32_t>(type);
+  if (v >= 0 && v < static_cast<int32_t>(std::size(kNames))) return kNames[v];
+  return Unknown(v);
+}
+
+std::string RepetitionName(FieldRepetitionType repetition) {
+  switch (repetition) {
+    case FieldRepetitionType::kRequired: return "REQUIRED";
+    case FieldRepetitionType::kOptional: return "OPTIONAL";
+    case FieldRepetitionType::kRepeated: return "REPEATED";
+  }
+  return Unknown(static_cast<int32_t>(repetition));
+}
+
+std::string EncodingName(Encoding encoding) {
+  switch (encoding) {
+    case Encoding::kPlain: return "PLAIN";
+    case Encoding::kPlainDictionary: return "PLAIN_DICTIONARY";
+    case Encoding::kRle: return "RLE";
+    case Encoding::kBitPacked: return "BIT_PACKED";
+    case Encoding::kDeltaBinaryPacked: return "DELTA_BINARY_PACKED";
+    case Encoding::kDeltaLengthByteArray: return "DELTA_LENGTH_BYTE_ARRAY";
+    case Encoding::kDeltaByteArray: return "DELTA_BYTE_ARRAY";
+    case Encoding::kRleDictionary: return "RLE_DICTIONARY";
+    case Encoding::kByteStreamSplit: return "BYTE_STREAM_SPLIT";
+  }
+  return Unknown(static_cast<int32_t>(encoding));
+}
+
+std::string CodecName(CompressionCodec codec) {
+  switch (codec) {
+    case CompressionCodec::kUncompressed: return "UNCOMPRESSED";
+    case CompressionCodec::kSnappy: return "SNAPPY";
+    case CompressionCodec::kGzip: return "GZIP";
+    case CompressionCodec::kLzo: return "LZO";
+    case CompressionCodec::kBrotli: return "BROTLI";
+    case CompressionCodec::kLz4: return "LZ4";
+    case CompressionCodec::kZstd: return "ZSTD";
+    case CompressionCodec::kLz4Raw: return "LZ4_RAW";
+  }
+  return Unknown(static_cast<int32_t>(codec));
+}
+
+std::string PageTypeName(PageType type) {
+  switch (type) {
+    case PageType::kDataPage: return "DATA_PAGE";
+    case PageType::kIndexPage: return "INDEX_PAGE";
+    case PageType::kDictionaryPage: return "DICTIONARY_PAGE";
+    case PageType::kDataPageV2: return "DATA_PAGE_V2";
+  }
+  return Unknown(static_cast<int32_t>(type));
+}
+
+namespace {
+const char* UnitName(TimeUnit unit) {
+  switch (unit) {
+    case TimeUnit::kMillis: return "MILLIS";
+    case TimeUnit::kMicros: return "MICROS";
+    case TimeUnit::kNanos: return "NANOS";
+  }
+  return "UNKNOWN";
+}
+}  // namespace
+
+std::string LogicalTypeToString(const LogicalType& t) {
+  using K = LogicalType::Kind;
+  switch (t.kind) {
+    case K::kString: return "STRING";
+    case K::kMap: return "MAP";
+    case K::kList: return "LIST";
+    case K::kEnum: return "ENUM";
+    case K::kDecimal: return fmt::format("DECIMAL({},{})", t.precision, t.scale);
+    case K::kDate: return "DATE";
+    case K::kTime:
+      return fmt::format("TIME({},{})", UnitName(t.unit), t.is_adjusted_to_utc);
+    case K::kTimestamp:
+      return fmt::format("TIMESTAMP({},{})", UnitName(t.unit), t.is_adjusted_to_utc);
+    case K::kInteger: return fmt::format("INTEGER({},{})", t.bit_width, t.is_signed);
+    case K::kUnknown: return "UNKNOWN";
+    case K::kJson: return "JSON";
+    case K::kBson: return "BSON";
+    case K::kUuid: return "UUID";
+    case K::kFloat16: return "FLOAT16";
+  }
+  return fmt::format("LOGICAL({})", static_cast<int>(t.kind));
+}
+
+}  // namespace floe::parquet
