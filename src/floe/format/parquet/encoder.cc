@@ -1,0 +1,81 @@
+#include "floe/format/parquet/encoder.h"
+
+#include <bit>
+
+namespace floe::parquet {
+namespace {
+
+constexpr size_t kInitialSlots = 1024;
+
+uint64_t Mix(uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 33;
+  return h;
+}
+
+}  // namespace
+
+uint64_t HashBytes(const uint8_t* p, size_t n) {
+  constexpr uint64_t kMul = 0x9E3779B97F4A7C15ull;
+  uint64_t h = n * kMul;
+  while (n >= 8) {
+    h = (h ^ LoadLittleEndian<uint64_t>(p)) * kMul;
+    h = std::rotl(h, 29);
+    p += 8;
+    n -= 8;
+  }
+  if (n > 0) {
+    uint64_t tail = 0;
+    std::memcpy(&tail, p, n);
+    h = (h ^ tail) * kMul;
+  }
+  return Mix(h);
+}
+
+void NumericDictionary::Clear() {
+  table_.assign(kInitialSlots, Entry{0, kEmpty});
+  mask_ = kInitialSlots - 1;
+  shift_ = 64 - std::countr_zero(kInitialSlots);
+  size_ = 0;
+  plain_.Clear();
+}
+
+void NumericDictionary::Grow() {
+  std::vector<Entry> old = std::move(table_);
+  size_t slots = old.size() * 2;
+  table_.assign(slots, Entry{0, kEmpty});
+  mask_ = slots - 1;
+  shift_ = 64 - std::countr_zero(slots);
+  for (const Entry& e : old) {
+    if (e.index == kEmpty) continue;
+    uint64_t i = Slot(e.key);
+    while (table_[i].index != kEmpty) i = (i + 1) & mask_;
+    table_[i] = e;
+  }
+}
+
+void BytesDictionary::Clear() {
+  table_.assign(kInitialSlots, Entry{0, 0, 0, kEmpty});
+  mask_ = kInitialSlots - 1;
+  size_ = 0;
+  plain_.Clear();
+}
+
+void BytesDictionary::Grow() {
+  std::vector<Entry> old = std::move(table_);
+  size_t slots = old.size() * 2;
+  table_.assign(slots, Entry{0, 0, 0, kEmpty});
+  mask_ = slots - 1;
+  for (const Entry& e : old) {
+    if (e.index == kEmpty) continue;
+    uint64_t h = HashBytes(plain_.data() + e.offset, e.length);
+    uint64_t i = (h >> 32) & mask_;
+    while (table_[i].index != kEmpty) i = (i + 1) & mask_;
+    table_[i] = e;
+  }
+}
+
+}  // namespace floe::parquet

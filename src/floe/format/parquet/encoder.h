@@ -1,0 +1,121 @@
+#pragma once
+/// Dictionaries for Parquet's dictionary encoding: open-addressing hash tables
+/// that map a value to its index in insertion order and keep the dictionary
+/// page's PLAIN bytes as they go. The tables double when half full, so
+/// inserting allocates only O(log n) times per row group; `Clear()` keeps the
+/// memory for the next row group. Not thread-safe.
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "floe/common/bytes.h"
+
+namespace floe::parquet {
+
+/// A 64-bit hash of a byte string (not stable across floe versions; in-memory only).
+uint64_t HashBytes(const uint8_t* p, size_t n);
+
+/// Values of 4 or 8 bytes (INT32, INT64, FLOAT, DOUBLE), keyed by their bit
+/// pattern: -0.0 and 0.0 are distinct entries, and so are NaN payloads.
+class NumericDictionary {
+ public:
+  /// `width` is 4 or 8: the PLAIN size of one value.
+  explicit NumericDictionary(int width) : width_(width) { Clear(); }
+
+  /// The index of `bits` (the value's bit pattern, zero-extended), inserting
+  /// it if new; `*inserted` tells which.
+  uint32_t GetOrInsert(uint64_t bits, bool* inserted) {
+    uint64_t i = Slot(bits);
+    while (true) {
+      Entry& e = table_[i];
+      if (e.index == kEmpty) break;
+      if (e.key == bits) {
+        *inserted = false;
+        return e.index;
+      }
+      i = (i + 1) & mask_;
+    }
+    *inserted = true;
+    uint32_t index = size_++;
+    table_[i] = Entry{bits, index};
+    uint8_t* p = plain_.Ensure(8);
+    std::memcpy(p, &bits, 8);  // little-endian: the low `width_` bytes are the value
+    plain_.Advance(static_cast<size_t>(width_));
+    if (size_ * 2 > table_.size()) Grow();
+    return index;
+  }
+
+  uint32_t size() const { return size_; }
+  /// The dictionary page body: the values PLAIN-encoded in index order.
+  const ByteBuffer& plain() const { return plain_; }
+  void Clear();
+
+ private:
+  static constexpr uint32_t kEmpty = 0xffffffffu;
+  struct Entry {
+    uint64_t key;
+    uint32_t index;
+  };
+  uint64_t Slot(uint64_t bits) const { return (bits * 0x9E3779B97F4A7C15ull) >> shift_; }
+  void Grow();
+
+  int width_;
+  std::vector<Entry> table_;
+  uint64_t mask_ = 0;
+  int shift_ = 0;
+  uint32_t size_ = 0;
+  ByteBuffer plain_;
+};
+
+/// Byte strings: BYTE_ARRAY values (PLAIN with a 4-byte length prefix) or
+/// FIXED_LEN_BYTE_ARRAY values (PLAIN without one).
+class BytesDictionary {
+ public:
+  explicit BytesDictionary(bool length_prefixed) : length_prefixed_(length_prefixed) { Clear(); }
+
+  uint32_t GetOrInsert(const uint8_t* p, uint32_t n, bool* inserted) {
+    uint64_t h = HashBytes(p, n);
+    uint32_t tag = static_cast<uint32_t>(h);
+    uint64_t i = (h >> 32) & mask_;
+    while (true) {
+      Entry& e = table_[i];
+      if (e.index == kEmpty) break;
+      if (e.hash == tag && e.length == n &&
+          (n == 0 || std::memcmp(plain_.data() + e.offset, p, n) == 0)) {
+        *inserted = false;
+        return e.index;
+      }
+      i = (i + 1) & mask_;
+    }
+    *inserted = true;
+    uint32_t index = size_++;
+    if (length_prefixed_) plain_.AppendLittleEndian<uint32_t>(n);
+    table_[i] = Entry{static_cast<uint64_t>(plain_.size()), tag, n, index};
+    plain_.Append(p, n);
+    if (size_ * 2 > table_.size()) Grow();
+    return index;
+  }
+
+  uint32_t size() const { return size_; }
+  const ByteBuffer& plain() const { return plain_; }
+  void Clear();
+
+ private:
+  static constexpr uint32_t kEmpty = 0xffffffffu;
+  struct Entry {
+    uint64_t offset;  // of the value's bytes in plain_
+    uint32_t hash;
+    uint32_t length;
+    uint32_t index;
+  };
+  void Grow();
+
+  bool length_prefixed_;
+  std::vector<Entry> table_;
+  uint64_t mask_ = 0;
+  uint32_t size_ = 0;
+  ByteBuffer plain_;
+};
+
+}  // namespace floe::parquet
