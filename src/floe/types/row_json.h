@@ -39,8 +39,7 @@ class JsonRowParser {
   Result<Row> Parse(std::string_view json, Arena* arena);
 
  private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
+  std::unique_ptr<class RowParserBackend> backend_;
 };
 
 }  // namespace floe::types

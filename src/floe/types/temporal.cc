@@ -1,0 +1,311 @@
+#include "floe/types/temporal.h"
+
+#include <charconv>
+#include <cstring>
+
+namespace floe::types {
+namespace {
+
+constexpr int64_t kMicrosPerSecond = 1'000'000;
+constexpr int64_t kMicrosPerDay = 86'400 * kMicrosPerSecond;
+
+// Floor division and modulo for negative values.
+inline int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+inline int64_t FloorMod(int64_t a, int64_t b) { return a - FloorDiv(a, b) * b; }
+
+inline void AppendPadded(int64_t v, int width, std::string* out) {
+  char buf[24];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
+  for (int n = static_cast<int>(end - buf); n < width; ++n) out->push_back('0');
+  out->append(buf, end);
+}
+
+void AppendYear(int64_t year, std::string* out) {
+  // ISO 8601: four digits, with a sign beyond 0000..9999.
+  if (year < 0) {
+    out->push_back('-');
+    AppendPadded(-year, 4, out);
+  } else if (year > 9999) {
+    out->push_back('+');
+    AppendPadded(year, 4, out);
+  } else {
+    AppendPadded(year, 4, out);
+  }
+}
+
+void AppendTimeOfDay(int64_t micros_of_day, std::string* out) {
+  int64_t seconds = micros_of_day / kMicrosPerSecond;
+  AppendPadded(seconds / 3600, 2, out);
+  out->push_back(':');
+  AppendPadded(seconds / 60 % 60, 2, out);
+  out->push_back(':');
+  AppendPadded(seconds % 60, 2, out);
+  out->push_back('.');
+  AppendPadded(micros_of_day % kMicrosPerSecond, 6, out);
+}
+
+// A small cursor over text for the parsers.
+struct Cursor {
+  std::string_view s;
+  size_t i = 0;
+  bool done() const { return i >= s.size(); }
+  bool Peek(char c) const { return i < s.size() && s[i] == c; }
+  bool Eat(char c) {
+    if (!Peek(c)) return false;
+    ++i;
+    return true;
+  }
+  // Exactly n digits.
+  bool Digits(int n, int64_t* out) {
+    if (i + n > s.size()) return false;
+    int64_t v = 0;
+    for (int k = 0; k < n; ++k) {
+      char c = s[i + k];
+      if (c < '0' || c > '9') return false;
+      v = v * 10 + (c - '0');
+    }
+    i += n;
+    *out = v;
+    return true;
+  }
+};
+
+bool ParseDateParts(Cursor* c, int64_t* days) {
+  int sign = 1;
+  if (c->Eat('-')) sign = -1;
+  else c->Eat('+');
+  // Year: 4 or more digits.
+  size_t start = c->i;
+  int64_t year = 0;
+  while (!c->done() && c->s[c->i] >= '0' && c->s[c->i] <= '9' && c->i - start < 9) {
+    year = year * 10 + (c->s[c->i] - '0');
+    ++c->i;
+  }
+  if (c->i - start < 4) return false;
+  int64_t month, day;
+  if (!c->Eat('-') || !c->Digits(2, &month) || !c->Eat('-') || !c->Digits(2, &day)) return false;
+  if (month < 1 || month > 12 || day < 1) return false;
+  static const int kDaysIn[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  year *= sign;
+  bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  int max_day = month == 2 ? (leap ? 29 : 28) : kDaysIn[month - 1];
+  if (day > max_day) return false;
+  *days = DaysFromCivil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
+  return true;
+}
+
+// HH:MM[:SS[.fraction]]; the fraction may have up to 9 digits, the part past
+// micros must be zeros.
+bool ParseTimeParts(Cursor* c, int64_t* micros) {
+  int64_t h, m, s = 0, frac = 0;
+  if (!c->Digits(2, &h) || !c->Eat(':') || !c->Digits(2, &m)) return false;
+  if (c->Eat(':')) {
+    if (!c->Digits(2, &s)) return false;
+    if (c->Eat('.')) {
+      int n = 0;
+      while (!c->done() && c->s[c->i] >= '0' && c->s[c->i] <= '9') {
+        int d = c->s[c->i] - '0';
+        if (n < 6) frac = frac * 10 + d;
+        else if (d != 0) return false;
+        ++n;
+        ++c->i;
+      }
+      if (n == 0 || n > 9) return false;
+      for (int k = n; k < 6; ++k) frac *= 10;
+    }
+  }
+  if (h > 23 || m > 59 || s > 59) return false;
+  *micros = ((h * 60 + m) * 60 + s) * kMicrosPerSecond + frac;
+  return true;
+}
+
+}  // namespace
+
+int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
+  // Howard Hinnant's days_from_civil, proleptic Gregorian.
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<int64_t>(doe) - 719468;
+}
+
+void CivilFromDays(int64_t z, int64_t* year, unsigned* month, unsigned* day) {
+  z += 719468;
+  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const unsigned doe = static_cast<unsigned>(z - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const int64_t y = static_cast<int64_t>(yoe) + era * 400;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  *day = doy - (153 * mp + 2) / 5 + 1;
+  *month = mp < 10 ? mp + 3 : mp - 9;
+  *year = y + (*month <= 2);
+}
+
+void AppendDate(int32_t days, std::string* out) {
+  int64_t y;
+  unsigned m, d;
+  CivilFromDays(days, &y, &m, &d);
+  AppendYear(y, out);
+  out->push_back('-');
+  AppendPadded(m, 2, out);
+  out->push_back('-');
+  AppendPadded(d, 2, out);
+}
+
+void AppendTime(int64_t micros, std::string* out) { AppendTimeOfDay(FloorMod(micros, kMicrosPerDay), out); }
+
+void AppendTimestamp(int64_t micros, bool utc, std::string* out) {
+  int64_t days = FloorDiv(micros, kMicrosPerDay);
+  AppendDate(static_cast<int32_t>(days), out);
+  out->push_back('T');
+  AppendTimeOfDay(micros - days * kMicrosPerDay, out);
+  if (utc) out->append("+00:00");
+}
+
+void AppendDecimal(int128_t unscaled, int scale, std::string* out) {
+  char digits[48];
+  int n = 0;
+  bool negative = unscaled < 0;
+  // Work in unsigned to handle the most negative value.
+  unsigned __int128 v = negative ? -static_cast<unsigned __int128>(unscaled)
+                                 : static_cast<unsigned __int128>(unscaled);
+  do {
+    digits[n++] = static_cast<char>('0' + static_cast<int>(v % 10));
+    v /= 10;
+  } while (v != 0);
+  while (n <= scale) digits[n++] = '0';  // at least one digit before the point
+  if (negative) out->push_back('-');
+  for (int i = n - 1; i >= 0; --i) {
+    out->push_back(digits[i]);
+    if (i == scale && scale > 0) out->push_back('.');
+  }
+}
+
+void AppendUuid(std::string_view b, std::string* out) {
+  static const char kHex[] = "0123456789abcdef";
+  for (size_t i = 0; i < b.size() && i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out->push_back('-');
+    auto c = static_cast<uint8_t>(b[i]);
+    out->push_back(kHex[c >> 4]);
+    out->push_back(kHex[c & 15]);
+  }
+}
+
+Result<int32_t> ParseDate(std::string_view text) {
+  Cursor c{text};
+  int64_t days;
+  if (!ParseDateParts(&c, &days) || !c.done() || days < INT32_MIN || days > INT32_MAX) {
+    return InvalidArgument("'{}' is not a date (YYYY-MM-DD)", text);
+  }
+  return static_cast<int32_t>(days);
+}
+
+Result<int64_t> ParseTime(std::string_view text) {
+  Cursor c{text};
+  int64_t micros;
+  if (!ParseTimeParts(&c, &micros) || !c.done()) {
+    return InvalidArgument("'{}' is not a time (HH:MM:SS.ffffff)", text);
+  }
+  return micros;
+}
+
+Result<int64_t> ParseTimestamp(std::string_view text) {
+  Cursor c{text};
+  int64_t days, micros = 0;
+  bool ok = ParseDateParts(&c, &days);
+  if (ok && (c.Eat('T') || c.Eat(' '))) ok = ParseTimeParts(&c, &micros);
+  int64_t offset_minutes = 0;
+  if (ok && !c.done()) {
+    if (c.Eat('Z')) {
+    } else if (c.Peek('+') || c.Peek('-')) {
+      int sign = c.s[c.i] == '-' ? -1 : 1;
+      ++c.i;
+      int64_t oh, om = 0;
+      ok = c.Digits(2, &oh);
+      if (ok && c.Eat(':')) ok = c.Digits(2, &om);
+      else if (ok && !c.done()) ok = c.Digits(2, &om);
+      offset_minutes = sign * (oh * 60 + om);
+    } else {
+      ok = false;
+    }
+  }
+  if (!ok || !c.done()) {
+    return InvalidArgument("'{}' is not a timestamp (YYYY-MM-DDTHH:MM:SS.ffffff[+HH:MM])", text);
+  }
+  // days is bounded by the 9-digit year, so this does not overflow int64 for
+  // years within +-292,000; beyond that the value is refused.
+  if (days > 106'751'991 || days < -106'751'991) {
+    return InvalidArgument("timestamp '{}' is out of range", text);
+  }
+  return days * kMicrosPerDay + micros - offset_minutes * 60 * kMicrosPerSecond;
+}
+
+Result<int128_t> ParseDecimal(std::string_view text, int precision, int scale) {
+  size_t i = 0;
+  bool negative = false;
+  if (i < text.size() && (text[i] == '-' || text[i] == '+')) negative = text[i++] == '-';
+  unsigned __int128 v = 0;
+  int digits = 0, fraction_digits = 0;
+  bool seen_point = false, any = false;
+  for (; i < text.size(); ++i) {
+    char ch = text[i];
+    if (ch == '.' && !seen_point) {
+      seen_point = true;
+      continue;
+    }
+    if (ch < '0' || ch > '9') return InvalidArgument("'{}' is not a decimal number", text);
+    any = true;
+    if (seen_point) {
+      if (fraction_digits == scale) {
+        if (ch != '0') {
+          return InvalidArgument("'{}' has more than {} digits after the point", text, scale);
+        }
+        continue;
+      }
+      ++fraction_digits;
+    }
+    if (v != 0 || ch != '0') ++digits;
+    if (digits > 38) return InvalidArgument("'{}' has more than 38 digits", text);
+    v = v * 10 + static_cast<unsigned>(ch - '0');
+  }
+  if (!any) return InvalidArgument("'{}' is not a decimal number", text);
+  unsigned __int128 limit = 1;
+  for (int k = 0; k < precision; ++k) limit *= 10;
+  for (; fraction_digits < scale; ++fraction_digits) {
+    if (v >= limit) break;  // already too large; avoids overflow below
+    v *= 10;
+  }
+  if (v >= limit) return InvalidArgument("'{}' does not fit decimal({}, {})", text, precision, scale);
+  int128_t out = static_cast<int128_t>(v);
+  return negative ? -out : out;
+}
+
+Status ParseUuid(std::string_view text, std::string* out) {
+  if (text.size() != 36) return InvalidArgument("'{}' is not a uuid", text);
+  char bytes[16];
+  int n = 0;
+  for (size_t i = 0; i < 36;) {
+    if (i == 8 || i == 13 || i == 18 || i == 23) {
+      if (text[i] != '-') return InvalidArgument("'{}' is not a uuid", text);
+      ++i;
+      continue;
+    }
+    auto hex = [](char ch) -> int {
+      if (ch >= '0' && ch <= '9') return ch - '0';
+      if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+      if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
+      return -1;
+    };
+    int hi = hex(text[i]), lo = hex(text[i + 1]);
+    if (hi < 0 || lo < 0) return InvalidArgument("'{}' is not a uuid", text);
+    bytes[n++] = static_cast<char>(hi << 4 | lo);
+    i += 2;
+  }
+  out->append(bytes, 16);
+  return Ok();
+}
+
+}  // namespace floe::types

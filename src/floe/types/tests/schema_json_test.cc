@@ -1,0 +1,77 @@
+#include "floe/types/schema_json.h"
+
+#include <gtest/gtest.h>
+
+namespace floe::types {
+namespace {
+
+constexpr const char* kSpecSchema = R"json({
+  "type": "struct", "schema-id": 3, "identifier-field-ids": [1],
+  "fields": [
+    {"id": 1, "name": "id", "required": true, "type": "long"},
+    {"id": 2, "name": "price", "required": false, "type": "decimal(9, 2)"},
+    {"id": 3, "name": "hash", "required": false, "type": "fixed[16]"},
+    {"id": 4, "name": "location", "required": false, "type": {
+      "type": "struct", "fields": [
+        {"id": 5, "name": "lat", "required": true, "type": "double"},
+        {"id": 6, "name": "long", "required": true, "type": "double"}]}},
+    {"id": 7, "name": "tags", "required": false, "type": {
+      "type": "list", "element-id": 8, "element-required": false, "element": "string"}},
+    {"id": 9, "name": "attrs", "required": false, "type": {
+      "type": "map", "key-id": 10, "key": "string", "value-id": 11,
+      "value-required": true, "value": "timestamptz"}}
+  ]})json";
+
+TEST(SchemaJsonTest, ParsesTheSpecFormAndRoundTrips) {
+  auto schema = SchemaFromJson(nlohmann::json::parse(kSpecSchema));
+  ASSERT_TRUE(schema) << schema.error().ToString();
+  EXPECT_EQ(schema->schema_id(), 3);
+  EXPECT_EQ(schema->identifier_field_ids(), std::vector<int32_t>{1});
+  EXPECT_EQ(schema->highest_field_id(), 11);
+  ASSERT_NE(schema->FindFieldByName("location.lat"), nullptr);
+  EXPECT_EQ(schema->FindFieldByName("location.lat")->id, 5);
+  EXPECT_EQ(schema->FindColumnName(8), "tags.element");
+  EXPECT_EQ(schema->FindField(2)->type->precision(), 9);
+  auto again = SchemaFromJson(SchemaToJson(*schema));
+  ASSERT_TRUE(again);
+  EXPECT_TRUE(again->Equals(*schema));
+  EXPECT_EQ(SchemaToJson(*schema)["fields"][1]["type"], "decimal(9, 2)");
+}
+
+TEST(SchemaJsonTest, ErrorsNameThePath) {
+  auto bad = SchemaFromJson(nlohmann::json::parse(
+      R"({"type":"struct","fields":[{"id":1,"name":"a","required":true,"type":"lnog"}]})"));
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(bad.error().message().find("fields[0].type"), std::string::npos);
+  EXPECT_NE(bad.error().message().find("lnog"), std::string::npos);
+
+  auto corrupt = SchemaFromJson(nlohmann::json::parse(R"({"type":"struct"})"), true);
+  ASSERT_FALSE(corrupt);
+  EXPECT_EQ(corrupt.error().code(), ErrorCode::kCorruption);
+}
+
+TEST(SchemaJsonTest, RejectsDuplicateIdsAndBadIdentifiers) {
+  EXPECT_FALSE(SchemaFromJson(nlohmann::json::parse(
+      R"({"type":"struct","fields":[{"id":1,"name":"a","required":true,"type":"int"},
+                                    {"id":1,"name":"b","required":true,"type":"int"}]})")));
+  EXPECT_FALSE(SchemaFromJson(nlohmann::json::parse(
+      R"({"type":"struct","identifier-field-ids":[1],
+          "fields":[{"id":1,"name":"a","required":false,"type":"int"}]})")));
+  EXPECT_FALSE(SchemaFromJson(nlohmann::json::parse(
+      R"({"type":"struct","identifier-field-ids":[1],
+          "fields":[{"id":1,"name":"a","required":true,"type":"double"}]})")));
+}
+
+TEST(TypeTest, ParsesPrimitiveNames) {
+  EXPECT_EQ((*Type::ParsePrimitive("decimal(38,10)"))->scale(), 10);
+  EXPECT_EQ((*Type::ParsePrimitive("fixed[3]"))->length(), 3);
+  EXPECT_EQ((*Type::ParsePrimitive("timestamptz"))->id(), TypeId::kTimestampTz);
+  EXPECT_FALSE(Type::ParsePrimitive("decimal(39,0)"));
+  EXPECT_FALSE(Type::ParsePrimitive("decimal(5,6)"));
+  EXPECT_FALSE(Type::ParsePrimitive("fixed[0]"));
+  EXPECT_FALSE(Type::ParsePrimitive("varchar"));
+}
+
+}  // namespace
+}  // namespace floe::types
