@@ -11,7 +11,6 @@ void AddParquetCommands(CLI::App& app, int* exit_code);
 /// `floe parquet write`, added under the `parquet` subcommand by AddParquetCommands.
 void AddParquetWriteCommand(CLI::App& parquet, int* exit_code);
 void AddAvroCommands(CLI::App& app, int* exit_code);
-void AddDemoCommand(CLI::App& app, int* exit_code);
 void AddCaptureCommands(CLI::App& app, int* exit_code);
 
 }  // namespace floe::cli

@@ -9,7 +9,6 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   floe::cli::AddParquetCommands(app, &exit_code);
   floe::cli::AddAvroCommands(app, &exit_code);
-  floe::cli::AddDemoCommand(app, &exit_code);
   floe::cli::AddCaptureCommands(app, &exit_code);
   try {
     app.parse(argc, argv);

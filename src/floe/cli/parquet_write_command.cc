@@ -1,0 +1,218 @@
+// `floe parquet write`: converts JSON Lines into one Parquet file.
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "floe/cli/commands.h"
+#include "floe/common/arena.h"
+#include "floe/format/parquet/writer.h"
+#include "floe/io/file_io.h"
+#include "floe/types/row_json.h"
+#include "floe/types/schema_json.h"
+
+namespace floe::cli {
+namespace {
+
+struct WriteArgs {
+  std::string schema_path;
+  std::string codec = "zstd";
+  int compression_level = 0;
+  uint64_t row_group_size = 128u << 20;
+  uint64_t page_size = 1u << 20;
+  uint64_t dict_size = 2u << 20;
+  bool no_dictionary = false;
+  int page_version = 1;
+  std::string input;
+  std::string output;
+};
+
+Result<parquet::CompressionCodec> ParseCodec(const std::string& name) {
+  if (name == "zstd") return parquet::CompressionCodec::kZstd;
+  if (name == "snappy") return parquet::CompressionCodec::kSnappy;
+  if (name == "gzip") return parquet::CompressionCodec::kGzip;
+  if (name == "lz4_raw") return parquet::CompressionCodec::kLz4Raw;
+  if (name == "uncompressed" || name == "none") return parquet::CompressionCodec::kUncompressed;
+  return InvalidArgument("unknown codec '{}' (zstd, snappy, gzip, lz4_raw, uncompressed)", name);
+}
+
+// Reads the input in large blocks and hands out lines without copying them.
+class LineReader {
+ public:
+  explicit LineReader(int fd) : fd_(fd) { buffer_.resize(kBlock); }
+
+  /// Sets *line to the next line (without the newline or a trailing '\r').
+  /// Returns false at the end of the input; kIo on a read error.
+  Result<bool> Next(std::string_view* line) {
+    while (true) {
+      const char* begin = buffer_.data() + start_;
+      const char* nl = static_cast<const char*>(std::memchr(begin, '\n', end_ - start_));
+      if (nl != nullptr) {
+        size_t length = static_cast<size_t>(nl - begin);
+        start_ += length + 1;
+        *line = Trim({begin, length});
+        return true;
+      }
+      if (eof_) {
+        if (start_ == end_) return false;
+        *line = Trim({begin, end_ - start_});
+        start_ = end_;
+        return true;
+      }
+      // Move the partial line to the front and read more behind it.
+      size_t partial = end_ - start_;
+      if (start_ > 0) {
+        std::memmove(buffer_.data(), begin, partial);
+        start_ = 0;
+        end_ = partial;
+      }
+      if (end_ == buffer_.size()) buffer_.resize(buffer_.size() * 2);  // a very long line
+      ssize_t n = ::read(fd_, buffer_.data() + end_, buffer_.size() - end_);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return IoError("read failed: {}", std::strerror(errno));
+      }
+      if (n == 0) eof_ = true;
+      end_ += static_cast<size_t>(n);
+    }
+  }
+
+ private:
+  static constexpr size_t kBlock = 4u << 20;
+  static std::string_view Trim(std::string_view s) {
+    if (!s.empty() && s.back() == '\r') s.remove_suffix(1);
+    return s;
+  }
+  int fd_;
+  std::vector<char> buffer_;
+  size_t start_ = 0, end_ = 0;
+  bool eof_ = false;
+};
+
+bool IsBlank(std::string_view s) {
+  for (char c : s) {
+    if (c != ' ' && c != '\t') return false;
+  }
+  return true;
+}
+
+// Converts; on error the message is printed by the caller.
+Result<parquet::DataFileMetrics> Convert(const WriteArgs& args, io::FileIO& fio,
+                                         const std::string& temp_path, std::string* where) {
+  FLOE_ASSIGN_OR_RETURN(types::Schema schema, types::ReadSchemaFile(args.schema_path));
+  parquet::WriterOptions options;
+  FLOE_ASSIGN_OR_RETURN(options.codec, ParseCodec(args.codec));
+  options.compression_level = args.compression_level;
+  options.row_group_size_bytes = args.row_group_size;
+  options.page_size_bytes = args.page_size;
+  options.dict_size_bytes = args.dict_size;
+  options.dictionary_enabled = !args.no_dictionary;
+  options.data_page_version = args.page_version;
+
+  int fd = 0;
+  if (args.input != "-") {
+    fd = ::open(args.input.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return IoError("cannot open {}: {}", args.input, std::strerror(errno));
+  }
+  struct FdCloser {
+    int fd;
+    ~FdCloser() {
+      if (fd > 0) ::close(fd);
+    }
+  } closer{fd};
+
+  FLOE_ASSIGN_OR_RETURN(auto out, fio.CreateOutput(temp_path, /*overwrite=*/true));
+  FLOE_ASSIGN_OR_RETURN(auto writer,
+                        parquet::ParquetWriter::Open(std::move(out), schema, options));
+  types::JsonRowParser parser(schema);
+  Arena arena(1 << 20);
+  LineReader reader(fd);
+  std::string_view line;
+  uint64_t line_number = 0;
+  uint64_t rows_since_reset = 0;
+  while (true) {
+    FLOE_ASSIGN_OR_RETURN(bool more, reader.Next(&line));
+    if (!more) break;
+    ++line_number;
+    if (IsBlank(line)) continue;
+    auto row = parser.Parse(line, &arena);
+    if (!row) {
+      *where = fmt::format("{}:{}", args.input, line_number);
+      return std::unexpected(std::move(row).error());
+    }
+    auto status = writer->Append(*row);
+    if (!status) {
+      *where = fmt::format("{}:{}", args.input, line_number);
+      return std::unexpected(std::move(status).error());
+    }
+    if (++rows_since_reset == 4096) {
+      arena.Reset();
+      rows_since_reset = 0;
+    }
+  }
+  return writer->Close();
+}
+
+void RunWrite(const WriteArgs& args, int* exit_code) {
+  io::LocalFileIO fio;
+  // The temporary sits beside the output so the final rename stays on one file system.
+  std::string output(io::LocalPath(args.output));
+  size_t slash = output.rfind('/');
+  std::string dir = slash == std::string::npos ? "" : output.substr(0, slash + 1);
+  std::string base = slash == std::string::npos ? output : output.substr(slash + 1);
+  std::string temp_path = fmt::format("{}.{}.floe-tmp-{}", dir, base, ::getpid());
+
+  std::string where;
+  auto metrics = Convert(args, fio, temp_path, &where);
+  if (metrics) {
+    auto renamed = fio.Rename(temp_path, output, /*replace=*/true);
+    if (renamed) {
+      fmt::print("wrote {} rows to {} ({} bytes, {} row groups)\n", metrics->record_count,
+                 output, metrics->file_size_in_bytes, metrics->split_offsets.size());
+      *exit_code = 0;
+      return;
+    }
+    metrics = std::unexpected(std::move(renamed).error());
+  }
+  (void)fio.Delete(temp_path);
+  const Error& error = metrics.error();
+  if (where.empty()) {
+    fmt::print(stderr, "error: {}\n", error.message());
+  } else {
+    fmt::print(stderr, "error: {}: {}\n", where, error.message());
+  }
+  *exit_code = 1;
+}
+
+}  // namespace
+
+void AddParquetWriteCommand(CLI::App& parquet, int* exit_code) {
+  auto args = std::make_shared<WriteArgs>();
+  CLI::App* cmd = parquet.add_subcommand(
+      "write", "Convert JSON Lines (one row per line, floe's JSON row form) to a Parquet file");
+  cmd->add_option("--schema", args->schema_path, "Iceberg schema JSON file")->required();
+  cmd->add_option("--codec", args->codec, "zstd (default), snappy, gzip, lz4_raw, uncompressed");
+  cmd->add_option("--compression-level", args->compression_level,
+                  "codec level; 0 = codec default (zstd 1, gzip 6)");
+  cmd->add_option("--row-group-size", args->row_group_size,
+                  "row group size in bytes (default 134217728)");
+  cmd->add_option("--page-size", args->page_size, "page size in bytes (default 1048576)");
+  cmd->add_option("--dict-size", args->dict_size,
+                  "dictionary size limit in bytes before falling back to PLAIN (default 2097152)");
+  cmd->add_flag("--no-dictionary", args->no_dictionary, "PLAIN encoding only");
+  cmd->add_option("--page-version", args->page_version, "data page version, 1 (default) or 2")
+      ->check(CLI::IsMember({1, 2}));
+  cmd->add_option("input", args->input, "JSON Lines file, or - for standard input")->required();
+  cmd->add_option("output", args->output, "Parquet file to write")->required();
+  cmd->callback([args, exit_code] { RunWrite(*args, exit_code); });
+}
+
+}  // namespace floe::cli
