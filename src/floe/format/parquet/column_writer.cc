@@ -1,0 +1,301 @@
+#include "floe/format/parquet/column_writer.h"
+
+#include <algorithm>
+#include <bit>
+
+#include "floe/format/parquet/compression.h"
+
+namespace floe::parquet {
+
+ColumnWriter::ColumnWriter(const LeafColumn& leaf, const ColumnWriterOptions& options)
+    : leaf_(leaf),
+      options_(options),
+      stats_(leaf.physical_type, leaf.type, leaf.type_length) {
+  use_dictionary_ = options.dictionary_enabled && leaf.physical_type != Type::kBoolean;
+  switch (leaf.physical_type) {
+    case Type::kInt32:
+    case Type::kFloat:
+      numeric_dict_ = std::make_unique<NumericDictionary>(4);
+      break;
+    case Type::kInt64:
+    case Type::kDouble:
+      numeric_dict_ = std::make_unique<NumericDictionary>(8);
+      break;
+    case Type::kByteArray:
+      bytes_dict_ = std::make_unique<BytesDictionary>(true);
+      break;
+    case Type::kFixedLenByteArray:
+      bytes_dict_ = std::make_unique<BytesDictionary>(false);
+      break;
+    default:
+      break;
+  }
+  def_encoder_.Reset(&def_levels_, BitWidth(static_cast<uint64_t>(leaf.max_definition_level)));
+  rep_encoder_.Reset(&rep_levels_, BitWidth(static_cast<uint64_t>(leaf.max_repetition_level)));
+}
+
+size_t ColumnWriter::DictionaryBytes() const {
+  if (!use_dictionary_) return 0;
+  if (numeric_dict_) return numeric_dict_->plain().size();
+  if (bytes_dict_) return bytes_dict_->plain().size();
+  return 0;
+}
+
+void ColumnWriter::AppendBool(bool v, int16_t def, int16_t rep) {
+  PutLevels(def, rep);
+  if (bool_bits_ == 0) plain_.PushByte(0);
+  if (v) plain_.data()[plain_.size() - 1] |= static_cast<uint8_t>(1u << bool_bits_);
+  bool_bits_ = (bool_bits_ + 1) & 7;
+  stats_.UpdateInt(v ? 1 : 0);
+}
+
+void ColumnWriter::AppendInt32(int32_t v, int16_t def, int16_t rep) {
+  PutLevels(def, rep);
+  if (dictionary_active()) {
+    bool inserted;
+    AppendIndex(numeric_dict_->GetOrInsert(static_cast<uint32_t>(v), &inserted));
+    if (inserted) stats_.UpdateInt(v);
+  } else {
+    plain_.AppendLittleEndian(v);
+    stats_.UpdateInt(v);
+  }
+}
+
+void ColumnWriter::AppendInt64(int64_t v, int16_t def, int16_t rep) {
+  PutLevels(def, rep);
+  if (dictionary_active()) {
+    bool inserted;
+    AppendIndex(numeric_dict_->GetOrInsert(static_cast<uint64_t>(v), &inserted));
+    if (inserted) stats_.UpdateInt(v);
+  } else {
+    plain_.AppendLittleEndian(v);
+    stats_.UpdateInt(v);
+  }
+}
+
+void ColumnWriter::AppendFloat(float v, int16_t def, int16_t rep) {
+  PutLevels(def, rep);
+  if (v != v) stats_.AddNans(1);
+  if (dictionary_active()) {
+    bool inserted;
+    AppendIndex(numeric_dict_->GetOrInsert(std::bit_cast<uint32_t>(v), &inserted));
+    if (inserted) stats_.UpdateFloating(v);
+  } else {
+    plain_.AppendLittleEndian(v);
+    stats_.UpdateFloating(v);
+  }
+}
+
+void ColumnWriter::AppendDouble(double v, int16_t def, int16_t rep) {
+  PutLevels(def, rep);
+  if (v != v) stats_.AddNans(1);
+  if (dictionary_active()) {
+    bool inserted;
+    AppendIndex(numeric_dict_->GetOrInsert(std::bit_cast<uint64_t>(v), &inserted));
+    if (inserted) stats_.UpdateFloating(v);
+  } else {
+    plain_.AppendLittleEndian(v);
+    stats_.UpdateFloating(v);
+  }
+}
+
+void ColumnWriter::AppendBytes(std::string_view v, int16_t def, int16_t rep) {
+  PutLevels(def, rep);
+  const auto* p = reinterpret_cast<const uint8_t*>(v.data());
+  auto n = static_cast<uint32_t>(v.size());
+  if (dictionary_active()) {
+    bool inserted;
+    AppendIndex(bytes_dict_->GetOrInsert(p, n, &inserted));
+    if (inserted) stats_.UpdateBytes(v);
+  } else {
+    if (leaf_.physical_type == Type::kByteArray) plain_.AppendLittleEndian<uint32_t>(n);
+    plain_.Append(p, n);
+    stats_.UpdateBytes(v);
+  }
+}
+
+void ColumnWriter::AppendDecimal(types::int128_t v, int16_t def, int16_t rep) {
+  PutLevels(def, rep);
+  StoreDecimalBigEndian(v, leaf_.type_length, decimal_scratch_);
+  auto n = static_cast<uint32_t>(leaf_.type_length);
+  if (dictionary_active()) {
+    bool inserted;
+    AppendIndex(bytes_dict_->GetOrInsert(decimal_scratch_, n, &inserted));
+    if (inserted) stats_.UpdateDecimal(v);
+  } else {
+    plain_.Append(decimal_scratch_, n);
+    stats_.UpdateDecimal(v);
+  }
+}
+
+void ColumnWriter::AddEncoding(Encoding e) {
+  if (std::find(encodings_.begin(), encodings_.end(), e) == encodings_.end()) {
+    encodings_.push_back(e);
+  }
+}
+
+Status ColumnWriter::FlushPage() {
+  if (page_values_ == 0) return Ok();
+  def_encoder_.Flush();
+  rep_encoder_.Flush();
+  bool dictionary = dictionary_active();
+  Encoding encoding = dictionary ? Encoding::kRleDictionary : Encoding::kPlain;
+  bool v2 = options_.data_page_version == 2;
+  bool has_rep = leaf_.max_repetition_level > 0;
+  bool has_def = leaf_.max_definition_level > 0;
+
+  // Levels: v1 puts them in the compressed body with 4-byte length prefixes;
+  // v2 keeps them uncompressed in front of the compressed values.
+  page_body_.Clear();
+  if (!v2) {
+    if (has_rep) {
+      page_body_.AppendLittleEndian<uint32_t>(static_cast<uint32_t>(rep_levels_.size()));
+      page_body_.Append(rep_levels_.span());
+    }
+    if (has_def) {
+      page_body_.AppendLittleEndian<uint32_t>(static_cast<uint32_t>(def_levels_.size()));
+      page_body_.Append(def_levels_.span());
+    }
+  }
+  size_t values_start = page_body_.size();
+  if (dictionary) {
+    uint32_t dict_size = numeric_dict_ ? numeric_dict_->size() : bytes_dict_->size();
+    int bit_width = BitWidth(dict_size > 0 ? dict_size - 1 : 0);
+    page_body_.PushByte(static_cast<uint8_t>(bit_width));
+    RleBitPackedEncoder encoder(&page_body_, bit_width);
+    for (uint32_t index : indices_) encoder.Put(index);
+    encoder.Flush();
+    ++dictionary_pages_;
+  } else {
+    page_body_.Append(plain_.span());
+  }
+  size_t values_size = page_body_.size() - values_start;
+
+  std::span<const uint8_t> values = page_body_.span().subspan(values_start);
+  std::span<const uint8_t> compressed;
+  bool compress = options_.codec != CompressionCodec::kUncompressed;
+  if (compress) {
+    compressed_.Clear();
+    FLOE_RETURN_IF_ERROR(Compress(options_.codec, v2 ? values : page_body_.span(), &compressed_,
+                                  options_.compression_level));
+    compressed = compressed_.span();
+  } else {
+    compressed = v2 ? values : page_body_.span();
+  }
+
+  PageHeader header;
+  size_t levels_size = rep_levels_.size() + def_levels_.size();
+  if (!v2) {
+    header.type = PageType::kDataPage;
+    header.uncompressed_page_size = static_cast<int32_t>(page_body_.size());
+    header.compressed_page_size = static_cast<int32_t>(compressed.size());
+    DataPageHeader data;
+    data.num_values = static_cast<int32_t>(page_values_);
+    data.encoding = encoding;
+    data.definition_level_encoding = Encoding::kRle;
+    data.repetition_level_encoding = Encoding::kRle;
+    header.data_page_header = data;
+  } else {
+    header.type = PageType::kDataPageV2;
+    header.uncompressed_page_size = static_cast<int32_t>(levels_size + values_size);
+    header.compressed_page_size = static_cast<int32_t>(levels_size + compressed.size());
+    DataPageHeaderV2 data;
+    data.num_values = static_cast<int32_t>(page_values_);
+    data.num_nulls = static_cast<int32_t>(page_nulls_);
+    data.num_rows = static_cast<int32_t>(has_rep ? page_row_starts_ : page_values_);
+    data.encoding = encoding;
+    data.definition_levels_byte_length = static_cast<int32_t>(def_levels_.size());
+    data.repetition_levels_byte_length = static_cast<int32_t>(rep_levels_.size());
+    data.is_compressed = compress;
+    header.data_page_header_v2 = data;
+  }
+  size_t before = chunk_.size();
+  SerializePageHeader(header, &chunk_);
+  size_t header_size = chunk_.size() - before;
+  if (v2) {
+    chunk_.Append(rep_levels_.span());
+    chunk_.Append(def_levels_.span());
+  }
+  chunk_.Append(compressed);
+  chunk_uncompressed_ += static_cast<int64_t>(header_size) + header.uncompressed_page_size;
+
+  AddEncoding(encoding);
+  AddEncoding(Encoding::kRle);
+  stats_.AddNulls(static_cast<int64_t>(page_nulls_));
+  chunk_values_ += static_cast<int64_t>(page_values_);
+
+  // Start the next page.
+  if (dictionary && DictionaryFull()) fallback_ = true;
+  def_levels_.Clear();
+  rep_levels_.Clear();
+  def_encoder_.Reset(&def_levels_, BitWidth(static_cast<uint64_t>(leaf_.max_definition_level)));
+  rep_encoder_.Reset(&rep_levels_, BitWidth(static_cast<uint64_t>(leaf_.max_repetition_level)));
+  indices_.clear();
+  plain_.Clear();
+  bool_bits_ = 0;
+  page_values_ = 0;
+  page_nulls_ = 0;
+  page_rows_ = 0;
+  page_row_starts_ = 0;
+  return Ok();
+}
+
+Status ColumnWriter::FinishChunk() {
+  FLOE_RETURN_IF_ERROR(FlushPage());
+  dict_page_.Clear();
+  if (dictionary_pages_ == 0) return Ok();
+  const ByteBuffer& plain = numeric_dict_ ? numeric_dict_->plain() : bytes_dict_->plain();
+  uint32_t count = numeric_dict_ ? numeric_dict_->size() : bytes_dict_->size();
+  std::span<const uint8_t> body = plain.span();
+  if (options_.codec != CompressionCodec::kUncompressed) {
+    compressed_.Clear();
+    FLOE_RETURN_IF_ERROR(
+        Compress(options_.codec, plain.span(), &compressed_, options_.compression_level));
+    body = compressed_.span();
+  }
+  PageHeader header;
+  header.type = PageType::kDictionaryPage;
+  header.uncompressed_page_size = static_cast<int32_t>(plain.size());
+  header.compressed_page_size = static_cast<int32_t>(body.size());
+  DictionaryPageHeader dict;
+  dict.num_values = static_cast<int32_t>(count);
+  dict.encoding = Encoding::kPlain;
+  header.dictionary_page_header = dict;
+  SerializePageHeader(header, &dict_page_);
+  chunk_uncompressed_ += static_cast<int64_t>(dict_page_.size() + plain.size());
+  dict_page_.Append(body);
+  AddEncoding(Encoding::kPlain);
+  return Ok();
+}
+
+ColumnChunkBytes ColumnWriter::chunk_bytes() const {
+  return ColumnChunkBytes{dict_page_.span(), chunk_.span()};
+}
+
+void ColumnWriter::FillMetaData(int64_t offset, ColumnMetaData* meta) const {
+  meta->type = leaf_.physical_type;
+  meta->encodings = encodings_;
+  meta->path_in_schema = leaf_.path;
+  meta->codec = options_.codec;
+  meta->num_values = chunk_values_;
+  meta->total_uncompressed_size = chunk_uncompressed_;
+  meta->total_compressed_size = chunk_compressed_size();
+  if (!dict_page_.empty()) meta->dictionary_page_offset = offset;
+  meta->data_page_offset = offset + static_cast<int64_t>(dict_page_.size());
+  meta->statistics = stats_.ToThrift();
+}
+
+void ColumnWriter::Reset() {
+  chunk_.Clear();
+  dict_page_.Clear();
+  if (numeric_dict_) numeric_dict_->Clear();
+  if (bytes_dict_) bytes_dict_->Clear();
+  fallback_ = false;
+  dictionary_pages_ = 0;
+  chunk_values_ = 0;
+  chunk_uncompressed_ = 0;
+  encodings_.clear();
+  stats_.Reset();
+}
+
+}  // namespace floe::parquet

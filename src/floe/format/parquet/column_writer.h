@@ -1,0 +1,155 @@
+#pragma once
+/// One leaf column of a row group being written: buffers definition and
+/// repetition levels and values for the current page, encodes and compresses
+/// full pages into the column chunk, and keeps the chunk's dictionary and
+/// statistics. The ParquetWriter feeds it shredded values and asks it to cut
+/// pages at row boundaries. Buffers are reused across pages and row groups, so
+/// steady state allocates nothing per value. Not thread-safe.
+///
+/// Encodings (what pyarrow writes for data page v1): values go through a
+/// dictionary (RLE_DICTIONARY data pages, one PLAIN dictionary page first in
+/// the chunk) until the dictionary's PLAIN size passes the limit; then the page
+/// is cut and the rest of the chunk is PLAIN. BOOLEAN is always PLAIN. Levels
+/// are RLE/bit-packed hybrid (length-prefixed in v1 pages).
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "floe/common/bytes.h"
+#include "floe/common/result.h"
+#include "floe/format/parquet/encoder.h"
+#include "floe/format/parquet/metadata.h"
+#include "floe/format/parquet/rle_encoder.h"
+#include "floe/format/parquet/schema_mapping.h"
+#include "floe/format/parquet/statistics.h"
+
+namespace floe::parquet {
+
+struct ColumnWriterOptions {
+  CompressionCodec codec = CompressionCodec::kZstd;
+  int compression_level = 0;           ///< 0: the codec's default (compression.h)
+  size_t page_size_bytes = 1 << 20;    ///< cut a page past this many encoded bytes
+  size_t page_row_limit = 20000;       ///< ... or this many rows
+  size_t dict_size_bytes = 2 << 20;    ///< fall back to PLAIN past this dictionary size
+  bool dictionary_enabled = true;
+  int data_page_version = 1;           ///< 1 or 2
+};
+
+/// A column chunk ready to be written: dictionary page (may be empty) then data pages.
+struct ColumnChunkBytes {
+  std::span<const uint8_t> dictionary_page;  ///< header + body, or empty
+  std::span<const uint8_t> data_pages;       ///< headers + bodies
+};
+
+class ColumnWriter {
+ public:
+  ColumnWriter(const LeafColumn& leaf, const ColumnWriterOptions& options);
+
+  const LeafColumn& leaf() const { return leaf_; }
+
+  // One value (or null) per call, with its levels. The caller guarantees the
+  // value fits the column type.
+  void AppendNull(int16_t def, int16_t rep) {
+    PutLevels(def, rep);
+    ++page_nulls_;
+  }
+  void AppendBool(bool v, int16_t def, int16_t rep);
+  void AppendInt32(int32_t v, int16_t def, int16_t rep);
+  void AppendInt64(int64_t v, int16_t def, int16_t rep);
+  void AppendFloat(float v, int16_t def, int16_t rep);
+  void AppendDouble(double v, int16_t def, int16_t rep);
+  /// BYTE_ARRAY and FIXED_LEN_BYTE_ARRAY (length already checked).
+  void AppendBytes(std::string_view v, int16_t def, int16_t rep);
+  /// A decimal stored as FIXED_LEN_BYTE_ARRAY.
+  void AppendDecimal(types::int128_t v, int16_t def, int16_t rep);
+
+  /// Called at a row boundary: cuts a page if the current one is full.
+  Status EndRow() {
+    ++page_rows_;
+    if (page_rows_ >= options_.page_row_limit || BufferedPageBytes() >= options_.page_size_bytes ||
+        DictionaryFull()) {
+      return FlushPage();
+    }
+    return Ok();
+  }
+
+  /// Encodes and compresses the buffered page into the chunk (no-op if empty).
+  Status FlushPage();
+
+  /// Bytes the chunk would take if closed now (compressed pages plus the
+  /// buffered page and dictionary uncompressed): for row-group sizing.
+  size_t EstimatedChunkBytes() const {
+    return chunk_.size() + BufferedPageBytes() + DictionaryBytes();
+  }
+
+  /// Flushes the last page and builds the dictionary page. After this,
+  /// `chunk_bytes()` and `FillMetaData()` describe the chunk until `Reset()`.
+  Status FinishChunk();
+  ColumnChunkBytes chunk_bytes() const;
+  /// Fills `meta` for a chunk whose first byte is at file offset `offset`.
+  void FillMetaData(int64_t offset, ColumnMetaData* meta) const;
+  /// The chunk's statistics (valid after FinishChunk until Reset).
+  const ColumnStatistics& statistics() const { return stats_; }
+  int64_t chunk_num_values() const { return chunk_values_; }
+  int64_t chunk_compressed_size() const {
+    return static_cast<int64_t>(dict_page_.size() + chunk_.size());
+  }
+
+  /// Starts the next row group's chunk, keeping memory.
+  void Reset();
+
+ private:
+  void PutLevels(int16_t def, int16_t rep) {
+    if (leaf_.max_definition_level > 0) def_encoder_.Put(static_cast<uint16_t>(def));
+    if (leaf_.max_repetition_level > 0) {
+      rep_encoder_.Put(static_cast<uint16_t>(rep));
+      if (rep == 0) ++page_row_starts_;
+    }
+    ++page_values_;
+  }
+  bool dictionary_active() const { return use_dictionary_ && !fallback_; }
+  size_t BufferedPageBytes() const {
+    return def_levels_.size() + rep_levels_.size() + indices_.size() * 4 + plain_.size();
+  }
+  size_t DictionaryBytes() const;
+  bool DictionaryFull() const {
+    return dictionary_active() && DictionaryBytes() > options_.dict_size_bytes;
+  }
+  void AppendIndex(uint32_t index) { indices_.push_back(index); }
+  Status WritePage(std::span<const uint8_t> levels_rep, std::span<const uint8_t> levels_def,
+                   Encoding encoding);
+  void AddEncoding(Encoding e);
+
+  const LeafColumn& leaf_;
+  ColumnWriterOptions options_;
+
+  // The page being filled.
+  ByteBuffer def_levels_, rep_levels_;
+  RleBitPackedEncoder def_encoder_, rep_encoder_;
+  std::vector<uint32_t> indices_;  // dictionary mode
+  ByteBuffer plain_;               // PLAIN mode (booleans: bit-packed)
+  int bool_bits_ = 0;              // booleans buffered in the last byte of plain_
+  size_t page_values_ = 0;
+  size_t page_nulls_ = 0;
+  size_t page_rows_ = 0;
+  size_t page_row_starts_ = 0;     // rows whose first entry is in this page (rep == 0)
+
+  // The chunk.
+  std::unique_ptr<NumericDictionary> numeric_dict_;
+  std::unique_ptr<BytesDictionary> bytes_dict_;
+  bool use_dictionary_ = false;  // enabled, and not BOOLEAN
+  bool fallback_ = false;
+  int dictionary_pages_ = 0;     // data pages written with RLE_DICTIONARY
+  ByteBuffer chunk_;      // data page headers and bodies
+  ByteBuffer dict_page_;  // dictionary page header and body
+  ByteBuffer page_body_, compressed_, header_;  // scratch
+  int64_t chunk_values_ = 0;
+  int64_t chunk_uncompressed_ = 0;
+  std::vector<Encoding> encodings_;
+  ColumnStatistics stats_;
+  uint8_t decimal_scratch_[16] = {};
+};
+
+}  // namespace floe::parquet

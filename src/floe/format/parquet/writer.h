@@ -1,0 +1,115 @@
+#pragma once
+/// ParquetWriter: writes rows of an Iceberg schema as one Parquet file and
+/// returns the file's Iceberg metrics (metrics.h).
+///
+/// Layout and types follow the Iceberg spec's "Parquet" section (see
+/// schema_mapping.h); nested values are shredded into definition and
+/// repetition levels per leaf column (the Dremel encoding). Pages and
+/// encodings are described in column_writer.h. Column chunks are buffered in
+/// memory until their row group is full, then written in order.
+///
+/// Call order: Open, any number of Append, then Close exactly once. A failed
+/// Append leaves the writer unchanged (the row is checked before any of it is
+/// written); a failed write to the file leaves the writer failed: every later
+/// call returns the same error. Not thread-safe.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "floe/common/result.h"
+#include "floe/format/parquet/column_writer.h"
+#include "floe/format/parquet/metadata.h"
+#include "floe/format/parquet/metrics.h"
+#include "floe/format/parquet/schema_mapping.h"
+#include "floe/io/file_io.h"
+#include "floe/types/schema.h"
+#include "floe/types/value.h"
+
+namespace floe::parquet {
+
+/// Writer settings; the defaults are Iceberg's table-property defaults.
+struct WriterOptions {
+  /// `write.parquet.compression-codec` (Iceberg default zstd).
+  CompressionCodec codec = CompressionCodec::kZstd;
+  /// `write.parquet.compression-level`; 0 uses the codec's default
+  /// (ZSTD 1 and GZIP 6, as pyarrow; see compression.h).
+  int compression_level = 0;
+  /// `write.parquet.row-group-size-bytes`: a row group is closed once its
+  /// buffered (mostly compressed) size reaches this. Default 128 MiB.
+  size_t row_group_size_bytes = 128u << 20;
+  /// `write.parquet.page-size-bytes`: a page is cut past this encoded size. Default 1 MiB.
+  size_t page_size_bytes = 1u << 20;
+  /// `write.parquet.page-row-limit`: ... or at this many rows. Default 20000.
+  size_t page_row_limit = 20000;
+  /// `write.parquet.dict-size-bytes`: a column chunk falls back from
+  /// dictionary to PLAIN encoding past this dictionary size. Default 2 MiB.
+  size_t dict_size_bytes = 2u << 20;
+  /// Dictionary encoding on (all columns but booleans) or off (PLAIN only).
+  bool dictionary_enabled = true;
+  /// Data page version, 1 (default, what most readers expect) or 2.
+  int data_page_version = 1;
+  /// `write.metadata.metrics.default`, default truncate(16).
+  MetricsConfig metrics;
+  /// Footer `created_by`.
+  std::string created_by = "floe version 0.1.0";
+  /// Extra footer key-value metadata (after "iceberg.schema").
+  std::vector<KeyValue> key_value_metadata;
+};
+
+class ParquetWriter {
+ public:
+  /// Starts a file on `file` (which must be empty) for rows of `schema`.
+  /// Errors: kInvalidArgument for bad options, kIo if the magic cannot be written.
+  static Result<std::unique_ptr<ParquetWriter>> Open(std::unique_ptr<io::OutputFile> file,
+                                                     const types::Schema& schema,
+                                                     WriterOptions options = {});
+  ~ParquetWriter();
+  ParquetWriter(const ParquetWriter&) = delete;
+  ParquetWriter& operator=(const ParquetWriter&) = delete;
+
+  /// Appends one row: the values of the schema's top-level fields in order.
+  /// kInvalidArgument (nothing appended) if a value does not fit its field:
+  /// "field 'a.b': required but null", "field 'id': expected long, got bytes",
+  /// "field 'price': decimal(9, 2) value out of range". kIo if flushing a full
+  /// row group fails.
+  Status Append(types::Row row);
+
+  /// The file size if it were closed now (written bytes plus buffered row
+  /// group), for rolling files at a target size.
+  uint64_t estimated_size() const;
+  /// Rows appended so far.
+  int64_t num_rows() const { return num_rows_; }
+
+  /// Writes the last row group and the footer (with `iceberg.schema`), syncs
+  /// and closes the file. Returns the file's metrics. kIo on write failure.
+  Result<DataFileMetrics> Close();
+
+ private:
+  ParquetWriter(std::unique_ptr<io::OutputFile> file, const types::Schema& schema,
+                WriterOptions options, ParquetSchema mapped);
+  Status Validate(const ShredNode& node, const types::Value& value) const;
+  void Shred(const ShredNode& node, const types::Value& value, int16_t parent_def, int16_t rep);
+  void ShredNulls(const ShredNode& node, int16_t def, int16_t rep);
+  Status FlushRowGroup();
+  Status Write(std::span<const uint8_t> bytes);
+  DataFileMetrics BuildMetrics() const;
+
+  std::unique_ptr<io::OutputFile> file_;
+  types::Schema schema_;
+  WriterOptions options_;
+  ParquetSchema mapped_;
+  std::vector<std::unique_ptr<ColumnWriter>> columns_;
+  std::vector<ColumnStatistics> file_stats_;  // per leaf, merged over row groups
+  std::vector<int64_t> column_sizes_, value_counts_;
+  std::vector<RowGroup> row_groups_;
+  int64_t num_rows_ = 0;
+  int64_t row_group_rows_ = 0;
+  uint64_t position_ = 0;
+  size_t buffered_estimate_ = 0;
+  std::optional<Error> failed_;
+  bool closed_ = false;
+};
+
+}  // namespace floe::parquet
