@@ -1,0 +1,657 @@
+#include "floe/cdc/mysql/schema_tracker.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "floe/cdc/mysql/ddl_lexer.h"
+#include "floe/cdc/mysql/ddl_parser.h"
+
+namespace floe::cdc::mysql {
+namespace {
+
+void ErasePkColumn(std::vector<std::string>& pk, std::string_view name) {
+  pk.erase(std::remove_if(pk.begin(), pk.end(),
+                          [&](const std::string& k) { return NamesEqual(k, name); }),
+           pk.end());
+}
+
+void RenamePkColumn(std::vector<std::string>& pk, std::string_view from, const std::string& to) {
+  for (auto& k : pk) {
+    if (NamesEqual(k, from)) k = to;
+  }
+}
+
+// Primary-key columns are NOT NULL, as the server makes them.
+void KeyColumnsNotNull(TableSchema& t) {
+  for (const auto& k : t.primary_key) {
+    if (ColumnDef* c = t.FindColumn(k)) c->nullable = false;
+  }
+}
+
+// The table a statement the parser could not read is about, when its first
+// words say so: ALTER [ONLINE] [IGNORE] TABLE x, CREATE [OR REPLACE]
+// [TEMPORARY] TABLE [IF NOT EXISTS] x, DROP/TRUNCATE TABLE x.
+std::optional<TableRef> GuessTargetTable(std::string_view sql) {
+  auto tokens = Tokenize(sql);
+  if (!tokens) return std::nullopt;
+  const auto& t = *tokens;
+  size_t i = 0;
+  auto is = [&](std::string_view w) { return i < t.size() && t[i].Is(w); };
+  if (is("ALTER")) {
+    ++i;
+    while (is("ONLINE") || is("OFFLINE") || is("IGNORE")) ++i;
+  } else if (is("CREATE")) {
+    ++i;
+    if (is("OR")) i += 2;
+    if (is("TEMPORARY")) ++i;
+  } else if (is("DROP") || is("TRUNCATE")) {
+    ++i;
+    if (is("TEMPORARY")) ++i;
+  } else {
+    return std::nullopt;
+  }
+  if (!is("TABLE")) return std::nullopt;
+  ++i;
+  if (is("IF")) {
+    ++i;
+    if (is("NOT")) ++i;
+    if (is("EXISTS")) ++i;
+  }
+  if (i >= t.size() || !t[i].IsName()) return std::nullopt;
+  TableRef ref;
+  ref.table = t[i].text;
+  if (i + 2 < t.size() && t[i + 1].IsPunct(".") && t[i + 2].IsName()) {
+    ref.db = ref.table;
+    ref.table = t[i + 2].text;
+  }
+  return ref;
+}
+
+int PositionIndex(const TableSchema& t, const ColumnPosition& p, int default_index,
+                  Status* error) {
+  switch (p.kind) {
+    case ColumnPosition::Kind::kLast:
+      return default_index;
+    case ColumnPosition::Kind::kFirst:
+      return 0;
+    case ColumnPosition::Kind::kAfter: {
+      int i = t.FindColumnIndex(p.after);
+      if (i < 0) {
+        *error = NotFound("{}: AFTER column {} does not exist", t.QualifiedName(), p.after);
+        return -1;
+      }
+      return i + 1;
+    }
+  }
+  return default_index;
+}
+
+}  // namespace
+
+std::string_view SchemaChangeKindName(SchemaChangeKind kind) {
+  switch (kind) {
+    case SchemaChangeKind::kCreateTable: return "create_table";
+    case SchemaChangeKind::kDropTable: return "drop_table";
+    case SchemaChangeKind::kRenameTable: return "rename_table";
+    case SchemaChangeKind::kTruncateTable: return "truncate_table";
+    case SchemaChangeKind::kAddColumn: return "add_column";
+    case SchemaChangeKind::kDropColumn: return "drop_column";
+    case SchemaChangeKind::kRenameColumn: return "rename_column";
+    case SchemaChangeKind::kModifyColumn: return "modify_column";
+    case SchemaChangeKind::kPrimaryKeyChange: return "primary_key";
+    case SchemaChangeKind::kTableOptions: return "table_options";
+  }
+  return "unknown";
+}
+
+std::string SchemaChange::ToString() const {
+  std::string out = fmt::format("{} {}.{}", SchemaChangeKindName(kind), db, table);
+  if (!old_table.empty()) out += fmt::format(" from {}.{}", old_db, old_table);
+  if (!column.empty()) out += " " + column;
+  if (!old_column.empty()) out += " from " + old_column;
+  if (position >= 0) {
+    out += fmt::format(" at {}", position);
+    out += after_column.empty() ? " first" : " after " + after_column;
+  }
+  if (kind == SchemaChangeKind::kPrimaryKeyChange) {
+    auto join = [](const std::vector<std::string>& v) {
+      std::string s;
+      for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + v[i];
+      return s;
+    };
+    out += fmt::format(" ({}) -> ({})", join(old_primary_key), join(after.primary_key));
+  }
+  return out;
+}
+
+SchemaTracker::SchemaTracker(SchemaTrackerOptions options) : options_(std::move(options)) {}
+
+SchemaTracker::Key SchemaTracker::KeyOf(std::string_view db, std::string_view table) const {
+  if (options_.case_insensitive_table_names) return {LowerAscii(db), LowerAscii(table)};
+  return {std::string(db), std::string(table)};
+}
+
+TableRef SchemaTracker::Resolve(const TableRef& ref, std::string_view default_db) const {
+  TableRef out = ref;
+  if (out.db.empty()) out.db = std::string(default_db);
+  return out;
+}
+
+bool SchemaTracker::IsSelected(std::string_view db, std::string_view table) const {
+  return !options_.selected || options_.selected(db, table);
+}
+
+void SchemaTracker::Put(TableSchema schema) {
+  AssignFieldIds(schema);
+  KeyColumnsNotNull(schema);
+  Key key = KeyOf(schema.db, schema.table);
+  tables_[std::move(key)] = std::move(schema);
+}
+
+void SchemaTracker::Remove(std::string_view db, std::string_view table) {
+  tables_.erase(KeyOf(db, table));
+}
+
+const TableSchema* SchemaTracker::Find(std::string_view db, std::string_view table) const {
+  auto it = tables_.find(KeyOf(db, table));
+  return it == tables_.end() ? nullptr : &it->second;
+}
+
+std::vector<const TableSchema*> SchemaTracker::Tables() const {
+  std::vector<const TableSchema*> out;
+  for (const auto& [key, schema] : tables_) out.push_back(&schema);
+  return out;
+}
+
+Result<std::vector<SchemaChange>> SchemaTracker::Apply(std::string_view sql,
+                                                       std::string_view default_db) {
+  auto parsed = ParseDdl(sql);
+  if (!parsed) {
+    // A statement we cannot read about a table that is neither selected nor
+    // tracked cannot matter to the capture.
+    if (auto target = GuessTargetTable(sql)) {
+      TableRef ref = Resolve(*target, default_db);
+      if (!IsSelected(ref.db, ref.table) && Find(ref.db, ref.table) == nullptr) {
+        return std::vector<SchemaChange>{};
+      }
+    }
+    return std::unexpected(std::move(parsed).error());
+  }
+  return ApplyParsed(*parsed, default_db);
+}
+
+Result<std::vector<SchemaChange>> SchemaTracker::ApplyParsed(const DdlStatement& st,
+                                                             std::string_view default_db) {
+  std::vector<SchemaChange> out;
+  auto saved = tables_;
+  Status status = Ok();
+  switch (st.kind) {
+    case DdlKind::kCreateTable:
+      status = ApplyCreate(st, default_db, out);
+      break;
+    case DdlKind::kCreateTableLike:
+      status = ApplyCreateLike(st, default_db, out);
+      break;
+    case DdlKind::kDropTable:
+      status = ApplyDrop(st, default_db, out);
+      break;
+    case DdlKind::kRenameTable:
+      if (st.temporary) break;
+      for (const auto& [from, to] : st.renames) {
+        status = ApplyRename(Resolve(from, default_db), Resolve(to, default_db), out);
+        if (!status) break;
+      }
+      break;
+    case DdlKind::kTruncateTable: {
+      TableRef ref = Resolve(st.table, default_db);
+      if (IsSelected(ref.db, ref.table)) {
+        SchemaChange c;
+        c.kind = SchemaChangeKind::kTruncateTable;
+        c.db = ref.db;
+        c.table = ref.table;
+        if (const TableSchema* t = Find(ref.db, ref.table)) {
+          c.after = *t;
+        } else {
+          c.after.db = ref.db;
+          c.after.table = ref.table;
+        }
+        out.push_back(std::move(c));
+      }
+      break;
+    }
+    case DdlKind::kAlterTable:
+    case DdlKind::kDropIndex:
+      status = ApplyAlter(st, default_db, out);
+      break;
+    case DdlKind::kCreateIndex:
+    case DdlKind::kNotTableDdl:
+      break;
+  }
+  if (!status) {
+    tables_ = std::move(saved);
+    return std::unexpected(std::move(status).error());
+  }
+  return out;
+}
+
+Status SchemaTracker::ApplyCreate(const DdlStatement& st, std::string_view default_db,
+                                  std::vector<SchemaChange>& out) {
+  if (st.temporary) return Ok();  // not logged as rows in ROW format; never captured
+  TableRef ref = Resolve(st.table, default_db);
+  bool selected = IsSelected(ref.db, ref.table);
+  const TableSchema* existing = Find(ref.db, ref.table);
+  if (existing != nullptr) {
+    if (st.if_not_exists) return Ok();
+    if (!st.or_replace && selected) {
+      return AlreadyExists("CREATE TABLE {}.{}: the table already exists in the tracked schema",
+                           ref.db, ref.table);
+    }
+    if (selected) {
+      SchemaChange drop;
+      drop.kind = SchemaChangeKind::kDropTable;
+      drop.db = ref.db;
+      drop.table = ref.table;
+      drop.after.db = ref.db;
+      drop.after.table = ref.table;
+      out.push_back(std::move(drop));
+    }
+  }
+  TableSchema t;
+  t.db = ref.db;
+  t.table = ref.table;
+  t.columns = st.columns;
+  t.primary_key = st.primary_key;
+  t.charset = st.charset;
+  t.collation = st.collation;
+  if (t.charset.empty() && !t.collation.empty()) {
+    t.charset = t.collation.substr(0, t.collation.find('_'));
+  }
+  t.comment = st.comment;
+  t.engine = st.engine;
+  for (size_t i = 0; i < t.columns.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (NamesEqual(t.columns[i].name, t.columns[j].name)) {
+        return InvalidArgument("CREATE TABLE {}.{}: duplicate column {}", ref.db, ref.table,
+                               t.columns[i].name);
+      }
+    }
+  }
+  for (const auto& k : t.primary_key) {
+    if (t.FindColumn(k) == nullptr) {
+      return InvalidArgument("CREATE TABLE {}.{}: primary-key column {} is not a column",
+                             ref.db, ref.table, k);
+    }
+  }
+  KeyColumnsNotNull(t);
+  AssignFieldIds(t);
+  if (selected) {
+    SchemaChange c;
+    c.kind = SchemaChangeKind::kCreateTable;
+    c.db = ref.db;
+    c.table = ref.table;
+    c.after = t;
+    out.push_back(std::move(c));
+  }
+  tables_[KeyOf(ref.db, ref.table)] = std::move(t);
+  return Ok();
+}
+
+Status SchemaTracker::ApplyCreateLike(const DdlStatement& st, std::string_view default_db,
+                                      std::vector<SchemaChange>& out) {
+  if (st.temporary) return Ok();
+  TableRef ref = Resolve(st.table, default_db);
+  TableRef like = Resolve(st.like, default_db);
+  bool selected = IsSelected(ref.db, ref.table);
+  const TableSchema* source = Find(like.db, like.table);
+  if (source == nullptr) {
+    if (!selected) return Ok();
+    return NotFound(
+        "CREATE TABLE {}.{} LIKE {}.{}: the schema of {}.{} is unknown; read {}.{} from "
+        "information_schema",
+        ref.db, ref.table, like.db, like.table, like.db, like.table, ref.db, ref.table);
+  }
+  if (Find(ref.db, ref.table) != nullptr) {
+    if (st.if_not_exists) return Ok();
+    if (!st.or_replace && selected) {
+      return AlreadyExists("CREATE TABLE {}.{} LIKE: the table already exists", ref.db,
+                           ref.table);
+    }
+  }
+  TableSchema t = *source;
+  t.db = ref.db;
+  t.table = ref.table;
+  for (auto& c : t.columns) c.field_id = 0;
+  t.last_field_id = 0;
+  AssignFieldIds(t);
+  if (selected) {
+    SchemaChange c;
+    c.kind = SchemaChangeKind::kCreateTable;
+    c.db = ref.db;
+    c.table = ref.table;
+    c.after = t;
+    out.push_back(std::move(c));
+  }
+  tables_[KeyOf(ref.db, ref.table)] = std::move(t);
+  return Ok();
+}
+
+Status SchemaTracker::ApplyDrop(const DdlStatement& st, std::string_view default_db,
+                                std::vector<SchemaChange>& out) {
+  if (st.temporary) return Ok();
+  for (const auto& r : st.tables) {
+    TableRef ref = Resolve(r, default_db);
+    bool known = Find(ref.db, ref.table) != nullptr;
+    tables_.erase(KeyOf(ref.db, ref.table));
+    if (IsSelected(ref.db, ref.table) && (known || !st.if_exists)) {
+      SchemaChange c;
+      c.kind = SchemaChangeKind::kDropTable;
+      c.db = ref.db;
+      c.table = ref.table;
+      c.after.db = ref.db;
+      c.after.table = ref.table;
+      out.push_back(std::move(c));
+    }
+  }
+  return Ok();
+}
+
+Status SchemaTracker::ApplyRename(const TableRef& from, const TableRef& to,
+                                  std::vector<SchemaChange>& out) {
+  bool from_selected = IsSelected(from.db, from.table);
+  bool to_selected = IsSelected(to.db, to.table);
+  auto it = tables_.find(KeyOf(from.db, from.table));
+  if (it == tables_.end()) {
+    if (to_selected) {
+      return NotFound(
+          "RENAME TABLE {}.{} TO {}.{}: the schema of {}.{} is unknown; read {}.{} from "
+          "information_schema",
+          from.db, from.table, to.db, to.table, from.db, from.table, to.db, to.table);
+    }
+    if (from_selected) {
+      SchemaChange c;
+      c.kind = SchemaChangeKind::kDropTable;
+      c.db = from.db;
+      c.table = from.table;
+      c.after.db = to.db;
+      c.after.table = to.table;
+      out.push_back(std::move(c));
+    }
+    return Ok();
+  }
+  if (KeyOf(from.db, from.table) != KeyOf(to.db, to.table) &&
+      tables_.count(KeyOf(to.db, to.table)) > 0) {
+    return AlreadyExists("RENAME TABLE {}.{} TO {}.{}: the target already exists", from.db,
+                         from.table, to.db, to.table);
+  }
+  TableSchema t = std::move(it->second);
+  tables_.erase(it);
+  t.db = to.db;
+  t.table = to.table;
+  SchemaChange c;
+  c.db = to.db;
+  c.table = to.table;
+  c.old_db = from.db;
+  c.old_table = from.table;
+  c.after = t;
+  if (from_selected && to_selected) {
+    c.kind = SchemaChangeKind::kRenameTable;
+    out.push_back(std::move(c));
+  } else if (to_selected) {
+    c.kind = SchemaChangeKind::kCreateTable;
+    out.push_back(std::move(c));
+  } else if (from_selected) {
+    c.kind = SchemaChangeKind::kDropTable;
+    c.db = from.db;
+    c.table = from.table;
+    out.push_back(std::move(c));
+  }
+  tables_[KeyOf(to.db, to.table)] = std::move(t);
+  return Ok();
+}
+
+Status SchemaTracker::ApplyAlter(const DdlStatement& st, std::string_view default_db,
+                                 std::vector<SchemaChange>& out) {
+  TableRef ref = Resolve(st.table, default_db);
+  bool selected = IsSelected(ref.db, ref.table);
+  auto it = tables_.find(KeyOf(ref.db, ref.table));
+  if (it == tables_.end()) {
+    if (!selected || st.if_exists) return Ok();
+    bool changes_columns = false;
+    for (const auto& a : st.actions) {
+      if (a.kind != AlterAction::Kind::kIgnored) changes_columns = true;
+    }
+    if (!changes_columns) return Ok();
+    return NotFound("ALTER TABLE {}.{}: the table's schema is unknown; read it from "
+                    "information_schema",
+                    ref.db, ref.table);
+  }
+  TableSchema t = it->second;
+  std::vector<SchemaChange> changes;
+  std::optional<TableRef> rename_to;
+  auto name = t.QualifiedName();
+
+  auto column_change = [&](SchemaChangeKind kind, const std::string& column,
+                           const std::string& old_column) {
+    SchemaChange c;
+    c.kind = kind;
+    c.db = t.db;
+    c.table = t.table;
+    c.column = column;
+    c.old_column = old_column;
+    if (kind != SchemaChangeKind::kDropColumn) {
+      int i = t.FindColumnIndex(column);
+      c.position = i;
+      c.after_column = i > 0 ? t.columns[static_cast<size_t>(i - 1)].name : "";
+    }
+    c.after = t;
+    changes.push_back(std::move(c));
+  };
+  auto pk_change = [&](std::vector<std::string> old_pk) {
+    SchemaChange c;
+    c.kind = SchemaChangeKind::kPrimaryKeyChange;
+    c.db = t.db;
+    c.table = t.table;
+    c.old_primary_key = std::move(old_pk);
+    c.after = t;
+    changes.push_back(std::move(c));
+  };
+  auto set_inline_pk = [&](const std::string& column) -> Status {
+    if (!t.primary_key.empty()) {
+      return InvalidArgument("ALTER TABLE {}: multiple primary keys defined", name);
+    }
+    auto old_pk = t.primary_key;
+    t.primary_key = {column};
+    KeyColumnsNotNull(t);
+    pk_change(std::move(old_pk));
+    return Ok();
+  };
+
+  for (const AlterAction& a : st.actions) {
+    switch (a.kind) {
+      case AlterAction::Kind::kAddColumn: {
+        if (t.FindColumn(a.column.name) != nullptr) {
+          if (a.if_not_exists) break;
+          return AlreadyExists("ALTER TABLE {} ADD COLUMN {}: the column exists", name,
+                               a.column.name);
+        }
+        Status error = Ok();
+        int index =
+            PositionIndex(t, a.position, static_cast<int>(t.columns.size()), &error);
+        FLOE_RETURN_IF_ERROR(error);
+        ColumnDef c = a.column;
+        c.field_id = ++t.last_field_id;
+        t.columns.insert(t.columns.begin() + index, std::move(c));
+        column_change(SchemaChangeKind::kAddColumn, a.column.name, "");
+        if (a.inline_primary_key) FLOE_RETURN_IF_ERROR(set_inline_pk(a.column.name));
+        break;
+      }
+      case AlterAction::Kind::kDropColumn: {
+        int i = t.FindColumnIndex(a.name);
+        if (i < 0) {
+          if (a.if_exists) break;
+          return NotFound("ALTER TABLE {} DROP COLUMN {}: no such column", name, a.name);
+        }
+        std::string dropped = t.columns[static_cast<size_t>(i)].name;
+        t.columns.erase(t.columns.begin() + i);
+        auto old_pk = t.primary_key;
+        ErasePkColumn(t.primary_key, dropped);
+        column_change(SchemaChangeKind::kDropColumn, dropped, "");
+        if (old_pk != t.primary_key) pk_change(std::move(old_pk));
+        break;
+      }
+      case AlterAction::Kind::kModifyColumn:
+      case AlterAction::Kind::kChangeColumn: {
+        int i = t.FindColumnIndex(a.name);
+        if (i < 0) {
+          if (a.if_exists) break;
+          return NotFound("ALTER TABLE {} {} COLUMN {}: no such column", name,
+                          a.kind == AlterAction::Kind::kChangeColumn ? "CHANGE" : "MODIFY",
+                          a.name);
+        }
+        ColumnDef before = t.columns[static_cast<size_t>(i)];
+        int other = t.FindColumnIndex(a.column.name);
+        if (other >= 0 && other != i) {
+          return AlreadyExists("ALTER TABLE {} CHANGE {} {}: column {} exists", name, a.name,
+                               a.column.name, a.column.name);
+        }
+        ColumnDef c = a.column;
+        c.field_id = before.field_id;
+        bool pk_column = t.IsPrimaryKeyColumn(before.name);
+        if (pk_column) c.nullable = false;
+        t.columns.erase(t.columns.begin() + i);
+        Status error = Ok();
+        int index = PositionIndex(t, a.position, i, &error);
+        FLOE_RETURN_IF_ERROR(error);
+        t.columns.insert(t.columns.begin() + index, c);
+        RenamePkColumn(t.primary_key, before.name, c.name);
+        bool renamed = before.name != c.name;
+        bool redefined = !before.SameDefinition(c) || index != i;
+        if (renamed && !redefined) {
+          column_change(SchemaChangeKind::kRenameColumn, c.name, before.name);
+        } else if (redefined) {
+          column_change(SchemaChangeKind::kModifyColumn, c.name, renamed ? before.name : "");
+        }
+        if (a.inline_primary_key) FLOE_RETURN_IF_ERROR(set_inline_pk(c.name));
+        break;
+      }
+      case AlterAction::Kind::kRenameColumn: {
+        int i = t.FindColumnIndex(a.name);
+        if (i < 0) {
+          if (a.if_exists) break;
+          return NotFound("ALTER TABLE {} RENAME COLUMN {}: no such column", name, a.name);
+        }
+        int other = t.FindColumnIndex(a.new_name);
+        if (other >= 0 && other != i) {
+          return AlreadyExists("ALTER TABLE {} RENAME COLUMN {} TO {}: the column exists", name,
+                               a.name, a.new_name);
+        }
+        ColumnDef& c = t.columns[static_cast<size_t>(i)];
+        std::string old = c.name;
+        c.name = a.new_name;
+        RenamePkColumn(t.primary_key, old, a.new_name);
+        if (old != a.new_name) column_change(SchemaChangeKind::kRenameColumn, a.new_name, old);
+        break;
+      }
+      case AlterAction::Kind::kSetDefault:
+      case AlterAction::Kind::kDropDefault:
+      case AlterAction::Kind::kSetVisibility: {
+        ColumnDef* c = t.FindColumn(a.name);
+        if (c == nullptr) {
+          if (a.if_exists) break;
+          return NotFound("ALTER TABLE {} ALTER COLUMN {}: no such column", name, a.name);
+        }
+        ColumnDef before = *c;
+        if (a.kind == AlterAction::Kind::kSetDefault) {
+          c->default_value = a.column.default_value;
+          c->default_is_expression = a.column.default_is_expression;
+        } else if (a.kind == AlterAction::Kind::kDropDefault) {
+          c->default_value.reset();
+          c->default_is_expression = false;
+        } else {
+          c->invisible = a.column.invisible;
+        }
+        if (!(before == *c)) column_change(SchemaChangeKind::kModifyColumn, c->name, "");
+        break;
+      }
+      case AlterAction::Kind::kAddPrimaryKey: {
+        if (!t.primary_key.empty()) {
+          return InvalidArgument("ALTER TABLE {} ADD PRIMARY KEY: multiple primary keys defined",
+                                 name);
+        }
+        std::vector<std::string> key;
+        for (const auto& k : a.key_columns) {
+          const ColumnDef* c = t.FindColumn(k);
+          if (c == nullptr) {
+            return NotFound("ALTER TABLE {} ADD PRIMARY KEY: no column {}", name, k);
+          }
+          key.push_back(c->name);
+        }
+        auto old_pk = t.primary_key;
+        t.primary_key = std::move(key);
+        KeyColumnsNotNull(t);
+        pk_change(std::move(old_pk));
+        break;
+      }
+      case AlterAction::Kind::kDropPrimaryKey: {
+        if (t.primary_key.empty()) {
+          return NotFound("ALTER TABLE {} DROP PRIMARY KEY: the table has no primary key", name);
+        }
+        auto old_pk = t.primary_key;
+        t.primary_key.clear();
+        pk_change(std::move(old_pk));
+        break;
+      }
+      case AlterAction::Kind::kRenameTable:
+        rename_to = Resolve(a.new_table, t.db);
+        break;
+      case AlterAction::Kind::kConvertCharset: {
+        t.charset = a.charset;
+        t.collation = a.collation;
+        for (auto& c : t.columns) {
+          if (IsTextType(c.type) || c.type == MysqlType::kEnum || c.type == MysqlType::kSet) {
+            c.charset = a.charset;
+            c.collation = a.collation;
+          }
+        }
+        SchemaChange c;
+        c.kind = SchemaChangeKind::kTableOptions;
+        c.db = t.db;
+        c.table = t.table;
+        c.after = t;
+        changes.push_back(std::move(c));
+        break;
+      }
+      case AlterAction::Kind::kTableOptions: {
+        TableSchema before = t;
+        if (!a.charset.empty()) {
+          t.charset = a.charset;
+          t.collation = a.collation;
+        }
+        if (!a.collation.empty()) t.collation = a.collation;
+        if (a.comment) t.comment = *a.comment;
+        if (!a.engine.empty()) t.engine = a.engine;
+        if (!(before == t)) {
+          SchemaChange c;
+          c.kind = SchemaChangeKind::kTableOptions;
+          c.db = t.db;
+          c.table = t.table;
+          c.after = t;
+          changes.push_back(std::move(c));
+        }
+        break;
+      }
+      case AlterAction::Kind::kIgnored:
+        break;
+    }
+  }
+  it->second = t;
+  if (selected) {
+    for (auto& c : changes) out.push_back(std::move(c));
+  }
+  if (rename_to) {
+    FLOE_RETURN_IF_ERROR(ApplyRename(ref, *rename_to, out));
+  }
+  return Ok();
+}
+
+}  // namespace floe::cdc::mysql
