@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Installs what floe needs and builds it. Idempotent; runs as root with no
+# standard input (CI=true works).
+#
+#   scripts/setup.sh            # packages, Python test peers, release build at build/floe
+#
+# Environment:
+#   FLOE_SETUP_SKIP_BUILD=1     stop after installing (scripts/test.sh builds as its own phase)
+#   FLOE_JOBS=N                 build parallelism (default: number of cores)
+#
+# 1. Debian packages (docs/dependencies.md says why each): installed only when
+#    `dpkg -s` says one is missing, after a single `apt-get update`.
+# 2. Python test peers (tests/interop/requirements.txt) into .cache/venv,
+#    skipped when the stamp file holds the requirements' hash.
+# 3. `cmake --preset release` and a build of build/ (the CLI lands at build/floe).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "${ROOT}"
+
+log() { printf '[setup] %s\n' "$*"; }
+
+PACKAGES=(
+  build-essential cmake ninja-build pkg-config
+  libmariadb-dev libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev
+  libsimdjson-dev nlohmann-json3-dev libyaml-cpp-dev libfmt-dev libspdlog-dev libcli11-dev
+  libsqlite3-dev libcurl4-openssl-dev libssl-dev libcpp-httplib-dev libxxhash-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  librdkafka-dev libpq-dev
+  clang-14 libclang-rt-14-dev clang-format
+  mariadb-server
+  python3 python3-venv python3-pip
+)
+
+install_packages() {
+  local missing=()
+  local pkg
+  for pkg in "${PACKAGES[@]}"; do
+    if ! dpkg -s "${pkg}" >/dev/null 2>&1; then
+      missing+=("${pkg}")
+    fi
+  done
+  if ((${#missing[@]} == 0)); then
+    log "Debian packages: all ${#PACKAGES[@]} present"
+    return 0
+  fi
+  log "Debian packages: installing ${missing[*]}"
+  local sudo=()
+  if [[ "$(id -u)" != 0 ]]; then
+    if command -v sudo >/dev/null 2>&1; then
+      sudo=(sudo -n)
+    else
+      log "not root and no sudo: install these packages first: ${missing[*]}" >&2
+      exit 1
+    fi
+  fi
+  "${sudo[@]}" apt-get update -qq </dev/null
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+    --no-install-recommends "${missing[@]}" </dev/null
+}
+
+VENV="${ROOT}/.cache/venv"
+REQUIREMENTS="${ROOT}/tests/interop/requirements.txt"
+STAMP="${VENV}/.floe-requirements.sha256"
+
+install_python_peers() {
+  if [[ ! -x "${VENV}/bin/python" ]]; then
+    log "Python venv: creating .cache/venv"
+    mkdir -p "${ROOT}/.cache"
+    python3 -m venv "${VENV}"
+  fi
+  local want have=""
+  want="$(sha256sum "${REQUIREMENTS}" | cut -d' ' -f1)"
+  [[ -f "${STAMP}" ]] && have="$(cat "${STAMP}")"
+  if [[ "${want}" == "${have}" ]]; then
+    log "Python test peers: up to date (.cache/venv)"
+    return 0
+  fi
+  log "Python test peers: installing tests/interop/requirements.txt into .cache/venv"
+  "${VENV}/bin/python" -m pip install --quiet --disable-pip-version-check \
+    --no-input -r "${REQUIREMENTS}" </dev/null
+  echo "${want}" >"${STAMP}"
+}
+
+build() {
+  local jobs="${FLOE_JOBS:-$(nproc)}"
+  if [[ ! -f "${ROOT}/build/build.ninja" ]]; then
+    log "configuring build/ (release preset)"
+    cmake --preset release >/dev/null
+  fi
+  log "building build/ (-j${jobs})"
+  # Ninja re-runs CMake by itself when a CMakeLists.txt changed.
+  cmake --build "${ROOT}/build" --parallel "${jobs}"
+  log "CLI at build/floe"
+}
+
+start=${SECONDS}
+install_packages
+install_python_peers
+if [[ "${FLOE_SETUP_SKIP_BUILD:-0}" != 1 ]]; then
+  build
+fi
+log "done in $((SECONDS - start)) s"

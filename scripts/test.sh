@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# The whole test suite (what CI runs: .ci/run calls this and nothing else).
+#
+#   scripts/test.sh
+#
+# Phases, each timed; a failing phase does not stop the later ones, and the
+# script exits non-zero if any failed. The last line is "N passed, N failed",
+# counting phases (suites).
+#   setup        scripts/setup.sh without its build (packages, .cache/venv)
+#   build        release build in build/ (the CLI at build/floe)
+#   unit         ctest -L unit, except tests named *Integration*
+#   services     scripts/services/mariadb.sh start (stopped again on exit)
+#   integration  ctest -R Integration against that MariaDB
+#   pytest       tests/ (interop with pyarrow, DuckDB, fastavro, PyIceberg;
+#                integration) in .cache/venv, with FLOE_BIN=build/floe
+#   fuzz         scripts/fuzz.sh (FLOE_FUZZ_SECONDS per target, default 30)
+#
+# Environment: FLOE_JOBS (build parallelism, default: cores), FLOE_FUZZ_SECONDS.
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "${ROOT}"
+exec </dev/null
+
+JOBS="${FLOE_JOBS:-$(nproc)}"
+FUZZ_SECONDS="${FLOE_FUZZ_SECONDS:-30}"
+VENV_PY="${ROOT}/.cache/venv/bin/python"
+
+export FLOE_TEST_MYSQL_HOST="${FLOE_TEST_MYSQL_HOST:-127.0.0.1}"
+export FLOE_TEST_MYSQL_PORT="${FLOE_TEST_MYSQL_PORT:-3307}"
+export FLOE_TEST_MYSQL_USER="${FLOE_TEST_MYSQL_USER:-floe}"
+export FLOE_TEST_MYSQL_PASSWORD="${FLOE_TEST_MYSQL_PASSWORD:-floe}"
+export FLOE_BIN="${ROOT}/build/floe"
+
+passed=()
+failed=()
+summary=()
+started_services=()
+
+stop_services() {
+  local service
+  for service in "${started_services[@]}"; do
+    echo "[test] stopping ${service}"
+    "${ROOT}/scripts/services/${service}.sh" stop || true
+  done
+  started_services=()
+}
+trap stop_services EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# phase NAME COMMAND...: runs one phase, timing it and recording the outcome.
+phase() {
+  local name="$1"
+  shift
+  local start=${SECONDS}
+  echo
+  echo "===== ${name} ====="
+  "$@"
+  local rc=$?
+  local took=$((SECONDS - start))
+  if ((rc == 0)); then
+    passed+=("${name}")
+    summary+=("$(printf '  %-12s ok      %4d s' "${name}" "${took}")")
+    echo "===== ${name}: ok (${took} s)"
+  else
+    failed+=("${name}")
+    summary+=("$(printf '  %-12s FAILED  %4d s  (exit %d)' "${name}" "${took}" "${rc}")")
+    echo "===== ${name}: FAILED (exit ${rc}, ${took} s)"
+  fi
+  return 0
+}
+
+run_setup() {
+  FLOE_SETUP_SKIP_BUILD=1 "${ROOT}/scripts/setup.sh"
+}
+
+run_build() {
+  if [[ ! -f build/build.ninja ]]; then
+    cmake --preset release >/dev/null || return 1
+  fi
+  # -k 0: build everything that can be built, so later phases test what there is.
+  cmake --build build --parallel "${JOBS}" -- -k 0
+}
+
+run_unit() {
+  ctest --test-dir build -L unit -E Integration --output-on-failure \
+    --parallel 2 --timeout 600 --no-tests=error
+}
+
+integration_tests_exist() {
+  [[ -d tests/integration ]] && return 0
+  ctest --test-dir build -N -R Integration 2>/dev/null | grep -qE 'Total Tests: [1-9]'
+}
+
+run_services() {
+  local script="${ROOT}/scripts/services/mariadb.sh"
+  if [[ ! -x "${script}" ]]; then
+    if integration_tests_exist; then
+      echo "integration tests exist but scripts/services/mariadb.sh does not" >&2
+      return 1
+    fi
+    echo "no scripts/services/mariadb.sh and no integration tests: nothing to start"
+    return 0
+  fi
+  local pid_file="${ROOT}/.cache/mariadb/mariadb.pid"
+  if [[ -f "${pid_file}" ]] && kill -0 "$(cat "${pid_file}")" 2>/dev/null; then
+    echo "mariadb was already running (pid $(cat "${pid_file}")); leaving it running afterwards"
+  else
+    started_services+=(mariadb)
+  fi
+  "${script}" start
+}
+
+run_integration() {
+  ctest --test-dir build -R Integration --output-on-failure --timeout 900 --no-tests=ignore
+}
+
+run_pytest() {
+  if [[ ! -x "${VENV_PY}" ]]; then
+    echo "no .cache/venv; the setup phase failed" >&2
+    return 1
+  fi
+  "${VENV_PY}" -m pytest tests -q -ra -p no:cacheprovider
+  local rc=$?
+  if ((rc == 5)); then
+    echo "pytest collected no tests" >&2
+  fi
+  return "${rc}"
+}
+
+run_fuzz() {
+  "${ROOT}/scripts/fuzz.sh" "${FUZZ_SECONDS}"
+}
+
+total_start=${SECONDS}
+phase setup run_setup
+phase build run_build
+phase unit run_unit
+phase services run_services
+phase integration run_integration
+phase pytest run_pytest
+stop_services
+phase fuzz run_fuzz
+
+echo
+echo "===== summary ($((SECONDS - total_start)) s in all)"
+printf '%s\n' "${summary[@]}"
+echo "${#passed[@]} passed, ${#failed[@]} failed"
+((${#failed[@]} == 0))
