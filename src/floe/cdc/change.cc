@@ -1,0 +1,71 @@
+#include "floe/cdc/change.h"
+
+#include <cstring>
+
+namespace floe::cdc {
+
+std::string_view ChangeOpLetter(ChangeOp op) {
+  switch (op) {
+    case ChangeOp::kInsert: return "c";
+    case ChangeOp::kUpdate: return "u";
+    case ChangeOp::kDelete: return "d";
+    case ChangeOp::kRead: return "r";
+  }
+  return "?";
+}
+
+std::string_view SchemaChangeKindName(SchemaChangeKind kind) {
+  switch (kind) {
+    case SchemaChangeKind::kCreateTable: return "create_table";
+    case SchemaChangeKind::kDropTable: return "drop_table";
+    case SchemaChangeKind::kRenameTable: return "rename_table";
+    case SchemaChangeKind::kTruncateTable: return "truncate_table";
+    case SchemaChangeKind::kAddColumn: return "add_column";
+    case SchemaChangeKind::kDropColumn: return "drop_column";
+    case SchemaChangeKind::kRenameColumn: return "rename_column";
+    case SchemaChangeKind::kModifyColumn: return "modify_column";
+    case SchemaChangeKind::kPrimaryKeyChange: return "primary_key_change";
+    case SchemaChangeKind::kAlterOther: return "alter_other";
+  }
+  return "?";
+}
+
+types::Value CopyValue(const types::Value& value, Arena* arena) {
+  using Kind = types::Value::Kind;
+  types::Value out = value;
+  switch (value.kind) {
+    case Kind::kBytes:
+      if (value.size > 0) out.bytes = arena->Copy(value.as_bytes()).data();
+      break;
+    case Kind::kStruct:
+    case Kind::kList:
+    case Kind::kMap: {
+      auto* children = arena->AllocateArray<types::Value>(value.size);
+      for (uint32_t i = 0; i < value.size; ++i) {
+        new (&children[i]) types::Value(CopyValue(value.children[i], arena));
+      }
+      out.children = children;
+      break;
+    }
+    default:
+      break;
+  }
+  return out;
+}
+
+types::Row ChangeBatch::CopyRow(types::Row values) {
+  auto* out = arena->AllocateArray<types::Value>(values.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    new (&out[i]) types::Value(CopyValue(values[i], arena.get()));
+  }
+  return {out, values.size()};
+}
+
+void ChangeBatch::Clear() {
+  events.clear();
+  arena->Reset();
+  ends_transaction = false;
+  resume = SourcePosition();
+}
+
+}  // namespace floe::cdc
