@@ -33,10 +33,12 @@ PACKAGES=(
 )
 
 install_packages() {
-  local missing=()
-  local pkg
+  # One dpkg query for all (like `dpkg -s`, without a process per package).
+  local installed missing=() pkg
+  installed="$(dpkg-query -W -f='${Package} ${db:Status-Abbrev}\n' "${PACKAGES[@]}" 2>/dev/null |
+    awk '$2 == "ii" {print $1}' || true)"
   for pkg in "${PACKAGES[@]}"; do
-    if ! dpkg -s "${pkg}" >/dev/null 2>&1; then
+    if ! grep -qxF "${pkg}" <<<"${installed}"; then
       missing+=("${pkg}")
     fi
   done

@@ -1394,6 +1394,11 @@ def test_floe_reads_pyarrow_int96_timestamps(run_floe, tmp_dir):
                        data_page_version=page_version, data_page_size=512, write_batch_size=32)
         pf = pq.ParquetFile(path)
         assert {pf.schema.column(i).physical_type for i in range(3)} == {"INT96"}
+        # pyarrow reads its own INT96 back (as naive timestamps, at micros).
+        self_check = [{k: arrow_value_to_conv(v, Prim("timestamp")) if k != "nested" else v
+                       for k, v in r.items()}
+                      for r in pq.read_table(path, coerce_int96_timestamp_unit="us").to_pylist()]
+        assert [r["ts"] for r in self_check] == [r["ts"] for r in rows]
         run, got = floe_cat_rows(run_floe, path)
         # INT96 carries no UTC flag: accept the timestamp text with or without "+00:00".
         for row in got:
