@@ -847,9 +847,10 @@ class Parser {
         return Syntax("unexpected text in table options");
       }
       AcceptPunct("=");
+      if (AtEnd() || Peek().IsPunct(",")) return Syntax("table option without a value");
       if (Peek().IsPunct("(")) {
         FLOE_RETURN_IF_ERROR(SkipBalanced());  // UNION=(a,b)
-      } else if (!AtEnd() && !Peek().IsPunct(",")) {
+      } else {
         const Token& v = Advance();
         if (target != nullptr) {
           *target = (target == &st.comment) ? v.text : LowerAscii(v.text);
@@ -1104,9 +1105,11 @@ class Parser {
         t.Is("ANALYZE") || t.Is("CHECK") || t.Is("OPTIMIZE") || t.Is("REBUILD") ||
         t.Is("REPAIR") || t.Is("TRUNCATE") || t.Is("DISCARD") || t.Is("IMPORT") ||
         t.Is("CONVERT") || t.Is("SECONDARY_LOAD") || t.Is("SECONDARY_UNLOAD")) {
+      // Partition operations come last and take comma-separated partition
+      // lists (TRUNCATE PARTITION p0, p1): skip to the end.
       std::string what = t.text;
       Advance();
-      FLOE_RETURN_IF_ERROR(SkipItem());
+      FLOE_RETURN_IF_ERROR(SkipRest());
       Ignored(st, what);
       return Ok();
     }
@@ -1263,8 +1266,9 @@ class Parser {
     if (t.Is("FOREIGN") || t.Is("CHECK") || t.Is("CONSTRAINT") || t.Is("PARTITION") ||
         (t.Is("SYSTEM") && Peek(1).Is("VERSIONING")) || (t.Is("PERIOD") && Peek(1).Is("FOR"))) {
       std::string what = "DROP " + t.text;
+      bool partition = t.Is("PARTITION");
       Advance();
-      FLOE_RETURN_IF_ERROR(SkipItem());
+      FLOE_RETURN_IF_ERROR(partition ? SkipRest() : SkipItem());
       Ignored(st, what);
       return Ok();
     }

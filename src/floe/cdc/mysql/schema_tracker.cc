@@ -403,6 +403,8 @@ Status SchemaTracker::ApplyRename(const TableRef& from, const TableRef& to,
     c.kind = SchemaChangeKind::kDropTable;
     c.db = from.db;
     c.table = from.table;
+    c.old_db.clear();
+    c.old_table.clear();
     out.push_back(std::move(c));
   }
   tables_[KeyOf(to.db, to.table)] = std::move(t);

@@ -36,8 +36,9 @@ enum class SchemaChangeKind : uint8_t {
   kCreateTable,      ///< `after` is the new table (also: CREATE OR REPLACE, LIKE,
                      ///< and a rename of an unselected table onto a selected name,
                      ///< with `old_table` set)
-  kDropTable,        ///< `table` dropped; `after` is empty (also: rename of a
-                     ///< selected table to an unselected name, `after` = the new name)
+  kDropTable,        ///< `db`.`table` dropped; `after` has no columns. Also a
+                     ///< rename of a selected table to an unselected name: then
+                     ///< `after` is the table under its new (unselected) name
   kRenameTable,      ///< `old_db`.`old_table` -> `db`.`table`
   kTruncateTable,    ///< rows removed; schema unchanged
   kAddColumn,        ///< `column` added at `position` (after `after_column`)

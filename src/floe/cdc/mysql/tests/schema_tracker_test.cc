@@ -64,7 +64,7 @@ TEST(SchemaTracker, GhostTableCutOver) {
       "RENAME TABLE `app`.`users` TO `app`.`_users_del`, `app`.`_users_gho` TO `app`.`users`",
       "");
   EXPECT_EQ(Describe(changes),
-            (std::vector<std::string>{"drop_table app.users from app.users",
+            (std::vector<std::string>{"drop_table app.users",
                                       "create_table app.users from app._users_gho"}));
   const TableSchema* users = tracker.Find("app", "users");
   ASSERT_NE(users, nullptr);
