@@ -40,7 +40,12 @@ step "the file's schema, as floe reads it"
 show "${FLOE}" parquet schema orders.parquet
 
 step "footer: row groups, column chunks, encodings, codecs, statistics"
-show "${FLOE}" parquet meta orders.parquet | head -n 60
+printf '$ %s\n' "${FLOE} parquet meta orders.parquet"
+"${FLOE}" parquet meta orders.parquet >meta.txt
+head -n 60 meta.txt
+if (($(wc -l <meta.txt) > 60)); then
+  echo "... ($(wc -l <meta.txt) lines in all: .cache/demo/meta.txt)"
+fi
 
 step "the first rows, as JSON Lines"
 show "${FLOE}" parquet cat orders.parquet --limit 5
