@@ -78,6 +78,10 @@ class FileIO {
   /// The entries directly inside folder `dir` (empty if it does not exist).
   virtual Result<std::vector<FileInfo>> List(std::string_view dir) = 0;
 
+  /// Removes folder `dir` if it is empty (object stores have no folders: Ok).
+  /// kInvalidArgument if it is not empty; Ok if it does not exist.
+  virtual Status DeleteDirectory(std::string_view dir) { return Ok(); }
+
   /// Reads a whole file into memory.
   Result<std::string> ReadAll(std::string_view path);
 
@@ -99,6 +103,7 @@ class LocalFileIO final : public FileIO {
   Result<bool> Exists(std::string_view path) override;
   Status Rename(std::string_view from, std::string_view to, bool replace) override;
   Result<std::vector<FileInfo>> List(std::string_view dir) override;
+  Status DeleteDirectory(std::string_view dir) override;
 };
 
 /// Creates `dir` and its parents. Succeeds if it exists.

@@ -217,6 +217,16 @@ Result<std::vector<FileInfo>> LocalFileIO::List(std::string_view dir_in) {
   return out;
 }
 
+Status LocalFileIO::DeleteDirectory(std::string_view dir_in) {
+  std::string dir(LocalPath(dir_in));
+  if (::rmdir(dir.c_str()) != 0) {
+    if (errno == ENOENT) return Ok();
+    if (errno == ENOTEMPTY || errno == EEXIST) return InvalidArgument("folder {} is not empty", dir);
+    return Errno("removing folder", dir, errno);
+  }
+  return Ok();
+}
+
 Result<std::string> FileIO::ReadAll(std::string_view path) {
   FLOE_ASSIGN_OR_RETURN(auto file, OpenInput(path));
   std::string bytes(file->size(), '\0');

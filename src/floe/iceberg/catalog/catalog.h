@@ -1,0 +1,114 @@
+#pragma once
+/// Catalogs: where Iceberg tables are found and where their commits are
+/// decided. A commit is a compare-and-swap of the table's metadata location:
+/// it succeeds only if the table still points at the metadata the change was
+/// based on. See docs/catalogs.md.
+///
+/// Implementations: HadoopCatalog (a warehouse folder: `ns/table/metadata/
+/// vN.metadata.json` + `version-hint.text`) and SqlCatalog (SQLite, the same
+/// tables as Iceberg's JDBC catalog and PyIceberg's SqlCatalog). Thread-safe.
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "floe/common/result.h"
+#include "floe/iceberg/table_metadata.h"
+#include "floe/io/file_io.h"
+
+namespace floe::iceberg {
+
+/// A namespace: one or more levels, e.g. {"sales", "eu"}.
+using Namespace = std::vector<std::string>;
+using Properties = std::map<std::string, std::string>;
+
+struct TableIdentifier {
+  Namespace ns;
+  std::string name;
+
+  /// "ns1.ns2.table".
+  std::string ToString() const;
+  /// Parses "ns.table" (the last dot separates the table name). kInvalidArgument
+  /// for a missing namespace or a name that fails ValidateName.
+  static Result<TableIdentifier> Parse(std::string_view text);
+  friend bool operator==(const TableIdentifier&, const TableIdentifier&) = default;
+};
+
+/// "a.b" for {"a", "b"}.
+std::string NamespaceToString(const Namespace& ns);
+Result<Namespace> ParseNamespace(std::string_view text);
+
+/// Refuses names that could reach outside the warehouse or confuse a path:
+/// empty, "." or "..", containing '/', '\', NUL or other control characters.
+Status ValidateName(std::string_view name, std::string_view what);
+
+/// A table as loaded: its current metadata and where it lives.
+struct LoadedTable {
+  TableIdentifier id;
+  std::string metadata_location;
+  TableMetadata metadata;
+};
+
+class Catalog {
+ public:
+  virtual ~Catalog() = default;
+
+  virtual const std::string& name() const = 0;
+  virtual io::FileIO& file_io() = 0;
+
+  /// Namespaces directly under `parent` (top-level ones for an empty parent).
+  virtual Result<std::vector<Namespace>> ListNamespaces(const Namespace& parent = {}) = 0;
+  /// kAlreadyExists if it exists.
+  virtual Status CreateNamespace(const Namespace& ns, const Properties& properties = {}) = 0;
+  /// kNotFound if it does not exist.
+  virtual Result<Properties> LoadNamespaceProperties(const Namespace& ns) = 0;
+  virtual Status UpdateNamespaceProperties(const Namespace& ns,
+                                           const std::vector<std::string>& removals,
+                                           const Properties& updates) = 0;
+  /// kNotFound if missing; kInvalidArgument if it still holds tables.
+  virtual Status DropNamespace(const Namespace& ns) = 0;
+
+  virtual Result<std::vector<TableIdentifier>> ListTables(const Namespace& ns) = 0;
+  virtual Result<bool> TableExists(const TableIdentifier& id) = 0;
+
+  /// Creates a table whose first metadata is `metadata` (its `location`, when
+  /// empty, becomes DefaultTableLocation). kAlreadyExists if the table exists;
+  /// kNotFound if the namespace does not.
+  virtual Result<LoadedTable> CreateTable(const TableIdentifier& id, TableMetadata metadata) = 0;
+
+  /// kNotFound if the table does not exist; kCorruption if its metadata is bad.
+  virtual Result<LoadedTable> LoadTable(const TableIdentifier& id) = 0;
+
+  /// Writes `updated` as the table's next metadata and swaps it in if the
+  /// table still points at `base.metadata_location`. Errors:
+  /// kCommitConflict — someone else committed first (nothing changed; reload,
+  /// re-apply, retry); kCommitStateUnknown — the swap may or may not have
+  /// happened (reload and look for the change before retrying).
+  virtual Result<LoadedTable> CommitTable(const LoadedTable& base,
+                                          const TableMetadata& updated) = 0;
+
+  /// kNotFound if `from` is missing, kAlreadyExists if `to` exists.
+  virtual Status RenameTable(const TableIdentifier& from, const TableIdentifier& to) = 0;
+
+  /// Removes the table from the catalog; with `purge` also deletes its data,
+  /// manifests and metadata files.
+  virtual Status DropTable(const TableIdentifier& id, bool purge) = 0;
+
+  /// Where a new table's files go when it does not say.
+  virtual std::string DefaultTableLocation(const TableIdentifier& id) = 0;
+};
+
+/// The name of the metadata file after `previous` (a metadata location or
+/// empty for a new table), in the layout Java and PyIceberg use:
+/// `<location>/metadata/<version:05d>-<uuid>.metadata.json`.
+std::string NextMetadataLocation(const std::string& table_location,
+                                 const std::string& previous_metadata_location);
+
+/// Deletes every file a table's metadata reaches: data and delete files,
+/// manifests, manifest lists, previous metadata files (best effort; errors
+/// are collected into the returned status).
+Status PurgeTableFiles(io::FileIO& io, const LoadedTable& table);
+
+}  // namespace floe::iceberg

@@ -1,0 +1,57 @@
+#pragma once
+/// The Hadoop (file-system) catalog: a warehouse folder where namespaces are
+/// folders and a table is `<warehouse>/<ns...>/<table>/metadata/vN.metadata.json`
+/// plus `version-hint.text` naming N — the layout of Iceberg's HadoopCatalog,
+/// which PyIceberg's StaticTable and Iceberg Java read.
+///
+/// Commits: the new metadata is written to a temporary file and renamed to
+/// v(N+1).metadata.json without replacing (an atomic create-if-absent on a
+/// local or POSIX file system), so of two racing writers exactly one wins; the
+/// loser gets kCommitConflict. `version-hint.text` is then replaced
+/// atomically; a reader that finds it lagging probes forward. Namespace
+/// properties are not stored (as in Iceberg's HadoopCatalog); renaming a
+/// table is not supported (its files hold absolute paths).
+
+#include "floe/iceberg/catalog/catalog.h"
+
+namespace floe::iceberg {
+
+class HadoopCatalog final : public Catalog {
+ public:
+  /// `warehouse` is a folder path or file:// URI; `file_io` must outlive this.
+  HadoopCatalog(std::string name, std::string warehouse, io::FileIO* file_io);
+
+  const std::string& name() const override { return name_; }
+  io::FileIO& file_io() override { return *io_; }
+
+  Result<std::vector<Namespace>> ListNamespaces(const Namespace& parent = {}) override;
+  Status CreateNamespace(const Namespace& ns, const Properties& properties = {}) override;
+  Result<Properties> LoadNamespaceProperties(const Namespace& ns) override;
+  Status UpdateNamespaceProperties(const Namespace& ns, const std::vector<std::string>& removals,
+                                   const Properties& updates) override;
+  Status DropNamespace(const Namespace& ns) override;
+  Result<std::vector<TableIdentifier>> ListTables(const Namespace& ns) override;
+  Result<bool> TableExists(const TableIdentifier& id) override;
+  Result<LoadedTable> CreateTable(const TableIdentifier& id, TableMetadata metadata) override;
+  Result<LoadedTable> LoadTable(const TableIdentifier& id) override;
+  Result<LoadedTable> CommitTable(const LoadedTable& base, const TableMetadata& updated) override;
+  Status RenameTable(const TableIdentifier& from, const TableIdentifier& to) override;
+  Status DropTable(const TableIdentifier& id, bool purge) override;
+  std::string DefaultTableLocation(const TableIdentifier& id) override;
+
+  /// `<table>/metadata/v<version>.metadata.json`.
+  static std::string VersionLocation(const std::string& table_location, int64_t version);
+
+ private:
+  Result<std::string> NamespacePath(const Namespace& ns);
+  Result<std::string> TablePath(const TableIdentifier& id);
+  /// The current version of the table at `table_path` (0 if none).
+  Result<int64_t> CurrentVersion(const std::string& table_path);
+  Result<bool> IsTable(const std::string& path);
+
+  std::string name_;
+  std::string warehouse_;
+  io::FileIO* io_;
+};
+
+}  // namespace floe::iceberg

@@ -1,0 +1,417 @@
+#include "floe/iceberg/catalog/sql_catalog.h"
+
+#include <sqlite3.h>
+
+#include <set>
+
+#include "floe/iceberg/metadata_json.h"
+
+namespace floe::iceberg {
+namespace {
+
+// A prepared statement with positional text bindings.
+class Statement {
+ public:
+  Statement(sqlite3* db, std::string_view sql) : db_(db) {
+    rc_ = sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &stmt_, nullptr);
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  Statement& Bind(std::string_view value) {
+    if (rc_ == SQLITE_OK) {
+      rc_ = sqlite3_bind_text(stmt_, ++index_, value.data(), static_cast<int>(value.size()),
+                              SQLITE_TRANSIENT);
+    }
+    return *this;
+  }
+  Statement& BindNull() {
+    if (rc_ == SQLITE_OK) rc_ = sqlite3_bind_null(stmt_, ++index_);
+    return *this;
+  }
+  /// Steps once: true with a row, false when done.
+  Result<bool> Step() {
+    if (rc_ != SQLITE_OK) return Fail();
+    int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    rc_ = rc;
+    return Fail();
+  }
+  Status Run() {
+    FLOE_ASSIGN_OR_RETURN(bool row, Step());
+    (void)row;
+    return Ok();
+  }
+  std::string Text(int column) {
+    const unsigned char* p = sqlite3_column_text(stmt_, column);
+    return p ? std::string(reinterpret_cast<const char*>(p)) : std::string();
+  }
+  bool IsNull(int column) { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
+  int rc() const { return rc_; }
+
+ private:
+  std::unexpected<Error> Fail() {
+    ErrorCode code = rc_ == SQLITE_BUSY || rc_ == SQLITE_LOCKED ? ErrorCode::kCommitConflict
+                     : (rc_ & 0xff) == SQLITE_CONSTRAINT      ? ErrorCode::kAlreadyExists
+                                                              : ErrorCode::kIo;
+    return MakeError(code, "sql catalog: {}", sqlite3_errmsg(db_));
+  }
+  sqlite3* db_;
+  sqlite3_stmt* stmt_ = nullptr;
+  int rc_;
+  int index_ = 0;
+};
+
+Status Exec(sqlite3* db, const char* sql) {
+  char* message = nullptr;
+  if (sqlite3_exec(db, sql, nullptr, nullptr, &message) != SQLITE_OK) {
+    std::string text = message ? message : "unknown error";
+    sqlite3_free(message);
+    return IoError("sql catalog: {}", text);
+  }
+  return Ok();
+}
+
+constexpr const char* kCreateTables = R"sql(
+CREATE TABLE IF NOT EXISTS iceberg_tables (
+  catalog_name VARCHAR(255) NOT NULL,
+  table_namespace VARCHAR(255) NOT NULL,
+  table_name VARCHAR(255) NOT NULL,
+  metadata_location VARCHAR(1000),
+  previous_metadata_location VARCHAR(1000),
+  iceberg_type VARCHAR(5),
+  PRIMARY KEY (catalog_name, table_namespace, table_name));
+CREATE TABLE IF NOT EXISTS iceberg_namespace_properties (
+  catalog_name VARCHAR(255) NOT NULL,
+  namespace VARCHAR(255) NOT NULL,
+  property_key VARCHAR(255) NOT NULL,
+  property_value VARCHAR(1000),
+  PRIMARY KEY (catalog_name, namespace, property_key));
+)sql";
+
+// Rows that are tables (Iceberg's JDBC catalog also keeps views here).
+constexpr std::string_view kIsTable = "(iceberg_type IS NULL OR iceberg_type = 'TABLE')";
+
+Result<std::string> NamespaceKey(const Namespace& ns) {
+  if (ns.empty()) return InvalidArgument("namespace is empty");
+  for (const auto& level : ns) FLOE_RETURN_IF_ERROR(ValidateName(level, "namespace"));
+  return NamespaceToString(ns);
+}
+
+}  // namespace
+
+SqlCatalog::SqlCatalog(std::string name, std::string warehouse, io::FileIO* io, sqlite3* db)
+    : name_(std::move(name)), warehouse_(std::move(warehouse)), io_(io), db_(db) {
+  while (warehouse_.size() > 1 && warehouse_.back() == '/') warehouse_.pop_back();
+}
+
+SqlCatalog::~SqlCatalog() { sqlite3_close(db_); }
+
+Result<std::unique_ptr<SqlCatalog>> SqlCatalog::Open(std::string name, std::string_view uri,
+                                                     std::string warehouse, io::FileIO* file_io) {
+  std::string path(uri);
+  if (uri.starts_with("sqlite:///")) {
+    path = std::string(uri.substr(10));
+  } else if (uri.starts_with("sqlite://")) {
+    return InvalidArgument("sql catalog uri '{}': use sqlite:///PATH (three slashes)", uri);
+  } else if (uri.find("://") != std::string_view::npos) {
+    return NotSupported("sql catalog uri '{}': only sqlite is supported", uri);
+  }
+  if (path.empty()) return InvalidArgument("sql catalog uri '{}' names no database file", uri);
+  if (path != ":memory:") {
+    size_t slash = path.rfind('/');
+    if (slash != std::string::npos && slash > 0) FLOE_RETURN_IF_ERROR(io::CreateDirectories(path.substr(0, slash)));
+  }
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                      nullptr) != SQLITE_OK) {
+    std::string message = db ? sqlite3_errmsg(db) : "out of memory";
+    sqlite3_close(db);
+    return IoError("opening sql catalog {}: {}", path, message);
+  }
+  std::unique_ptr<SqlCatalog> catalog(
+      new SqlCatalog(std::move(name), std::string(io::LocalPath(warehouse)), file_io, db));
+  // Other processes (floe, PyIceberg, Java) share the file: wait for their locks.
+  sqlite3_busy_timeout(db, 30'000);
+  FLOE_RETURN_IF_ERROR(Exec(db, kCreateTables));
+  // A file created by PyIceberg has no iceberg_type column; use it only if present.
+  Statement columns(db, "SELECT name FROM pragma_table_info('iceberg_tables')");
+  while (true) {
+    FLOE_ASSIGN_OR_RETURN(bool row, columns.Step());
+    if (!row) break;
+    if (columns.Text(0) == "iceberg_type") catalog->has_iceberg_type_ = true;
+  }
+  return catalog;
+}
+
+Result<bool> SqlCatalog::NamespaceExists(const std::string& ns) {
+  Statement props(db_, "SELECT 1 FROM iceberg_namespace_properties WHERE catalog_name = ? AND "
+                       "(namespace = ? OR namespace LIKE ? ESCAPE '!') LIMIT 1");
+  std::string like;
+  for (char c : ns) {
+    if (c == '%' || c == '_' || c == '!') like += '!';
+    like += c;
+  }
+  props.Bind(name_).Bind(ns).Bind(like + ".%");
+  FLOE_ASSIGN_OR_RETURN(bool found, props.Step());
+  if (found) return true;
+  Statement tables(db_, "SELECT 1 FROM iceberg_tables WHERE catalog_name = ? AND "
+                        "(table_namespace = ? OR table_namespace LIKE ? ESCAPE '!') LIMIT 1");
+  tables.Bind(name_).Bind(ns).Bind(like + ".%");
+  return tables.Step();
+}
+
+Result<std::vector<Namespace>> SqlCatalog::ListNamespaces(const Namespace& parent) {
+  std::lock_guard lock(mu_);
+  std::string prefix = parent.empty() ? "" : NamespaceToString(parent) + ".";
+  std::set<std::string> names;
+  for (const char* sql : {"SELECT DISTINCT namespace FROM iceberg_namespace_properties WHERE catalog_name = ?",
+                          "SELECT DISTINCT table_namespace FROM iceberg_tables WHERE catalog_name = ?"}) {
+    Statement st(db_, sql);
+    st.Bind(name_);
+    while (true) {
+      FLOE_ASSIGN_OR_RETURN(bool row, st.Step());
+      if (!row) break;
+      std::string ns = st.Text(0);
+      if (!ns.starts_with(prefix) || ns.size() == prefix.size()) continue;
+      std::string rest = ns.substr(prefix.size());
+      names.insert(prefix + rest.substr(0, rest.find('.')));
+    }
+  }
+  std::vector<Namespace> out;
+  for (const auto& n : names) {
+    auto ns = ParseNamespace(n);
+    if (ns) out.push_back(std::move(*ns));  // names other tools wrote that floe cannot use are skipped
+  }
+  return out;
+}
+
+Status SqlCatalog::CreateNamespace(const Namespace& ns, const Properties& properties) {
+  std::lock_guard lock(mu_);
+  FLOE_ASSIGN_OR_RETURN(std::string key, NamespaceKey(ns));
+  FLOE_ASSIGN_OR_RETURN(bool exists, NamespaceExists(key));
+  if (exists) return AlreadyExists("namespace {} already exists", key);
+  Properties props = properties;
+  props.emplace("exists", "true");
+  FLOE_RETURN_IF_ERROR(Exec(db_, "BEGIN IMMEDIATE"));
+  for (const auto& [k, v] : props) {
+    Statement st(db_, "INSERT INTO iceberg_namespace_properties VALUES (?, ?, ?, ?)");
+    st.Bind(name_).Bind(key).Bind(k).Bind(v);
+    if (auto s = st.Run(); !s) {
+      (void)Exec(db_, "ROLLBACK");
+      return s;
+    }
+  }
+  return Exec(db_, "COMMIT");
+}
+
+Result<Properties> SqlCatalog::LoadNamespaceProperties(const Namespace& ns) {
+  std::lock_guard lock(mu_);
+  FLOE_ASSIGN_OR_RETURN(std::string key, NamespaceKey(ns));
+  FLOE_ASSIGN_OR_RETURN(bool exists, NamespaceExists(key));
+  if (!exists) return NotFound("namespace {} does not exist", key);
+  Statement st(db_, "SELECT property_key, property_value FROM iceberg_namespace_properties "
+                    "WHERE catalog_name = ? AND namespace = ?");
+  st.Bind(name_).Bind(key);
+  Properties out;
+  while (true) {
+    FLOE_ASSIGN_OR_RETURN(bool row, st.Step());
+    if (!row) break;
+    if (st.Text(0) != "exists") out[st.Text(0)] = st.Text(1);
+  }
+  return out;
+}
+
+Status SqlCatalog::UpdateNamespaceProperties(const Namespace& ns,
+                                             const std::vector<std::string>& removals,
+                                             const Properties& updates) {
+  std::lock_guard lock(mu_);
+  FLOE_ASSIGN_OR_RETURN(std::string key, NamespaceKey(ns));
+  FLOE_ASSIGN_OR_RETURN(bool exists, NamespaceExists(key));
+  if (!exists) return NotFound("namespace {} does not exist", key);
+  FLOE_RETURN_IF_ERROR(Exec(db_, "BEGIN IMMEDIATE"));
+  auto run = [&]() -> Status {
+    for (const auto& k : removals) {
+      Statement st(db_, "DELETE FROM iceberg_namespace_properties WHERE catalog_name = ? AND "
+                        "namespace = ? AND property_key = ?");
+      FLOE_RETURN_IF_ERROR(st.Bind(name_).Bind(key).Bind(k).Run());
+    }
+    for (const auto& [k, v] : updates) {
+      Statement st(db_, "INSERT OR REPLACE INTO iceberg_namespace_properties VALUES (?, ?, ?, ?)");
+      FLOE_RETURN_IF_ERROR(st.Bind(name_).Bind(key).Bind(k).Bind(v).Run());
+    }
+    return Ok();
+  };
+  if (auto s = run(); !s) {
+    (void)Exec(db_, "ROLLBACK");
+    return s;
+  }
+  return Exec(db_, "COMMIT");
+}
+
+Status SqlCatalog::DropNamespace(const Namespace& ns) {
+  std::lock_guard lock(mu_);
+  FLOE_ASSIGN_OR_RETURN(std::string key, NamespaceKey(ns));
+  FLOE_ASSIGN_OR_RETURN(bool exists, NamespaceExists(key));
+  if (!exists) return NotFound("namespace {} does not exist", key);
+  Statement tables(db_, "SELECT 1 FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? LIMIT 1");
+  tables.Bind(name_).Bind(key);
+  FLOE_ASSIGN_OR_RETURN(bool has_tables, tables.Step());
+  if (has_tables) return InvalidArgument("namespace {} is not empty: drop its tables first", key);
+  Statement st(db_, "DELETE FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ?");
+  return st.Bind(name_).Bind(key).Run();
+}
+
+Result<std::vector<TableIdentifier>> SqlCatalog::ListTables(const Namespace& ns) {
+  std::lock_guard lock(mu_);
+  FLOE_ASSIGN_OR_RETURN(std::string key, NamespaceKey(ns));
+  FLOE_ASSIGN_OR_RETURN(bool exists, NamespaceExists(key));
+  if (!exists) return NotFound("namespace {} does not exist", key);
+  std::string sql = fmt::format("SELECT table_name FROM iceberg_tables WHERE catalog_name = ? AND "
+                                "table_namespace = ?{} ORDER BY table_name",
+                                has_iceberg_type_ ? fmt::format(" AND {}", kIsTable) : "");
+  Statement st(db_, sql);
+  st.Bind(name_).Bind(key);
+  std::vector<TableIdentifier> out;
+  while (true) {
+    FLOE_ASSIGN_OR_RETURN(bool row, st.Step());
+    if (!row) break;
+    out.push_back(TableIdentifier{ns, st.Text(0)});
+  }
+  return out;
+}
+
+Result<std::string> SqlCatalog::MetadataLocationOf(const TableIdentifier& id) {
+  FLOE_ASSIGN_OR_RETURN(std::string key, NamespaceKey(id.ns));
+  FLOE_RETURN_IF_ERROR(ValidateName(id.name, "table"));
+  std::string sql = fmt::format("SELECT metadata_location FROM iceberg_tables WHERE catalog_name = ? "
+                                "AND table_namespace = ? AND table_name = ?{}",
+                                has_iceberg_type_ ? fmt::format(" AND {}", kIsTable) : "");
+  Statement st(db_, sql);
+  st.Bind(name_).Bind(key).Bind(id.name);
+  FLOE_ASSIGN_OR_RETURN(bool row, st.Step());
+  if (!row) return NotFound("table {} does not exist", id.ToString());
+  return st.Text(0);
+}
+
+Result<bool> SqlCatalog::TableExists(const TableIdentifier& id) {
+  std::lock_guard lock(mu_);
+  auto location = MetadataLocationOf(id);
+  if (location) return true;
+  if (location.error().code() == ErrorCode::kNotFound) return false;
+  return std::unexpected(location.error());
+}
+
+std::string SqlCatalog::DefaultTableLocation(const TableIdentifier& id) {
+  std::string ns = NamespaceToString(id.ns);
+  Statement st(db_, "SELECT property_value FROM iceberg_namespace_properties WHERE catalog_name = ? "
+                    "AND namespace = ? AND property_key = 'location'");
+  st.Bind(name_).Bind(ns);
+  auto row = st.Step();
+  if (row && *row && !st.Text(0).empty()) {
+    std::string base = st.Text(0);
+    while (!base.empty() && base.back() == '/') base.pop_back();
+    return base + "/" + id.name;
+  }
+  return fmt::format("{}/{}.db/{}", warehouse_, ns, id.name);
+}
+
+Result<LoadedTable> SqlCatalog::CreateTable(const TableIdentifier& id, TableMetadata metadata) {
+  std::lock_guard lock(mu_);
+  FLOE_ASSIGN_OR_RETURN(std::string key, NamespaceKey(id.ns));
+  FLOE_RETURN_IF_ERROR(ValidateName(id.name, "table"));
+  FLOE_ASSIGN_OR_RETURN(bool ns_exists, NamespaceExists(key));
+  if (!ns_exists) return NotFound("namespace {} does not exist", key);
+  auto existing = MetadataLocationOf(id);
+  if (existing) return AlreadyExists("table {} already exists", id.ToString());
+  if (metadata.location.empty()) {
+    if (warehouse_.empty()) return InvalidArgument("the sql catalog has no warehouse for new tables");
+    metadata.location = DefaultTableLocation(id);
+  }
+  std::string location = NextMetadataLocation(metadata.location, "");
+  FLOE_RETURN_IF_ERROR(WriteTableMetadata(*io_, location, metadata));
+  Statement st(db_, has_iceberg_type_
+                        ? "INSERT INTO iceberg_tables VALUES (?, ?, ?, ?, NULL, 'TABLE')"
+                        : "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, "
+                          "metadata_location, previous_metadata_location) VALUES (?, ?, ?, ?, NULL)");
+  if (auto s = st.Bind(name_).Bind(key).Bind(id.name).Bind(location).Run(); !s) {
+    (void)io_->Delete(location);
+    if (s.error().code() == ErrorCode::kAlreadyExists) {
+      return AlreadyExists("table {} already exists", id.ToString());
+    }
+    return std::unexpected(s.error());
+  }
+  return LoadedTable{id, location, std::move(metadata)};
+}
+
+Result<LoadedTable> SqlCatalog::LoadTable(const TableIdentifier& id) {
+  std::string location;
+  {
+    std::lock_guard lock(mu_);
+    FLOE_ASSIGN_OR_RETURN(location, MetadataLocationOf(id));
+  }
+  FLOE_ASSIGN_OR_RETURN(TableMetadata metadata, ReadTableMetadata(*io_, location));
+  return LoadedTable{id, location, std::move(metadata)};
+}
+
+Result<LoadedTable> SqlCatalog::CommitTable(const LoadedTable& base, const TableMetadata& updated) {
+  std::string location = NextMetadataLocation(updated.location, base.metadata_location);
+  FLOE_RETURN_IF_ERROR(WriteTableMetadata(*io_, location, updated));
+  std::lock_guard lock(mu_);
+  FLOE_ASSIGN_OR_RETURN(std::string key, NamespaceKey(base.id.ns));
+  Statement st(db_, "UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ? "
+                    "WHERE catalog_name = ? AND table_namespace = ? AND table_name = ? AND "
+                    "metadata_location = ?");
+  st.Bind(location).Bind(base.metadata_location).Bind(name_).Bind(key).Bind(base.id.name).Bind(
+      base.metadata_location);
+  if (auto s = st.Run(); !s) {
+    // SQLite reports failure only for a statement that did not commit.
+    (void)io_->Delete(location);
+    return std::unexpected(std::move(s).error().WithContext(
+        fmt::format("committing table {}", base.id.ToString())));
+  }
+  if (sqlite3_changes(db_) != 1) {
+    (void)io_->Delete(location);
+    return CommitConflict("table {} was changed concurrently (it no longer points at {})",
+                          base.id.ToString(), base.metadata_location);
+  }
+  return LoadedTable{base.id, location, updated};
+}
+
+Status SqlCatalog::RenameTable(const TableIdentifier& from, const TableIdentifier& to) {
+  std::lock_guard lock(mu_);
+  FLOE_ASSIGN_OR_RETURN(std::string from_key, NamespaceKey(from.ns));
+  FLOE_ASSIGN_OR_RETURN(std::string to_key, NamespaceKey(to.ns));
+  FLOE_RETURN_IF_ERROR(ValidateName(to.name, "table"));
+  FLOE_RETURN_IF_ERROR(MetadataLocationOf(from));
+  FLOE_ASSIGN_OR_RETURN(bool ns_exists, NamespaceExists(to_key));
+  if (!ns_exists) return NotFound("namespace {} does not exist", to_key);
+  Statement st(db_, "UPDATE iceberg_tables SET table_namespace = ?, table_name = ? WHERE "
+                    "catalog_name = ? AND table_namespace = ? AND table_name = ?");
+  auto s = st.Bind(to_key).Bind(to.name).Bind(name_).Bind(from_key).Bind(from.name).Run();
+  if (!s && s.error().code() == ErrorCode::kAlreadyExists) {
+    return AlreadyExists("table {} already exists", to.ToString());
+  }
+  return s;
+}
+
+Status SqlCatalog::DropTable(const TableIdentifier& id, bool purge) {
+  LoadedTable table;
+  if (purge) {
+    FLOE_ASSIGN_OR_RETURN(table, LoadTable(id));
+  }
+  {
+    std::lock_guard lock(mu_);
+    FLOE_ASSIGN_OR_RETURN(std::string key, NamespaceKey(id.ns));
+    FLOE_RETURN_IF_ERROR(MetadataLocationOf(id));
+    Statement st(db_, "DELETE FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? "
+                      "AND table_name = ?");
+    FLOE_RETURN_IF_ERROR(st.Bind(name_).Bind(key).Bind(id.name).Run());
+  }
+  if (purge) return PurgeTableFiles(*io_, table);
+  return Ok();
+}
+
+}  // namespace floe::iceberg

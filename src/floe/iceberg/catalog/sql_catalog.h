@@ -1,0 +1,66 @@
+#pragma once
+/// The SQL catalog on SQLite: the tables of Iceberg's JDBC catalog and
+/// PyIceberg's SqlCatalog, so one catalog file is shared with them:
+///
+///   iceberg_tables(catalog_name, table_namespace, table_name,
+///                  metadata_location, previous_metadata_location, iceberg_type)
+///   iceberg_namespace_properties(catalog_name, namespace, property_key,
+///                                property_value)
+///
+/// A commit writes the new metadata file, then swaps the pointer with
+/// `UPDATE ... SET metadata_location = new WHERE metadata_location = base`:
+/// exactly one of two racing writers changes a row; the other gets
+/// kCommitConflict. Namespaces are dotted strings ("a.b"); a namespace exists
+/// while it has a property row (PyIceberg writes "exists" = "true") or a
+/// table. New tables go to `<warehouse>/<ns>.db/<table>` (PyIceberg's layout),
+/// or `<namespace location>/<table>` when the namespace has a location.
+
+#include <mutex>
+
+#include "floe/iceberg/catalog/catalog.h"
+
+struct sqlite3;
+
+namespace floe::iceberg {
+
+class SqlCatalog final : public Catalog {
+ public:
+  /// Opens (creating if needed) the SQLite database at `uri`
+  /// ("sqlite:///relative/path.db", "sqlite:////absolute/path.db", or a path).
+  /// `file_io` must outlive the catalog.
+  static Result<std::unique_ptr<SqlCatalog>> Open(std::string name, std::string_view uri,
+                                                  std::string warehouse, io::FileIO* file_io);
+  ~SqlCatalog() override;
+
+  const std::string& name() const override { return name_; }
+  io::FileIO& file_io() override { return *io_; }
+
+  Result<std::vector<Namespace>> ListNamespaces(const Namespace& parent = {}) override;
+  Status CreateNamespace(const Namespace& ns, const Properties& properties = {}) override;
+  Result<Properties> LoadNamespaceProperties(const Namespace& ns) override;
+  Status UpdateNamespaceProperties(const Namespace& ns, const std::vector<std::string>& removals,
+                                   const Properties& updates) override;
+  Status DropNamespace(const Namespace& ns) override;
+  Result<std::vector<TableIdentifier>> ListTables(const Namespace& ns) override;
+  Result<bool> TableExists(const TableIdentifier& id) override;
+  Result<LoadedTable> CreateTable(const TableIdentifier& id, TableMetadata metadata) override;
+  Result<LoadedTable> LoadTable(const TableIdentifier& id) override;
+  Result<LoadedTable> CommitTable(const LoadedTable& base, const TableMetadata& updated) override;
+  Status RenameTable(const TableIdentifier& from, const TableIdentifier& to) override;
+  Status DropTable(const TableIdentifier& id, bool purge) override;
+  std::string DefaultTableLocation(const TableIdentifier& id) override;
+
+ private:
+  SqlCatalog(std::string name, std::string warehouse, io::FileIO* io, sqlite3* db);
+  Result<bool> NamespaceExists(const std::string& ns);
+  Result<std::string> MetadataLocationOf(const TableIdentifier& id);
+
+  std::string name_;
+  std::string warehouse_;
+  io::FileIO* io_;
+  sqlite3* db_;
+  bool has_iceberg_type_ = false;
+  std::mutex mu_;  // one connection, used by one thread at a time
+};
+
+}  // namespace floe::iceberg

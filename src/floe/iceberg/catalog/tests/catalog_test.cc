@@ -1,0 +1,201 @@
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <thread>
+
+#include "floe/iceberg/catalog/catalog_config.h"
+#include "floe/iceberg/catalog/hadoop_catalog.h"
+#include "floe/iceberg/catalog/sql_catalog.h"
+#include "floe/iceberg/metadata_json.h"
+
+namespace floe::iceberg {
+namespace {
+
+TableMetadata NewMetadata() {
+  TableMetadata m;
+  m.format_version = 2;
+  m.table_uuid = "9c12d441-03fe-4693-9a96-a0705ddf69c1";
+  m.last_updated_ms = 1'700'000'000'000;
+  m.last_column_id = 1;
+  m.schemas.push_back(types::Schema({types::NestedField{1, "id", true, types::Type::Long(), ""}}, 0));
+  m.current_schema_id = 0;
+  m.partition_specs.push_back(PartitionSpecJson::Unpartitioned());
+  m.sort_orders.push_back(SortOrderJson::Unsorted());
+  return m;
+}
+
+enum class Kind { kHadoop, kSql };
+
+class CatalogTest : public ::testing::TestWithParam<Kind> {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("floe_catalog_test_" + std::to_string(::getpid()) + "_" +
+            std::to_string(static_cast<int>(GetParam())) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    catalog_ = Open();
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::unique_ptr<Catalog> Open() {
+    std::string warehouse = (dir_ / "warehouse").string();
+    if (GetParam() == Kind::kHadoop) {
+      std::filesystem::create_directories(warehouse);
+      return std::make_unique<HadoopCatalog>("default", warehouse, &io_);
+    }
+    auto sql = SqlCatalog::Open("default", "sqlite:///" + (dir_ / "catalog.db").string(),
+                                "file://" + warehouse, &io_);
+    EXPECT_TRUE(sql) << sql.error().ToString();
+    return std::move(*sql);
+  }
+
+  io::LocalFileIO io_;
+  std::filesystem::path dir_;
+  std::unique_ptr<Catalog> catalog_;
+};
+
+TEST_P(CatalogTest, NamespacesAndTables) {
+  ASSERT_TRUE(catalog_->CreateNamespace({"sales"}));
+  EXPECT_EQ(catalog_->CreateNamespace({"sales"}).error().code(), ErrorCode::kAlreadyExists);
+  auto namespaces = catalog_->ListNamespaces();
+  ASSERT_TRUE(namespaces);
+  EXPECT_EQ(*namespaces, std::vector<Namespace>{{"sales"}});
+
+  TableIdentifier id{{"sales"}, "orders"};
+  auto created = catalog_->CreateTable(id, NewMetadata());
+  ASSERT_TRUE(created) << created.error().ToString();
+  EXPECT_EQ(catalog_->CreateTable(id, NewMetadata()).error().code(), ErrorCode::kAlreadyExists);
+  EXPECT_EQ(catalog_->CreateTable({{"nope"}, "t"}, NewMetadata()).error().code(), ErrorCode::kNotFound);
+
+  auto tables = catalog_->ListTables({"sales"});
+  ASSERT_TRUE(tables);
+  ASSERT_EQ(tables->size(), 1u);
+  EXPECT_EQ((*tables)[0].name, "orders");
+  // A table is not a namespace.
+  EXPECT_EQ(catalog_->ListNamespaces({"sales"})->size(), 0u);
+
+  auto loaded = catalog_->LoadTable(id);
+  ASSERT_TRUE(loaded) << loaded.error().ToString();
+  EXPECT_EQ(loaded->metadata_location, created->metadata_location);
+  EXPECT_EQ(loaded->metadata.table_uuid, "9c12d441-03fe-4693-9a96-a0705ddf69c1");
+  EXPECT_FALSE(loaded->metadata.location.empty());
+
+  EXPECT_EQ(catalog_->DropNamespace({"sales"}).error().code(), ErrorCode::kInvalidArgument);
+  ASSERT_TRUE(catalog_->DropTable(id, /*purge=*/true));
+  EXPECT_EQ(catalog_->LoadTable(id).error().code(), ErrorCode::kNotFound);
+  EXPECT_TRUE(catalog_->DropNamespace({"sales"}));
+}
+
+TEST_P(CatalogTest, CommitIsCompareAndSwap) {
+  ASSERT_TRUE(catalog_->CreateNamespace({"db"}));
+  TableIdentifier id{{"db"}, "t"};
+  auto base = catalog_->CreateTable(id, NewMetadata());
+  ASSERT_TRUE(base);
+  TableMetadata next = base->metadata;
+  next.properties["k"] = "1";
+  auto committed = catalog_->CommitTable(*base, next);
+  ASSERT_TRUE(committed) << committed.error().ToString();
+  EXPECT_NE(committed->metadata_location, base->metadata_location);
+  // A second commit from the same (now stale) base must lose.
+  next.properties["k"] = "2";
+  auto stale = catalog_->CommitTable(*base, next);
+  ASSERT_FALSE(stale);
+  EXPECT_EQ(stale.error().code(), ErrorCode::kCommitConflict);
+  EXPECT_EQ(catalog_->LoadTable(id)->metadata.properties.at("k"), "1");
+}
+
+TEST_P(CatalogTest, RacingWritersLoseNoCommit) {
+  ASSERT_TRUE(catalog_->CreateNamespace({"db"}));
+  TableIdentifier id{{"db"}, "race"};
+  ASSERT_TRUE(catalog_->CreateTable(id, NewMetadata()));
+  constexpr int kWriters = 2, kCommits = 25;
+  std::atomic<int> conflicts{0};
+  std::vector<std::thread> writers;
+  for (int w = 0; w < kWriters; ++w) {
+    writers.emplace_back([&, w] {
+      auto catalog = Open();  // its own connection, like another process
+      for (int i = 0; i < kCommits; ++i) {
+        while (true) {
+          auto base = catalog->LoadTable(id);
+          ASSERT_TRUE(base) << base.error().ToString();
+          TableMetadata next = base->metadata;
+          next.properties[fmt::format("w{}-{}", w, i)] = "x";
+          auto r = catalog->CommitTable(*base, next);
+          if (r) break;
+          ASSERT_EQ(r.error().code(), ErrorCode::kCommitConflict) << r.error().ToString();
+          ++conflicts;
+        }
+      }
+    });
+  }
+  for (auto& t : writers) t.join();
+  auto final_table = catalog_->LoadTable(id);
+  ASSERT_TRUE(final_table);
+  EXPECT_EQ(final_table->metadata.properties.size(), static_cast<size_t>(kWriters * kCommits));
+}
+
+TEST_P(CatalogTest, HostileNamesNeverReachOutsideTheWarehouse) {
+  for (const std::string& bad : std::vector<std::string>{"..", ".", "a/b", "a\\b", std::string("a\0b", 3), "tab\there", ""}) {
+    auto s = catalog_->CreateNamespace({bad});
+    ASSERT_FALSE(s) << "accepted namespace '" << bad << "'";
+    EXPECT_EQ(s.error().code(), ErrorCode::kInvalidArgument);
+    ASSERT_TRUE(catalog_->CreateNamespace({"ok"}) || true);
+    auto t = catalog_->CreateTable({{"ok"}, bad}, NewMetadata());
+    ASSERT_FALSE(t);
+    EXPECT_EQ(t.error().code(), ErrorCode::kInvalidArgument);
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "b"));
+  EXPECT_FALSE(TableIdentifier::Parse("../etc.passwd"));
+  EXPECT_FALSE(TableIdentifier::Parse("nonamespace"));
+  EXPECT_EQ(TableIdentifier::Parse("a.b.c")->ns, (Namespace{"a", "b"}));
+}
+
+INSTANTIATE_TEST_SUITE_P(Catalogs, CatalogTest, ::testing::Values(Kind::kHadoop, Kind::kSql),
+                         [](const auto& info) {
+                           return info.param == Kind::kHadoop ? "Hadoop" : "Sql";
+                         });
+
+TEST(SqlCatalogTest, RenameMovesTheTable) {
+  auto dir = std::filesystem::temp_directory_path() / ("floe_sql_rename_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  io::LocalFileIO io;
+  auto catalog = SqlCatalog::Open("c", "sqlite:///" + (dir / "c.db").string(), (dir / "w").string(), &io);
+  ASSERT_TRUE(catalog);
+  ASSERT_TRUE((*catalog)->CreateNamespace({"a"}, {{"owner", "floe"}}));
+  ASSERT_TRUE((*catalog)->CreateNamespace({"b"}));
+  EXPECT_EQ((*catalog)->LoadNamespaceProperties({"a"})->at("owner"), "floe");
+  ASSERT_TRUE((*catalog)->CreateTable({{"a"}, "t"}, NewMetadata()));
+  ASSERT_TRUE((*catalog)->RenameTable({{"a"}, "t"}, {{"b"}, "u"}));
+  EXPECT_FALSE(*(*catalog)->TableExists({{"a"}, "t"}));
+  EXPECT_TRUE(*(*catalog)->TableExists({{"b"}, "u"}));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CatalogConfigTest, ReadsPyIcebergShapedYamlWithEnvironment) {
+  auto dir = std::filesystem::temp_directory_path() / ("floe_cfg_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::string path = (dir / "floe.yaml").string();
+  ::setenv("FLOE_TEST_WAREHOUSE", "/tmp/wh", 1);
+  io::LocalFileIO io;
+  ASSERT_TRUE(io.WriteAtomically(path,
+      "catalog:\n  default:\n    uri: sqlite:///${FLOE_TEST_WAREHOUSE}/c.db\n"
+      "    warehouse: file://${FLOE_TEST_WAREHOUSE}\n  lake:\n    type: hadoop\n"
+      "    warehouse: ${FLOE_TEST_MISSING_VAR}\n"));
+  auto config = ReadCatalogConfig(path, "default");
+  ASSERT_TRUE(config) << config.error().ToString();
+  EXPECT_EQ(config->type, "sql");
+  EXPECT_EQ(config->properties.at("uri"), "sqlite:////tmp/wh/c.db");
+  auto missing = ReadCatalogConfig(path, "lake");
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message().find("FLOE_TEST_MISSING_VAR"), std::string::npos);
+  auto unknown = ReadCatalogConfig(path, "other");
+  ASSERT_FALSE(unknown);
+  EXPECT_NE(unknown.error().message().find("default, lake"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace floe::iceberg
