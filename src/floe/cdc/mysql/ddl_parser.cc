@@ -23,24 +23,6 @@ std::optional<int64_t> ParseInt(std::string_view text) {
   return v;
 }
 
-// Mirrors the server's choice of TEXT/BLOB type for TEXT(M)/BLOB(M): the
-// smallest one whose byte capacity holds M characters of the charset.
-int MaxBytesPerChar(std::string_view charset) {
-  std::string c = LowerAscii(charset);
-  if (c.empty() || c == "utf8mb4") return 4;
-  if (c == "utf8" || c == "utf8mb3") return 3;
-  if (c == "ucs2" || c == "utf16" || c == "utf16le" || c == "ujis" || c == "eucjpms") {
-    return c == "ucs2" ? 2 : (c.rfind("utf16", 0) == 0 ? 4 : 3);
-  }
-  if (c == "utf32") return 4;
-  if (c == "big5" || c == "gbk" || c == "sjis" || c == "cp932" || c == "euckr" ||
-      c == "gb2312") {
-    return 2;
-  }
-  if (c == "gb18030") return 4;
-  return 1;
-}
-
 class Parser {
  public:
   Parser(std::string_view sql, std::vector<Token> tokens)
@@ -651,23 +633,6 @@ class Parser {
         default: col.type = MysqlType::kLongBlob; break;
       }
     }
-    if ((col.type == MysqlType::kText || col.type == MysqlType::kBlob) && col.length) {
-      int64_t bytes = *col.length;
-      if (col.type == MysqlType::kText) {
-        bytes *= MaxBytesPerChar(col.charset.empty() ? table_charset : col.charset);
-      }
-      bool text = col.type == MysqlType::kText;
-      if (bytes <= 255) {
-        col.type = text ? MysqlType::kTinyText : MysqlType::kTinyBlob;
-      } else if (bytes <= 65535) {
-        col.type = text ? MysqlType::kText : MysqlType::kBlob;
-      } else if (bytes <= 16777215) {
-        col.type = text ? MysqlType::kMediumText : MysqlType::kMediumBlob;
-      } else {
-        col.type = text ? MysqlType::kLongText : MysqlType::kLongBlob;
-      }
-      col.length.reset();
-    }
     if (col.collation.empty() == false && col.charset.empty()) {
       // COLLATE alone implies the collation's charset: its name's prefix.
       size_t us = col.collation.find('_');
@@ -904,8 +869,13 @@ class Parser {
       break;
     }
     FLOE_RETURN_IF_ERROR(ParseTableOptions(st));
+    std::string table_charset = st.charset;
+    if (table_charset.empty() && !st.collation.empty()) {
+      table_charset = st.collation.substr(0, st.collation.find('_'));
+    }
     for (auto& [col, inline_pk] : defs) {
-      // TEXT(M) and BINARY collations depend on the table charset, known now.
+      // TEXT(M) depends on the table charset, known now.
+      ResolveTextLength(col, table_charset);
       if (inline_pk) {
         if (pk) return Syntax("multiple primary keys defined");
         pk = std::vector<std::string>{col.name};

@@ -481,6 +481,7 @@ Status SchemaTracker::ApplyAlter(const DdlStatement& st, std::string_view defaul
             PositionIndex(t, a.position, static_cast<int>(t.columns.size()), &error);
         FLOE_RETURN_IF_ERROR(error);
         ColumnDef c = a.column;
+        ResolveTextLength(c, t.charset);
         c.field_id = ++t.last_field_id;
         t.columns.insert(t.columns.begin() + index, std::move(c));
         column_change(SchemaChangeKind::kAddColumn, a.column.name, "");
@@ -517,6 +518,7 @@ Status SchemaTracker::ApplyAlter(const DdlStatement& st, std::string_view defaul
                                a.column.name, a.column.name);
         }
         ColumnDef c = a.column;
+        ResolveTextLength(c, t.charset);
         c.field_id = before.field_id;
         bool pk_column = t.IsPrimaryKeyColumn(before.name);
         if (pk_column) c.nullable = false;
@@ -607,9 +609,27 @@ Status SchemaTracker::ApplyAlter(const DdlStatement& st, std::string_view defaul
         rename_to = Resolve(a.new_table, t.db);
         break;
       case AlterAction::Kind::kConvertCharset: {
+        std::string old_table_charset = t.charset;
         t.charset = a.charset;
         t.collation = a.collation;
         for (auto& c : t.columns) {
+          // The server keeps the character capacity of TEXT columns: a TEXT in
+          // latin1 (65,535 chars) becomes a MEDIUMTEXT in utf8mb4.
+          int64_t capacity = c.type == MysqlType::kTinyText ? 255
+                             : c.type == MysqlType::kText   ? 65535
+                             : c.type == MysqlType::kMediumText ? 16777215
+                                                                : 0;
+          if (capacity > 0) {
+            std::string_view from = c.charset.empty() ? std::string_view(old_table_charset)
+                                                      : std::string_view(c.charset);
+            int64_t chars = capacity / MaxBytesPerChar(from);
+            ColumnDef sized = c;
+            sized.type = MysqlType::kText;
+            sized.length = chars;
+            sized.charset = a.charset;
+            ResolveTextLength(sized, a.charset);
+            if (sized.type > c.type) c.type = sized.type;
+          }
           if (IsTextType(c.type) || c.type == MysqlType::kEnum || c.type == MysqlType::kSet) {
             c.charset = a.charset;
             c.collation = a.collation;

@@ -222,6 +222,37 @@ std::string TableSchema::ToString() const {
   return out;
 }
 
+int MaxBytesPerChar(std::string_view charset) {
+  std::string c = LowerAscii(charset);
+  if (c.empty() || c == "utf8mb4" || c == "utf16" || c == "utf16le" || c == "utf32" ||
+      c == "gb18030") {
+    return 4;
+  }
+  if (c == "utf8" || c == "utf8mb3" || c == "ujis" || c == "eucjpms") return 3;
+  if (c == "ucs2" || c == "big5" || c == "gbk" || c == "sjis" || c == "cp932" ||
+      c == "euckr" || c == "gb2312") {
+    return 2;
+  }
+  return 1;
+}
+
+void ResolveTextLength(ColumnDef& col, std::string_view table_charset) {
+  if ((col.type != MysqlType::kText && col.type != MysqlType::kBlob) || !col.length) return;
+  bool text = col.type == MysqlType::kText;
+  int64_t bytes = *col.length;
+  if (text) bytes *= MaxBytesPerChar(col.charset.empty() ? table_charset : col.charset);
+  if (bytes <= 255) {
+    col.type = text ? MysqlType::kTinyText : MysqlType::kTinyBlob;
+  } else if (bytes <= 65535) {
+    col.type = text ? MysqlType::kText : MysqlType::kBlob;
+  } else if (bytes <= 16777215) {
+    col.type = text ? MysqlType::kMediumText : MysqlType::kMediumBlob;
+  } else {
+    col.type = text ? MysqlType::kLongText : MysqlType::kLongBlob;
+  }
+  col.length.reset();
+}
+
 void AssignFieldIds(TableSchema& schema) {
   for (auto& column : schema.columns) {
     if (column.field_id > schema.last_field_id) schema.last_field_id = column.field_id;

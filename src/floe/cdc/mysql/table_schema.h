@@ -180,6 +180,16 @@ struct TableSchema {
   bool operator==(const TableSchema&) const = default;
 };
 
+/// The most bytes one character of `charset` takes (utf8mb4: 4, utf8mb3: 3,
+/// latin1: 1, ...); 4 for an empty (unknown) charset.
+int MaxBytesPerChar(std::string_view charset);
+
+/// TEXT(M) / BLOB(M): replaces the type by the smallest TEXT/BLOB type whose
+/// byte capacity holds M characters (bytes for BLOB) of the column's charset,
+/// else `table_charset`, else utf8mb4 (MySQL 8's default), as the server
+/// does, and clears `length`. Other columns are left alone.
+void ResolveTextLength(ColumnDef& column, std::string_view table_charset);
+
 /// Gives every column whose `field_id` is 0 the next id after
 /// `schema.last_field_id`, in column order, and advances `last_field_id`.
 /// Columns that already have an id keep it.
