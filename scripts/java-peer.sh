@@ -23,12 +23,17 @@ REPO="${ROOT}/.cache/maven"
 
 log() { printf '[java-peer] %s\n' "$*"; }
 
-for tool in java mvn; do
-  if ! command -v "${tool}" >/dev/null 2>&1; then
-    log "${tool} not found: install openjdk-17-jdk-headless and maven" >&2
+if ! command -v java >/dev/null 2>&1 || ! command -v mvn >/dev/null 2>&1; then
+  if [[ "$(id -u)" == 0 ]]; then
+    log "installing openjdk-17-jdk-headless and maven (Debian packages)"
+    apt-get update -qq </dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      openjdk-17-jdk-headless maven </dev/null
+  else
+    log "java or mvn not found: install openjdk-17-jdk-headless and maven" >&2
     exit 1
   fi
-done
+fi
 
 want="$(
   {
@@ -52,11 +57,15 @@ build_dir="$(mktemp -d)"
 trap 'rm -rf "${build_dir}"' EXIT
 # Build outside the source tree so the checkout stays clean.
 cp -r "${SRC}/pom.xml" "${SRC}/src" "${build_dir}/"
-(
+if ! (
   cd "${build_dir}"
-  mvn -q -B -ntp -Dstyle.color=never -Dmaven.repo.local="${REPO}" \
-    -Dpeer.classpath.file="${build_dir}/deps.txt" package </dev/null
-)
+  mvn -B -ntp -Dstyle.color=never -Dmaven.repo.local="${REPO}" \
+    -Dpeer.classpath.file="${build_dir}/deps.txt" package </dev/null >"${build_dir}/mvn.log" 2>&1
+); then
+  tail -n 60 "${build_dir}/mvn.log" >&2
+  log "Maven build failed" >&2
+  exit 1
+fi
 cp "${build_dir}/target/iceberg-peer.jar" "${OUT}/iceberg-peer.jar.tmp"
 mv "${OUT}/iceberg-peer.jar.tmp" "${OUT}/iceberg-peer.jar"
 printf '%s:%s\n' "${OUT}/iceberg-peer.jar" "$(cat "${build_dir}/deps.txt")" >"${OUT}/classpath.txt.tmp"

@@ -103,3 +103,14 @@ if [[ "${FLOE_SETUP_SKIP_BUILD:-0}" != 1 ]]; then
   build
 fi
 log "done in $((SECONDS - start)) s"
+
+# ---------------------------------------------------------------------------
+# Iceberg Java peer of the interop tests (tests/interop/iceberg/): Maven builds
+# tests/interop/java once into .cache/java-peer (its repository is
+# .cache/maven); later runs only compare a hash stamp. Set
+# FLOE_SETUP_SKIP_JAVA_PEER=1 to skip it.
+if [[ "${FLOE_SETUP_SKIP_JAVA_PEER:-0}" != 1 ]]; then
+  java_peer_start=${SECONDS}
+  "${ROOT}/scripts/java-peer.sh"
+  log "Java peer ready in $((SECONDS - java_peer_start)) s"
+fi

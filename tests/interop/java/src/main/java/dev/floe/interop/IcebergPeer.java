@@ -10,6 +10,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
+import java.io.PrintStream;
 import java.io.Writer;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
@@ -98,10 +99,15 @@ import org.apache.iceberg.util.SnapshotUtil;
  *   evolve-partition  stdin [{"op": "add", "field": "bucket(8, id)"},
  *                            {"op": "remove", "field": "day(ts)"}]
  *   expire            --older-than-ms MILLIS [--retain-last N]
- *   scan              [--snapshot ID] [--columns a,b] [--filter FILTER]   rows as JSON Lines
+ *   scan              [--snapshot ID] [--columns a,b] [--filter FILTER] [--schema-file F]
+ *                     rows as JSON Lines (and the read schema as Iceberg JSON into F)
  *   schema            [--snapshot ID]   the schema as Iceberg JSON
  *   snapshots         JSON array of the snapshots (id, parent, sequence number, summary)
  *   location          the current metadata file's location
+ *   script            stdin [{"cmd": "append", "args": {"table": "ns.t"}, "stdin": "..."}, ...]:
+ *                     runs the steps in one JVM (the command line's options are the defaults
+ *                     of every step) and prints a JSON array of their standard outputs; stops
+ *                     at the first failing step
  * </pre>
  *
  * <p>FILTER is JSON: ["and", F, F], ["or", F, F], ["not", F], ["=", col, v] (also "!=", "<",
@@ -178,23 +184,37 @@ public final class IcebergPeer {
 
   // ---------------------------------------------------------------- catalogs
 
+  /** One catalog per setting for the whole process (script steps share its connection pool). */
+  private static final Map<String, Catalog> CATALOGS = new HashMap<>();
+
   private Catalog catalog() {
     String kind = required("catalog");
     String warehouse = required("warehouse");
-    Configuration conf = new Configuration();
-    if (kind.equals("hadoop")) {
-      return new HadoopCatalog(conf, warehouse);
+    String key = String.join("\n", kind, warehouse, opts.getOrDefault("uri", ""),
+        opts.getOrDefault("name", "default"));
+    Catalog cached = CATALOGS.get(key);
+    if (cached != null) {
+      return cached;
     }
-    if (kind.equals("jdbc")) {
+    Configuration conf = new Configuration();
+    Catalog catalog;
+    if (kind.equals("hadoop")) {
+      catalog = new HadoopCatalog(conf, warehouse);
+    } else if (kind.equals("jdbc")) {
       JdbcCatalog jdbc = new JdbcCatalog();
       jdbc.setConf(conf);
       Map<String, String> props = new HashMap<>();
       props.put("uri", required("uri"));
       props.put("warehouse", warehouse);
+      // SQLite: wait for another process's lock instead of failing at once.
+      props.put("jdbc.busy_timeout", "30000");
       jdbc.initialize(opts.getOrDefault("name", "default"), props);
-      return jdbc;
+      catalog = jdbc;
+    } else {
+      throw new UsageError("--catalog must be hadoop or jdbc, not " + kind);
     }
-    throw new UsageError("--catalog must be hadoop or jdbc, not " + kind);
+    CATALOGS.put(key, catalog);
+    return catalog;
   }
 
   private TableIdentifier tableId() {
@@ -221,6 +241,7 @@ public final class IcebergPeer {
       case "schema" -> schema();
       case "snapshots" -> snapshots();
       case "location" -> location();
+      case "script" -> script();
       default -> throw new UsageError("unknown command " + command);
     }
   }
@@ -393,6 +414,9 @@ public final class IcebergPeer {
     if (opts.containsKey("columns")) {
       columns = List.of(opts.get("columns").split(","));
     }
+    if (opts.containsKey("schema-file")) {
+      java.nio.file.Files.writeString(java.nio.file.Path.of(opts.get("schema-file")), SchemaParser.toJson(schema));
+    }
     Writer out = new OutputStreamWriter(System.out, StandardCharsets.UTF_8);
     JsonGenerator gen = new JsonFactory().createGenerator(out);
     gen.setRootValueSeparator(null);
@@ -416,6 +440,38 @@ public final class IcebergPeer {
     }
     gen.flush();
     out.flush();
+  }
+
+  private void script() throws IOException {
+    JsonNode steps = readStdinJson();
+    java.io.InputStream realIn = System.in;
+    PrintStream realOut = System.out;
+    ArrayNode outputs = MAPPER.createArrayNode();
+    try {
+      for (JsonNode step : steps) {
+        IcebergPeer peer = new IcebergPeer(new String[0], 0);
+        peer.opts.putAll(opts);
+        peer.flags.addAll(flags);
+        step.path("args").fields().forEachRemaining(e -> peer.opts.put(e.getKey(), e.getValue().asText()));
+        step.path("flags").forEach(f -> peer.flags.add(f.asText()));
+        String stdin = step.path("stdin").isTextual() ? step.get("stdin").asText()
+            : step.has("stdin") ? step.get("stdin").toString() : "";
+        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        System.setIn(new java.io.ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)));
+        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+          peer.run(step.path("cmd").asText());
+        } finally {
+          System.out.flush();
+          System.setOut(realOut);
+          System.setIn(realIn);
+        }
+        outputs.add(captured.toString(StandardCharsets.UTF_8));
+      }
+    } finally {
+      System.setOut(realOut);
+    }
+    System.out.println(MAPPER.writeValueAsString(outputs));
   }
 
   private void schema() {
@@ -693,11 +749,11 @@ public final class IcebergPeer {
     ObjectNode wrapper = MAPPER.createObjectNode();
     wrapper.put("type", "struct");
     ObjectNode field = wrapper.putArray("fields").addObject();
-    field.put("id", 1);
+    field.put("id", Integer.MAX_VALUE);
     field.put("name", "x");
     field.put("required", false);
     field.set("type", type);
-    return SchemaParser.fromJson(MAPPER.writeValueAsString(wrapper)).findType(1);
+    return SchemaParser.fromJson(MAPPER.writeValueAsString(wrapper)).findType(Integer.MAX_VALUE);
   }
 
   private static JsonNode readStdinJson() throws IOException {
