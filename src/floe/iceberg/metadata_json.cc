@@ -6,6 +6,8 @@
 #include <set>
 
 #include "floe/iceberg/metadata_json_util.h"
+#include "floe/iceberg/partition_spec_json.h"
+#include "floe/iceberg/sort_order_json.h"
 #include "floe/types/schema_json.h"
 
 namespace floe::iceberg {
@@ -77,24 +79,6 @@ const std::set<std::string, std::less<>>& KnownSnapshotMembers() {
   return known;
 }
 
-Status CheckPartitionFields(const json& fields, const std::string& path, ErrorCode code,
-                            bool require_field_ids) {
-  for (size_t i = 0; i < fields.size(); ++i) {
-    std::string fpath = IndexPath(path, i);
-    JsonObjectReader f(fields[i], fpath, code);
-    FLOE_RETURN_IF_ERROR(f.CheckObject());
-    FLOE_RETURN_IF_ERROR(f.String("name"));
-    FLOE_RETURN_IF_ERROR(f.String("transform"));
-    if (f.Has("source-ids")) {
-      FLOE_RETURN_IF_ERROR(f.LongList("source-ids"));
-    } else {
-      FLOE_RETURN_IF_ERROR(f.Int("source-id"));
-    }
-    if (require_field_ids || f.Has("field-id")) FLOE_RETURN_IF_ERROR(f.Int("field-id"));
-  }
-  return Ok();
-}
-
 }  // namespace
 
 Result<types::Schema> SchemaFromMetadataJson(const json& j, const std::string& path,
@@ -112,51 +96,27 @@ Result<types::Schema> SchemaFromMetadataJson(const json& j, const std::string& p
   return schema;
 }
 
-Result<PartitionSpecJson> PartitionSpecFromJson(const json& j, const std::string& path,
-                                                ErrorCode code, bool require_field_ids) {
-  JsonObjectReader r(j, path, code);
-  FLOE_RETURN_IF_ERROR(r.CheckObject());
-  PartitionSpecJson spec;
-  FLOE_ASSIGN_OR_RETURN(spec.spec_id, r.Int("spec-id"));
-  FLOE_ASSIGN_OR_RETURN(const json* fields, r.Array("fields"));
-  FLOE_RETURN_IF_ERROR(CheckPartitionFields(*fields, r.PathOf("fields"), code, require_field_ids));
-  spec.fields = *fields;
-  int32_t next = kPartitionDataIdStart;
-  for (auto& f : spec.fields) {
-    if (!f.contains("field-id")) f["field-id"] = next;
-    next = static_cast<int32_t>(f["field-id"].get<int64_t>()) + 1;
+Result<PartitionSpec> SpecFromMetadataJson(const json& j, const std::string& path,
+                                           ErrorCode code, bool require_field_ids) {
+  if (require_field_ids && j.is_object()) {
+    if (auto fields = j.find("fields"); fields != j.end() && fields->is_array()) {
+      for (size_t i = 0; i < fields->size(); ++i) {
+        const json& f = (*fields)[i];
+        if (f.is_object() && !f.contains("field-id")) {
+          return Fail(code, fmt::format("{}.fields[{}].field-id", path, i), "missing");
+        }
+      }
+    }
   }
+  auto spec = PartitionSpecFromJsonValue(j, 0, code);
+  if (!spec) return std::unexpected(std::move(spec).error().WithContext(path));
   return spec;
 }
 
-Result<SortOrderJson> SortOrderFromJson(const json& j, const std::string& path, ErrorCode code) {
-  JsonObjectReader r(j, path, code);
-  FLOE_RETURN_IF_ERROR(r.CheckObject());
-  SortOrderJson order;
-  FLOE_ASSIGN_OR_RETURN(order.order_id, r.Int("order-id"));
-  FLOE_ASSIGN_OR_RETURN(const json* fields, r.Array("fields"));
-  for (size_t i = 0; i < fields->size(); ++i) {
-    JsonObjectReader f((*fields)[i], IndexPath(r.PathOf("fields"), i), code);
-    FLOE_RETURN_IF_ERROR(f.CheckObject());
-    FLOE_RETURN_IF_ERROR(f.String("transform"));
-    FLOE_ASSIGN_OR_RETURN(std::string direction, f.String("direction"));
-    if (direction != "asc" && direction != "desc") {
-      return f.Fail("direction", fmt::format("'{}' is not asc or desc", direction));
-    }
-    FLOE_ASSIGN_OR_RETURN(std::string nulls, f.String("null-order"));
-    if (nulls != "nulls-first" && nulls != "nulls-last") {
-      return f.Fail("null-order", fmt::format("'{}' is not nulls-first or nulls-last", nulls));
-    }
-    if (f.Has("source-ids")) {
-      FLOE_RETURN_IF_ERROR(f.LongList("source-ids"));
-    } else {
-      FLOE_RETURN_IF_ERROR(f.Int("source-id"));
-    }
-  }
-  order.fields = *fields;
-  if (order.order_id == 0 && !order.fields.empty()) {
-    return r.Fail("order-id", "order id 0 is reserved for the unsorted order");
-  }
+Result<SortOrder> SortOrderFromMetadataJson(const json& j, const std::string& path,
+                                            ErrorCode code) {
+  auto order = SortOrderFromJsonValue(j, code);
+  if (!order) return std::unexpected(std::move(order).error().WithContext(path));
   return order;
 }
 
@@ -355,22 +315,19 @@ Result<TableMetadata> TableMetadataFromJson(const json& j) {
   if (v >= 2 || r.Has("partition-specs")) {
     FLOE_ASSIGN_OR_RETURN(const json* specs, r.Array("partition-specs"));
     for (size_t i = 0; i < specs->size(); ++i) {
-      FLOE_ASSIGN_OR_RETURN(auto spec, PartitionSpecFromJson((*specs)[i],
-                                                             IndexPath("partition-specs", i),
-                                                             kCode, v >= 2));
+      FLOE_ASSIGN_OR_RETURN(auto spec, SpecFromMetadataJson((*specs)[i],
+                                                            IndexPath("partition-specs", i),
+                                                            kCode, v >= 2));
       m.partition_specs.push_back(std::move(spec));
     }
     if (v >= 2 || r.Has("default-spec-id")) {
       FLOE_ASSIGN_OR_RETURN(m.default_spec_id, r.Int("default-spec-id"));
     } else if (!m.partition_specs.empty()) {
-      m.default_spec_id = m.partition_specs.front().spec_id;
+      m.default_spec_id = m.partition_specs.front().spec_id();
     }
   } else {
     FLOE_ASSIGN_OR_RETURN(const json* fields, r.Array("partition-spec"));
-    json spec = {{"spec-id", 0}, {"fields", *fields}};
-    // Errors name "partition-spec" rather than the synthesized object.
-    FLOE_RETURN_IF_ERROR(CheckPartitionFields(*fields, "partition-spec", kCode, false));
-    FLOE_ASSIGN_OR_RETURN(auto s, PartitionSpecFromJson(spec, "partition-spec", kCode, false));
+    FLOE_ASSIGN_OR_RETURN(auto s, SpecFromMetadataJson(*fields, "partition-spec", kCode, false));
     m.partition_specs.push_back(std::move(s));
     m.default_spec_id = 0;
   }
@@ -378,7 +335,7 @@ Result<TableMetadata> TableMetadataFromJson(const json& j) {
     FLOE_ASSIGN_OR_RETURN(m.last_partition_id, r.Int("last-partition-id"));
   } else {
     int32_t last = kInitialLastPartitionId;
-    for (const auto& s : m.partition_specs) last = std::max(last, s.LastAssignedFieldId());
+    for (const auto& s : m.partition_specs) last = std::max(last, s.last_assigned_field_id());
     FLOE_ASSIGN_OR_RETURN(auto stored, r.OptInt("last-partition-id"));
     m.last_partition_id = stored.value_or(last);
   }
@@ -423,12 +380,13 @@ Result<TableMetadata> TableMetadataFromJson(const json& j) {
     FLOE_ASSIGN_OR_RETURN(const json* orders, r.Array("sort-orders"));
     for (size_t i = 0; i < orders->size(); ++i) {
       FLOE_ASSIGN_OR_RETURN(auto o,
-                            SortOrderFromJson((*orders)[i], IndexPath("sort-orders", i), kCode));
+                            SortOrderFromMetadataJson((*orders)[i], IndexPath("sort-orders", i),
+                                                      kCode));
       m.sort_orders.push_back(std::move(o));
     }
     FLOE_ASSIGN_OR_RETURN(m.default_sort_order_id, r.Int("default-sort-order-id"));
   } else {
-    m.sort_orders.push_back(SortOrderJson::Unsorted());
+    m.sort_orders.push_back(SortOrder());
     m.default_sort_order_id = 0;
   }
 
@@ -512,26 +470,16 @@ ordered_json TableMetadataToJson(const TableMetadata& m) {
   for (const auto& s : m.schemas) schemas.push_back(ordered_json(types::SchemaToJson(s)));
   j["schemas"] = std::move(schemas);
   if (v == 1) {
-    if (const PartitionSpecJson* s = m.DefaultSpec()) j["partition-spec"] = ordered_json(s->fields);
+    if (const PartitionSpec* s = m.DefaultSpec()) j["partition-spec"] = PartitionFieldsToJsonValue(*s);
   }
   j["default-spec-id"] = m.default_spec_id;
   ordered_json specs = ordered_json::array();
-  for (const auto& s : m.partition_specs) {
-    ordered_json spec;
-    spec["spec-id"] = s.spec_id;
-    spec["fields"] = ordered_json(s.fields);
-    specs.push_back(std::move(spec));
-  }
+  for (const auto& s : m.partition_specs) specs.push_back(PartitionSpecToJsonValue(s));
   j["partition-specs"] = std::move(specs);
   j["last-partition-id"] = m.last_partition_id;
   j["default-sort-order-id"] = m.default_sort_order_id;
   ordered_json orders = ordered_json::array();
-  for (const auto& o : m.sort_orders) {
-    ordered_json order;
-    order["order-id"] = o.order_id;
-    order["fields"] = ordered_json(o.fields);
-    orders.push_back(std::move(order));
-  }
+  for (const auto& o : m.sort_orders) orders.push_back(SortOrderToJsonValue(o));
   j["sort-orders"] = std::move(orders);
   ordered_json props = ordered_json::object();
   for (const auto& [k, val] : m.properties) props[k] = val;

@@ -70,14 +70,14 @@ Result<SnapshotRef> SnapshotRefFromJson(const nlohmann::json& json, const std::s
                                         ErrorCode code = ErrorCode::kCorruption);
 nlohmann::ordered_json SnapshotRefToJson(const SnapshotRef& ref);
 
-/// A partition spec object ({"spec-id", "fields"}). `require_field_ids` is
-/// set for v2+ (v1 specs may omit field ids; they are then assigned from
-/// 1000 in order).
-Result<PartitionSpecJson> PartitionSpecFromJson(const nlohmann::json& json,
-                                                const std::string& path, ErrorCode code,
-                                                bool require_field_ids);
-Result<SortOrderJson> SortOrderFromJson(const nlohmann::json& json, const std::string& path,
-                                        ErrorCode code);
+/// A partition spec object ({"spec-id", "fields"}) via partition_spec_json.h,
+/// errors prefixed by `path`. `require_field_ids` is set for v2+ (v1 specs
+/// may omit field ids; they are then assigned from 1000 in order).
+Result<PartitionSpec> SpecFromMetadataJson(const nlohmann::json& json, const std::string& path,
+                                           ErrorCode code, bool require_field_ids);
+/// A sort order object via sort_order_json.h, errors prefixed by `path`.
+Result<SortOrder> SortOrderFromMetadataJson(const nlohmann::json& json, const std::string& path,
+                                            ErrorCode code);
 
 Result<StatisticsFile> StatisticsFileFromJson(const nlohmann::json& json,
                                               const std::string& path, ErrorCode code);

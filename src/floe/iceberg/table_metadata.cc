@@ -4,60 +4,8 @@
 #include <charconv>
 #include <set>
 
-#include "floe/iceberg/metadata_json_util.h"
 
 namespace floe::iceberg {
-
-namespace {
-
-void CollectSourceIds(const nlohmann::json& fields, std::vector<int32_t>* out) {
-  if (!fields.is_array()) return;
-  for (const auto& f : fields) {
-    if (!f.is_object()) continue;
-    if (auto it = f.find("source-id"); it != f.end()) {
-      if (auto v = internal::AsLong(*it)) out->push_back(static_cast<int32_t>(*v));
-    }
-    if (auto it = f.find("source-ids"); it != f.end() && it->is_array()) {
-      for (const auto& s : *it) {
-        if (auto v = internal::AsLong(s)) out->push_back(static_cast<int32_t>(*v));
-      }
-    }
-  }
-}
-
-}  // namespace
-
-int32_t PartitionSpecJson::LastAssignedFieldId() const {
-  int32_t last = kInitialLastPartitionId;
-  if (!fields.is_array()) return last;
-  for (const auto& f : fields) {
-    if (!f.is_object()) continue;
-    if (auto it = f.find("field-id"); it != f.end()) {
-      if (auto v = internal::AsLong(*it)) last = std::max<int32_t>(last, static_cast<int32_t>(*v));
-    }
-  }
-  return last;
-}
-
-std::vector<int32_t> PartitionSpecJson::SourceIds() const {
-  std::vector<int32_t> out;
-  CollectSourceIds(fields, &out);
-  return out;
-}
-
-nlohmann::json PartitionSpecJson::ToJson() const {
-  return {{"spec-id", spec_id}, {"fields", fields}};
-}
-
-std::vector<int32_t> SortOrderJson::SourceIds() const {
-  std::vector<int32_t> out;
-  CollectSourceIds(fields, &out);
-  return out;
-}
-
-nlohmann::json SortOrderJson::ToJson() const {
-  return {{"order-id", order_id}, {"fields", fields}};
-}
 
 const types::Schema* TableMetadata::SchemaById(int32_t schema_id) const {
   for (const auto& s : schemas) {
@@ -66,16 +14,16 @@ const types::Schema* TableMetadata::SchemaById(int32_t schema_id) const {
   return nullptr;
 }
 
-const PartitionSpecJson* TableMetadata::SpecById(int32_t spec_id) const {
+const PartitionSpec* TableMetadata::SpecById(int32_t spec_id) const {
   for (const auto& s : partition_specs) {
-    if (s.spec_id == spec_id) return &s;
+    if (s.spec_id() == spec_id) return &s;
   }
   return nullptr;
 }
 
-const SortOrderJson* TableMetadata::SortOrderById(int32_t order_id) const {
+const SortOrder* TableMetadata::SortOrderById(int32_t order_id) const {
   for (const auto& s : sort_orders) {
-    if (s.order_id == order_id) return &s;
+    if (s.order_id() == order_id) return &s;
   }
   return nullptr;
 }
@@ -139,8 +87,8 @@ Status TableMetadata::Validate() const {
   }
   ids.clear();
   for (const auto& s : partition_specs) {
-    if (!ids.insert(s.spec_id).second) {
-      return Corruption("partition-specs: spec-id {} appears twice", s.spec_id);
+    if (!ids.insert(s.spec_id()).second) {
+      return Corruption("partition-specs: spec-id {} appears twice", s.spec_id());
     }
   }
   if (SpecById(default_spec_id) == nullptr) {
@@ -148,8 +96,8 @@ Status TableMetadata::Validate() const {
   }
   ids.clear();
   for (const auto& s : sort_orders) {
-    if (!ids.insert(s.order_id).second) {
-      return Corruption("sort-orders: order-id {} appears twice", s.order_id);
+    if (!ids.insert(s.order_id()).second) {
+      return Corruption("sort-orders: order-id {} appears twice", s.order_id());
     }
   }
   if (SortOrderById(default_sort_order_id) == nullptr) {

@@ -14,7 +14,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "floe/iceberg/partition_spec.h"
 #include "floe/iceberg/snapshot.h"
+#include "floe/iceberg/sort_order.h"
 #include "floe/types/schema.h"
 
 namespace floe::iceberg {
@@ -24,10 +26,8 @@ inline constexpr int kMinFormatVersion = 1;
 inline constexpr int kMaxFormatVersion = 3;
 inline constexpr int kDefaultFormatVersion = 2;
 
-/// Partition field ids start here (spec: v1 assigned 1000, 1001, ...).
-inline constexpr int32_t kPartitionDataIdStart = 1000;
 /// `last-partition-id` of a table that never had a partition field.
-inline constexpr int32_t kInitialLastPartitionId = kPartitionDataIdStart - 1;
+inline constexpr int32_t kInitialLastPartitionId = kFirstPartitionFieldId - 1;
 
 /// Table properties the metadata layer itself reads.
 namespace property {
@@ -38,48 +38,6 @@ inline constexpr int kMetadataPreviousVersionsMaxDefault = 100;
 /// Set by catalogs to request a format version at create time.
 inline constexpr std::string_view kFormatVersion = "format-version";
 }  // namespace property
-
-/// A partition spec as table metadata stores it: its id and the JSON array
-/// of its fields ({"source-id", "field-id", "name", "transform"}).
-///
-/// Interim representation: the PartitionSpec model (partition_spec.h) is
-/// being written by another engineer; this keeps the fields unchanged until
-/// then, so that nothing is lost on rewrite.
-struct PartitionSpecJson {
-  int32_t spec_id = 0;
-  nlohmann::json fields = nlohmann::json::array();
-
-  /// The unpartitioned spec with id 0.
-  static PartitionSpecJson Unpartitioned() { return {}; }
-  /// The largest "field-id" of the fields, or kInitialLastPartitionId.
-  int32_t LastAssignedFieldId() const;
-  /// The source column ids the fields read ("source-id" and "source-ids").
-  std::vector<int32_t> SourceIds() const;
-  /// True when the fields are the same (ignoring the spec id).
-  bool SameFieldsAs(const PartitionSpecJson& other) const { return fields == other.fields; }
-  /// {"spec-id": N, "fields": [...]}.
-  nlohmann::json ToJson() const;
-
-  friend bool operator==(const PartitionSpecJson&, const PartitionSpecJson&) = default;
-};
-
-/// A sort order as table metadata stores it: its id and the JSON array of its
-/// fields ({"transform", "source-id", "direction", "null-order"}). Interim
-/// representation, like PartitionSpecJson, until sort_order.h lands.
-struct SortOrderJson {
-  int32_t order_id = 0;
-  nlohmann::json fields = nlohmann::json::array();
-
-  /// The unsorted order (id 0, no fields).
-  static SortOrderJson Unsorted() { return {}; }
-  bool is_unsorted() const { return fields.empty(); }
-  std::vector<int32_t> SourceIds() const;
-  bool SameFieldsAs(const SortOrderJson& other) const { return fields == other.fields; }
-  /// {"order-id": N, "fields": [...]}.
-  nlohmann::json ToJson() const;
-
-  friend bool operator==(const SortOrderJson&, const SortOrderJson&) = default;
-};
 
 /// A table statistics (Puffin) file. Read and written whole; floe keeps it so
 /// that a rewrite loses nothing, and drops it with its snapshot.
@@ -120,7 +78,7 @@ struct TableMetadata {
   int32_t last_column_id = 0;
   std::vector<types::Schema> schemas;
   int32_t current_schema_id = 0;
-  std::vector<PartitionSpecJson> partition_specs;
+  std::vector<PartitionSpec> partition_specs;
   int32_t default_spec_id = 0;
   int32_t last_partition_id = kInitialLastPartitionId;
   std::map<std::string, std::string> properties;
@@ -129,7 +87,7 @@ struct TableMetadata {
   std::vector<Snapshot> snapshots;
   std::vector<SnapshotLogEntry> snapshot_log;
   std::vector<MetadataLogEntry> metadata_log;
-  std::vector<SortOrderJson> sort_orders;
+  std::vector<SortOrder> sort_orders;
   int32_t default_sort_order_id = 0;
   /// Branches and tags by name. Always holds "main" when there is a current
   /// snapshot (added on read for v1/v2 files without refs).
@@ -149,9 +107,9 @@ struct TableMetadata {
   const types::Schema* SchemaById(int32_t schema_id) const;
   /// The current schema, or nullptr if current_schema_id names none.
   const types::Schema* CurrentSchema() const { return SchemaById(current_schema_id); }
-  const PartitionSpecJson* SpecById(int32_t spec_id) const;
-  const PartitionSpecJson* DefaultSpec() const { return SpecById(default_spec_id); }
-  const SortOrderJson* SortOrderById(int32_t order_id) const;
+  const PartitionSpec* SpecById(int32_t spec_id) const;
+  const PartitionSpec* DefaultSpec() const { return SpecById(default_spec_id); }
+  const SortOrder* SortOrderById(int32_t order_id) const;
   const Snapshot* SnapshotById(SnapshotId snapshot_id) const;
   /// The current snapshot, or nullptr for an empty table.
   const Snapshot* CurrentSnapshot() const;

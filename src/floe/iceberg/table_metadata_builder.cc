@@ -168,8 +168,8 @@ Status TableMetadataBuilder::Apply(const TableUpdate& u) {
                                        id);
               }
             }
-            std::erase_if(m.partition_specs, [&](const PartitionSpecJson& s) {
-              return std::find(a.spec_ids.begin(), a.spec_ids.end(), s.spec_id) !=
+            std::erase_if(m.partition_specs, [&](const PartitionSpec& s) {
+              return std::find(a.spec_ids.begin(), a.spec_ids.end(), s.spec_id()) !=
                      a.spec_ids.end();
             });
             changes_.push_back(a);
@@ -264,32 +264,28 @@ Status TableMetadataBuilder::SetCurrentSchema(int32_t id) {
 
 Status TableMetadataBuilder::AddSpec(const update::AddPartitionSpec& u) {
   TableMetadata& m = metadata_;
-  PartitionSpecJson spec = u.spec;
-  if (!spec.fields.is_array()) return InvalidArgument("add-spec: fields must be an array");
-  int32_t next_field_id = m.last_partition_id + 1;
-  for (auto& f : spec.fields) {
-    if (!f.is_object()) return InvalidArgument("add-spec: a field must be an object");
-    if (!f.contains("field-id")) f["field-id"] = next_field_id++;
+  std::vector<PartitionField> fields = u.spec.fields();
+  if (u.assign_field_ids) {
+    int32_t next_field_id = m.last_partition_id + 1;
+    for (auto& f : fields) f.field_id = next_field_id++;
   }
   const types::Schema* schema = m.CurrentSchema();
-  for (int32_t source : spec.SourceIds()) {
-    if (schema == nullptr || schema->FindField(source) == nullptr) {
-      return InvalidArgument("add-spec: source column {} is not in the current schema", source);
-    }
-  }
+  if (schema == nullptr) return InvalidArgument("add-spec: the table has no current schema");
+  PartitionSpec candidate(u.spec.spec_id(), fields);
+  FLOE_RETURN_IF_ERROR_CTX(candidate.Validate(*schema), "add-spec");
   for (const auto& s : m.partition_specs) {
-    if (s.SameFieldsAs(spec)) {
-      last_added_spec_id_ = s.spec_id;
+    if (s.EquivalentTo(candidate)) {
+      last_added_spec_id_ = s.spec_id();
       return Ok();
     }
   }
   int32_t id = 0;
-  for (const auto& s : m.partition_specs) id = std::max(id, s.spec_id + 1);
-  spec.spec_id = id;
+  for (const auto& s : m.partition_specs) id = std::max(id, s.spec_id() + 1);
+  PartitionSpec spec(id, std::move(fields));
   m.partition_specs.push_back(spec);
-  m.last_partition_id = std::max(m.last_partition_id, spec.LastAssignedFieldId());
+  m.last_partition_id = std::max(m.last_partition_id, spec.last_assigned_field_id());
   last_added_spec_id_ = id;
-  changes_.push_back(update::AddPartitionSpec{std::move(spec)});
+  changes_.push_back(update::AddPartitionSpec{std::move(spec), false});
   return Ok();
 }
 
@@ -310,26 +306,21 @@ Status TableMetadataBuilder::SetDefaultSpec(int32_t id) {
 
 Status TableMetadataBuilder::AddSortOrder(const update::AddSortOrder& u) {
   TableMetadata& m = metadata_;
-  SortOrderJson order = u.sort_order;
-  const types::Schema* schema = m.CurrentSchema();
-  for (int32_t source : order.SourceIds()) {
-    if (schema == nullptr || schema->FindField(source) == nullptr) {
-      return InvalidArgument("add-sort-order: source column {} is not in the current schema",
-                             source);
-    }
-  }
   for (const auto& o : m.sort_orders) {
-    if (o.SameFieldsAs(order)) {
-      last_added_order_id_ = o.order_id;
+    if (o.SameFieldsAs(u.sort_order)) {
+      last_added_order_id_ = o.order_id();
       return Ok();
     }
   }
   int32_t id = 0;
-  if (!order.is_unsorted()) {
+  if (!u.sort_order.is_unsorted()) {
     id = 1;
-    for (const auto& o : m.sort_orders) id = std::max(id, o.order_id + 1);
+    for (const auto& o : m.sort_orders) id = std::max(id, o.order_id() + 1);
   }
-  order.order_id = id;
+  SortOrder order(id, u.sort_order.fields());
+  const types::Schema* schema = m.CurrentSchema();
+  if (schema == nullptr) return InvalidArgument("add-sort-order: the table has no current schema");
+  FLOE_RETURN_IF_ERROR_CTX(order.Validate(*schema), "add-sort-order");
   m.sort_orders.push_back(order);
   last_added_order_id_ = id;
   changes_.push_back(update::AddSortOrder{std::move(order)});
@@ -467,8 +458,8 @@ Result<TableMetadata> TableMetadataBuilder::Build() const {
   TableMetadata m = metadata_;
   if (is_new_) {
     if (m.schemas.empty()) return InvalidArgument("new table: no schema was added");
-    if (m.partition_specs.empty()) m.partition_specs.push_back(PartitionSpecJson::Unpartitioned());
-    if (m.sort_orders.empty()) m.sort_orders.push_back(SortOrderJson::Unsorted());
+    if (m.partition_specs.empty()) m.partition_specs.push_back(PartitionSpec());
+    if (m.sort_orders.empty()) m.sort_orders.push_back(SortOrder());
     if (m.table_uuid.empty()) m.table_uuid = GenerateUuid();
     if (m.location.empty()) return InvalidArgument("new table: no location was set");
   }

@@ -2,6 +2,8 @@
 
 #include "floe/iceberg/metadata_json.h"
 #include "floe/iceberg/metadata_json_util.h"
+#include "floe/iceberg/partition_spec_json.h"
+#include "floe/iceberg/sort_order_json.h"
 #include "floe/types/schema_json.h"
 
 namespace floe::iceberg {
@@ -80,13 +82,12 @@ Result<TableUpdate> TableUpdateFromJson(const json& j) {
     FLOE_ASSIGN_OR_RETURN(const json* spec, r.Object("spec"));
     json copy = *spec;
     if (!copy.contains("spec-id")) copy["spec-id"] = 0;  // replaced when added
-    FLOE_ASSIGN_OR_RETURN(auto s, PartitionSpecFromJson(copy, "update.spec", kCode, false));
-    // Field ids the client did not send are assigned by the builder.
-    const json& fields = (*spec)["fields"];
-    for (size_t i = 0; i < fields.size(); ++i) {
-      if (!fields[i].contains("field-id")) s.fields[i].erase("field-id");
+    FLOE_ASSIGN_OR_RETURN(auto s, SpecFromMetadataJson(copy, "update.spec", kCode, false));
+    bool assign = false;
+    if (auto f = spec->find("fields"); f != spec->end() && f->is_array()) {
+      for (const auto& field : *f) assign = assign || !field.contains("field-id");
     }
-    return up::AddPartitionSpec{std::move(s)};
+    return up::AddPartitionSpec{std::move(s), assign};
   }
   if (action == "set-default-spec") {
     FLOE_ASSIGN_OR_RETURN(int32_t id, r.Int("spec-id"));
@@ -94,7 +95,7 @@ Result<TableUpdate> TableUpdateFromJson(const json& j) {
   }
   if (action == "add-sort-order") {
     FLOE_ASSIGN_OR_RETURN(const json* order, r.Object("sort-order"));
-    FLOE_ASSIGN_OR_RETURN(auto o, SortOrderFromJson(*order, "update.sort-order", kCode));
+    FLOE_ASSIGN_OR_RETURN(auto o, SortOrderFromMetadataJson(*order, "update.sort-order", kCode));
     return up::AddSortOrder{std::move(o)};
   }
   if (action == "set-default-sort-order") {
@@ -188,9 +189,9 @@ ordered_json TableUpdateToJson(const TableUpdate& u, int format_version) {
             if (a.last_column_id) j["last-column-id"] = *a.last_column_id;
           },
           [&](const up::SetCurrentSchema& a) { j["schema-id"] = a.schema_id; },
-          [&](const up::AddPartitionSpec& a) { j["spec"] = ordered_json(a.spec.ToJson()); },
+          [&](const up::AddPartitionSpec& a) { j["spec"] = PartitionSpecToJsonValue(a.spec); },
           [&](const up::SetDefaultSpec& a) { j["spec-id"] = a.spec_id; },
-          [&](const up::AddSortOrder& a) { j["sort-order"] = ordered_json(a.sort_order.ToJson()); },
+          [&](const up::AddSortOrder& a) { j["sort-order"] = SortOrderToJsonValue(a.sort_order); },
           [&](const up::SetDefaultSortOrder& a) { j["sort-order-id"] = a.sort_order_id; },
           [&](const up::AddSnapshot& a) { j["snapshot"] = SnapshotToJson(a.snapshot, format_version); },
           [&](const up::SetSnapshotRef& a) {

@@ -41,10 +41,12 @@ struct AddSchema {
 struct SetCurrentSchema {
   int32_t schema_id = -1;
 };
-/// Adds a partition spec (id replaced like AddSchema; fields without
-/// "field-id" get ids after last-partition-id).
+/// Adds a partition spec (id replaced like AddSchema; an equivalent existing
+/// spec is reused). With `assign_field_ids` (REST JSON without "field-id"),
+/// the fields get ids after the table's last-partition-id.
 struct AddPartitionSpec {
-  PartitionSpecJson spec;
+  PartitionSpec spec;
+  bool assign_field_ids = false;
 };
 /// Sets the default spec; -1 means the spec added last.
 struct SetDefaultSpec {
@@ -52,7 +54,7 @@ struct SetDefaultSpec {
 };
 /// Adds a sort order (id replaced; the unsorted order is always id 0).
 struct AddSortOrder {
-  SortOrderJson sort_order;
+  SortOrder sort_order;
 };
 /// Sets the default sort order; -1 means the order added last.
 struct SetDefaultSortOrder {

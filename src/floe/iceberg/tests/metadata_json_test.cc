@@ -57,9 +57,13 @@ TEST(MetadataJsonTest, V2RoundTripsWithoutLosingFields) {
   EXPECT_EQ(m->CurrentSchema()->identifier_field_ids(), (std::vector<int32_t>{1, 2}));
   EXPECT_EQ(m->last_partition_id, 1000);
   ASSERT_NE(m->DefaultSpec(), nullptr);
-  EXPECT_EQ(m->DefaultSpec()->SourceIds(), std::vector<int32_t>{1});
+  ASSERT_EQ(m->DefaultSpec()->fields().size(), 1u);
+  EXPECT_EQ(m->DefaultSpec()->fields()[0].source_id, 1);
+  EXPECT_EQ(m->DefaultSpec()->fields()[0].field_id, 1000);
   EXPECT_EQ(m->default_sort_order_id, 3);
-  EXPECT_EQ(m->SortOrderById(3)->SourceIds(), (std::vector<int32_t>{2, 3}));
+  ASSERT_EQ(m->SortOrderById(3)->fields().size(), 2u);
+  EXPECT_EQ(m->SortOrderById(3)->fields()[1].source_id, 3);
+  EXPECT_EQ(m->SortOrderById(3)->fields()[1].direction, SortDirection::kDesc);
   ASSERT_EQ(m->snapshots.size(), 2u);
   const Snapshot* current = m->CurrentSnapshot();
   ASSERT_NE(current, nullptr);
@@ -100,7 +104,7 @@ TEST(MetadataJsonTest, V1IsReadIntoTheV2ModelAndWrittenBackAsV1) {
   ASSERT_EQ(m->partition_specs.size(), 1u);
   EXPECT_EQ(m->default_spec_id, 0);
   // v1 partition fields without ids get 1000, 1001, ...
-  EXPECT_EQ(m->partition_specs[0].fields[0]["field-id"], 1000);
+  EXPECT_EQ(m->partition_specs[0].fields()[0].field_id, 1000);
   EXPECT_EQ(m->last_partition_id, 1000);
   EXPECT_EQ(m->last_sequence_number, 0);
   ASSERT_EQ(m->sort_orders.size(), 1u);
@@ -189,8 +193,10 @@ TEST(MetadataJsonTest, CorruptionCases) {
       {[](json& j) { j["schemas"][1]["fields"][0]["type"] = "lnog"; }, "schemas[1].fields[0].type"},
       {[](json& j) { j["partition-specs"][0]["fields"][0].erase("field-id"); },
        "partition-specs[0].fields[0].field-id: missing"},
+      {[](json& j) { j["partition-specs"][0]["fields"][0]["transform"] = 7; },
+       "partition-specs[0]: partition field 0"},
       {[](json& j) { j["sort-orders"][0]["fields"][0]["direction"] = "up"; },
-       "sort-orders[0].fields[0].direction"},
+       "sort-orders[0]: "},
       {[](json& j) { j["properties"]["n"] = 5; }, "properties.n: expected string"},
       {[](json& j) { j["refs"]["main"]["type"] = "twig"; }, "refs.main.type"},
       {[](json& j) { j["refs"]["audit"]["snapshot-id"] = 42; }, "refs.audit: no snapshot with id 42"},

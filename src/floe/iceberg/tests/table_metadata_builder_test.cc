@@ -162,15 +162,14 @@ TEST(TableMetadataBuilderTest, SchemasSpecsAndOrdersGetNewIdsOrReuseEqualOnes) {
   ASSERT_TRUE(b.Apply(up::AddSchema{evolved, {}}));
   EXPECT_EQ(b.last_added_schema_id(), 1);
   ASSERT_TRUE(b.Apply(up::SetCurrentSchema{-1}));
-  PartitionSpecJson spec;
-  spec.fields = json::array({{{"source-id", 3}, {"name", "ts_day"}, {"transform", "day"}}});
-  ASSERT_TRUE(b.Apply(up::AddPartitionSpec{spec}));
+  auto spec = ParsePartitionSpecText("day(ts)", evolved);
+  ASSERT_TRUE(spec) << spec.error().ToString();
+  ASSERT_TRUE(b.Apply(up::AddPartitionSpec{*spec, true}));
   EXPECT_EQ(b.last_added_spec_id(), 1);
   ASSERT_TRUE(b.Apply(up::SetDefaultSpec{-1}));
-  SortOrderJson order;
-  order.fields = json::array(
-      {{{"transform", "identity"}, {"source-id", 1}, {"direction", "asc"}, {"null-order", "nulls-first"}}});
-  ASSERT_TRUE(b.Apply(up::AddSortOrder{order}));
+  auto order = ParseSortOrderText("id desc", evolved);
+  ASSERT_TRUE(order) << order.error().ToString();
+  ASSERT_TRUE(b.Apply(up::AddSortOrder{*order}));
   EXPECT_EQ(b.last_added_sort_order_id(), 1);
   ASSERT_TRUE(b.Apply(up::SetDefaultSortOrder{-1}));
   auto next = b.Build();
@@ -179,7 +178,8 @@ TEST(TableMetadataBuilderTest, SchemasSpecsAndOrdersGetNewIdsOrReuseEqualOnes) {
   EXPECT_EQ(next->last_column_id, 3);
   EXPECT_EQ(next->default_spec_id, 1);
   EXPECT_EQ(next->last_partition_id, 1000);
-  EXPECT_EQ(next->DefaultSpec()->fields[0]["field-id"], 1000);
+  EXPECT_EQ(next->DefaultSpec()->fields()[0].field_id, 1000);
+  EXPECT_EQ(next->DefaultSpec()->fields()[0].name, "ts_day");
   EXPECT_EQ(next->default_sort_order_id, 1);
   // The resolved changes carry the real ids, not -1.
   bool saw_set_current = false;
@@ -193,11 +193,11 @@ TEST(TableMetadataBuilderTest, SchemasSpecsAndOrdersGetNewIdsOrReuseEqualOnes) {
 
   // A spec on a column that does not exist.
   auto b2 = TableMetadataBuilder::ForUpdate(*next, "");
-  PartitionSpecJson bad;
-  bad.fields = json::array({{{"source-id", 42}, {"name", "x"}, {"transform", "identity"}}});
+  PartitionSpec bad(0, {PartitionField{42, 1001, "x", Transform::Identity()}});
   auto s = b2.Apply(up::AddPartitionSpec{bad});
   ASSERT_FALSE(s);
-  EXPECT_NE(s.error().message().find("source column 42"), std::string::npos);
+  EXPECT_EQ(s.error().code(), ErrorCode::kInvalidArgument);
+  EXPECT_TRUE(s.error().message().starts_with("add-spec: ")) << s.error().message();
   EXPECT_FALSE(b2.Apply(up::RemoveSchemas{{1}}));
   EXPECT_FALSE(b2.Apply(up::RemovePartitionSpecs{{1}}));
   EXPECT_TRUE(b2.Apply(up::RemoveSchemas{{0}}));
