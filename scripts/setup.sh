@@ -6,13 +6,15 @@
 #
 # Environment:
 #   FLOE_SETUP_SKIP_BUILD=1     stop after installing (scripts/test.sh builds as its own phase)
+#   FLOE_SETUP_SKIP_JAVA_PEER=1 do not build the Iceberg Java test peer
 #   FLOE_JOBS=N                 build parallelism (default: number of cores)
 #
 # 1. Debian packages (docs/dependencies.md says why each): installed only when
 #    `dpkg -s` says one is missing, after a single `apt-get update`.
 # 2. Python test peers (tests/interop/requirements.txt) into .cache/venv,
 #    skipped when the stamp file holds the requirements' hash.
-# 3. `cmake --preset release` and a build of build/ (the CLI lands at build/floe).
+# 3. The Iceberg Java test peer (scripts/java-peer.sh, cached in .cache/java-peer).
+# 4. `cmake --preset release` and a build of build/ (the CLI lands at build/floe).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -96,21 +98,24 @@ build() {
   log "CLI at build/floe"
 }
 
+# The Iceberg Java peer of the interop tests (tests/interop/iceberg/): Maven
+# builds tests/interop/java once into .cache/java-peer (its repository is
+# .cache/maven); later runs only compare a hash stamp (scripts/java-peer.sh).
+install_java_peer() {
+  if [[ "${FLOE_SETUP_SKIP_JAVA_PEER:-0}" == 1 ]]; then
+    log "Iceberg Java peer: skipped (FLOE_SETUP_SKIP_JAVA_PEER=1)"
+    return 0
+  fi
+  local java_peer_start=${SECONDS}
+  "${ROOT}/scripts/java-peer.sh"
+  log "Iceberg Java peer: ready in $((SECONDS - java_peer_start)) s"
+}
+
 start=${SECONDS}
 install_packages
 install_python_peers
+install_java_peer
 if [[ "${FLOE_SETUP_SKIP_BUILD:-0}" != 1 ]]; then
   build
 fi
 log "done in $((SECONDS - start)) s"
-
-# ---------------------------------------------------------------------------
-# Iceberg Java peer of the interop tests (tests/interop/iceberg/): Maven builds
-# tests/interop/java once into .cache/java-peer (its repository is
-# .cache/maven); later runs only compare a hash stamp. Set
-# FLOE_SETUP_SKIP_JAVA_PEER=1 to skip it.
-if [[ "${FLOE_SETUP_SKIP_JAVA_PEER:-0}" != 1 ]]; then
-  java_peer_start=${SECONDS}
-  "${ROOT}/scripts/java-peer.sh"
-  log "Java peer ready in $((SECONDS - java_peer_start)) s"
-fi

@@ -1304,8 +1304,10 @@ def write_with_pyarrow(table: pa.Table, path: pathlib.Path, mode: str, page_vers
     return options
 
 
-def check_encodings_used(path: pathlib.Path, mode: str, options: dict) -> set:
-    """The file really uses the encodings the case claims to test."""
+def check_encodings_used(path: pathlib.Path, mode: str, options: dict, strict: bool) -> set:
+    """The file really uses the encodings the case claims to test. Whether a dictionary
+    is used and overflows depends on the data, so that is only checked when `strict`
+    (the kitchen-sink schema, whose data is known to need it)."""
     pf = pq.ParquetFile(path)
     md = pf.metadata
     used = set()
@@ -1321,9 +1323,9 @@ def check_encodings_used(path: pathlib.Path, mode: str, options: dict) -> set:
                     f"pyarrow wrote {chunk.path_in_schema} as {encodings}, the case needs {wanted}")
             if {"RLE_DICTIONARY", "PLAIN"} <= encodings:
                 dictionary_and_plain = True
-    if mode in ("dictionary", "dictionary_fallback"):
+    if strict and mode in ("dictionary", "dictionary_fallback"):
         assert used & {"RLE_DICTIONARY", "PLAIN_DICTIONARY"}, f"no dictionary in {used}"
-    if mode == "dictionary_fallback":
+    if strict and mode == "dictionary_fallback":
         assert dictionary_and_plain, f"no column fell back from dictionary to PLAIN: {used}"
     return used
 
@@ -1359,7 +1361,7 @@ def test_floe_reads_pyarrow_files(schema_case, mode, page_version, codec, run_fl
     table = build_arrow_table(fields, rows)
     path = tmp_dir / "pyarrow.parquet"
     options = write_with_pyarrow(table, path, mode, page_version, codec)
-    used = check_encodings_used(path, mode, options) if rows else set()
+    used = check_encodings_used(path, mode, options, strict=schema_case == "sink")
     hint = reproduce_hint("test_floe_reads_pyarrow_files",
                           f"{schema_case}-{mode}-v{page_version}-{codec}")
     # pyarrow itself reads back what was generated (guards the test's own conversions).
