@@ -112,7 +112,8 @@ import org.apache.iceberg.util.SnapshotUtil;
  *
  * <p>FILTER is JSON: ["and", F, F], ["or", F, F], ["not", F], ["=", col, v] (also "!=", "<",
  * "<=", ">", ">="), ["in", col, [v, ...]], ["is_null", col], ["not_null", col], ["true"]. Values
- * are in floe's JSON conventions and converted by Iceberg to the column's type.
+ * are in floe's JSON conventions and converted by Iceberg to the column's type. A comparison
+ * or IN with a null value is false (SQL), also where the peer evaluates rows itself.
  *
  * <p>Rows follow floe's JSON conventions (docs/json-rows.md): decimals as strings, dates and
  * times as ISO text with six fraction digits, timestamptz with "+00:00", binary and fixed as
@@ -426,7 +427,8 @@ public final class IcebergPeer {
           continue;
         }
         gen.writeStartObject();
-        for (Types.NestedField f : row.struct().fields()) {
+        // The read schema's columns only (the reader may add metadata columns like _pos).
+        for (Types.NestedField f : schema.columns()) {
           if (columns != null && !columns.contains(f.name())) {
             continue;
           }
@@ -712,13 +714,20 @@ public final class IcebergPeer {
       case "in": {
         List<Object> values = new ArrayList<>();
         n.get(2).forEach(v -> values.add(literal(v)));
-        return Expressions.in(n.get(1).asText(), values);
+        return Expressions.and(
+            Expressions.notNull(n.get(1).asText()), Expressions.in(n.get(1).asText(), values));
       }
       default:
         break;
     }
+    // SQL semantics: a comparison with null is not true. (Iceberg's row Evaluator orders
+    // nulls first, so "x < 5" alone would hold for a null x.)
     String col = n.get(1).asText();
     Object v = literal(n.get(2));
+    return Expressions.and(Expressions.notNull(col), comparison(op, col, v));
+  }
+
+  private static Expression comparison(String op, String col, Object v) {
     return switch (op) {
       case "=" -> Expressions.equal(col, v);
       case "!=" -> Expressions.notEqual(col, v);
