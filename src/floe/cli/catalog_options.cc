@@ -1,0 +1,24 @@
+#include "floe/cli/catalog_options.h"
+
+#include "floe/iceberg/catalog/catalog_config.h"
+
+namespace floe::cli {
+
+void AddCatalogOptions(CLI::App& command, CatalogOptions* options) {
+  command.add_option("--catalog-config", options->config_file,
+                     "catalog settings file (default: .floe.yaml here, then ~/.floe.yaml)");
+  command.add_option("--catalog", options->catalog_name, "catalog name in that file")
+      ->capture_default_str();
+}
+
+Result<OpenedCatalog> OpenCatalogFromOptions(const CatalogOptions& options) {
+  FLOE_ASSIGN_OR_RETURN(std::string path, iceberg::FindCatalogConfigFile(options.config_file));
+  FLOE_ASSIGN_OR_RETURN(iceberg::CatalogConfig config,
+                        iceberg::ReadCatalogConfig(path, options.catalog_name));
+  OpenedCatalog opened;
+  opened.file_io = std::make_unique<io::LocalFileIO>();
+  FLOE_ASSIGN_OR_RETURN(opened.catalog, iceberg::OpenCatalog(config, opened.file_io.get()));
+  return opened;
+}
+
+}  // namespace floe::cli

@@ -1,0 +1,42 @@
+#pragma once
+/// The catalog options shared by every floe command that touches tables:
+///   --catalog-config FILE   the catalog settings (default: `.floe.yaml` in the
+///                           current folder, then `~/.floe.yaml`)
+///   --catalog NAME          the catalog in that file (default: `default`)
+/// and opening the catalog they name. See docs/catalogs.md.
+
+#include <memory>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "floe/common/result.h"
+#include "floe/iceberg/catalog/catalog.h"
+#include "floe/io/file_io.h"
+
+namespace floe::cli {
+
+struct CatalogOptions {
+  /// --catalog-config; empty: the default places.
+  std::string config_file;
+  /// --catalog.
+  std::string catalog_name = "default";
+};
+
+/// Adds --catalog-config and --catalog to `command`, storing into `*options`
+/// (which must outlive the parse).
+void AddCatalogOptions(CLI::App& command, CatalogOptions* options);
+
+/// An open catalog with the FileIO it reads and writes through. The catalog is
+/// declared after (so destroyed before) the FileIO it uses.
+struct OpenedCatalog {
+  std::unique_ptr<io::FileIO> file_io;
+  std::unique_ptr<iceberg::Catalog> catalog;
+};
+
+/// Finds the config file (FindCatalogConfigFile), reads the named catalog and
+/// opens it over the local file system. Errors: kNotFound (no config file, no
+/// such catalog), kInvalidArgument (bad settings), the catalog's open errors.
+Result<OpenedCatalog> OpenCatalogFromOptions(const CatalogOptions& options);
+
+}  // namespace floe::cli
