@@ -14,16 +14,16 @@ namespace floe::cdc::mysql {
 
 /// The statement classes the parser knows.
 enum class DdlKind : uint8_t {
-  kCreateTable,    ///< CREATE [OR REPLACE] [TEMPORARY] TABLE ... (columns)
-  kCreateTableLike,///< CREATE TABLE a LIKE b
-  kDropTable,      ///< DROP [TEMPORARY] TABLE [IF EXISTS] a, b
-  kRenameTable,    ///< RENAME TABLE a TO b, c TO d
-  kTruncateTable,  ///< TRUNCATE [TABLE] a
-  kAlterTable,     ///< ALTER TABLE a <actions>
-  kCreateIndex,    ///< CREATE [UNIQUE|FULLTEXT|SPATIAL] INDEX ... ON a: no column change
-  kDropIndex,      ///< DROP INDEX i ON a: no column change
-  kNotTableDdl,    ///< anything that cannot change a table's columns: BEGIN,
-                   ///< CREATE DATABASE, GRANT, views, triggers, routines, ...
+  kCreateTable,      ///< CREATE [OR REPLACE] [TEMPORARY] TABLE ... (columns)
+  kCreateTableLike,  ///< CREATE TABLE a LIKE b
+  kDropTable,        ///< DROP [TEMPORARY] TABLE [IF EXISTS] a, b
+  kRenameTable,      ///< RENAME TABLE a TO b, c TO d
+  kTruncateTable,    ///< TRUNCATE [TABLE] a
+  kAlterTable,       ///< ALTER TABLE a <actions>
+  kCreateIndex,      ///< CREATE [UNIQUE|FULLTEXT|SPATIAL] INDEX ... ON a: no column change
+  kDropIndex,        ///< DROP INDEX i ON a: no column change
+  kNotTableDdl,      ///< anything that cannot change a table's columns: BEGIN,
+                     ///< CREATE DATABASE, GRANT, views, triggers, routines, ...
 };
 
 /// "create_table", "alter_table", "not_table_ddl", ...
@@ -48,20 +48,20 @@ struct ColumnPosition {
 /// One action of an ALTER TABLE.
 struct AlterAction {
   enum class Kind : uint8_t {
-    kAddColumn,          ///< column, position, if_not_exists; inline_primary_key
-    kDropColumn,         ///< name, if_exists
-    kModifyColumn,       ///< column (its name is the column changed), position
-    kChangeColumn,       ///< name = old name, column = new definition, position
-    kRenameColumn,       ///< name -> new_name
-    kSetDefault,         ///< name, column.default_value (text), default_is_expression
-    kDropDefault,        ///< name
-    kSetVisibility,      ///< name, column.invisible
-    kAddPrimaryKey,      ///< key_columns
+    kAddColumn,      ///< column, position, if_not_exists; inline_primary_key
+    kDropColumn,     ///< name, if_exists
+    kModifyColumn,   ///< column (its name is the column changed), position
+    kChangeColumn,   ///< name = old name, column = new definition, position
+    kRenameColumn,   ///< name -> new_name
+    kSetDefault,     ///< name, column.default_value (text), default_is_expression
+    kDropDefault,    ///< name
+    kSetVisibility,  ///< name, column.invisible
+    kAddPrimaryKey,  ///< key_columns
     kDropPrimaryKey,
-    kRenameTable,        ///< new_table
-    kConvertCharset,     ///< charset, collation: every text column and the table default
-    kTableOptions,       ///< charset/collation/comment/engine (empty = not given)
-    kIgnored,            ///< indexes, foreign keys, checks, ALGORITHM, LOCK, partitions...
+    kRenameTable,     ///< new_table
+    kConvertCharset,  ///< charset, collation: every text column and the table default
+    kTableOptions,    ///< charset/collation/comment/engine (empty = not given)
+    kIgnored,         ///< indexes, foreign keys, checks, ALGORITHM, LOCK, partitions...
   };
   Kind kind = Kind::kIgnored;
   std::string name;

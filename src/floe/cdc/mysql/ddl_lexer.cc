@@ -110,8 +110,8 @@ class Lexer {
     std::string out;
     while (true) {
       if (pos_ >= s_.size()) {
-        return ErrorAt(start, quote == '`' ? "unterminated quoted identifier"
-                                           : "unterminated string literal");
+        return ErrorAt(
+            start, quote == '`' ? "unterminated quoted identifier" : "unterminated string literal");
       }
       char c = s_[pos_];
       if (c == quote) {
@@ -126,15 +126,33 @@ class Lexer {
       if (backslash && c == '\\' && pos_ + 1 < s_.size()) {
         char e = s_[pos_ + 1];
         switch (e) {
-          case '0': out += '\0'; break;
-          case 'b': out += '\b'; break;
-          case 'n': out += '\n'; break;
-          case 'r': out += '\r'; break;
-          case 't': out += '\t'; break;
-          case 'Z': out += '\x1a'; break;
-          case '%': out += "\\%"; break;  // kept for LIKE patterns, as the server does
-          case '_': out += "\\_"; break;
-          default: out += e; break;
+          case '0':
+            out += '\0';
+            break;
+          case 'b':
+            out += '\b';
+            break;
+          case 'n':
+            out += '\n';
+            break;
+          case 'r':
+            out += '\r';
+            break;
+          case 't':
+            out += '\t';
+            break;
+          case 'Z':
+            out += '\x1a';
+            break;
+          case '%':
+            out += "\\%";
+            break;  // kept for LIKE patterns, as the server does
+          case '_':
+            out += "\\_";
+            break;
+          default:
+            out += e;
+            break;
         }
         pos_ += 2;
         continue;
@@ -187,11 +205,11 @@ class Lexer {
       size_t p = pos_;
       while (p < s_.size() && IsDigit(static_cast<unsigned char>(s_[p]))) ++p;
       // Digits followed by letters: an identifier such as 1abc (MySQL allows it).
-      bool ident = p < s_.size() && IsIdentChar(static_cast<unsigned char>(s_[p])) &&
-                   !((s_[p] == 'e' || s_[p] == 'E') &&
-                     (IsDigit(static_cast<unsigned char>(At(p + 1))) ||
-                      ((At(p + 1) == '-' || At(p + 1) == '+') &&
-                       IsDigit(static_cast<unsigned char>(At(p + 2))))));
+      bool ident =
+          p < s_.size() && IsIdentChar(static_cast<unsigned char>(s_[p])) &&
+          !((s_[p] == 'e' || s_[p] == 'E') && (IsDigit(static_cast<unsigned char>(At(p + 1))) ||
+                                               ((At(p + 1) == '-' || At(p + 1) == '+') &&
+                                                IsDigit(static_cast<unsigned char>(At(p + 2))))));
       if (ident && c != '.') {
         while (p < s_.size() && IsIdentChar(static_cast<unsigned char>(s_[p]))) ++p;
         pos_ = p;
@@ -234,8 +252,8 @@ class Lexer {
       return Make(TokenKind::kIdentifier, begin, std::move(word));
     }
     // Punctuation and operators: longest match first.
-    static constexpr std::string_view kOps[] = {"<=>", "<<", ">>", "<=", ">=", "<>", "!=",
-                                                ":=",  "&&", "||", "->>", "->"};
+    static constexpr std::string_view kOps[] = {"<=>", "<<", ">>", "<=", ">=",  "<>",
+                                                "!=",  ":=", "&&", "||", "->>", "->"};
     for (std::string_view op : kOps) {
       if (s_.substr(pos_, op.size()) == op) {
         pos_ += op.size();

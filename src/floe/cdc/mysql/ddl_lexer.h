@@ -44,7 +44,9 @@ struct Token {
   /// A punctuation token equal to `p`.
   bool IsPunct(std::string_view p) const { return kind == TokenKind::kPunct && text == p; }
   /// An identifier, quoted or not.
-  bool IsName() const { return kind == TokenKind::kIdentifier || kind == TokenKind::kQuotedIdentifier; }
+  bool IsName() const {
+    return kind == TokenKind::kIdentifier || kind == TokenKind::kQuotedIdentifier;
+  }
 };
 
 /// Splits `sql` into tokens, ending with one kEnd token. Errors:

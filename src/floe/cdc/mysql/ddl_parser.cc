@@ -25,8 +25,7 @@ std::optional<int64_t> ParseInt(std::string_view text) {
 
 class Parser {
  public:
-  Parser(std::string_view sql, std::vector<Token> tokens)
-      : sql_(sql), tokens_(std::move(tokens)) {}
+  Parser(std::string_view sql, std::vector<Token> tokens) : sql_(sql), tokens_(std::move(tokens)) {}
 
   Result<DdlStatement> Parse() {
     DdlStatement st;
@@ -325,8 +324,8 @@ class Parser {
       w = LowerAscii(Advance().text);
     }
     if (w == "nchar" || w == "nvarchar") national = true;
-    if (w == "char" || w == "character" || w == "nchar" || w == "varchar" ||
-        w == "varcharacter" || w == "nvarchar") {
+    if (w == "char" || w == "character" || w == "nchar" || w == "varchar" || w == "varcharacter" ||
+        w == "nvarchar") {
       bool varying = w == "varchar" || w == "varcharacter" || w == "nvarchar" || Accept("VARYING");
       FLOE_RETURN_IF_ERROR(ParseTypeArgs(&a, &b));
       if (!varying && Accept("BYTE")) {
@@ -463,8 +462,7 @@ class Parser {
       return Ok();
     }
     // Typed literals: DATE '2020-01-01', TIMESTAMP '...', _binary X'00'.
-    if ((t.Is("DATE") || t.Is("TIME") || t.Is("TIMESTAMP")) &&
-        Peek(1).kind == TokenKind::kString) {
+    if ((t.Is("DATE") || t.Is("TIME") || t.Is("TIMESTAMP")) && Peek(1).kind == TokenKind::kString) {
       Advance();
       col.default_value = Advance().text;
       return Ok();
@@ -574,8 +572,8 @@ class Parser {
         // The expression without its outer parentheses.
         std::string text;
         if (pos_ >= 2 && first < pos_ - 1) {
-          text = std::string(sql_.substr(tokens_[first].begin,
-                                         tokens_[pos_ - 2].end - tokens_[first].begin));
+          text = std::string(
+              sql_.substr(tokens_[first].begin, tokens_[pos_ - 2].end - tokens_[first].begin));
         }
         col.generated_expr = std::move(text);
         col.generated_stored = false;
@@ -625,12 +623,24 @@ class Parser {
     if (col.charset == "binary" && (IsTextType(col.type))) {
       col.charset.clear();
       switch (col.type) {
-        case MysqlType::kChar: col.type = MysqlType::kBinary; break;
-        case MysqlType::kVarChar: col.type = MysqlType::kVarBinary; break;
-        case MysqlType::kTinyText: col.type = MysqlType::kTinyBlob; break;
-        case MysqlType::kText: col.type = MysqlType::kBlob; break;
-        case MysqlType::kMediumText: col.type = MysqlType::kMediumBlob; break;
-        default: col.type = MysqlType::kLongBlob; break;
+        case MysqlType::kChar:
+          col.type = MysqlType::kBinary;
+          break;
+        case MysqlType::kVarChar:
+          col.type = MysqlType::kVarBinary;
+          break;
+        case MysqlType::kTinyText:
+          col.type = MysqlType::kTinyBlob;
+          break;
+        case MysqlType::kText:
+          col.type = MysqlType::kBlob;
+          break;
+        case MysqlType::kMediumText:
+          col.type = MysqlType::kMediumBlob;
+          break;
+        default:
+          col.type = MysqlType::kLongBlob;
+          break;
       }
     }
     if (col.collation.empty() == false && col.charset.empty()) {
@@ -683,12 +693,11 @@ class Parser {
       FLOE_RETURN_IF_ERROR(SkipItem());
       return true;
     }
-    bool index_like =
-        Peek().Is("UNIQUE") || Peek().Is("INDEX") || Peek().Is("KEY") || Peek().Is("FULLTEXT") ||
-        Peek().Is("FOREIGN") || Peek().Is("CHECK") ||
-        (Peek().Is("SPATIAL") && (Peek(1).Is("INDEX") || Peek(1).Is("KEY") ||
-                                  Peek(1).IsPunct("(") || Peek(2).IsPunct("("))) ||
-        (Peek().Is("PERIOD") && Peek(1).Is("FOR"));
+    bool index_like = Peek().Is("UNIQUE") || Peek().Is("INDEX") || Peek().Is("KEY") ||
+                      Peek().Is("FULLTEXT") || Peek().Is("FOREIGN") || Peek().Is("CHECK") ||
+                      (Peek().Is("SPATIAL") && (Peek(1).Is("INDEX") || Peek(1).Is("KEY") ||
+                                                Peek(1).IsPunct("(") || Peek(2).IsPunct("("))) ||
+                      (Peek().Is("PERIOD") && Peek(1).Is("FOR"));
     if (index_like) {
       FLOE_RETURN_IF_ERROR(SkipItem());
       return true;
@@ -746,9 +755,9 @@ class Parser {
     if (Accept("TEMPORARY")) st.temporary = true;
     if (Accept("TABLE")) return ParseCreateTable(st);
     Accept("ONLINE") || Accept("OFFLINE");
-    if (Peek().Is("INDEX") || ((Peek().Is("UNIQUE") || Peek().Is("FULLTEXT") ||
-                                Peek().Is("SPATIAL")) &&
-                               Peek(1).Is("INDEX"))) {
+    if (Peek().Is("INDEX") ||
+        ((Peek().Is("UNIQUE") || Peek().Is("FULLTEXT") || Peek().Is("SPATIAL")) &&
+         Peek(1).Is("INDEX"))) {
       if (!Peek().Is("INDEX")) Advance();
       Advance();
       st.kind = DdlKind::kCreateIndex;
@@ -1072,9 +1081,9 @@ class Parser {
       return Ok();
     }
     if (t.Is("PARTITION") || t.Is("COALESCE") || t.Is("REORGANIZE") || t.Is("EXCHANGE") ||
-        t.Is("ANALYZE") || t.Is("CHECK") || t.Is("OPTIMIZE") || t.Is("REBUILD") ||
-        t.Is("REPAIR") || t.Is("TRUNCATE") || t.Is("DISCARD") || t.Is("IMPORT") ||
-        t.Is("CONVERT") || t.Is("SECONDARY_LOAD") || t.Is("SECONDARY_UNLOAD")) {
+        t.Is("ANALYZE") || t.Is("CHECK") || t.Is("OPTIMIZE") || t.Is("REBUILD") || t.Is("REPAIR") ||
+        t.Is("TRUNCATE") || t.Is("DISCARD") || t.Is("IMPORT") || t.Is("CONVERT") ||
+        t.Is("SECONDARY_LOAD") || t.Is("SECONDARY_UNLOAD")) {
       // Partition operations come last and take comma-separated partition
       // lists (TRUNCATE PARTITION p0, p1): skip to the end.
       std::string what = t.text;
@@ -1139,14 +1148,40 @@ class Parser {
 
   bool IsTableOptionName(const Token& t) const {
     if (Peek(1).IsPunct("=")) return true;
-    for (auto k : {"AUTO_INCREMENT", "AVG_ROW_LENGTH", "CHECKSUM", "COMPRESSION", "CONNECTION",
-                   "DATA", "INDEX", "DELAY_KEY_WRITE", "ENCRYPTION", "INSERT_METHOD",
-                   "KEY_BLOCK_SIZE", "MAX_ROWS", "MIN_ROWS", "PACK_KEYS", "PASSWORD",
-                   "ROW_FORMAT", "STATS_AUTO_RECALC", "STATS_PERSISTENT", "STATS_SAMPLE_PAGES",
-                   "TABLESPACE", "UNION", "PAGE_CHECKSUM", "TRANSACTIONAL", "PAGE_COMPRESSED",
-                   "PAGE_COMPRESSION_LEVEL", "IETF_QUOTES", "ENCRYPTED", "ENCRYPTION_KEY_ID",
-                   "SEQUENCE", "ENGINE_ATTRIBUTE", "SECONDARY_ENGINE",
-                   "SECONDARY_ENGINE_ATTRIBUTE", "AUTOEXTEND_SIZE", "STORAGE"}) {
+    for (auto k : {"AUTO_INCREMENT",
+                   "AVG_ROW_LENGTH",
+                   "CHECKSUM",
+                   "COMPRESSION",
+                   "CONNECTION",
+                   "DATA",
+                   "INDEX",
+                   "DELAY_KEY_WRITE",
+                   "ENCRYPTION",
+                   "INSERT_METHOD",
+                   "KEY_BLOCK_SIZE",
+                   "MAX_ROWS",
+                   "MIN_ROWS",
+                   "PACK_KEYS",
+                   "PASSWORD",
+                   "ROW_FORMAT",
+                   "STATS_AUTO_RECALC",
+                   "STATS_PERSISTENT",
+                   "STATS_SAMPLE_PAGES",
+                   "TABLESPACE",
+                   "UNION",
+                   "PAGE_CHECKSUM",
+                   "TRANSACTIONAL",
+                   "PAGE_COMPRESSED",
+                   "PAGE_COMPRESSION_LEVEL",
+                   "IETF_QUOTES",
+                   "ENCRYPTED",
+                   "ENCRYPTION_KEY_ID",
+                   "SEQUENCE",
+                   "ENGINE_ATTRIBUTE",
+                   "SECONDARY_ENGINE",
+                   "SECONDARY_ENGINE_ATTRIBUTE",
+                   "AUTOEXTEND_SIZE",
+                   "STORAGE"}) {
       if (t.Is(k)) return true;
     }
     return false;
@@ -1261,15 +1296,24 @@ class Parser {
 
 std::string_view DdlKindName(DdlKind kind) {
   switch (kind) {
-    case DdlKind::kCreateTable: return "create_table";
-    case DdlKind::kCreateTableLike: return "create_table_like";
-    case DdlKind::kDropTable: return "drop_table";
-    case DdlKind::kRenameTable: return "rename_table";
-    case DdlKind::kTruncateTable: return "truncate_table";
-    case DdlKind::kAlterTable: return "alter_table";
-    case DdlKind::kCreateIndex: return "create_index";
-    case DdlKind::kDropIndex: return "drop_index";
-    case DdlKind::kNotTableDdl: return "not_table_ddl";
+    case DdlKind::kCreateTable:
+      return "create_table";
+    case DdlKind::kCreateTableLike:
+      return "create_table_like";
+    case DdlKind::kDropTable:
+      return "drop_table";
+    case DdlKind::kRenameTable:
+      return "rename_table";
+    case DdlKind::kTruncateTable:
+      return "truncate_table";
+    case DdlKind::kAlterTable:
+      return "alter_table";
+    case DdlKind::kCreateIndex:
+      return "create_index";
+    case DdlKind::kDropIndex:
+      return "drop_index";
+    case DdlKind::kNotTableDdl:
+      return "not_table_ddl";
   }
   return "unknown";
 }
@@ -1277,9 +1321,9 @@ std::string_view DdlKindName(DdlKind kind) {
 Result<DdlStatement> ParseDdl(std::string_view sql) {
   auto tokens = Tokenize(sql);
   if (!tokens) {
-    return std::unexpected(Error(tokens.error().code(),
-                                 fmt::format("{} in statement: {}", tokens.error().message(),
-                                             ShortStatement(sql))));
+    return std::unexpected(
+        Error(tokens.error().code(),
+              fmt::format("{} in statement: {}", tokens.error().message(), ShortStatement(sql))));
   }
   return Parser(sql, std::move(*tokens)).Parse();
 }

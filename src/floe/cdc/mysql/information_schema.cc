@@ -12,8 +12,8 @@ namespace {
 
 std::string Escape(MYSQL* conn, std::string_view s) {
   std::string out(s.size() * 2 + 1, '\0');
-  unsigned long n = mysql_real_escape_string(conn, out.data(), s.data(),
-                                             static_cast<unsigned long>(s.size()));
+  unsigned long n =
+      mysql_real_escape_string(conn, out.data(), s.data(), static_cast<unsigned long>(s.size()));
   out.resize(n);
   return out;
 }
@@ -59,8 +59,7 @@ std::optional<std::string> CurrentTimestampText(std::string_view v) {
     if (l.rfind(f, 0) != 0) continue;
     std::string_view rest = std::string_view(l).substr(f.size());
     if (rest.empty() || rest == "()" || rest == "(0)") return std::string("CURRENT_TIMESTAMP");
-    if (rest.size() == 3 && rest[0] == '(' && rest[2] == ')' && rest[1] >= '1' &&
-        rest[1] <= '6') {
+    if (rest.size() == 3 && rest[0] == '(' && rest[2] == ')' && rest[1] >= '1' && rest[1] <= '6') {
       return "CURRENT_TIMESTAMP(" + std::string(1, rest[1]) + ")";
     }
   }
@@ -100,8 +99,7 @@ void NormalizeInformationSchemaDefault(const char* column_default, bool mariadb,
     // Unquoted: a number, or an expression (function call, operator).
     bool number = !v.empty();
     for (char c : v) {
-      if (!((c >= '0' && c <= '9') || c == '.' || c == '-' || c == '+' || c == 'e' ||
-            c == 'E')) {
+      if (!((c >= '0' && c <= '9') || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E')) {
         number = false;
       }
     }
@@ -120,12 +118,14 @@ void NormalizeInformationSchemaDefault(const char* column_default, bool mariadb,
 Result<std::optional<TableSchema>> ReadTableSchema(MYSQL* conn, std::string_view db,
                                                    std::string_view table) {
   const bool mariadb = ContainsCi(mysql_get_server_info(conn), "mariadb");
-  const std::string where = "TABLE_SCHEMA = '" + Escape(conn, db) + "' AND TABLE_NAME = '" +
-                            Escape(conn, table) + "'";
+  const std::string where =
+      "TABLE_SCHEMA = '" + Escape(conn, db) + "' AND TABLE_NAME = '" + Escape(conn, table) + "'";
   FLOE_ASSIGN_OR_RETURN(
       auto tables,
-      Query(conn, "SELECT ENGINE, TABLE_COLLATION, TABLE_COMMENT FROM information_schema.TABLES "
-                  "WHERE " + where));
+      Query(conn,
+            "SELECT ENGINE, TABLE_COLLATION, TABLE_COMMENT FROM information_schema.TABLES "
+            "WHERE " +
+                where));
   if (tables.empty()) return std::optional<TableSchema>();
   TableSchema schema;
   schema.db = std::string(db);
@@ -143,7 +143,8 @@ Result<std::optional<TableSchema>> ReadTableSchema(MYSQL* conn, std::string_view
       Query(conn,
             "SELECT COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE, COLUMN_DEFAULT, EXTRA, "
             "CHARACTER_SET_NAME, COLLATION_NAME, COLUMN_COMMENT, GENERATION_EXPRESSION "
-            "FROM information_schema.COLUMNS WHERE " + where + " ORDER BY ORDINAL_POSITION"));
+            "FROM information_schema.COLUMNS WHERE " +
+                where + " ORDER BY ORDINAL_POSITION"));
   for (const Row& r : columns) {
     std::string name = r[0].value_or("");
     std::string type = r[1].value_or("");

@@ -112,8 +112,7 @@ Result<SchemaHistory> SchemaHistory::Open(std::string path) {
     if (::ftruncate(fd, static_cast<off_t>(complete)) != 0 || ::fsync(fd) != 0) {
       int e = errno;
       ::close(fd);
-      return IoError("schema history {}: cutting off a torn last line: {}", path,
-                     std::strerror(e));
+      return IoError("schema history {}: cutting off a torn last line: {}", path, std::strerror(e));
     }
   }
   return SchemaHistory(std::move(path), fd);
@@ -176,8 +175,8 @@ Result<std::vector<TableSchema>> SchemaHistory::LoadAsOf(const SourcePosition& p
     auto cmp = ComparePositions(r.position, position);
     if (!cmp) {
       return InvalidArgument(
-          "schema history {}: the record for {}.{} at {} cannot be ordered against {}", path_,
-          r.db, r.table, r.position.ToJsonString(), position.ToJsonString());
+          "schema history {}: the record for {}.{} at {} cannot be ordered against {}", path_, r.db,
+          r.table, r.position.ToJsonString(), position.ToJsonString());
     }
     if (*cmp > 0) continue;  // after the position
     state[{r.db, r.table}] = r.schema;

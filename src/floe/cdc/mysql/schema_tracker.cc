@@ -67,8 +67,7 @@ std::optional<TableRef> GuessTargetTable(std::string_view sql) {
   return ref;
 }
 
-int PositionIndex(const TableSchema& t, const ColumnPosition& p, int default_index,
-                  Status* error) {
+int PositionIndex(const TableSchema& t, const ColumnPosition& p, int default_index, Status* error) {
   switch (p.kind) {
     case ColumnPosition::Kind::kLast:
       return default_index;
@@ -90,16 +89,26 @@ int PositionIndex(const TableSchema& t, const ColumnPosition& p, int default_ind
 
 std::string_view SchemaChangeKindName(SchemaChangeKind kind) {
   switch (kind) {
-    case SchemaChangeKind::kCreateTable: return "create_table";
-    case SchemaChangeKind::kDropTable: return "drop_table";
-    case SchemaChangeKind::kRenameTable: return "rename_table";
-    case SchemaChangeKind::kTruncateTable: return "truncate_table";
-    case SchemaChangeKind::kAddColumn: return "add_column";
-    case SchemaChangeKind::kDropColumn: return "drop_column";
-    case SchemaChangeKind::kRenameColumn: return "rename_column";
-    case SchemaChangeKind::kModifyColumn: return "modify_column";
-    case SchemaChangeKind::kPrimaryKeyChange: return "primary_key";
-    case SchemaChangeKind::kTableOptions: return "table_options";
+    case SchemaChangeKind::kCreateTable:
+      return "create_table";
+    case SchemaChangeKind::kDropTable:
+      return "drop_table";
+    case SchemaChangeKind::kRenameTable:
+      return "rename_table";
+    case SchemaChangeKind::kTruncateTable:
+      return "truncate_table";
+    case SchemaChangeKind::kAddColumn:
+      return "add_column";
+    case SchemaChangeKind::kDropColumn:
+      return "drop_column";
+    case SchemaChangeKind::kRenameColumn:
+      return "rename_column";
+    case SchemaChangeKind::kModifyColumn:
+      return "modify_column";
+    case SchemaChangeKind::kPrimaryKeyChange:
+      return "primary_key";
+    case SchemaChangeKind::kTableOptions:
+      return "table_options";
   }
   return "unknown";
 }
@@ -278,8 +287,8 @@ Status SchemaTracker::ApplyCreate(const DdlStatement& st, std::string_view defau
   }
   for (const auto& k : t.primary_key) {
     if (t.FindColumn(k) == nullptr) {
-      return InvalidArgument("CREATE TABLE {}.{}: primary-key column {} is not a column",
-                             ref.db, ref.table, k);
+      return InvalidArgument("CREATE TABLE {}.{}: primary-key column {} is not a column", ref.db,
+                             ref.table, k);
     }
   }
   KeyColumnsNotNull(t);
@@ -313,8 +322,7 @@ Status SchemaTracker::ApplyCreateLike(const DdlStatement& st, std::string_view d
   if (Find(ref.db, ref.table) != nullptr) {
     if (st.if_not_exists) return Ok();
     if (!st.or_replace && selected) {
-      return AlreadyExists("CREATE TABLE {}.{} LIKE: the table already exists", ref.db,
-                           ref.table);
+      return AlreadyExists("CREATE TABLE {}.{} LIKE: the table already exists", ref.db, ref.table);
     }
   }
   TableSchema t = *source;
@@ -423,9 +431,10 @@ Status SchemaTracker::ApplyAlter(const DdlStatement& st, std::string_view defaul
       if (a.kind != AlterAction::Kind::kIgnored) changes_columns = true;
     }
     if (!changes_columns) return Ok();
-    return NotFound("ALTER TABLE {}.{}: the table's schema is unknown; read it from "
-                    "information_schema",
-                    ref.db, ref.table);
+    return NotFound(
+        "ALTER TABLE {}.{}: the table's schema is unknown; read it from "
+        "information_schema",
+        ref.db, ref.table);
   }
   TableSchema t = it->second;
   std::vector<SchemaChange> changes;
@@ -477,8 +486,7 @@ Status SchemaTracker::ApplyAlter(const DdlStatement& st, std::string_view defaul
                                a.column.name);
         }
         Status error = Ok();
-        int index =
-            PositionIndex(t, a.position, static_cast<int>(t.columns.size()), &error);
+        int index = PositionIndex(t, a.position, static_cast<int>(t.columns.size()), &error);
         FLOE_RETURN_IF_ERROR(error);
         ColumnDef c = a.column;
         ResolveTextLength(c, t.charset);
@@ -508,8 +516,7 @@ Status SchemaTracker::ApplyAlter(const DdlStatement& st, std::string_view defaul
         if (i < 0) {
           if (a.if_exists) break;
           return NotFound("ALTER TABLE {} {} COLUMN {}: no such column", name,
-                          a.kind == AlterAction::Kind::kChangeColumn ? "CHANGE" : "MODIFY",
-                          a.name);
+                          a.kind == AlterAction::Kind::kChangeColumn ? "CHANGE" : "MODIFY", a.name);
         }
         ColumnDef before = t.columns[static_cast<size_t>(i)];
         int other = t.FindColumnIndex(a.column.name);
@@ -615,8 +622,8 @@ Status SchemaTracker::ApplyAlter(const DdlStatement& st, std::string_view defaul
         for (auto& c : t.columns) {
           // The server keeps the character capacity of TEXT columns: a TEXT in
           // latin1 (65,535 chars) becomes a MEDIUMTEXT in utf8mb4.
-          int64_t capacity = c.type == MysqlType::kTinyText ? 255
-                             : c.type == MysqlType::kText   ? 65535
+          int64_t capacity = c.type == MysqlType::kTinyText     ? 255
+                             : c.type == MysqlType::kText       ? 65535
                              : c.type == MysqlType::kMediumText ? 16777215
                                                                 : 0;
           if (capacity > 0) {

@@ -89,8 +89,7 @@ bool IsIntegerType(MysqlType type) {
 
 bool IsTextType(MysqlType type) {
   return type == MysqlType::kChar || type == MysqlType::kVarChar || type == MysqlType::kTinyText ||
-         type == MysqlType::kText || type == MysqlType::kMediumText ||
-         type == MysqlType::kLongText;
+         type == MysqlType::kText || type == MysqlType::kMediumText || type == MysqlType::kLongText;
 }
 
 bool IsBinaryType(MysqlType type) {
@@ -154,7 +153,7 @@ std::string ColumnDef::TypeString() const {
   if (default_value) {
     out += " DEFAULT ";
     out += default_is_expression || *default_value == "NULL" ? *default_value
-                                                            : QuoteSql(*default_value);
+                                                             : QuoteSql(*default_value);
   }
   if (on_update) out += " ON UPDATE " + *on_update;
   if (auto_increment) out += " AUTO_INCREMENT";
@@ -200,9 +199,7 @@ std::string_view TableSchema::EffectiveCharset(const ColumnDef& column) const {
   return column.charset.empty() ? std::string_view(charset) : std::string_view(column.charset);
 }
 
-std::string TableSchema::QualifiedName() const {
-  return db.empty() ? table : db + "." + table;
-}
+std::string TableSchema::QualifiedName() const { return db.empty() ? table : db + "." + table; }
 
 std::string TableSchema::ToString() const {
   std::string out = QualifiedName() + " (";
@@ -229,8 +226,8 @@ int MaxBytesPerChar(std::string_view charset) {
     return 4;
   }
   if (c == "utf8" || c == "utf8mb3" || c == "ujis" || c == "eucjpms") return 3;
-  if (c == "ucs2" || c == "big5" || c == "gbk" || c == "sjis" || c == "cp932" ||
-      c == "euckr" || c == "gb2312") {
+  if (c == "ucs2" || c == "big5" || c == "gbk" || c == "sjis" || c == "cp932" || c == "euckr" ||
+      c == "gb2312") {
     return 2;
   }
   return 1;

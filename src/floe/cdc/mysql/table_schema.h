@@ -44,24 +44,24 @@ enum class MysqlType : uint8_t {
   kBool,       ///< BOOL as written; the parser yields TINYINT(1) like the server
   kYear,       ///< YEAR (4 digits)
   kDate,
-  kDateTime,   ///< DATETIME(fsp 0..6), no time zone
-  kTimestamp,  ///< TIMESTAMP(fsp 0..6), seconds since epoch, shown in session zone
-  kTime,       ///< TIME(fsp 0..6), -838:59:59 .. 838:59:59
-  kChar,       ///< CHAR(0..255) characters; default 1
-  kVarChar,    ///< VARCHAR(0..65535) characters
-  kTinyText,   ///< up to 255 bytes
-  kText,       ///< up to 65,535 bytes
-  kMediumText, ///< up to 16,777,215 bytes
-  kLongText,   ///< up to 4 GiB
-  kBinary,     ///< BINARY(0..255) bytes; default 1
-  kVarBinary,  ///< VARBINARY(0..65535) bytes
+  kDateTime,    ///< DATETIME(fsp 0..6), no time zone
+  kTimestamp,   ///< TIMESTAMP(fsp 0..6), seconds since epoch, shown in session zone
+  kTime,        ///< TIME(fsp 0..6), -838:59:59 .. 838:59:59
+  kChar,        ///< CHAR(0..255) characters; default 1
+  kVarChar,     ///< VARCHAR(0..65535) characters
+  kTinyText,    ///< up to 255 bytes
+  kText,        ///< up to 65,535 bytes
+  kMediumText,  ///< up to 16,777,215 bytes
+  kLongText,    ///< up to 4 GiB
+  kBinary,      ///< BINARY(0..255) bytes; default 1
+  kVarBinary,   ///< VARBINARY(0..65535) bytes
   kTinyBlob,
   kBlob,
   kMediumBlob,
   kLongBlob,
-  kEnum,       ///< ENUM('a', ...): up to 65,535 values
-  kSet,        ///< SET('a', ...): up to 64 members
-  kJson,       ///< MySQL binary JSON; in MariaDB an alias of LONGTEXT with a CHECK
+  kEnum,  ///< ENUM('a', ...): up to 65,535 values
+  kSet,   ///< SET('a', ...): up to 64 members
+  kJson,  ///< MySQL binary JSON; in MariaDB an alias of LONGTEXT with a CHECK
   kGeometry,
   kPoint,
   kLineString,
@@ -70,10 +70,10 @@ enum class MysqlType : uint8_t {
   kMultiLineString,
   kMultiPolygon,
   kGeometryCollection,
-  kUuid,       ///< MariaDB 10.7+ UUID
-  kInet4,      ///< MariaDB 10.10+ INET4
-  kInet6,      ///< MariaDB 10.5+ INET6
-  kVector,     ///< MySQL 9 / MariaDB 11.7 VECTOR(n) of float32
+  kUuid,    ///< MariaDB 10.7+ UUID
+  kInet4,   ///< MariaDB 10.10+ INET4
+  kInet6,   ///< MariaDB 10.5+ INET6
+  kVector,  ///< MySQL 9 / MariaDB 11.7 VECTOR(n) of float32
 };
 
 /// The upper-case SQL name, e.g. "MEDIUMINT", "GEOMETRYCOLLECTION".

@@ -49,8 +49,7 @@ Status Get(const json& j, const char* key, T* out, const std::string& path, bool
 }
 
 template <typename T>
-Status GetOptional(const json& j, const char* key, std::optional<T>* out,
-                   const std::string& path) {
+Status GetOptional(const json& j, const char* key, std::optional<T>* out, const std::string& path) {
   if (!j.contains(key)) return Ok();
   T v{};
   FLOE_RETURN_IF_ERROR(Get(j, key, &v, path, true));

@@ -23,8 +23,8 @@ Result<types::TypePtr> IcebergTypeOf(const ColumnDef& column) {
       int p = column.precision.value_or(10);
       int s = column.scale.value_or(0);
       if (p < 1 || p > 65 || s < 0 || s > 30 || s > p) {
-        return InvalidArgument("column {}: DECIMAL({},{}) is outside MySQL's range", column.name,
-                               p, s);
+        return InvalidArgument("column {}: DECIMAL({},{}) is outside MySQL's range", column.name, p,
+                               s);
       }
       if (p <= 38) return Type::Decimal(p, s);
       return Type::String();
@@ -87,8 +87,8 @@ Result<types::Schema> IcebergSchemaOf(const TableSchema& table, int32_t schema_i
                              column.name);
     }
     if (!seen.insert(column.field_id).second) {
-      return InvalidArgument("{}.{}: field id {} is used twice", table.QualifiedName(),
-                             column.name, column.field_id);
+      return InvalidArgument("{}.{}: field id {} is used twice", table.QualifiedName(), column.name,
+                             column.field_id);
     }
     auto type = IcebergTypeOf(column);
     if (!type) {
@@ -97,8 +97,8 @@ Result<types::Schema> IcebergSchemaOf(const TableSchema& table, int32_t schema_i
     // Primary-key columns are NOT NULL in MySQL; Iceberg identifier fields
     // must be required, so a key column is required whatever the DDL said.
     bool required = !column.nullable || table.IsPrimaryKeyColumn(column.name);
-    fields.push_back(types::NestedField{column.field_id, column.name, required,
-                                        std::move(*type), column.comment});
+    fields.push_back(types::NestedField{column.field_id, column.name, required, std::move(*type),
+                                        column.comment});
   }
   std::vector<int32_t> identifier_ids;
   for (const auto& key : table.primary_key) {

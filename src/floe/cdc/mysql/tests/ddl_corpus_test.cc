@@ -189,8 +189,7 @@ TEST(DdlCorpus, AllFiles) {
       auto actual = runner.Run(c.sql);
       ++total;
       if (!update) {
-        EXPECT_EQ(actual, c.expected)
-            << path.filename().string() << ":" << c.line << "\n" << c.sql;
+        EXPECT_EQ(actual, c.expected) << path.filename().string() << ":" << c.line << "\n" << c.sql;
       }
       rewritten << "statement\n" << c.sql << "\n----\n";
       for (const auto& l : actual) rewritten << l << "\n";

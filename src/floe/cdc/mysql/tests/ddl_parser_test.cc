@@ -8,7 +8,8 @@ namespace floe::cdc::mysql {
 namespace {
 
 TEST(DdlLexer, QuotedIdentifiersStringsAndComments) {
-  auto tokens = Tokenize("CREATE /* c */ TABLE `a``b`.`t` -- x\n(c VARCHAR(3) DEFAULT 'it''s\\n' # y\n)");
+  auto tokens =
+      Tokenize("CREATE /* c */ TABLE `a``b`.`t` -- x\n(c VARCHAR(3) DEFAULT 'it''s\\n' # y\n)");
   ASSERT_TRUE(tokens.has_value()) << tokens.error().ToString();
   const auto& t = *tokens;
   ASSERT_GE(t.size(), 6u);
@@ -103,10 +104,10 @@ TEST(DdlParser, AlterActions) {
   using K = AlterAction::Kind;
   std::vector<K> kinds;
   for (const auto& a : st->actions) kinds.push_back(a.kind);
-  EXPECT_EQ(kinds, (std::vector<K>{K::kAddColumn, K::kDropColumn, K::kModifyColumn,
-                                   K::kChangeColumn, K::kRenameColumn, K::kSetDefault,
-                                   K::kDropPrimaryKey, K::kAddPrimaryKey, K::kIgnored,
-                                   K::kIgnored, K::kIgnored, K::kRenameTable}));
+  EXPECT_EQ(kinds,
+            (std::vector<K>{K::kAddColumn, K::kDropColumn, K::kModifyColumn, K::kChangeColumn,
+                            K::kRenameColumn, K::kSetDefault, K::kDropPrimaryKey, K::kAddPrimaryKey,
+                            K::kIgnored, K::kIgnored, K::kIgnored, K::kRenameTable}));
   EXPECT_EQ(st->actions[0].position.kind, ColumnPosition::Kind::kAfter);
   EXPECT_EQ(st->actions[0].position.after, "id");
   EXPECT_TRUE(st->actions[1].if_exists);
@@ -143,10 +144,11 @@ TEST(DdlParser, DeepNestingIsRejectedNotCrashed) {
 }
 
 TEST(DdlParser, NotTableDdl) {
-  for (const char* sql : {"BEGIN", "COMMIT", "CREATE DATABASE x", "GRANT ALL ON *.* TO u",
-                          "CREATE DEFINER=`root`@`%` TRIGGER tr BEFORE INSERT ON t FOR EACH ROW SET NEW.a=1",
-                          "DROP VIEW v", "ALTER DATABASE d CHARACTER SET utf8mb4",
-                          "/* only a comment */", "SET NAMES utf8mb4"}) {
+  for (const char* sql :
+       {"BEGIN", "COMMIT", "CREATE DATABASE x", "GRANT ALL ON *.* TO u",
+        "CREATE DEFINER=`root`@`%` TRIGGER tr BEFORE INSERT ON t FOR EACH ROW SET NEW.a=1",
+        "DROP VIEW v", "ALTER DATABASE d CHARACTER SET utf8mb4", "/* only a comment */",
+        "SET NAMES utf8mb4"}) {
     auto st = ParseDdl(sql);
     ASSERT_TRUE(st.has_value()) << sql << ": " << st.error().ToString();
     EXPECT_EQ(st->kind, DdlKind::kNotTableDdl) << sql;

@@ -172,12 +172,12 @@ TEST_F(SchemaTrackerIntegrationTest, TrackerMatchesInformationSchemaAfterEverySt
 }
 
 TEST_F(SchemaTrackerIntegrationTest, ReadTableSchemaDetails) {
-  ASSERT_TRUE(Exec(
-      "CREATE TABLE ddlit_a (id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT COMMENT 'key', "
-      "s VARCHAR(10) CHARACTER SET latin1 COLLATE latin1_bin DEFAULT 'it''s', "
-      "t TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3) ON UPDATE CURRENT_TIMESTAMP(3), "
-      "d DECIMAL(12,4) DEFAULT 1.5, n INT DEFAULT NULL, g INT AS (id + 1) VIRTUAL, "
-      "PRIMARY KEY (id)) COMMENT='tbl' DEFAULT CHARSET=utf8mb4"));
+  ASSERT_TRUE(
+      Exec("CREATE TABLE ddlit_a (id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT COMMENT 'key', "
+           "s VARCHAR(10) CHARACTER SET latin1 COLLATE latin1_bin DEFAULT 'it''s', "
+           "t TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3) ON UPDATE CURRENT_TIMESTAMP(3), "
+           "d DECIMAL(12,4) DEFAULT 1.5, n INT DEFAULT NULL, g INT AS (id + 1) VIRTUAL, "
+           "PRIMARY KEY (id)) COMMENT='tbl' DEFAULT CHARSET=utf8mb4"));
   auto schema = ReadTableSchema(conn_, kDb, "ddlit_a");
   ASSERT_TRUE(schema) << schema.error().ToString();
   ASSERT_TRUE(schema->has_value());

@@ -25,8 +25,8 @@ TEST(SchemaTracker, FieldIdsAreStableAcrossChanges) {
   std::vector<std::pair<std::string, int>> ids;
   for (const auto& c : t->columns) ids.emplace_back(c.name, c.field_id);
   // id keeps 1, bb (was b) keeps 3, c got 4, the re-added a gets 5 (never a's old 2).
-  EXPECT_EQ(ids, (std::vector<std::pair<std::string, int>>{
-                     {"c", 4}, {"id", 1}, {"bb", 3}, {"a", 5}}));
+  EXPECT_EQ(ids,
+            (std::vector<std::pair<std::string, int>>{{"c", 4}, {"id", 1}, {"bb", 3}, {"a", 5}}));
   EXPECT_EQ(t->last_field_id, 5);
 }
 
@@ -38,10 +38,9 @@ TEST(SchemaTracker, ChangesDescribePositions) {
       "ADD PRIMARY KEY (id)",
       "app");
   EXPECT_EQ(Describe(changes),
-            (std::vector<std::string>{"add_column app.t x at 1 after id",
-                                      "modify_column app.t b at 0 first",
-                                      "rename_column app.t aa from a at 3 after x",
-                                      "primary_key app.t () -> (id)"}));
+            (std::vector<std::string>{
+                "add_column app.t x at 1 after id", "modify_column app.t b at 0 first",
+                "rename_column app.t aa from a at 3 after x", "primary_key app.t () -> (id)"}));
   EXPECT_FALSE(tracker.Find("app", "t")->FindColumn("id")->nullable);
 }
 
@@ -51,18 +50,17 @@ TEST(SchemaTracker, GhostTableCutOver) {
     return db == "app" && table == "users";
   };
   SchemaTracker tracker(options);
-  tracker.Put(TableSchema{.db = "app",
-                          .table = "users",
-                          .columns = {ColumnDef{.name = "id", .type = MysqlType::kInt},
-                                      ColumnDef{.name = "name", .type = MysqlType::kVarChar,
-                                                .length = 20}},
-                          .primary_key = {"id"}});
+  tracker.Put(
+      TableSchema{.db = "app",
+                  .table = "users",
+                  .columns = {ColumnDef{.name = "id", .type = MysqlType::kInt},
+                              ColumnDef{.name = "name", .type = MysqlType::kVarChar, .length = 20}},
+                  .primary_key = {"id"}});
   EXPECT_TRUE(tracker.Apply("CREATE TABLE `app`.`_users_gho` LIKE `app`.`users`", "")->empty());
   EXPECT_TRUE(
       tracker.Apply("ALTER TABLE `app`.`_users_gho` ADD COLUMN email VARCHAR(100)", "")->empty());
   auto changes = tracker.Apply(
-      "RENAME TABLE `app`.`users` TO `app`.`_users_del`, `app`.`_users_gho` TO `app`.`users`",
-      "");
+      "RENAME TABLE `app`.`users` TO `app`.`_users_del`, `app`.`_users_gho` TO `app`.`users`", "");
   EXPECT_EQ(Describe(changes),
             (std::vector<std::string>{"drop_table app.users",
                                       "create_table app.users from app._users_gho"}));
@@ -103,8 +101,8 @@ TEST(SchemaTracker, DropColumnShrinksPrimaryKey) {
   SchemaTracker tracker;
   ASSERT_TRUE(tracker.Apply("CREATE TABLE t (a INT, b INT, c INT, PRIMARY KEY (a, b))", "d"));
   auto changes = tracker.Apply("ALTER TABLE t DROP b", "d");
-  EXPECT_EQ(Describe(changes), (std::vector<std::string>{"drop_column d.t b",
-                                                         "primary_key d.t (a,b) -> (a)"}));
+  EXPECT_EQ(Describe(changes),
+            (std::vector<std::string>{"drop_column d.t b", "primary_key d.t (a,b) -> (a)"}));
 }
 
 TEST(SchemaTracker, CaseInsensitiveColumnsAndOptionalTableNames) {
