@@ -9,7 +9,7 @@ import pytest
 
 from iceberg_peers import FloeTables, py_scan
 from iceberg_rows import TRANSFORMS, assert_same_rows, decimal_columns, filter_sql, matches
-from iceberg_scenarios import probe_filters, pyiceberg_scenario
+from iceberg_scenarios import probe_filters, pyiceberg_can_filter, pyiceberg_scenario
 
 COLUMNS = ["id", "label", "tz", "st", "note"]
 
@@ -41,8 +41,9 @@ def test_floe_reads_pyiceberg_table(floe_run, make_lake, transform):
     dec = decimal_columns(written.schema)
     for f in probe_filters(written):
         text = filter_sql(f, dec)
-        py_filtered, _ = py_scan(table, row_filter=text)
         got = floe.scan(written.ident, "--where", text)
-        assert_same_rows(got, py_filtered, written.schema, what + f" --where {text!r}")
+        if pyiceberg_can_filter(f, written.schema):
+            py_filtered, _ = py_scan(table, row_filter=text)
+            assert_same_rows(got, py_filtered, written.schema, what + f" --where {text!r}")
         want = [r for r in written.rows if matches(r, f, written.schema)]
         assert_same_rows(got, want, written.schema, what + f" --where {text!r} (vs the model)")

@@ -11,7 +11,7 @@ import pytest
 from floe_written import floe_written
 from iceberg_peers import check_live_files, check_partition_values, check_snapshot_totals, local_path, py_scan
 from iceberg_rows import TRANSFORMS, assert_same_rows, assert_same_schema, decimal_columns, filter_sql, matches
-from iceberg_scenarios import probe_filters
+from iceberg_scenarios import probe_filters, pyiceberg_can_filter
 
 KINDS = ["sql", "hadoop"]
 
@@ -53,6 +53,8 @@ def test_pyiceberg_filters_floe_table(floe_run, tmp_path_factory, kind, transfor
     written = floe_written(floe_run, tmp_path_factory.getbasetemp(), kind, transform, expire=False)
     table = written.lake.py_table(written.ident)
     for f in probe_filters(written):
+        if not pyiceberg_can_filter(f, written.schema):
+            continue  # Java's filtered scans of the same table cover it
         what = f"floe-written {kind} table, {transform}, PyIceberg filter {f}"
         rows, _ = py_scan(table, row_filter=filter_sql(f, decimal_columns(written.schema)))
         want = [r for r in written.rows if matches(r, f, written.schema)]
