@@ -11,6 +11,26 @@ void AddCatalogOptions(CLI::App& command, CatalogOptions* options) {
       ->capture_default_str();
 }
 
+CatalogOptions CatalogOptionsFrom(const CLI::App& command) {
+  CatalogOptions options;
+  bool have_config = false, have_name = false;
+  for (const CLI::App* app = &command; app != nullptr; app = app->get_parent()) {
+    if (!have_config) {
+      if (auto* opt = app->get_option_no_throw("--catalog-config"); opt && opt->count() > 0) {
+        options.config_file = opt->as<std::string>();
+        have_config = true;
+      }
+    }
+    if (!have_name) {
+      if (auto* opt = app->get_option_no_throw("--catalog"); opt && opt->count() > 0) {
+        options.catalog_name = opt->as<std::string>();
+        have_name = true;
+      }
+    }
+  }
+  return options;
+}
+
 Result<OpenedCatalog> OpenCatalogFromOptions(const CatalogOptions& options) {
   FLOE_ASSIGN_OR_RETURN(std::string path, iceberg::FindCatalogConfigFile(options.config_file));
   FLOE_ASSIGN_OR_RETURN(iceberg::CatalogConfig config,

@@ -27,6 +27,11 @@ struct CatalogOptions {
 /// (which must outlive the parse).
 void AddCatalogOptions(CLI::App& command, CatalogOptions* options);
 
+/// The catalog options given to `command` or to the nearest command above it
+/// that has them (e.g. `floe table --catalog-config F scan ...`: the scan
+/// subcommand reads the `table` command's options). Defaults when none has.
+CatalogOptions CatalogOptionsFrom(const CLI::App& command);
+
 /// An open catalog with the FileIO it reads and writes through. The catalog is
 /// declared after (so destroyed before) the FileIO it uses.
 struct OpenedCatalog {

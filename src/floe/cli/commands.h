@@ -12,5 +12,12 @@ void AddParquetCommands(CLI::App& app, int* exit_code);
 void AddParquetWriteCommand(CLI::App& parquet, int* exit_code);
 void AddAvroCommands(CLI::App& app, int* exit_code);
 void AddCaptureCommands(CLI::App& app, int* exit_code);
+/// `floe table ...` (table_command.cc). The `table` command carries
+/// --catalog-config / --catalog (catalog_options.h) for every subcommand.
+void AddTableCommands(CLI::App& app, int* exit_code);
+/// `floe table scan`, added under `table` by AddTableCommands
+/// (table_scan_command.cc); it reads the catalog options with
+/// CatalogOptionsFrom(its own subcommand).
+void AddTableScanCommand(CLI::App& table, int* exit_code);
 
 }  // namespace floe::cli
