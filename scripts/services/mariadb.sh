@@ -14,7 +14,8 @@
 # repository (git-ignored). The server logs row-based binlogs with full row images
 # and full row metadata (what `floe capture mysql` needs), server_id=1, and has a
 # user floe@127.0.0.1 / floe@localhost with the grants capture needs, plus a
-# database floe_test. Runs the server as root (--user=root).
+# database floe_test (plus floe_noprivs@127.0.0.1, password as above, with only
+# SELECT on floe_test, for the missing-privilege test). Runs the server as root.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -40,6 +41,7 @@ start() {
   mkdir -p "${DIR}"
   if running && client -e "SELECT 1" >/dev/null 2>&1; then
     echo "mariadb already running on ${HOST}:${PORT} (pid $(cat "${PID}"))"
+    setup_users
     return 0
   fi
   if [[ ! -d "${DATA}/mysql" ]]; then
@@ -61,6 +63,11 @@ start() {
     tail -n 20 "${LOG}" >&2 || true
     exit 1
   fi
+  setup_users
+  echo "mariadb running on ${HOST}:${PORT} (pid $(cat "${PID}"))"
+}
+
+setup_users() {
   client <<SQL
 CREATE DATABASE IF NOT EXISTS floe_test;
 CREATE USER IF NOT EXISTS '${USER_NAME}'@'127.0.0.1' IDENTIFIED BY '${PASSWORD}';
@@ -69,9 +76,14 @@ GRANT SELECT, RELOAD, SHOW DATABASES, REPLICATION SLAVE, REPLICATION CLIENT, BIN
 GRANT SELECT, RELOAD, SHOW DATABASES, REPLICATION SLAVE, REPLICATION CLIENT, BINLOG MONITOR ON *.* TO '${USER_NAME}'@'localhost';
 GRANT ALL PRIVILEGES ON floe_test.* TO '${USER_NAME}'@'127.0.0.1';
 GRANT ALL PRIVILEGES ON floe_test.* TO '${USER_NAME}'@'localhost';
+-- Lets tests switch binlog_format to check floe's message about it.
+GRANT BINLOG ADMIN ON *.* TO '${USER_NAME}'@'127.0.0.1';
+GRANT BINLOG ADMIN ON *.* TO '${USER_NAME}'@'localhost';
+-- A user without replication privileges, for the missing-privilege test.
+CREATE USER IF NOT EXISTS 'floe_noprivs'@'127.0.0.1' IDENTIFIED BY '${PASSWORD}';
+GRANT SELECT ON floe_test.* TO 'floe_noprivs'@'127.0.0.1';
 FLUSH PRIVILEGES;
 SQL
-  echo "mariadb running on ${HOST}:${PORT} (pid $(cat "${PID}"))"
 }
 
 stop() {

@@ -200,7 +200,7 @@ TableMapEvent* BinlogDecoder::MutableTable(uint64_t table_id) {
 
 namespace {
 
-Status ParseOptionalMetadata(std::span<const uint8_t> bytes, TableMapEvent* t) {
+Status ParseOptionalMetadata(std::span<const uint8_t> bytes, bool mariadb, TableMapEvent* t) {
   Reader r(bytes);
   auto& cols = t->columns;
   auto bad = [&](std::string_view what) {
@@ -210,7 +210,10 @@ Status ParseOptionalMetadata(std::span<const uint8_t> bytes, TableMapEvent* t) {
   std::vector<uint32_t> char_cols, enum_set_cols, enum_cols, set_cols, geo_cols, numeric_cols;
   for (uint32_t i = 0; i < cols.size(); ++i) {
     const ColumnInfo& c = cols[i];
-    if (IsCharacterType(c.type, c.real_type)) char_cols.push_back(i);
+    // MariaDB counts GEOMETRY (a BLOB underneath) among the character columns; MySQL does not.
+    if (IsCharacterType(c.type, c.real_type) || (mariadb && c.type == column_type::kGeometry)) {
+      char_cols.push_back(i);
+    }
     if (IsEnumOrSet(c)) enum_set_cols.push_back(i);
     if (c.real_type == column_type::kEnum) enum_cols.push_back(i);
     if (c.real_type == column_type::kSet) set_cols.push_back(i);
@@ -650,7 +653,7 @@ Result<BinlogEvent> BinlogDecoder::Decode(std::span<const uint8_t> bytes) {
       if (r.remaining() > 0) {
         std::span<const uint8_t> opt;
         r.Bytes(r.remaining(), &opt);
-        auto st = ParseOptionalMetadata(opt, t.get());
+        auto st = ParseOptionalMetadata(opt, format_.is_mariadb, t.get());
         if (!st) return Fail(pos, st.error().message());
       }
       auto& slot = tables_[id];

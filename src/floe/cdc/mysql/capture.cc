@@ -1,0 +1,569 @@
+#include "floe/cdc/mysql/capture.h"
+
+#include <charconv>
+#include <chrono>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "floe/cdc/mysql/binlog_event.h"
+#include "floe/cdc/mysql/information_schema.h"
+#include "floe/cdc/mysql/schema_tracker.h"
+#include "floe/cdc/mysql/snapshot.h"
+#include "floe/cdc/mysql/table_schema_json.h"
+#include "floe/cdc/mysql/type_mapping.h"
+#include "floe/io/file_io.h"
+
+namespace floe::cdc::mysql {
+namespace {
+
+bool IsSystemDb(std::string_view db) {
+  return db == "mysql" || db == "information_schema" || db == "performance_schema" || db == "sys";
+}
+
+std::string UpperWord(std::string_view sql) {
+  size_t i = 0;
+  while (i < sql.size()) {
+    if (std::isspace(static_cast<unsigned char>(sql[i]))) {
+      ++i;
+    } else if (sql.compare(i, 2, "/*") == 0) {
+      // Keep the content of MySQL's versioned comments (/*!50001 ... */).
+      if (i + 2 < sql.size() && sql[i + 2] == '!') {
+        i += 3;
+        while (i < sql.size() && std::isdigit(static_cast<unsigned char>(sql[i]))) ++i;
+      } else {
+        size_t e = sql.find("*/", i + 2);
+        i = e == std::string_view::npos ? sql.size() : e + 2;
+      }
+    } else if (sql.compare(i, 2, "--") == 0 || sql[i] == '#') {
+      size_t e = sql.find('\n', i);
+      i = e == std::string_view::npos ? sql.size() : e + 1;
+    } else {
+      break;
+    }
+  }
+  std::string w;
+  while (i < sql.size() && (std::isalpha(static_cast<unsigned char>(sql[i])) || sql[i] == '_')) {
+    w.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(sql[i]))));
+    ++i;
+  }
+  return w;
+}
+
+uint32_t CollationForCharset(std::string_view charset) {
+  if (charset == "latin1") return 8;
+  if (charset == "utf8mb3" || charset == "utf8") return 33;
+  if (charset == "binary") return 63;
+  if (charset == "ascii") return 11;
+  if (charset == "ucs2") return 35;
+  if (charset == "utf16") return 54;
+  if (charset == "utf16le") return 56;
+  if (charset == "utf32") return 60;
+  return 45;  // utf8mb4
+}
+
+cdc::SchemaChangeKind MapKind(mysql::SchemaChangeKind k) {
+  switch (k) {
+    case mysql::SchemaChangeKind::kCreateTable: return cdc::SchemaChangeKind::kCreateTable;
+    case mysql::SchemaChangeKind::kDropTable: return cdc::SchemaChangeKind::kDropTable;
+    case mysql::SchemaChangeKind::kRenameTable: return cdc::SchemaChangeKind::kRenameTable;
+    case mysql::SchemaChangeKind::kTruncateTable: return cdc::SchemaChangeKind::kTruncateTable;
+    case mysql::SchemaChangeKind::kAddColumn: return cdc::SchemaChangeKind::kAddColumn;
+    case mysql::SchemaChangeKind::kDropColumn: return cdc::SchemaChangeKind::kDropColumn;
+    case mysql::SchemaChangeKind::kRenameColumn: return cdc::SchemaChangeKind::kRenameColumn;
+    case mysql::SchemaChangeKind::kModifyColumn: return cdc::SchemaChangeKind::kModifyColumn;
+    case mysql::SchemaChangeKind::kPrimaryKeyChange: return cdc::SchemaChangeKind::kPrimaryKeyChange;
+    case mysql::SchemaChangeKind::kTableOptions: return cdc::SchemaChangeKind::kAlterOther;
+  }
+  return cdc::SchemaChangeKind::kAlterOther;
+}
+
+}  // namespace
+
+Result<TableDefinitionPtr> MakeTableDefinition(const TableSchema& schema, int64_t version) {
+  TableSchema s = schema;
+  AssignFieldIds(s);
+  auto def = std::make_shared<TableDefinition>();
+  def->id = {s.db, s.table};
+  def->version = version;
+  def->primary_key = s.primary_key;
+  def->charset = s.charset;
+  def->comment = s.comment;
+  for (const auto& c : s.columns) {
+    SourceColumn sc;
+    sc.name = c.name;
+    sc.type_name = std::string(MysqlTypeName(c.type));
+    if (c.type == MysqlType::kBool) sc.type_name = "TINYINT";
+    sc.is_unsigned = c.is_unsigned;
+    if (c.type == MysqlType::kDecimal) {
+      sc.length = c.precision.value_or(10);
+      sc.scale = c.scale.value_or(0);
+    } else if (c.length) {
+      sc.length = *c.length;
+    }
+    sc.fsp = c.fsp;
+    sc.nullable = c.nullable;
+    sc.auto_increment = c.auto_increment;
+    if (IsTextType(c.type) || c.type == MysqlType::kEnum || c.type == MysqlType::kSet) {
+      sc.charset = std::string(s.EffectiveCharset(c));
+    }
+    sc.enum_values = c.enum_values;
+    sc.default_value = c.default_value;
+    sc.comment = c.comment;
+    def->columns.push_back(std::move(sc));
+  }
+  FLOE_ASSIGN_OR_RETURN(def->schema, IcebergSchemaOf(s, static_cast<int32_t>(version)));
+  return TableDefinitionPtr(std::move(def));
+}
+
+Status ParseStartup(std::string_view text, CaptureOptions* o) {
+  if (text == "initial") {
+    o->startup = StartupMode::kInitial;
+  } else if (text == "latest") {
+    o->startup = StartupMode::kLatest;
+  } else if (text.starts_with("gtid:")) {
+    o->startup = StartupMode::kGtid;
+    FLOE_ASSIGN_OR_RETURN(o->start_gtids, GtidSet::Parse(text.substr(5)));
+    if (o->start_gtids.empty()) return InvalidArgument("--startup gtid: needs a GTID set");
+  } else if (text.starts_with("ts:")) {
+    o->startup = StartupMode::kTimestamp;
+    std::string_view t = text.substr(3);
+    int64_t secs = 0;
+    auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), secs);
+    if (ec != std::errc() || p != t.data() + t.size()) {
+      ColumnDef c;
+      c.type = MysqlType::kDateTime;
+      Arena arena;
+      auto v = ParseSelectedValue(c, t.data(), t.size(), &arena);
+      if (!v || v->is_null()) {
+        return InvalidArgument("--startup ts:{}: expected unix seconds or 'YYYY-MM-DD HH:MM:SS' (UTC)", t);
+      }
+      secs = v->i64 / 1000000;
+    }
+    o->start_unix_seconds = secs;
+  } else {
+    o->startup = StartupMode::kPosition;
+    auto pos = BinlogFilePos::Parse(text);
+    if (!pos) {
+      return InvalidArgument("--startup '{}': expected initial, latest, FILE:POS, gtid:SET or ts:TIME", text);
+    }
+    o->start_position = *pos;
+  }
+  return Ok();
+}
+
+struct MySqlCapture::Impl {
+  CaptureOptions options;
+  std::regex regex;
+  std::unique_ptr<Connection> meta;  // information_schema reads
+  SchemaTracker tracker;
+  std::map<std::pair<std::string, std::string>, TableDefinitionPtr> definitions;
+  int64_t version = 0;
+  io::LocalFileIO file_io;
+  SourcePosition committed;  // resume point after the last transaction
+  std::chrono::steady_clock::time_point last_state_write{};
+
+  bool Selected(std::string_view db, std::string_view table) const {
+    if (IsSystemDb(db)) return false;
+    std::string name = std::string(db) + "." + std::string(table);
+    return std::regex_match(name, regex);
+  }
+
+  Result<TableDefinitionPtr> Definition(std::string_view db, std::string_view table) {
+    auto key = std::make_pair(std::string(db), std::string(table));
+    auto it = definitions.find(key);
+    if (it != definitions.end()) return it->second;
+    const TableSchema* s = tracker.Find(db, table);
+    if (!s) {
+      FLOE_ASSIGN_OR_RETURN(auto loaded, ReadTableSchema(meta->handle(), db, table));
+      if (!loaded) return NotFound("table {}.{} has rows in the binlog but no longer exists, and "
+                                   "its schema is unknown", db, table);
+      tracker.Put(std::move(*loaded));
+      s = tracker.Find(db, table);
+    }
+    FLOE_ASSIGN_OR_RETURN(auto def, MakeTableDefinition(*s, ++version));
+    definitions[key] = def;
+    return def;
+  }
+
+  Status SaveState() {
+    if (options.state_file.empty()) return Ok();
+    nlohmann::json j;
+    j["position"] = committed.ToJson();
+    j["schemas"] = nlohmann::json::array();
+    for (const TableSchema* t : tracker.Tables()) {
+      if (Selected(t->db, t->table)) j["schemas"].push_back(TableSchemaToJson(*t));
+    }
+    FLOE_RETURN_IF_ERROR_CTX(file_io.WriteAtomically(options.state_file, j.dump()),
+                             "writing the capture state {}", options.state_file);
+    last_state_write = std::chrono::steady_clock::now();
+    return Ok();
+  }
+
+  Result<bool> LoadState() {
+    if (options.state_file.empty()) return false;
+    FLOE_ASSIGN_OR_RETURN(bool exists, file_io.Exists(options.state_file));
+    if (!exists) return false;
+    FLOE_ASSIGN_OR_RETURN(std::string text, file_io.ReadAll(options.state_file));
+    nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("position")) {
+      return Corruption("capture state {} is not a floe capture state", options.state_file);
+    }
+    FLOE_ASSIGN_OR_RETURN(committed, SourcePosition::FromJson(j["position"]));
+    if (j.contains("schemas")) {
+      for (const auto& s : j["schemas"]) {
+        FLOE_ASSIGN_OR_RETURN(TableSchema t, TableSchemaFromJson(s));
+        tracker.Put(std::move(t));
+      }
+    }
+    spdlog::info("capture: resuming from {} (state {})", committed.binlog.ToString(), options.state_file);
+    return true;
+  }
+
+  Result<std::vector<std::pair<std::string, std::string>>> SelectedTables(Connection& conn) {
+    FLOE_ASSIGN_OR_RETURN(auto rows, conn.Query(
+        "SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE "
+        "TABLE' ORDER BY TABLE_SCHEMA, TABLE_NAME"));
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& r : rows) {
+      if (r.size() < 2 || !r[0] || !r[1]) continue;
+      if (Selected(*r[0], *r[1])) out.emplace_back(*r[0], *r[1]);
+    }
+    return out;
+  }
+
+  Status LoadSelectedSchemas(Connection& conn) {
+    FLOE_ASSIGN_OR_RETURN(auto tables, SelectedTables(conn));
+    for (const auto& [db, table] : tables) {
+      if (tracker.Find(db, table)) continue;
+      FLOE_ASSIGN_OR_RETURN(auto loaded, ReadTableSchema(conn.handle(), db, table));
+      if (loaded) tracker.Put(std::move(*loaded));
+    }
+    return Ok();
+  }
+
+  Status RunSnapshot(const Sink& sink) {
+    SnapshotOptions so;
+    so.chunk_rows = options.snapshot_chunk_rows;
+    FLOE_ASSIGN_OR_RETURN(auto snap, Snapshot::Open(options.connection, so));
+    FLOE_ASSIGN_OR_RETURN(auto tables, SelectedTables(snap->connection()));
+    for (const auto& [db, table] : tables) {
+      FLOE_ASSIGN_OR_RETURN(auto loaded, ReadTableSchema(snap->connection().handle(), db, table));
+      if (!loaded) continue;
+      tracker.Put(std::move(*loaded));
+      FLOE_ASSIGN_OR_RETURN(auto def, Definition(db, table));
+      FLOE_RETURN_IF_ERROR(snap->ReadTable(*tracker.Find(db, table), def, sink));
+    }
+    FLOE_RETURN_IF_ERROR(snap->Close());
+    committed = snap->position();
+    FLOE_ASSIGN_OR_RETURN(auto cur, CurrentPosition(*meta));
+    committed.server_id = cur.server_id;
+    return SaveState();
+  }
+
+  Status Stream(const Sink& sink, const std::atomic<bool>& stop);
+};
+
+MySqlCapture::MySqlCapture(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+MySqlCapture::~MySqlCapture() = default;
+
+bool MySqlCapture::Selected(std::string_view db, std::string_view table) const {
+  return impl_->Selected(db, table);
+}
+
+Result<std::unique_ptr<MySqlCapture>> MySqlCapture::Open(CaptureOptions options) {
+  auto impl = std::make_unique<Impl>();
+  try {
+    impl->regex = std::regex(options.tables, std::regex::ECMAScript | std::regex::optimize);
+  } catch (const std::regex_error& e) {
+    return InvalidArgument("--tables '{}' is not a valid regular expression: {}", options.tables, e.what());
+  }
+  impl->options = std::move(options);
+  Impl* raw = impl.get();
+  impl->tracker = SchemaTracker(SchemaTrackerOptions{
+      .selected = [raw](std::string_view db, std::string_view table) { return raw->Selected(db, table); }});
+  FLOE_ASSIGN_OR_RETURN(impl->meta, Connection::Open(impl->options.connection));
+  FLOE_RETURN_IF_ERROR(CheckServerForCapture(*impl->meta));
+  // Teach the decoder the server's collation ids.
+  auto collations = impl->meta->Query("SELECT ID, CHARACTER_SET_NAME FROM information_schema.COLLATIONS");
+  if (collations) {
+    for (const auto& r : *collations) {
+      if (r.size() == 2 && r[0] && r[1]) RegisterCollation(static_cast<uint32_t>(std::stoul(*r[0])), *r[1]);
+    }
+  }
+  return std::unique_ptr<MySqlCapture>(new MySqlCapture(std::move(impl)));
+}
+
+Status MySqlCapture::Run(const Sink& sink, const std::atomic<bool>& stop) {
+  Impl& m = *impl_;
+  FLOE_ASSIGN_OR_RETURN(bool resumed, m.LoadState());
+  if (!resumed) {
+    switch (m.options.startup) {
+      case StartupMode::kInitial:
+        FLOE_RETURN_IF_ERROR(m.RunSnapshot(sink));
+        break;
+      case StartupMode::kLatest: {
+        FLOE_ASSIGN_OR_RETURN(m.committed, CurrentPosition(*m.meta));
+        break;
+      }
+      case StartupMode::kPosition:
+        m.committed.binlog = m.options.start_position;
+        FLOE_RETURN_IF_ERROR(CheckPositionAvailable(*m.meta, m.committed.binlog));
+        break;
+      case StartupMode::kGtid:
+        m.committed.gtids = m.options.start_gtids;
+        break;
+      case StartupMode::kTimestamp: {
+        StreamOptions so{m.options.connection, m.options.server_id, 0, true};
+        FLOE_ASSIGN_OR_RETURN(m.committed, FindPositionForTimestamp(so, m.options.start_unix_seconds));
+        break;
+      }
+    }
+    if (m.options.startup != StartupMode::kInitial) {
+      FLOE_RETURN_IF_ERROR(m.LoadSelectedSchemas(*m.meta));
+    }
+  }
+  return m.Stream(sink, stop);
+}
+
+Status MySqlCapture::Impl::Stream(const Sink& sink, const std::atomic<bool>& stop) {
+  int failures = 0;
+  while (!stop.load()) {
+    StreamOptions so{options.connection, options.server_id, options.heartbeat_seconds, false};
+    auto opened = BinlogStream::Open(so, committed);
+    if (!opened) {
+      if (opened.error().code() == ErrorCode::kIo && ++failures <= options.reconnect_attempts) {
+        spdlog::warn("capture: {}; reconnecting in 1 s ({}/{})", opened.error().message(), failures,
+                     options.reconnect_attempts);
+        std::this_thread::sleep_for(std::chrono::seconds(1));
+        continue;
+      }
+      return std::unexpected(opened.error());
+    }
+    auto& stream = **opened;
+    BinlogDecoderOptions dopts;
+    dopts.initial_checksum = stream.server_uses_crc32() ? ChecksumAlg::kCrc32 : ChecksumAlg::kOff;
+    BinlogDecoder decoder(dopts);
+    decoder.set_current_file(committed.binlog.file);
+    RowImageDecoder rows;
+    ChangeBatch batch;
+    GtidSet executed = committed.gtids;
+    std::string tx_gtid;
+    MariaDbGtid tx_maria;
+    bool tx_is_maria = false;
+    std::string mysql_uuid;
+    uint64_t mysql_gno = 0;
+    uint64_t thread_id = 0;
+    std::string annotate;
+    bool standalone = false;
+    auto commit = [&](uint64_t next_pos) -> Status {
+      if (tx_is_maria) {
+        (void)executed.AddMariaDb(tx_maria);
+      } else if (!mysql_uuid.empty()) {
+        (void)executed.AddMySql(mysql_uuid, mysql_gno);
+      }
+      SourcePosition resume;
+      resume.binlog = {decoder.current_file(), next_pos};
+      resume.gtids = executed;
+      resume.server_id = committed.server_id;
+      batch.ends_transaction = true;
+      batch.resume = resume;
+      bool had_events = !batch.events.empty();
+      if (had_events) FLOE_RETURN_IF_ERROR(sink(batch));
+      committed = resume;
+      batch.Clear();
+      tx_gtid.clear();
+      tx_is_maria = false;
+      mysql_uuid.clear();
+      standalone = false;
+      annotate.clear();
+      if (had_events || std::chrono::steady_clock::now() - last_state_write > std::chrono::seconds(5)) {
+        FLOE_RETURN_IF_ERROR(SaveState());
+      }
+      return Ok();
+    };
+    Status failure = Ok();
+    while (!stop.load()) {
+      auto next = stream.Next();
+      if (!next) {
+        failure = std::unexpected(next.error());
+        break;
+      }
+      if (!*next) break;  // end of a non-blocking dump
+      auto decoded = decoder.Decode(**next);
+      if (!decoded) return std::unexpected(decoded.error());
+      BinlogEvent& ev = *decoded;
+      failures = 0;
+      const uint8_t type = ev.header.type;
+      if (type == event_type::kMariaGtid) {
+        const auto& g = std::get<MariaDbGtidEvent>(ev.body);
+        tx_maria = g.gtid;
+        tx_is_maria = true;
+        tx_gtid = g.gtid.ToString();
+        standalone = g.standalone();
+        continue;
+      }
+      if (type == event_type::kGtid) {
+        const auto& g = std::get<MySqlGtidEvent>(ev.body);
+        mysql_uuid = g.uuid;
+        mysql_gno = g.gno;
+        tx_gtid = g.ToString();
+        continue;
+      }
+      if (type == event_type::kMariaAnnotateRows || type == event_type::kRowsQuery) {
+        annotate = std::string(std::get<RowsQueryEvent>(ev.body).query);
+        continue;
+      }
+      if (type == event_type::kXid) {
+        FLOE_RETURN_IF_ERROR(commit(ev.header.log_pos));
+        continue;
+      }
+      if (type == event_type::kQuery) {
+        const auto& q = std::get<QueryEvent>(ev.body);
+        std::string word = UpperWord(q.query);
+        thread_id = q.thread_id;
+        if (word == "BEGIN" || word == "XA" || word == "SAVEPOINT") continue;
+        if (word == "COMMIT") {
+          FLOE_RETURN_IF_ERROR(commit(ev.header.log_pos));
+          continue;
+        }
+        if (word == "ROLLBACK") {
+          batch.Clear();
+          FLOE_RETURN_IF_ERROR(commit(ev.header.log_pos));
+          continue;
+        }
+        // A DDL (or another statement logged as text).
+        bool table_ddl = word == "CREATE" || word == "ALTER" || word == "DROP" || word == "RENAME" ||
+                         word == "TRUNCATE";
+        auto changes = tracker.Apply(q.query, q.db);
+        const std::string where = fmt::format("{}:{}", decoder.current_file(), ev.position);
+        if (!changes) {
+          if (!table_ddl || changes.error().code() == ErrorCode::kNotFound) {
+            // Statements on other objects (users, views, routines) and DDL on
+            // tables floe never saw: logged, not applied.
+            spdlog::warn("capture: binlog {}: statement not applied ({}): {}", where,
+                         changes.error().message(), q.query.substr(0, 200));
+          } else {
+            return std::unexpected(std::move(changes).error().WithContext(
+                fmt::format("binlog {}: DDL '{}'", where, q.query.substr(0, 500))));
+          }
+        } else if (!changes->empty()) {
+          auto source = std::make_shared<ChangeSource>();
+          source->position.binlog = {decoder.current_file(), ev.position};
+          source->position.gtids = executed;
+          source->position.server_id = ev.header.server_id;
+          source->position.gtid = tx_gtid;
+          source->transaction_id = tx_gtid;
+          source->ts_ms = int64_t{ev.header.timestamp} * 1000;
+          source->thread_id = q.thread_id;
+          source->query = std::string(q.query);
+          for (const auto& c : *changes) {
+            cdc::SchemaChange sc;
+            sc.kind = MapKind(c.kind);
+            sc.table = {c.db, c.table};
+            sc.old_table = {c.old_db, c.old_table};
+            sc.column = c.column;
+            sc.old_column = c.old_column;
+            sc.position = c.position;
+            sc.ddl = std::string(q.query);
+            sc.database = std::string(q.db);
+            sc.source = source;
+            definitions.erase({c.db, c.table});
+            if (!c.old_table.empty()) definitions.erase({c.old_db, c.old_table});
+            if (c.kind != mysql::SchemaChangeKind::kDropTable) {
+              FLOE_ASSIGN_OR_RETURN(auto def, MakeTableDefinition(c.after, ++version));
+              definitions[{c.db, c.table}] = def;
+              sc.table_after = def;
+            }
+            batch.events.emplace_back(std::move(sc));
+          }
+        }
+        // DDL commits implicitly; a standalone GTID group ends with its statement.
+        FLOE_RETURN_IF_ERROR(commit(ev.header.log_pos));
+        continue;
+      }
+      if (type == event_type::kTableMap) {
+        const TableMapEvent* t = std::get<const TableMapEvent*>(ev.body);
+        if (!Selected(t->db, t->table)) continue;
+        const TableSchema* s = tracker.Find(t->db, t->table);
+        if (!s) {
+          auto def = Definition(t->db, t->table);
+          if (!def) return std::unexpected(def.error());
+          s = tracker.Find(t->db, t->table);
+        }
+        // Complete what the server did not describe (binlog_row_metadata=MINIMAL).
+        TableMapEvent* mt = decoder.MutableTable(t->table_id);
+        if (s && mt && mt->columns.size() == s->columns.size()) {
+          for (size_t i = 0; i < s->columns.size(); ++i) {
+            ColumnInfo& ci = mt->columns[i];
+            const ColumnDef& cd = s->columns[i];
+            ci.name = cd.name;
+            if (!mt->has_signedness) ci.is_unsigned = cd.is_unsigned;
+            if (ci.enum_values.empty()) ci.enum_values = cd.enum_values;
+            if (ci.collation == 0 && (IsTextType(cd.type) || IsBinaryType(cd.type))) {
+              ci.collation = IsBinaryType(cd.type) ? 63 : CollationForCharset(s->EffectiveCharset(cd));
+            }
+          }
+        }
+        continue;
+      }
+      if (std::holds_alternative<RowsEvent>(ev.body)) {
+        const RowsEvent& re = std::get<RowsEvent>(ev.body);
+        FLOE_ASSIGN_OR_RETURN(const TableMapEvent* t, decoder.FindTable(re.table_id));
+        if (!Selected(t->db, t->table)) continue;
+        FLOE_ASSIGN_OR_RETURN(auto def, Definition(t->db, t->table));
+        const std::string where = fmt::format("{}:{}", decoder.current_file(), ev.position);
+        if (def->columns.size() != t->columns.size()) {
+          return SchemaIncompatible(
+              "binlog {}: rows of {}.{} have {} columns but the tracked schema has {}: a DDL was "
+              "not captured (restart with --startup initial)", where, t->db, t->table,
+              t->columns.size(), def->columns.size());
+        }
+        FLOE_RETURN_IF_ERROR(rows.Reset(*t, re, where));
+        auto source = std::make_shared<ChangeSource>();
+        source->position.binlog = {decoder.current_file(), ev.position};
+        source->position.gtids = executed;
+        source->position.server_id = ev.header.server_id;
+        source->position.gtid = tx_gtid;
+        source->transaction_id = tx_gtid;
+        source->ts_ms = int64_t{ev.header.timestamp} * 1000;
+        source->thread_id = thread_id;
+        source->query = annotate;
+        ChangeOp op = re.kind == RowsKind::kWrite ? ChangeOp::kInsert
+                      : re.kind == RowsKind::kUpdate ? ChangeOp::kUpdate
+                                                     : ChangeOp::kDelete;
+        while (true) {
+          types::Row before, after;
+          uint32_t index = rows.row_index();
+          FLOE_ASSIGN_OR_RETURN(bool more, rows.Next(batch.arena.get(), &before, &after));
+          if (!more) break;
+          RowChange rc;
+          rc.op = op;
+          rc.table = def;
+          rc.before = before;
+          rc.after = after;
+          rc.source = source;
+          rc.row_in_event = index;
+          batch.events.emplace_back(std::move(rc));
+        }
+        continue;
+      }
+      (void)standalone;
+    }
+    if (stop.load()) return Ok();
+    if (!failure) {
+      if (failure.error().code() == ErrorCode::kIo && ++failures <= options.reconnect_attempts) {
+        spdlog::warn("capture: {}; resuming from {} in 1 s ({}/{})", failure.error().message(),
+                     committed.binlog.ToString(), failures, options.reconnect_attempts);
+        std::this_thread::sleep_for(std::chrono::seconds(1));
+        continue;
+      }
+      return failure;
+    }
+    return Ok();  // non-blocking end
+  }
+  return Ok();
+}
+
+}  // namespace floe::cdc::mysql
