@@ -4,7 +4,7 @@
 #   scripts/fuzz.sh [SECONDS]   # SECONDS of fuzzing per target (default 30; 0 = regressions only)
 #
 # Every fuzz/<name>_fuzz.cc is the target floe_<name>_fuzz (preset `fuzz`,
-# clang-14, ASan+UBSan, in build-fuzz/). For each target:
+# clang-16, ASan+UBSan, in build-fuzz/). For each target:
 #   1. it runs once over every file in tests/fuzz/<name>/ (seeds and the
 #      regression files of past crashes), failing on any crash;
 #   2. it fuzzes for SECONDS, with a scratch corpus in .cache/fuzz/<name>/
@@ -45,7 +45,7 @@ done
 
 start=${SECONDS}
 if [[ ! -f "${BUILD}/build.ninja" ]]; then
-  log "configuring build-fuzz/ (fuzz preset, clang-14)"
+  log "configuring build-fuzz/ (fuzz preset, clang-16)"
   cmake --preset fuzz >/dev/null
 fi
 log "building ${targets[*]} (-j${JOBS})"

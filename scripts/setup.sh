@@ -29,7 +29,7 @@ PACKAGES=(
   libsqlite3-dev libcurl4-openssl-dev libssl-dev libcpp-httplib-dev libxxhash-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   librdkafka-dev libpq-dev
-  clang-14 libclang-rt-14-dev clang-format
+  clang-16 libclang-rt-16-dev clang-format
   mariadb-server
   python3 python3-venv python3-pip
 )
