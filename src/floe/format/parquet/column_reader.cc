@@ -48,7 +48,7 @@ Status DecompressPage(CompressionCodec codec, std::span<const uint8_t> in, size_
   return parquet::Decompress(codec, in, uncompressed_size, out);
 }
 
-ColumnChunkReader::ColumnChunkReader(const LeafColumn* leaf, PageLimits limits)
+ColumnChunkReader::ColumnChunkReader(const ReaderLeaf* leaf, PageLimits limits)
     : leaf_(leaf), limits_(limits), decoder_(leaf) {}
 
 Status ColumnChunkReader::Open(const io::InputFile& file, const ColumnChunk& chunk) {

@@ -34,7 +34,7 @@ Status DecompressPage(CompressionCodec codec, std::span<const uint8_t> in, size_
 /// for the next row group keeps the buffers. Not thread-safe.
 class ColumnChunkReader {
  public:
-  ColumnChunkReader(const LeafColumn* leaf, PageLimits limits);
+  ColumnChunkReader(const ReaderLeaf* leaf, PageLimits limits);
 
   /// Reads the chunk's bytes from `file` (checked against the file size) and
   /// prepares to read its pages. Errors: kCorruption naming the offset.
@@ -57,7 +57,7 @@ class ColumnChunkReader {
     ++level_pos_;
   }
 
-  const LeafColumn& leaf() const { return *leaf_; }
+  const ReaderLeaf& leaf() const { return *leaf_; }
 
  private:
   Result<bool> LoadNextPage();
@@ -70,7 +70,7 @@ class ColumnChunkReader {
   Result<std::span<const uint8_t>> Decompress(std::span<const uint8_t> in, size_t uncompressed_size,
                                                ByteBuffer* buffer);
 
-  const LeafColumn* leaf_;
+  const ReaderLeaf* leaf_;
   PageLimits limits_;
   ValueDecoder decoder_;
   CompressionCodec codec_ = CompressionCodec::kUncompressed;

@@ -38,7 +38,7 @@ float HalfToFloat(uint16_t h) {
   return std::bit_cast<float>(bits);
 }
 
-size_t FixedWidth(const LeafColumn& leaf) {
+size_t FixedWidth(const ReaderLeaf& leaf) {
   switch (leaf.physical_type) {
     case Type::kInt32:
     case Type::kFloat:
@@ -432,9 +432,11 @@ Status ValueDecoder::Convert(Value* values, size_t n) {
         const char* b = values[i].bytes;
         int64_t nanos = LoadLittleEndian<int64_t>(b);
         int32_t julian = LoadLittleEndian<int32_t>(b + 8);
-        int64_t micros = (static_cast<int64_t>(julian) - kJulianEpochDay) * kMicrosPerDay +
-                         FloorDiv(nanos, 1000);
-        values[i] = Value::Int64(micros);
+        // Wrapping arithmetic: out-of-range days give a wrong value, never UB.
+        uint64_t days = static_cast<uint64_t>(static_cast<int64_t>(julian) - kJulianEpochDay);
+        uint64_t micros = days * static_cast<uint64_t>(kMicrosPerDay) +
+                          static_cast<uint64_t>(FloorDiv(nanos, 1000));
+        values[i] = Value::Int64(static_cast<int64_t>(micros));
       }
       return Ok();
     case LeafConversion::kDecimalInt32:

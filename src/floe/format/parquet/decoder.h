@@ -57,7 +57,7 @@ class DeltaBitPackedDecoder {
 /// scratch buffers. Not thread-safe.
 class ValueDecoder {
  public:
-  explicit ValueDecoder(const LeafColumn* leaf) : leaf_(leaf) {}
+  explicit ValueDecoder(const ReaderLeaf* leaf) : leaf_(leaf) {}
 
   /// Decodes `n` values of `encoding` from `data` into `out` (converted to
   /// floe's representation). Dictionary encodings look up `dictionary`.
@@ -85,7 +85,7 @@ class ValueDecoder {
                                types::Value* out);
   Status Convert(types::Value* values, size_t n);
 
-  const LeafColumn* leaf_;
+  const ReaderLeaf* leaf_;
   std::vector<uint32_t> indices_;
   std::vector<int64_t> ints_;
   std::vector<int64_t> prefixes_;

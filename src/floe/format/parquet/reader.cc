@@ -106,7 +106,7 @@ Result<RowGroupStats> ParquetReader::ReadRowGroupStats(int index) const {
   stats.num_rows = rg.num_rows;
   size_t n = std::min(rg.columns.size(), file_schema_.leaves.size());
   for (size_t i = 0; i < n; ++i) {
-    const LeafColumn& leaf = file_schema_.leaves[i];
+    const ReaderLeaf& leaf = file_schema_.leaves[i];
     ColumnStats cs;
     cs.leaf = static_cast<int>(i);
     cs.field_id = leaf.field_id;
@@ -140,6 +140,9 @@ Status ParquetReader::StartRowGroup(int index) {
   if (rg.columns.size() != file_schema_.leaves.size()) {
     return Corruption("row group {} has {} column chunks, the schema {} leaves", index,
                       rg.columns.size(), file_schema_.leaves.size());
+  }
+  if (rg.num_rows > 0 && file_schema_.leaves.empty()) {
+    return Corruption("row group {} claims {} rows in a file without columns", index, rg.num_rows);
   }
   rows_left_ = rg.num_rows;
   if (rows_left_ == 0) return Ok();
@@ -241,6 +244,16 @@ Status ParquetReader::BuildValue(const SchemaNode& node, Arena* arena, size_t de
 
 Result<size_t> ParquetReader::ReadBatch(Arena* arena, size_t max_rows, std::vector<Value>* values) {
   started_ = true;
+  if (failed_) {
+    return std::unexpected(WithPath(Error(ErrorCode::kInvalidArgument,
+                                          "read after an earlier read failed")));
+  }
+  auto result = ReadRows(arena, max_rows, values);
+  if (!result) failed_ = true;
+  return result;
+}
+
+Result<size_t> ParquetReader::ReadRows(Arena* arena, size_t max_rows, std::vector<Value>* values) {
   const auto& fields = projected_.root.children;
   size_t width = fields.size();
   size_t rows = 0;

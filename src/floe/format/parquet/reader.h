@@ -107,6 +107,7 @@ class ParquetReader {
   /// (schema().fields().size() per row) to `*values`. Strings, bytes and
   /// nested children are allocated in `arena` and stay valid until it is
   /// reset. Returns the number of rows read, 0 at the end of the file.
+  /// After an error the reader is spent: later calls fail with kInvalidArgument.
   Result<size_t> ReadBatch(Arena* arena, size_t max_rows, std::vector<types::Value>* values);
 
   /// Reads one row into `*row` (replacing its contents); false at the end.
@@ -117,6 +118,7 @@ class ParquetReader {
   Status ReadFooter();
   Status StartRowGroup(int index);
   Result<bool> EnsureRowGroup();
+  Result<size_t> ReadRows(Arena* arena, size_t max_rows, std::vector<types::Value>* values);
   Status BuildValue(const SchemaNode& node, Arena* arena, size_t depth, types::Value* out);
   Status SkipSubtree(const SchemaNode& node);
   Error WithPath(Error error) const;
@@ -132,6 +134,7 @@ class ParquetReader {
   int next_row_group_ = 0;
   int64_t rows_left_ = 0;  ///< in the current row group
   bool started_ = false;
+  bool failed_ = false;
 };
 
 }  // namespace floe::parquet

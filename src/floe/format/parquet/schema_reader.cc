@@ -26,7 +26,7 @@ struct PNode {
 };
 
 Status BuildPTree(const std::vector<SchemaElement>& elements, size_t* pos, PNode* node, int depth,
-                  std::vector<std::string>* path, std::vector<LeafColumn>* leaves) {
+                  std::vector<std::string>* path, std::vector<ReaderLeaf>* leaves) {
   if (depth > kMaxSchemaDepth) {
     return Corruption("parquet schema nests deeper than {} levels", kMaxSchemaDepth);
   }
@@ -61,7 +61,7 @@ Status BuildPTree(const std::vector<SchemaElement>& elements, size_t* pos, PNode
     return Corruption("parquet schema element '{}' has neither a type nor children", e.name);
   }
   if (depth == 0) return Corruption("parquet schema root '{}' is not a group", e.name);
-  LeafColumn leaf;
+  ReaderLeaf leaf;
   leaf.column_index = static_cast<int>(leaves->size());
   leaf.physical_type = *e.type;
   leaf.type_length = e.type_length.value_or(0);
@@ -98,9 +98,6 @@ Result<Mapped> MapPrimitive(const SchemaElement& e) {
   bool is_decimal = (lt && lt->kind == K::kDecimal) || is_ct(ConvertedType::kDecimal);
   int32_t precision = lt && lt->kind == K::kDecimal ? lt->precision : e.precision.value_or(0);
   int32_t scale = lt && lt->kind == K::kDecimal ? lt->scale : e.scale.value_or(0);
-  if (is_ct(ConvertedType::kInterval)) {
-    return NotSupported("parquet column '{}': INTERVAL is not supported", e.name);
-  }
   switch (*e.type) {
     case Type::kBoolean:
       return Mapped{T::Boolean(), LeafConversion::kBool};
@@ -196,15 +193,15 @@ bool IsMap(const SchemaElement& e) {
 
 int32_t IdOf(const SchemaElement& e) { return e.field_id.value_or(-1); }
 
-Status Convert(const PNode& p, bool as_element, std::vector<LeafColumn>* leaves, SchemaNode* out);
+Status Convert(const PNode& p, bool as_element, std::vector<ReaderLeaf>* leaves, SchemaNode* out);
 
 /// The node for a value that is present whenever the repeated node `p` has
 /// an entry: `p` itself as a required value.
-Status ConvertRepeatedAsElement(const PNode& p, std::vector<LeafColumn>* leaves, SchemaNode* out) {
+Status ConvertRepeatedAsElement(const PNode& p, std::vector<ReaderLeaf>* leaves, SchemaNode* out) {
   return Convert(p, /*as_element=*/true, leaves, out);
 }
 
-Status ConvertList(const PNode& p, std::vector<LeafColumn>* leaves, SchemaNode* out) {
+Status ConvertList(const PNode& p, std::vector<ReaderLeaf>* leaves, SchemaNode* out) {
   const SchemaElement& e = *p.element;
   if (p.children.size() != 1 || p.children[0].repetition() != FieldRepetitionType::kRepeated) {
     return Corruption("parquet list '{}' must have exactly one repeated child", e.name);
@@ -226,7 +223,7 @@ Status ConvertList(const PNode& p, std::vector<LeafColumn>* leaves, SchemaNode* 
   return Ok();
 }
 
-Status ConvertMap(const PNode& p, std::vector<LeafColumn>* leaves, SchemaNode* out) {
+Status ConvertMap(const PNode& p, std::vector<ReaderLeaf>* leaves, SchemaNode* out) {
   const SchemaElement& e = *p.element;
   if (p.children.size() != 1 || p.children[0].repetition() != FieldRepetitionType::kRepeated ||
       !p.children[0].is_group() || p.children[0].children.size() != 2) {
@@ -244,7 +241,7 @@ Status ConvertMap(const PNode& p, std::vector<LeafColumn>* leaves, SchemaNode* o
   return Ok();
 }
 
-Status Convert(const PNode& p, bool as_element, std::vector<LeafColumn>* leaves, SchemaNode* out) {
+Status Convert(const PNode& p, bool as_element, std::vector<ReaderLeaf>* leaves, SchemaNode* out) {
   const SchemaElement& e = *p.element;
   out->name = e.name;
   out->field_id = IdOf(e);
@@ -268,7 +265,7 @@ Status Convert(const PNode& p, bool as_element, std::vector<LeafColumn>* leaves,
     out->kind = SchemaNode::Kind::kPrimitive;
     out->leaf = p.leaf;
     out->leader = p.leaf;
-    LeafColumn& leaf = (*leaves)[p.leaf];
+    ReaderLeaf& leaf = (*leaves)[p.leaf];
     FLOE_ASSIGN_OR_RETURN(Mapped m, MapPrimitive(e));
     leaf.type = m.type;
     leaf.conversion = m.conversion;
@@ -324,7 +321,7 @@ void AssignNested(SchemaNode* n, int32_t* next) {
 }
 
 /// Fills `type` bottom-up, the leaders, and each leaf's field id.
-void Finish(SchemaNode* n, std::vector<LeafColumn>* leaves) {
+void Finish(SchemaNode* n, std::vector<ReaderLeaf>* leaves) {
   using T = types::Type;
   if (n->kind == SchemaNode::Kind::kPrimitive) {
     (*leaves)[n->leaf].field_id = n->field_id;

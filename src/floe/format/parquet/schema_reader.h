@@ -44,7 +44,7 @@ enum class LeafConversion : uint8_t {
   kFloat16,           ///< FIXED[2] half float -> float
 };
 
-struct LeafColumn {
+struct ReaderLeaf {
   int column_index = 0;  ///< position among the file's leaves (= ColumnChunk index)
   Type physical_type = Type::kBoolean;
   int32_t type_length = 0;  ///< FIXED_LEN_BYTE_ARRAY length
@@ -78,7 +78,7 @@ struct SchemaNode {
 
 /// The file's schema, as floe reads it.
 struct FileSchema {
-  std::vector<LeafColumn> leaves;  ///< every leaf, in file order
+  std::vector<ReaderLeaf> leaves;  ///< every leaf, in file order
   SchemaNode root;                 ///< struct of the top-level fields; leaf = index into leaves
   types::Schema schema;            ///< the Iceberg schema
 };

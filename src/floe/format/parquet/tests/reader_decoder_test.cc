@@ -27,8 +27,8 @@ std::vector<uint8_t> Cat(std::vector<uint8_t> a, const std::vector<uint8_t>& b) 
 
 std::vector<uint8_t> Text(std::string_view s) { return {s.begin(), s.end()}; }
 
-LeafColumn Leaf(Type type, LeafConversion conversion, int32_t length = 0) {
-  LeafColumn leaf;
+ReaderLeaf Leaf(Type type, LeafConversion conversion, int32_t length = 0) {
+  ReaderLeaf leaf;
   leaf.physical_type = type;
   leaf.conversion = conversion;
   leaf.type_length = length;
@@ -125,7 +125,7 @@ TEST(ReaderDecoderTest, DeltaLengthByteArraySpecExample) {
   // "Hello", "World", "Foobar", "ABCDEF": lengths 5 5 6 6.
   auto data = Cat(B({0x80, 0x01, 0x04, 0x04, 0x0a, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02, 0, 0, 0}),
                   Text("HelloWorldFoobarABCDEF"));
-  LeafColumn leaf = Leaf(Type::kByteArray, LeafConversion::kBytes);
+  ReaderLeaf leaf = Leaf(Type::kByteArray, LeafConversion::kBytes);
   ValueDecoder dec(&leaf);
   Arena arena;
   Value out[4];
@@ -144,7 +144,7 @@ TEST(ReaderDecoderTest, DeltaByteArraySpecExample) {
       Cat(B({0x80, 0x01, 0x04, 0x04, 0x08, 0x03, 0x03, 0x00, 0x00, 0x00, 0x70, 0x00}),
           std::vector<uint8_t>(10, 0));
   auto data = Cat(Cat(prefixes, suffix_lengths), Text("axislebabbleyhood"));
-  LeafColumn leaf = Leaf(Type::kByteArray, LeafConversion::kBytes);
+  ReaderLeaf leaf = Leaf(Type::kByteArray, LeafConversion::kBytes);
   ValueDecoder dec(&leaf);
   Arena arena;
   Value out[4];
@@ -172,7 +172,7 @@ TEST(ReaderDecoderTest, ByteStreamSplit) {
     std::memcpy(b, &values[i], 4);
     for (int k = 0; k < 4; ++k) bytes[k * 3 + i] = b[k];
   }
-  LeafColumn leaf = Leaf(Type::kFloat, LeafConversion::kFloat);
+  ReaderLeaf leaf = Leaf(Type::kFloat, LeafConversion::kFloat);
   ValueDecoder dec(&leaf);
   Arena arena;
   Value out[3];
@@ -183,7 +183,7 @@ TEST(ReaderDecoderTest, ByteStreamSplit) {
 }
 
 TEST(ReaderDecoderTest, PlainChecksLengths) {
-  LeafColumn leaf = Leaf(Type::kByteArray, LeafConversion::kBytes);
+  ReaderLeaf leaf = Leaf(Type::kByteArray, LeafConversion::kBytes);
   ValueDecoder dec(&leaf);
   Arena arena;
   Value out[2];
@@ -196,13 +196,13 @@ TEST(ReaderDecoderTest, PlainChecksLengths) {
   ASSERT_FALSE(st.has_value());
   EXPECT_EQ(st.error().code(), ErrorCode::kCorruption);
 
-  LeafColumn i64 = Leaf(Type::kInt64, LeafConversion::kInt64);
+  ReaderLeaf i64 = Leaf(Type::kInt64, LeafConversion::kInt64);
   ValueDecoder dec64(&i64);
   EXPECT_FALSE(dec64.Decode(Encoding::kPlain, ok, 2, {}, &arena, out).has_value());
 }
 
 TEST(ReaderDecoderTest, DictionaryIndices) {
-  LeafColumn leaf = Leaf(Type::kInt32, LeafConversion::kInt32);
+  ReaderLeaf leaf = Leaf(Type::kInt32, LeafConversion::kInt32);
   ValueDecoder dec(&leaf);
   Arena arena;
   std::vector<Value> dict = {Value::Int32(10), Value::Int32(20), Value::Int32(30)};
@@ -232,13 +232,13 @@ TEST(ReaderDecoderTest, Conversions) {
   int32_t day = 2440589;
   std::memcpy(int96, &nanos, 8);
   std::memcpy(int96 + 8, &day, 4);
-  LeafColumn l96 = Leaf(Type::kInt96, LeafConversion::kInt96Timestamp);
+  ReaderLeaf l96 = Leaf(Type::kInt96, LeafConversion::kInt96Timestamp);
   ValueDecoder d96(&l96);
   ASSERT_TRUE(d96.Decode(Encoding::kPlain, int96, 1, {}, &arena, v).has_value());
   EXPECT_EQ(v[0].i64, 86'400'000'000LL + 1'000'000);
 
   // Decimal bytes, big-endian two's complement: -2 and 258.
-  LeafColumn ldec = Leaf(Type::kFixedLenByteArray, LeafConversion::kDecimalBytes, 2);
+  ReaderLeaf ldec = Leaf(Type::kFixedLenByteArray, LeafConversion::kDecimalBytes, 2);
   ValueDecoder ddec(&ldec);
   auto dec = B({0xff, 0xfe, 0x01, 0x02});
   ASSERT_TRUE(ddec.Decode(Encoding::kPlain, dec, 2, {}, &arena, v).has_value());
@@ -246,7 +246,7 @@ TEST(ReaderDecoderTest, Conversions) {
   EXPECT_EQ(static_cast<int64_t>(v[1].decimal), 258);
 
   // Timestamp nanos floor to micros, also below the epoch.
-  LeafColumn lns = Leaf(Type::kInt64, LeafConversion::kNanosToMicros);
+  ReaderLeaf lns = Leaf(Type::kInt64, LeafConversion::kNanosToMicros);
   ValueDecoder dns(&lns);
   int64_t ns[2] = {1999, -1};
   ASSERT_TRUE(dns.Decode(Encoding::kPlain, std::span(reinterpret_cast<uint8_t*>(ns), 16), 2, {},
@@ -256,7 +256,7 @@ TEST(ReaderDecoderTest, Conversions) {
   EXPECT_EQ(v[1].i64, -1);
 
   // float16 1.5 = 0x3e00.
-  LeafColumn lh = Leaf(Type::kFixedLenByteArray, LeafConversion::kFloat16, 2);
+  ReaderLeaf lh = Leaf(Type::kFixedLenByteArray, LeafConversion::kFloat16, 2);
   ValueDecoder dh(&lh);
   auto half = B({0x00, 0x3e});
   ASSERT_TRUE(dh.Decode(Encoding::kPlain, half, 1, {}, &arena, v).has_value());
