@@ -52,8 +52,11 @@ Status DecompressGzip(std::span<const uint8_t> in, size_t size, uint8_t* out) {
   if (inflateInit2(&stream, 15 + 32) != Z_OK) return InternalError("zlib inflateInit2 failed");
   stream.next_in = const_cast<Bytef*>(in.data());
   stream.avail_in = static_cast<uInt>(in.size());
-  stream.next_out = out;
-  stream.avail_out = static_cast<uInt>(size);
+  // zlib makes no progress into an empty output buffer (Z_BUF_ERROR), even
+  // for a stream that inflates to nothing: give it one spare byte then.
+  uint8_t spare = 0;
+  stream.next_out = size == 0 ? &spare : out;
+  stream.avail_out = size == 0 ? 1 : static_cast<uInt>(size);
   int rc = inflate(&stream, Z_FINISH);
   size_t produced = stream.total_out;
   inflateEnd(&stream);
