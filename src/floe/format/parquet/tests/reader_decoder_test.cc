@@ -236,6 +236,11 @@ TEST(ReaderDecoderTest, Conversions) {
   ValueDecoder d96(&l96);
   ASSERT_TRUE(d96.Decode(Encoding::kPlain, int96, 1, {}, &arena, v).has_value());
   EXPECT_EQ(v[0].i64, 86'400'000'000LL + 1'000'000);
+  // Regression (fuzz, tests/fuzz/parquet/regression-int96-overflow): a day far
+  // out of range wraps instead of overflowing.
+  int32_t far = 1'030'210'164 + 2440588;
+  std::memcpy(int96 + 8, &far, 4);
+  EXPECT_TRUE(d96.Decode(Encoding::kPlain, int96, 1, {}, &arena, v).has_value());
 
   // Decimal bytes, big-endian two's complement: -2 and 258.
   ReaderLeaf ldec = Leaf(Type::kFixedLenByteArray, LeafConversion::kDecimalBytes, 2);
