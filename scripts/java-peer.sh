@@ -19,7 +19,9 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SRC="${ROOT}/tests/interop/java"
 OUT="${ROOT}/.cache/java-peer"
-REPO="${ROOT}/.cache/maven"
+# Maven's downloads are shared between checkouts (FLOE_CACHE, default
+# ~/.cache/floe), so a fresh clone on the same machine downloads nothing.
+REPO="${FLOE_CACHE:-${HOME}/.cache/floe}/maven"
 
 log() { printf '[java-peer] %s\n' "$*"; }
 

@@ -29,7 +29,7 @@ PACKAGES=(
   libsqlite3-dev libcurl4-openssl-dev libssl-dev libcpp-httplib-dev libxxhash-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   librdkafka-dev libpq-dev
-  clang-16 libclang-rt-16-dev clang-format
+  ccache clang-16 libclang-rt-16-dev clang-format
   mariadb-server
   python3 python3-venv python3-pip
 )
@@ -63,15 +63,22 @@ install_packages() {
     --no-install-recommends "${missing[@]}" </dev/null
 }
 
+# Downloads are kept outside the checkout, in FLOE_CACHE (default
+# ~/.cache/floe), so a fresh clone on the same machine (CI) reuses them;
+# .cache/venv in the checkout is a link to the shared venv.
+SHARED_CACHE="${FLOE_CACHE:-${HOME}/.cache/floe}"
 VENV="${ROOT}/.cache/venv"
 REQUIREMENTS="${ROOT}/tests/interop/requirements.txt"
 STAMP="${VENV}/.floe-requirements.sha256"
 
 install_python_peers() {
+  mkdir -p "${ROOT}/.cache" "${SHARED_CACHE}"
+  if [[ ! -L "${VENV}" && ! -e "${VENV}" ]]; then
+    ln -s "${SHARED_CACHE}/venv" "${VENV}"
+  fi
   if [[ ! -x "${VENV}/bin/python" ]]; then
-    log "Python venv: creating .cache/venv"
-    mkdir -p "${ROOT}/.cache"
-    python3 -m venv "${VENV}"
+    log "Python venv: creating ${SHARED_CACHE}/venv"
+    python3 -m venv "${SHARED_CACHE}/venv"
   fi
   local want have=""
   want="$(sha256sum "${REQUIREMENTS}" | cut -d' ' -f1)"
