@@ -2,12 +2,14 @@
 
 #include <charconv>
 #include <chrono>
+#include <set>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include "floe/cdc/mysql/binlog_event.h"
+#include "floe/cdc/mysql/ddl_parser.h"
 #include "floe/cdc/mysql/information_schema.h"
 #include "floe/cdc/mysql/schema_tracker.h"
 #include "floe/cdc/mysql/snapshot.h"
@@ -159,6 +161,11 @@ struct MySqlCapture::Impl {
   std::unique_ptr<Connection> meta;  // information_schema reads
   SchemaTracker tracker;
   std::map<std::pair<std::string, std::string>, TableDefinitionPtr> definitions;
+  /// Tables whose schema was read from information_schema when streaming
+  /// starts at a past position (file:pos, GTID, timestamp): their current
+  /// schema, which a CREATE or RENAME in the stream (a table that did not yet
+  /// exist at the start position) replaces instead of colliding with.
+  std::set<std::pair<std::string, std::string>> provisional;
   int64_t version = 0;
   io::LocalFileIO file_io;
   SourcePosition committed;  // resume point after the last transaction
@@ -233,14 +240,38 @@ struct MySqlCapture::Impl {
     return out;
   }
 
-  Status LoadSelectedSchemas(Connection& conn) {
+  Status LoadSelectedSchemas(Connection& conn, bool mark_provisional) {
     FLOE_ASSIGN_OR_RETURN(auto tables, SelectedTables(conn));
     for (const auto& [db, table] : tables) {
       if (tracker.Find(db, table)) continue;
       FLOE_ASSIGN_OR_RETURN(auto loaded, ReadTableSchema(conn.handle(), db, table));
-      if (loaded) tracker.Put(std::move(*loaded));
+      if (!loaded) continue;
+      tracker.Put(std::move(*loaded));
+      if (mark_provisional) provisional.emplace(db, table);
     }
     return Ok();
+  }
+
+  /// Before a DDL statement is applied: a provisional table that the
+  /// statement creates (CREATE TABLE, the target of a RENAME) did not exist
+  /// at this point of the stream, so its information_schema schema is dropped.
+  void ForgetProvisionalTargets(std::string_view sql, std::string_view default_db) {
+    if (provisional.empty()) return;
+    auto st = ParseDdl(sql);
+    if (!st) return;
+    std::vector<TableRef> targets;
+    if (st->kind == DdlKind::kCreateTable || st->kind == DdlKind::kCreateTableLike) {
+      targets.push_back(st->table);
+    } else if (st->kind == DdlKind::kRenameTable) {
+      for (const auto& [from, to] : st->renames) targets.push_back(to);
+    }
+    for (auto& t : targets) {
+      if (t.db.empty()) t.db = std::string(default_db);
+      auto key = std::make_pair(t.db, t.table);
+      if (provisional.erase(key) == 0) continue;
+      tracker.Remove(t.db, t.table);
+      definitions.erase(key);
+    }
   }
 
   Status RunSnapshot(const Sink& sink) {
@@ -321,7 +352,8 @@ Status MySqlCapture::Run(const Sink& sink, const std::atomic<bool>& stop) {
       }
     }
     if (m.options.startup != StartupMode::kInitial) {
-      FLOE_RETURN_IF_ERROR(m.LoadSelectedSchemas(*m.meta));
+      FLOE_RETURN_IF_ERROR(
+          m.LoadSelectedSchemas(*m.meta, m.options.startup != StartupMode::kLatest));
     }
   }
   return m.Stream(sink, stop);
@@ -436,6 +468,7 @@ Status MySqlCapture::Impl::Stream(const Sink& sink, const std::atomic<bool>& sto
         // A DDL (or another statement logged as text).
         bool table_ddl = word == "CREATE" || word == "ALTER" || word == "DROP" || word == "RENAME" ||
                          word == "TRUNCATE";
+        if (table_ddl) ForgetProvisionalTargets(q.query, q.db);
         auto changes = tracker.Apply(q.query, q.db);
         const std::string where = fmt::format("{}:{}", decoder.current_file(), ev.position);
         if (!changes) {
