@@ -564,7 +564,8 @@ TEST_F(RandomWorkloadIntegrationTest, ReplayedEventsEqualTablesAndSchemas) {
 // TABLE or RENAME TABLE in the stream of a table that exists now failed with
 // "the table already exists in the tracked schema", and rows before an ALTER
 // were decoded with the schema after it.
-TEST_F(RandomWorkloadIntegrationTest, StreamFromPastPositionReplaysCreateAndRenameOfExistingTables) {
+TEST_F(RandomWorkloadIntegrationTest,
+       StreamFromPastPositionReplaysCreateAndRenameOfExistingTables) {
   auto start = CurrentPosition(*conn_);
   ASSERT_TRUE(start) << start.error().ToString();
   const std::string a = prefix_ + "a", b = prefix_ + "b";
@@ -591,7 +592,8 @@ TEST_F(RandomWorkloadIntegrationTest, StreamFromPastPositionReplaysCreateAndRena
   std::vector<size_t> row_widths;
   std::atomic<bool> stop{false};
   std::thread watchdog([&] {
-    for (int i = 0; i < 300 && !stop.load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    for (int i = 0; i < 300 && !stop.load(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
     stop.store(true);
   });
   auto st = (*cap)->Run(
