@@ -48,8 +48,13 @@ std::string AvroSafeName(std::string_view name) {
 
 namespace {
 
+/// A named type, defined inline each time: a repeated name gets a suffix
+/// ("decimal_9_2_2") rather than becoming a reference, because PyIceberg's
+/// Avro schema conversion does not resolve references to named types.
 Json Named(std::set<std::string>* defined, const std::string& name, Json definition) {
-  if (!defined->insert(name).second) return name;
+  std::string unique = name;
+  for (int k = 2; !defined->insert(unique).second; ++k) unique = fmt::format("{}_{}", name, k);
+  definition["name"] = unique;
   return definition;
 }
 

@@ -92,8 +92,9 @@ std::string AvroSafeName(std::string_view name);
 /// date int/date, time long/time-micros, timestamp(tz) long/timestamp-micros
 /// with adjust-to-utc, uuid fixed(16)/uuid named "uuid_fixed", fixed[L]
 /// "fixed_L", decimal(P,S) fixed named "decimal_P_S" of DecimalFixedSize(P)
-/// bytes with logicalType decimal, binary bytes. Named types already in
-/// `*defined` are referenced by name (a name is defined once per schema).
+/// bytes with logicalType decimal, binary bytes. Named types are defined
+/// inline every time; a name already in `*defined` gets a suffix "_2", "_3"...
+/// (PyIceberg cannot read references to named types; readers ignore the names).
 /// Errors: kInvalidArgument for nested types.
 Result<avro::Json> AvroTypeJson(const types::Type& type, std::set<std::string>* defined);
 
