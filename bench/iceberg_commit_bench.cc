@@ -68,6 +68,7 @@ int main(int argc, char** argv) {
                         {2, "name", false, types::Type::String(), ""}});
   (void)builder->Apply(update::AddSchema{schema, std::nullopt});
   (void)builder->Apply(update::SetCurrentSchema{-1});
+  (void)builder->Apply(update::SetLocation{catalog.DefaultTableLocation({{"ns"}, "events"})});
   if (!merge) (void)builder->Apply(update::SetProperties{{{"commit.manifest-merge.enabled", "false"}}});
   auto metadata = builder->Build();
   if (!metadata) return Fail(metadata.error());

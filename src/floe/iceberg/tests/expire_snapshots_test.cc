@@ -1,0 +1,102 @@
+// ExpireSnapshots: which snapshots go, and that exactly the files no kept
+// snapshot reaches are deleted.
+
+#include "floe/iceberg/expire_snapshots.h"
+
+#include <fstream>
+
+#include "floe/iceberg/delete_files.h"
+#include "floe/iceberg/fast_append.h"
+#include "floe/iceberg/tests/producer_test_util.h"
+
+namespace floe::iceberg::testing {
+namespace {
+
+std::set<std::string> FilesUnder(const std::filesystem::path& dir) {
+  std::set<std::string> out;
+  if (!std::filesystem::exists(dir)) return out;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
+    if (e.is_regular_file()) out.insert(e.path().string());
+  }
+  return out;
+}
+
+TEST_F(ProducerTest, ExpireDeletesExactlyTheUnreachableFiles) {
+  Table table = CreateTable();
+  auto touch = [&](const DataFile& f) {
+    std::filesystem::create_directories(std::filesystem::path(f.file_path).parent_path());
+    std::ofstream(f.file_path) << "x";
+  };
+  DataFile a = MakeFile("a", 3), b = MakeFile("b", 4), c = MakeFile("c", 5);
+  for (const auto& f : {a, b, c}) touch(f);
+  auto s1 = table.NewAppend();
+  s1->AppendFile(a);
+  ASSERT_OK(s1->Commit());
+  const std::string list1 = table.metadata().CurrentSnapshot()->manifest_list;
+  auto s2 = table.NewAppend();
+  s2->AppendFile(b);
+  ASSERT_OK(s2->Commit());
+  const std::string list2 = table.metadata().CurrentSnapshot()->manifest_list;
+  auto s3 = table.NewDelete();  // removes a
+  s3->DeleteFile(a.file_path);
+  ASSERT_OK(s3->Commit());
+  auto s4 = table.NewAppend();
+  s4->AppendFile(c);
+  ASSERT_OK(s4->Commit());
+
+  const auto table_dir = dir_ / "warehouse" / "ns" / "t";
+  const auto before = FilesUnder(table_dir);
+  auto expire = table.NewExpireSnapshots();
+  expire->ExpireOlderThan(table.metadata().CurrentSnapshot()->timestamp_ms + 1).RetainLast(2);
+  auto result = expire->Commit();
+  ASSERT_OK(result);
+  EXPECT_EQ(result->expired_snapshot_ids.size(), 2u);
+  EXPECT_EQ(table.metadata().snapshots.size(), 2u);
+  EXPECT_EQ(table.metadata().SnapshotById(s1->snapshot_id()), nullptr);
+  EXPECT_EQ(table.metadata().SnapshotById(s2->snapshot_id()), nullptr);
+
+  const auto after = FilesUnder(table_dir);
+  std::set<std::string> deleted;
+  for (const auto& f : before) {
+    if (!after.contains(f)) deleted.insert(f);
+  }
+  // Deleted: data file a (live only in s1, s2), the manifest lists of s1 and
+  // s2, and the manifest of s1 (s3 rewrote it). Not b's manifest (s3, s4 list it).
+  EXPECT_TRUE(deleted.contains(a.file_path));
+  EXPECT_TRUE(deleted.contains(list1));
+  EXPECT_TRUE(deleted.contains(list2));
+  EXPECT_EQ(result->deleted_data_files, 1);
+  EXPECT_EQ(result->deleted_manifest_lists, 2);
+  EXPECT_EQ(result->deleted_manifests, 1);
+  EXPECT_EQ(deleted.size(), 4u);
+  for (const auto& f : {b, c}) EXPECT_TRUE(after.contains(f.file_path)) << f.file_path;
+  // Every file the kept snapshots reach still exists.
+  for (const auto& s : table.metadata().snapshots) {
+    EXPECT_TRUE(std::filesystem::exists(s.manifest_list));
+    auto manifests = SnapshotManifests(io_, s, 2);
+    ASSERT_OK(manifests);
+    for (const auto& m : *manifests) EXPECT_TRUE(std::filesystem::exists(m.manifest_path));
+  }
+  EXPECT_EQ(LivePaths(table), (std::set<std::string>{b.file_path, c.file_path}));
+}
+
+TEST_F(ProducerTest, ExpireKeepsRetainLastAndRecentSnapshots) {
+  Table table = CreateTable();
+  for (int i = 0; i < 4; ++i) {
+    auto a = table.NewAppend();
+    a->AppendFile(MakeFile("f" + std::to_string(i), 1));
+    ASSERT_OK(a->Commit());
+  }
+  // Nothing is older than the default 5 days: nothing expires.
+  auto none = table.NewExpireSnapshots();
+  ASSERT_OK(none->Commit());
+  EXPECT_EQ(table.metadata().snapshots.size(), 4u);
+  auto some = table.NewExpireSnapshots();
+  some->ExpireOlderThan(table.metadata().CurrentSnapshot()->timestamp_ms + 1).RetainLast(3);
+  ASSERT_OK(some->Commit());
+  EXPECT_EQ(table.metadata().snapshots.size(), 3u);
+  EXPECT_EQ(LivePaths(table).size(), 4u);  // all data is still live in the current snapshot
+}
+
+}  // namespace
+}  // namespace floe::iceberg::testing

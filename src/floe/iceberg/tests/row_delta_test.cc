@@ -1,0 +1,98 @@
+// RowDelta: sequence numbers (an equality delete applies only to older data)
+// and the validation of referenced data files against concurrent commits.
+
+#include "floe/iceberg/row_delta.h"
+
+#include "floe/iceberg/delete_files.h"
+#include "floe/iceberg/fast_append.h"
+#include "floe/iceberg/tests/producer_test_util.h"
+
+namespace floe::iceberg::testing {
+namespace {
+
+DataFile EqualityDeletes(const std::string& path, int64_t records) {
+  DataFile f;
+  f.content = DataFileContent::kEqualityDeletes;
+  f.file_path = path;
+  f.record_count = records;
+  f.file_size_in_bytes = 10;
+  f.equality_ids = {1};
+  return f;
+}
+
+DataFile PositionDeletes(const std::string& path, const std::string& data_file) {
+  DataFile f;
+  f.content = DataFileContent::kPositionDeletes;
+  f.file_path = path;
+  f.record_count = 1;
+  f.file_size_in_bytes = 10;
+  f.referenced_data_file = data_file;
+  return f;
+}
+
+TEST_F(ProducerTest, RowDeltaSequenceNumbersOrderDeletesAfterOlderData) {
+  Table table = CreateTable();
+  auto append = table.NewAppend();
+  append->AppendFile(MakeFile("old", 10));
+  ASSERT_OK(append->Commit());
+
+  auto delta = table.NewRowDelta();
+  delta->AddRows(MakeFile("new", 3));
+  delta->AddDeletes(EqualityDeletes((dir_ / "eq.parquet").string(), 2));
+  ASSERT_OK(delta->Commit());
+  const Snapshot* s = table.metadata().CurrentSnapshot();
+  EXPECT_EQ(s->operation, "overwrite");
+  EXPECT_EQ(s->sequence_number, 2);
+  EXPECT_EQ(Total(table, summary::kTotalEqualityDeletes), 2);
+  EXPECT_EQ(Total(table, summary::kTotalDeleteFiles), 1);
+  EXPECT_EQ(Total(table, summary::kTotalRecords), 13);
+
+  std::map<std::string, std::pair<int64_t, int64_t>> seq;  // stem -> (data, file)
+  for (const auto& f : Live(Reload())) {
+    seq[std::filesystem::path(f.entry.data_file.file_path).stem()] = {
+        *f.entry.sequence_number, *f.entry.file_sequence_number};
+  }
+  // The delete (2) applies to "old" (1 < 2) but not to "new" (2, same commit).
+  EXPECT_EQ(seq["old"], std::make_pair(int64_t{1}, int64_t{1}));
+  EXPECT_EQ(seq["new"], std::make_pair(int64_t{2}, int64_t{2}));
+  EXPECT_EQ(seq["eq"], std::make_pair(int64_t{2}, int64_t{2}));
+  EXPECT_GT(seq["eq"].first, seq["old"].first);
+  EXPECT_FALSE(seq["eq"].first > seq["new"].first);
+}
+
+TEST_F(ProducerTest, RowDeltaFailsWhenReferencedFileWasRemovedConcurrently) {
+  Table table = CreateTable("", {{"commit.retry.min-wait-ms", "1"}});
+  auto append = table.NewAppend();
+  DataFile a = MakeFile("a", 10), b = MakeFile("b", 10);
+  append->AppendFile(a).AppendFile(b);
+  ASSERT_OK(append->Commit());
+
+  Table writer = Reload();  // reads the table at this snapshot
+  auto delta = writer.NewRowDelta();
+  delta->AddDeletes(PositionDeletes((dir_ / "pos-a.parquet").string(), a.file_path));
+
+  // Meanwhile another handle removes file a.
+  Table other = Reload();
+  auto del = other.NewDelete();
+  del->DeleteFile(a.file_path);
+  ASSERT_OK(del->Commit());
+
+  auto s = delta->Commit();
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().code(), ErrorCode::kCommitConflict) << s.error().ToString();
+  EXPECT_NE(s.error().message().find(a.file_path), std::string::npos) << s.error().ToString();
+
+  // A delta referencing only b commits on top of the concurrent delete.
+  auto ok_delta = writer.NewRowDelta();
+  ok_delta->ValidateFromSnapshot(append->snapshot_id());
+  ok_delta->AddDeletes(PositionDeletes((dir_ / "pos-b.parquet").string(), b.file_path));
+  ASSERT_OK(ok_delta->Commit());
+  EXPECT_EQ(writer.metadata().CurrentSnapshot()->operation, "delete");
+  auto paths = LivePaths(writer);
+  EXPECT_FALSE(paths.contains(a.file_path));
+  EXPECT_TRUE(paths.contains(b.file_path));
+  EXPECT_TRUE(paths.contains((dir_ / "pos-b.parquet").string()));
+}
+
+}  // namespace
+}  // namespace floe::iceberg::testing
