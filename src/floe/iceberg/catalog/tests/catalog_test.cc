@@ -20,8 +20,8 @@ TableMetadata NewMetadata() {
   m.last_column_id = 1;
   m.schemas.push_back(types::Schema({types::NestedField{1, "id", true, types::Type::Long(), ""}}, 0));
   m.current_schema_id = 0;
-  m.partition_specs.push_back(PartitionSpecJson::Unpartitioned());
-  m.sort_orders.push_back(SortOrderJson::Unsorted());
+  m.partition_specs.push_back(PartitionSpec());
+  m.sort_orders.push_back(SortOrder());
   return m;
 }
 
