@@ -5,7 +5,7 @@ Run with the project's venv (tests/interop/requirements.txt):
 
 The gtest ManifestInteropTest.WriteTableForReferenceReaders (in the binary
 floe_iceberg_tests: build/src/floe/iceberg/floe_iceberg_tests under the
-repository root, or $FLOE_ICEBERG_TESTS) writes a small v2 table into
+repository root or the newest build*/ folder, or $FLOE_ICEBERG_TESTS) writes a small v2 table into
 $FLOE_INTEROP_OUT/floe_manifests: two snapshots whose manifest lists hold a
 data manifest (every partition transform's result type), a position-delete
 manifest and an equality-delete manifest, a metadata file, and expected.json
@@ -38,10 +38,10 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 def _find_tests_binary():
     if "FLOE_ICEBERG_TESTS" in os.environ:
         return pathlib.Path(os.environ["FLOE_ICEBERG_TESTS"])
+    # The most recently built of build*/ (each engineer has a build folder).
     candidates = sorted(ROOT.glob("build*/src/floe/iceberg/floe_iceberg_tests"),
                         key=lambda p: p.stat().st_mtime, reverse=True)
-    default = ROOT / "build" / "src" / "floe" / "iceberg" / "floe_iceberg_tests"
-    return default if default.exists() or not candidates else candidates[0]
+    return candidates[0] if candidates else ROOT / "build" / "src/floe/iceberg/floe_iceberg_tests"
 
 
 TESTS_BIN = _find_tests_binary()
@@ -50,16 +50,29 @@ pytestmark = pytest.mark.skipif(not TESTS_BIN.exists(),
 
 
 @pytest.fixture(scope="module")
-def table(tmp_path_factory):
+def tables(tmp_path_factory):
     out = tmp_path_factory.mktemp("manifest_interop")
     env = dict(os.environ, FLOE_INTEROP_OUT=str(out))
     result = subprocess.run(
-        [str(TESTS_BIN), "--gtest_filter=ManifestInteropTest.WriteTableForReferenceReaders"],
+        [str(TESTS_BIN), "--gtest_filter=ManifestInteropTest.Write*"],
         env=env, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
-    folder = out / "floe_manifests"
-    assert (folder / "expected.json").exists(), result.stdout
-    return folder, json.loads((folder / "expected.json").read_text())
+    found = {}
+    for name in ("floe_manifests", "floe_manifests_v1"):
+        folder = out / name
+        assert (folder / "expected.json").exists(), result.stdout
+        found[name] = (folder, json.loads((folder / "expected.json").read_text()))
+    return found
+
+
+@pytest.fixture(scope="module")
+def table(tables):
+    return tables["floe_manifests"]
+
+
+@pytest.fixture(scope="module", params=["floe_manifests", "floe_manifests_v1"])
+def any_table(tables, request):
+    return tables[request.param]
 
 
 # --- The spec's Avro schemas -------------------------------------------------
@@ -175,6 +188,23 @@ def test_manifest_schemas_follow_the_spec(table):
         assert types[name] == "int", name
 
 
+def test_v1_manifest_schemas(tables):
+    folder, expected = tables["floe_manifests_v1"]
+    metadata = json.loads(pathlib.Path(expected["metadata"]).read_text())
+    for snap in metadata["snapshots"]:
+        schema, meta, records = avro_schema(snap["manifest-list"])
+        assert [f["field-id"] for f in schema["fields"]] == \
+            [500, 501, 502, 503, 504, 505, 506, 512, 513, 514, 507, 519]
+        assert "sequence-number" not in meta and meta["format-version"] == "1"
+    for path in manifest_paths(expected):
+        schema, meta, records = avro_schema(path)
+        check_fields(schema, [("status", 0, REQ), ("snapshot_id", 1, REQ), ("data_file", 2, REQ)])
+        ids = [f["field-id"] for f in schema["fields"][2]["type"]["fields"]]
+        assert ids == [100, 101, 102, 103, 104, 105, 108, 109, 110, 137, 125, 128, 131, 132, 140]
+        assert meta["format-version"] == "1" and "content" not in meta
+        assert all(r["data_file"]["block_size_in_bytes"] == 64 * 1024 * 1024 for r in records)
+
+
 def test_manifest_list_schema_and_metadata(table):
     folder, expected = table
     metadata = json.loads(pathlib.Path(expected["metadata"]).read_text())
@@ -234,12 +264,13 @@ def same_number(a, b):
     return a == b
 
 
-def test_pyiceberg_reads_every_entry(table):
+def test_pyiceberg_reads_every_entry(any_table):
     from pyiceberg.table import StaticTable
 
-    folder, expected = table
+    folder, expected = any_table
     tbl = StaticTable.from_metadata(expected["metadata"])
-    assert tbl.metadata.current_snapshot_id == 1002
+    assert tbl.metadata.format_version == expected["format_version"]
+    assert tbl.metadata.current_snapshot_id == max(int(s) for s in expected["snapshots"])
     names = {s.spec_id: [f.name for f in s.fields] for s in tbl.metadata.partition_specs}
     for snap in tbl.metadata.snapshots:
         want = expected["snapshots"][str(snap.snapshot_id)]

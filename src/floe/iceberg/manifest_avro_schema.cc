@@ -36,13 +36,13 @@ std::string AvroSafeName(std::string_view name) {
     if (letter || (digit && i > 0)) {
       out.push_back(static_cast<char>(c));
     } else if (digit) {
-      out += "_";
+      out.push_back('_');
       out.push_back(static_cast<char>(c));
     } else {
       out += fmt::format("_x{:X}", c);
     }
   }
-  if (out.empty()) out = "_";
+  if (out.empty()) out.push_back('_');
   return out;
 }
 

@@ -132,6 +132,32 @@ nlohmann::json ManifestFileJson(const ManifestFile& m) {
           {"partitions", parts}};
 }
 
+/// expected.json: every snapshot's manifest-list entries and manifest entries
+/// as floe reads them back (inheritance applied), for the Python checks.
+void WriteExpected(io::FileIO& io, const TableMetadata& md, const std::string& metadata_path,
+                   const std::string& out) {
+  nlohmann::json expected = {{"metadata", metadata_path},
+                             {"format_version", md.format_version},
+                             {"snapshots", nlohmann::json::object()}};
+  for (const Snapshot& s : md.snapshots) {
+    auto listed = ReadManifestList(io, s.manifest_list, md.format_version);
+    ASSERT_TRUE(listed.has_value()) << listed.error().ToString();
+    nlohmann::json manifests = nlohmann::json::array();
+    for (const ManifestFile& m : *listed) {
+      auto entries = ReadManifest(io, m, md);
+      ASSERT_TRUE(entries.has_value()) << entries.error().ToString();
+      nlohmann::json mj = ManifestFileJson(m);
+      mj["entries"] = nlohmann::json::array();
+      for (const auto& e : *entries) {
+        mj["entries"].push_back(EntryJson(e, *md.SpecById(m.partition_spec_id)));
+      }
+      manifests.push_back(mj);
+    }
+    expected["snapshots"][std::to_string(s.snapshot_id)] = manifests;
+  }
+  std::ofstream(out) << expected.dump(2);
+}
+
 #define ASSERT_OK(expr)                                                   \
   do {                                                                    \
     auto&& r_ = (expr);                                                   \
@@ -241,22 +267,65 @@ TEST(ManifestInteropTest, WriteTableForReferenceReaders) {
   std::string metadata_path = meta_dir + "/v1.metadata.json";
   ASSERT_OK(WriteTableMetadata(io, metadata_path, md));
 
-  // What readers must see: entries as floe reads them back (inheritance applied).
-  nlohmann::json expected = {{"metadata", metadata_path}, {"snapshots", nlohmann::json::object()}};
-  for (const auto& [snapshot_id, listed] :
-       {std::pair{SnapshotId{1001}, &*listed1}, {SnapshotId{1002}, &*listed2}}) {
-    nlohmann::json manifests = nlohmann::json::array();
-    for (const ManifestFile& m : *listed) {
-      auto entries = ReadManifest(io, m, md);
-      ASSERT_OK(entries);
-      nlohmann::json mj = ManifestFileJson(m);
-      mj["entries"] = nlohmann::json::array();
-      for (const auto& e : *entries) mj["entries"].push_back(EntryJson(e, spec));
-      manifests.push_back(mj);
+  WriteExpected(io, md, metadata_path, table + "/expected.json");
+}
+
+TEST(ManifestInteropTest, WriteV1TableForReferenceReaders) {
+  const char* out_env = std::getenv("FLOE_INTEROP_OUT");
+  if (out_env == nullptr || *out_env == '\0') GTEST_SKIP() << "set FLOE_INTEROP_OUT";
+  std::string table = std::string(out_env) + "/floe_manifests_v1";
+  std::filesystem::remove_all(table);
+  std::string meta_dir = table + "/metadata";
+  std::filesystem::create_directories(meta_dir);
+  io::LocalFileIO io;
+  auto schema = EveryTypeSchema();
+  PartitionSpec spec(0, {PartitionField{12, 1000, "s", Transform::Identity()},
+                         PartitionField{10, 1001, "ts_day", Transform::Day()},
+                         PartitionField{1, 1002, "id_bucket", Transform::Bucket(4).value()}});
+  auto tuple = [](int k) {
+    return std::vector<Literal>{Literal::String("r" + std::to_string(k)), Literal::Date(19000 + k),
+                                Literal::Int(k % 4)};
+  };
+  std::vector<ManifestFile> manifests;
+  for (SnapshotId id : {SnapshotId{2001}, SnapshotId{2002}}) {
+    auto w = ManifestWriter::Open(io, meta_dir + "/m-" + std::to_string(id) + ".avro", 1, schema,
+                                  spec, ManifestContent::kData, id);
+    ASSERT_OK(w);
+    for (int k = 0; k < 2; ++k) {
+      ManifestEntry e;
+      e.data_file = SampleDataFile(table + "/data/" + std::to_string(id) + "-" +
+                                       std::to_string(k) + ".parquet",
+                                   tuple(static_cast<int>(id % 10) + k), 5 + k);
+      ASSERT_OK((*w)->Add(e));
     }
-    expected["snapshots"][std::to_string(snapshot_id)] = manifests;
+    auto m = (*w)->Close();
+    ASSERT_OK(m);
+    manifests.push_back(*m);
   }
-  std::ofstream(table + "/expected.json") << expected.dump(2);
+  ASSERT_OK(WriteManifestList(io, meta_dir + "/snap-2001.avro", 1, 2001, std::nullopt, 0,
+                              {manifests[0]}));
+  ASSERT_OK(WriteManifestList(io, meta_dir + "/snap-2002.avro", 1, 2002, SnapshotId{2001}, 0,
+                              {manifests[1], manifests[0]}));
+  TableMetadata md = MetadataFor(schema, spec, 1);
+  md.location = table;
+  Snapshot s1;
+  s1.snapshot_id = 2001;
+  s1.timestamp_ms = 1700000000000;
+  s1.manifest_list = meta_dir + "/snap-2001.avro";
+  s1.operation = "append";
+  Snapshot s2 = s1;
+  s2.snapshot_id = 2002;
+  s2.parent_snapshot_id = 2001;
+  s2.timestamp_ms = 1700000001000;
+  s2.manifest_list = meta_dir + "/snap-2002.avro";
+  md.snapshots = {s1, s2};
+  md.current_snapshot_id = 2002;
+  md.refs = {{"main", SnapshotRef::Branch(2002)}};
+  md.snapshot_log = {{s1.timestamp_ms, 2001}, {s2.timestamp_ms, 2002}};
+  ASSERT_OK(md.Validate());
+  std::string metadata_path = meta_dir + "/v1.metadata.json";
+  ASSERT_OK(WriteTableMetadata(io, metadata_path, md));
+  WriteExpected(io, md, metadata_path, table + "/expected.json");
 }
 
 // ----------------------------------------------------- reading PyIceberg's files
