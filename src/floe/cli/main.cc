@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
   floe::cli::AddParquetCommands(app, &exit_code);
   floe::cli::AddAvroCommands(app, &exit_code);
   floe::cli::AddCaptureCommands(app, &exit_code);
+  floe::cli::AddTableCommands(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
