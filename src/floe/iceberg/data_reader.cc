@@ -29,14 +29,18 @@ void CollectTopLevelIds(const ExprPtr& e, const types::Schema& schema, std::set<
   if (e == nullptr) return;
   switch (e->op()) {
     case Operation::kTrue:
-    case Operation::kFalse: return;
+    case Operation::kFalse:
+      return;
     case Operation::kAnd:
     case Operation::kOr:
       CollectTopLevelIds(e->left(), schema, ids);
       CollectTopLevelIds(e->right(), schema, ids);
       return;
-    case Operation::kNot: CollectTopLevelIds(e->left(), schema, ids); return;
-    default: break;
+    case Operation::kNot:
+      CollectTopLevelIds(e->left(), schema, ids);
+      return;
+    default:
+      break;
   }
   if (!e->positions().empty()) {
     size_t p = static_cast<size_t>(e->positions()[0]);
@@ -66,8 +70,10 @@ bool StatsUsable(const parquet::ReaderLeaf& leaf) {
     case TypeId::kTime:
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
-    case TypeId::kString: return true;
-    default: return false;
+    case TypeId::kString:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -123,8 +129,8 @@ Result<ValueAdapter> MakeValueAdapter(const types::Type& file_type, const types:
         if (source < 0) {
           child.kind = Kind::kNull;
         } else {
-          FLOE_ASSIGN_OR_RETURN(child, MakeValueAdapter(*file_fields[source].type,
-                                                        *read_fields[i].type, name));
+          FLOE_ASSIGN_OR_RETURN(
+              child, MakeValueAdapter(*file_fields[source].type, *read_fields[i].type, name));
           child.source = source;
         }
         if (child.kind != Kind::kCopy || child.source != static_cast<int>(i)) all_copy = false;
@@ -155,7 +161,8 @@ Result<ValueAdapter> MakeValueAdapter(const types::Type& file_type, const types:
       a.children.push_back(std::move(v));
       break;
     }
-    default: return incompatible();
+    default:
+      return incompatible();
   }
   if (all_copy) {
     a.kind = Kind::kCopy;
@@ -188,7 +195,8 @@ Value AdaptValue(const ValueAdapter& a, const Value& v, Arena* arena) {
     case Kind::kList: {
       if (v.kind != Value::Kind::kList) return v;
       Value* out = NewValues(arena, v.size);
-      for (uint32_t i = 0; i < v.size; ++i) out[i] = AdaptValue(a.children[0], v.children[i], arena);
+      for (uint32_t i = 0; i < v.size; ++i)
+        out[i] = AdaptValue(a.children[0], v.children[i], arena);
       return Value::List(out, v.size);
     }
     case Kind::kMap: {
@@ -200,7 +208,8 @@ Value AdaptValue(const ValueAdapter& a, const Value& v, Arena* arena) {
       }
       return Value::Map(out, v.size / 2);
     }
-    default: return v;
+    default:
+      return v;
   }
 }
 
@@ -208,7 +217,8 @@ Result<ExprPtr> RebindToSchema(const ExprPtr& e, const types::Schema& from,
                                const types::Schema& to) {
   switch (e->op()) {
     case Operation::kTrue:
-    case Operation::kFalse: return e;
+    case Operation::kFalse:
+      return e;
     case Operation::kAnd:
     case Operation::kOr: {
       FLOE_ASSIGN_OR_RETURN(ExprPtr l, RebindToSchema(e->left(), from, to));
@@ -219,7 +229,8 @@ Result<ExprPtr> RebindToSchema(const ExprPtr& e, const types::Schema& from,
       FLOE_ASSIGN_OR_RETURN(ExprPtr c, RebindToSchema(e->left(), from, to));
       return Expression::Not(c);
     }
-    default: break;
+    default:
+      break;
   }
   if (!e->is_bound() || e->positions().empty()) {
     return InvalidArgument("filter {} is not bound", e->ToString());
@@ -234,8 +245,7 @@ Result<ExprPtr> RebindToSchema(const ExprPtr& e, const types::Schema& from,
     if (to.fields()[i].id == top_id) found = static_cast<int>(i);
   }
   if (found < 0) {
-    return InvalidArgument("filter {}: column with field id {} is not read", e->ToString(),
-                           top_id);
+    return InvalidArgument("filter {}: column with field id {} is not read", e->ToString(), top_id);
   }
   std::vector<int> positions = e->positions();
   positions[0] = found;
@@ -320,8 +330,8 @@ Result<std::unique_ptr<DataReader>> DataReader::Open(io::FileIO& io, const FileS
     for (size_t j = 0; j < projected_file.size(); ++j) {
       if (projected_file[j].id == read_fields[i].id) c.source = static_cast<int>(j);
     }
-    auto adapter = MakeValueAdapter(*file_fields[i]->type, *read_fields[i].type,
-                                    read_fields[i].name);
+    auto adapter =
+        MakeValueAdapter(*file_fields[i]->type, *read_fields[i].type, read_fields[i].name);
     if (!adapter) return std::unexpected(context(std::move(adapter).error()));
     c.adapter = std::move(*adapter);
   }

@@ -45,8 +45,16 @@ struct DataReaderOptions {
 /// How a value of the file's type becomes a value of the read type (a
 /// tree mirroring the read type). Built once per file.
 struct ValueAdapter {
-  enum class Kind : uint8_t { kCopy, kNull, kIntToLong, kFloatToDouble, kDateToTimestamp,
-                              kStruct, kList, kMap };
+  enum class Kind : uint8_t {
+    kCopy,
+    kNull,
+    kIntToLong,
+    kFloatToDouble,
+    kDateToTimestamp,
+    kStruct,
+    kList,
+    kMap
+  };
   Kind kind = Kind::kCopy;
   /// For a struct's children: the index of the source field in the file's
   /// struct; -1 with kNull.
@@ -110,7 +118,7 @@ class DataReader {
   std::string path_;
   std::unique_ptr<parquet::ParquetReader> reader_;
   types::Schema projected_;
-  types::Schema read_schema_;  ///< projected fields, then filter and equality columns
+  types::Schema read_schema_;    ///< projected fields, then filter and equality columns
   std::vector<Column> columns_;  ///< per read_schema_ field
   std::optional<RowEvaluator> filter_;
   std::unique_ptr<DeleteFilter> deletes_;

@@ -37,7 +37,9 @@ constexpr size_t kBatchRows = 4096;
 
 void AppendEqualityKey(const Value& value, std::string* out) {
   switch (value.kind) {
-    case Kind::kNull: out->push_back('\0'); return;
+    case Kind::kNull:
+      out->push_back('\0');
+      return;
     case Kind::kBool:
       out->push_back('b');
       out->push_back(value.b ? 1 : 0);
@@ -187,12 +189,12 @@ Status DeleteFilter::LoadEquality(io::FileIO& io, const DeleteFileEntry& entry,
     }
     if (in_file == nullptr) {
       if (file_schema.FindField(id) != nullptr) {
-        return NotSupported("equality delete file {}: column {} is nested; only top-level "
-                            "equality columns are supported",
-                            delete_path, id);
+        return NotSupported(
+            "equality delete file {}: column {} is nested; only top-level "
+            "equality columns are supported",
+            delete_path, id);
       }
-      return Corruption("equality delete file {} has no column with field id {}", delete_path,
-                        id);
+      return Corruption("equality delete file {} has no column with field id {}", delete_path, id);
     }
     bool known = false;
     for (const auto& f : equality_fields_) known = known || f.id == id;

@@ -108,8 +108,7 @@ Result<DeleteFileIndex> DeleteFileIndex::Make(std::vector<DeleteFileEntry> delet
   return index;
 }
 
-std::vector<DeleteFilePtr> DeleteFileIndex::ForDataFile(const DataFile& data_file,
-                                                        int32_t spec_id,
+std::vector<DeleteFilePtr> DeleteFileIndex::ForDataFile(const DataFile& data_file, int32_t spec_id,
                                                         int64_t data_sequence_number) const {
   std::vector<DeleteFilePtr> out;
   if (size_ == 0) return out;

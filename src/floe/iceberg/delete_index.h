@@ -75,7 +75,7 @@ class DeleteFileIndex {
   };
   static void Sort(Bucket& bucket);
 
-  std::unordered_map<std::string, Bucket> by_partition_;  ///< key: PartitionKey
+  std::unordered_map<std::string, Bucket> by_partition_;                 ///< key: PartitionKey
   std::unordered_map<std::string, std::vector<DeleteFilePtr>> by_path_;  ///< referenced_data_file
   std::vector<DeleteFilePtr> global_equality_;
   size_t size_ = 0;

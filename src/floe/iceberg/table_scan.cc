@@ -68,8 +68,7 @@ Result<const Snapshot*> SelectSnapshot(const TableMetadata& metadata,
 }
 
 Result<types::Schema> ProjectColumns(const types::Schema& schema,
-                                     const std::vector<std::string>& columns,
-                                     bool case_sensitive) {
+                                     const std::vector<std::string>& columns, bool case_sensitive) {
   if (columns.empty()) return schema;
   std::vector<types::NestedField> fields;
   std::set<int32_t> seen;
@@ -234,8 +233,7 @@ struct ManifestResult {
 
 Status ReadOneManifest(io::FileIO& io, const TableMetadata& metadata, const ManifestFile& manifest,
                        const ScanFilter& filter, ManifestResult* out) {
-  FLOE_ASSIGN_OR_RETURN(std::vector<ManifestEntry> entries,
-                        ReadManifest(io, manifest, metadata));
+  FLOE_ASSIGN_OR_RETURN(std::vector<ManifestEntry> entries, ReadManifest(io, manifest, metadata));
   for (ManifestEntry& entry : entries) {
     if (entry.status == ManifestEntryStatus::kDeleted) continue;
     DataFile& file = entry.data_file;
@@ -271,8 +269,7 @@ Result<std::vector<FileScanTask>> TableScan::PlanFiles() const {
     if (m.content == ManifestContent::kData && !m.has_added_files() && !m.has_existing_files()) {
       continue;
     }
-    if (m.content == ManifestContent::kDeletes && !m.has_added_files() &&
-        !m.has_existing_files()) {
+    if (m.content == ManifestContent::kDeletes && !m.has_added_files() && !m.has_existing_files()) {
       continue;
     }
     if (!filter.ManifestMayMatch(m)) continue;

@@ -126,8 +126,7 @@ Result<const Snapshot*> SelectSnapshot(const TableMetadata& metadata,
 /// (the schema itself when `columns` is empty). Errors: kInvalidArgument for
 /// unknown, duplicate or nested names, listing the schema's columns.
 Result<types::Schema> ProjectColumns(const types::Schema& schema,
-                                     const std::vector<std::string>& columns,
-                                     bool case_sensitive);
+                                     const std::vector<std::string>& columns, bool case_sensitive);
 
 /// Pruning of manifests and files for one filter, shared by TableScan and
 /// IncrementalAppendScan. Evaluators per spec id are built by Make for every

@@ -65,9 +65,8 @@ TEST(DataReaderEvolutionTest, ReadsOldFilesWithTheNewSchemaById) {
   auto rows = scantest::ScanJson(t.io(), t.metadata(), {});
   ASSERT_TRUE(rows.has_value()) << rows.error().ToString();
   ASSERT_EQ(rows->size(), 2u);
-  EXPECT_EQ((*rows)[0],
-            R"({"added":null,"full_name":"ann","id":1,"ratio":0.25,"price":"123.45",)"
-            R"("pt":{"y":0.5,"x":3,"z":null},"tags":[1,2]})");
+  EXPECT_EQ((*rows)[0], R"({"added":null,"full_name":"ann","id":1,"ratio":0.25,"price":"123.45",)"
+                        R"("pt":{"y":0.5,"x":3,"z":null},"tags":[1,2]})");
   EXPECT_EQ((*rows)[1],
             R"({"added":null,"full_name":null,"id":2,"ratio":null,"price":null,"pt":null,)"
             R"("tags":null})");
@@ -103,9 +102,9 @@ TEST(DataReaderEvolutionTest, ReadsOldFilesWithTheNewSchemaById) {
 TEST(DataReaderEvolutionTest, AdapterRules) {
   EXPECT_EQ(MakeValueAdapter(*Type::Int(), *Type::Long(), "c")->kind,
             ValueAdapter::Kind::kIntToLong);
-  EXPECT_EQ(MakeValueAdapter(*Type::Decimal(9, 2).value(), *Type::Decimal(20, 2).value(), "c")
-                ->kind,
-            ValueAdapter::Kind::kCopy);
+  EXPECT_EQ(
+      MakeValueAdapter(*Type::Decimal(9, 2).value(), *Type::Decimal(20, 2).value(), "c")->kind,
+      ValueAdapter::Kind::kCopy);
   auto bad = MakeValueAdapter(*Type::Long(), *Type::Int(), "c");
   ASSERT_FALSE(bad.has_value());
   EXPECT_EQ(bad.error().code(), ErrorCode::kSchemaIncompatible);
@@ -121,8 +120,7 @@ TEST(DataReaderEvolutionTest, AdapterRules) {
 }
 
 TEST(DataReaderEvolutionTest, PositionsCountFromTheFileStartAcrossSkippedRowGroups) {
-  types::Schema schema({{1, "id", true, Type::Long(), ""}, {2, "s", false, Type::String(), ""}},
-                       0);
+  types::Schema schema({{1, "id", true, Type::Long(), ""}, {2, "s", false, Type::String(), ""}}, 0);
   TestTable t("positions", schema);
   std::vector<RowValues> rows;
   for (int64_t i = 0; i < 3000; ++i) rows.push_back({Value::Int64(i), Str("padding-value")});
@@ -139,8 +137,8 @@ TEST(DataReaderEvolutionTest, PositionsCountFromTheFileStartAcrossSkippedRowGrou
   }
   t.Commit("append", {{f}});
   // id == position in this file.
-  DataFile pos = t.WritePositionDeletes({{f.file_path, 2999}, {f.file_path, 10},
-                                         {f.file_path, 2500}, {f.file_path, 2750}});
+  DataFile pos = t.WritePositionDeletes(
+      {{f.file_path, 2999}, {f.file_path, 10}, {f.file_path, 2500}, {f.file_path, 2750}});
   t.Commit("delete", {{pos}});
 
   TableScanOptions o;

@@ -101,8 +101,8 @@ TEST_F(DeleteApplyTest, EqualityDeletesMatchNullsAndApplyOnlyToOlderData) {
 }
 
 TEST_F(DeleteApplyTest, PositionDeletesApplyToDataOfTheSameCommit) {
-  DataFile b = t_.WriteData({{Value::Int64(20), Str("x"), Value::Null()},
-                             {Value::Int64(21), Str("y"), Value::Null()}});
+  DataFile b = t_.WriteData(
+      {{Value::Int64(20), Str("x"), Value::Null()}, {Value::Int64(21), Str("y"), Value::Null()}});
   DataFile pos = t_.WritePositionDeletes({{b.file_path, 0}});
   t_.Commit("overwrite", {{b}, {pos}});
   auto rows = scantest::ScanJson(t_.io(), t_.metadata(), {});
@@ -115,8 +115,8 @@ TEST_F(DeleteApplyTest, MultiColumnEqualityDeletesAndDoubles) {
   // ('d', 0.0) does not delete ('d', -0.0): Iceberg Java compares doubles
   // with Double.compare.
   DataFile eq = t_.WriteEqualityDeletes(
-      {2, 3}, {{Str("c"), Value::Double(3.0)}, {Str("c"), Value::Null()},
-               {Str("d"), Value::Double(0.0)}});
+      {2, 3},
+      {{Str("c"), Value::Double(3.0)}, {Str("c"), Value::Null()}, {Str("d"), Value::Double(0.0)}});
   t_.Commit("delete", {{eq}});
   auto rows = scantest::ScanJson(t_.io(), t_.metadata(), {});
   ASSERT_TRUE(rows.has_value()) << rows.error().ToString();

@@ -13,9 +13,8 @@ using types::Type;
 
 TableMetadata TwoSpecMetadata() {
   TableMetadata m;
-  m.schemas.push_back(types::Schema({{1, "id", true, Type::Long(), ""},
-                                     {2, "region", false, Type::String(), ""}},
-                                    0));
+  m.schemas.push_back(types::Schema(
+      {{1, "id", true, Type::Long(), ""}, {2, "region", false, Type::String(), ""}}, 0));
   m.partition_specs.push_back(PartitionSpec());  // 0: unpartitioned
   m.partition_specs.push_back(
       PartitionSpec(1, {PartitionField{2, 1000, "region", Transform::Identity()}}));
@@ -51,10 +50,9 @@ constexpr auto kPos = DataFileContent::kPositionDeletes;
 constexpr auto kEq = DataFileContent::kEqualityDeletes;
 
 TEST(DeleteIndexTest, SequenceNumberRules) {
-  auto index = DeleteFileIndex::Make(
-      {Delete(kPos, "pos@3", 0, 3), Delete(kPos, "pos@5", 0, 5), Delete(kEq, "eq@3", 0, 3),
-       Delete(kEq, "eq@5", 0, 5)},
-      TwoSpecMetadata());
+  auto index = DeleteFileIndex::Make({Delete(kPos, "pos@3", 0, 3), Delete(kPos, "pos@5", 0, 5),
+                                      Delete(kEq, "eq@3", 0, 3), Delete(kEq, "eq@5", 0, 5)},
+                                     TwoSpecMetadata());
   ASSERT_TRUE(index.has_value()) << index.error().ToString();
   // Position deletes apply to data with seq <= theirs; equality to seq < theirs.
   EXPECT_EQ(Names(index->ForDataFile(Data("d"), 0, 2)),

@@ -18,8 +18,7 @@ using types::Type;
 using types::Value;
 
 types::Schema Schema() {
-  return types::Schema({{1, "id", true, Type::Long(), ""}, {2, "s", false, Type::String(), ""}},
-                       0);
+  return types::Schema({{1, "id", true, Type::Long(), ""}, {2, "s", false, Type::String(), ""}}, 0);
 }
 
 std::vector<std::string> Paths(const std::vector<FileScanTask>& tasks) {
@@ -101,8 +100,7 @@ TEST_F(IncrementalScanTest, OverwritesAndDeletesAreRefusedOrSkipped) {
   auto r = Plan(o);
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().code(), ErrorCode::kNotSupported);
-  EXPECT_NE(r.error().message().find(std::to_string(s4)), std::string::npos)
-      << r.error().message();
+  EXPECT_NE(r.error().message().find(std::to_string(s4)), std::string::npos) << r.error().message();
 
   o.skip_overwrite_snapshots = true;
   r = Plan(o);

@@ -34,9 +34,9 @@ using RowValues = std::vector<Value>;
 
 inline std::string TempRoot(const std::string& name) {
   static std::atomic<int> counter{0};
-  auto dir = std::filesystem::temp_directory_path() /
-             ("floe_scan_" + name + "_" + std::to_string(::getpid()) + "_" +
-              std::to_string(counter++));
+  auto dir =
+      std::filesystem::temp_directory_path() /
+      ("floe_scan_" + name + "_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir.string();
@@ -82,8 +82,8 @@ class TestTable {
   /// Adds a spec and makes it the default.
   void EvolveSpec(PartitionSpec spec) {
     metadata_.default_spec_id = spec.spec_id();
-    metadata_.last_partition_id = std::max(metadata_.last_partition_id,
-                                           spec.last_assigned_field_id());
+    metadata_.last_partition_id =
+        std::max(metadata_.last_partition_id, spec.last_assigned_field_id());
     metadata_.partition_specs.push_back(std::move(spec));
   }
 
@@ -137,8 +137,7 @@ class TestTable {
   }
 
   /// Equality deletes keyed on `ids` (top-level fields of the current schema).
-  DataFile WriteEqualityDeletes(const std::vector<int32_t>& ids,
-                                const std::vector<RowValues>& rows,
+  DataFile WriteEqualityDeletes(const std::vector<int32_t>& ids, const std::vector<RowValues>& rows,
                                 std::vector<Literal> partition = {}) {
     std::vector<types::NestedField> fields;
     for (int32_t id : ids) {
@@ -208,9 +207,8 @@ class TestTable {
     }
     std::vector<ManifestFile> added;
     for (auto& [key, entries] : groups) {
-      added.push_back(WriteManifest(key.first,
-                                    key.second ? ManifestContent::kDeletes : ManifestContent::kData,
-                                    id, entries));
+      added.push_back(WriteManifest(
+          key.first, key.second ? ManifestContent::kDeletes : ManifestContent::kData, id, entries));
     }
     manifests.insert(manifests.begin(), added.begin(), added.end());
     std::string list = root_ + "/metadata/snap-" + std::to_string(id) + ".avro";
@@ -278,8 +276,8 @@ inline Result<std::vector<std::string>> ScanJson(io::FileIO& io, const TableMeta
       if (n == 0) break;
       for (size_t r = 0; r < n; ++r) {
         std::string line;
-        types::AppendRowJson(scan.projected_schema(),
-                             types::Row(values.data() + r * width, width), &line);
+        types::AppendRowJson(scan.projected_schema(), types::Row(values.data() + r * width, width),
+                             &line);
         out.push_back(std::move(line));
       }
     }

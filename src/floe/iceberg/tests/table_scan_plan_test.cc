@@ -105,8 +105,7 @@ TEST_F(ScanPlanTest, SelectsSnapshotsByIdTimeAndRef) {
 
   TableScanOptions unknown;
   unknown.snapshot_id = 42;
-  EXPECT_EQ(TableScan::Make(t_.io(), t_.metadata(), unknown).error().code(),
-            ErrorCode::kNotFound);
+  EXPECT_EQ(TableScan::Make(t_.io(), t_.metadata(), unknown).error().code(), ErrorCode::kNotFound);
   TableScanOptions two;
   two.snapshot_id = s1_;
   two.ref = "main";
@@ -151,8 +150,8 @@ TEST_F(ScanPlanTest, ManifestSummariesPruneWholeManifests) {
 }
 
 TEST_F(ScanPlanTest, RemovedFilesAreNotPlannedButOldSnapshotsStillSeeThem) {
-  DataFile eu2 = t_.WriteData({{Value::Int64(3), Str("eu"), Value::Int32(30)}},
-                              {Literal::String("eu")});
+  DataFile eu2 =
+      t_.WriteData({{Value::Int64(3), Str("eu"), Value::Int32(30)}}, {Literal::String("eu")});
   SnapshotId s3 = t_.Commit("overwrite", {{eu2}}, {eu_.file_path});
   auto tasks = TableScan::Make(t_.io(), t_.metadata(), {})->PlanFiles();
   ASSERT_TRUE(tasks.has_value());
