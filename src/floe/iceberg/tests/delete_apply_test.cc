@@ -138,6 +138,33 @@ TEST_F(DeleteApplyTest, DeletesWithFilterAndProjectionOfOtherColumns) {
   EXPECT_EQ(Sorted(*rows), (std::vector<std::string>{R"({"id":2})", R"({"id":4})"}));
 }
 
+TEST_F(DeleteApplyTest, CorruptDeleteFileIsCorruptionNamingIt) {
+  DataFile pos = t_.WritePositionDeletes({{a_.file_path, 1}});
+  {
+    // Overwrite the delete file with bytes that are not Parquet.
+    auto out = t_.io().CreateOutput(pos.file_path, /*overwrite=*/true);
+    ASSERT_TRUE(out.has_value());
+    std::string junk(64, 'x');
+    ASSERT_TRUE((*out)->Write({reinterpret_cast<const uint8_t*>(junk.data()), junk.size()}));
+    ASSERT_TRUE((*out)->Close());
+  }
+  t_.Commit("delete", {{pos}});
+  auto rows = scantest::ScanJson(t_.io(), t_.metadata(), {});
+  ASSERT_FALSE(rows.has_value());
+  EXPECT_EQ(rows.error().code(), ErrorCode::kCorruption);
+  EXPECT_NE(rows.error().message().find(pos.file_path), std::string::npos)
+      << rows.error().message();
+}
+
+TEST_F(DeleteApplyTest, MissingDeleteFileIsAnError) {
+  DataFile pos = t_.WritePositionDeletes({{a_.file_path, 1}});
+  ASSERT_TRUE(t_.io().Delete(pos.file_path));
+  t_.Commit("delete", {{pos}});
+  auto rows = scantest::ScanJson(t_.io(), t_.metadata(), {});
+  ASSERT_FALSE(rows.has_value());
+  EXPECT_EQ(rows.error().code(), ErrorCode::kNotFound);
+}
+
 TEST(EqualityKeyTest, WidensIntsAndFloatsAndCanonicalizesNaN) {
   std::string a, b;
   AppendEqualityKey(Value::Int32(7), &a);
