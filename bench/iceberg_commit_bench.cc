@@ -15,6 +15,8 @@
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <vector>
+#include <algorithm>
 
 #include "floe/iceberg/catalog/hadoop_catalog.h"
 #include "floe/iceberg/expression_parser.h"
@@ -77,8 +79,8 @@ int main(int argc, char** argv) {
   Table table(&catalog, *loaded);
   auto filter = ParseFilter("id < 5000");
 
-  std::printf("snapshots  files  commit_ms(mean of last 100)  commit_ms(max)  plan_ms  planned_files  manifests\n");
-  double window_total = 0, window_max = 0;
+  std::printf("snapshots  files  commit_ms: median    p90   mean    max  plan_ms  planned_files  manifests\n");
+  std::vector<double> window;
   int64_t next_id = 0;
   for (int s = 1; s <= snapshots; ++s) {
     auto append = table.NewAppend();
@@ -99,8 +101,7 @@ int main(int argc, char** argv) {
     auto t0 = std::chrono::steady_clock::now();
     if (auto st = append->Commit(); !st) return Fail(st.error());
     double ms = Ms(std::chrono::steady_clock::now() - t0);
-    window_total += ms;
-    window_max = std::max(window_max, ms);
+    window.push_back(ms);
     if (s % 100 == 0) {
       auto p0 = std::chrono::steady_clock::now();
       const Snapshot* current = table.metadata().CurrentSnapshot();
@@ -122,12 +123,16 @@ int main(int argc, char** argv) {
         }
       }
       double plan_ms = Ms(std::chrono::steady_clock::now() - p0);
-      std::printf("%9d  %5d  %27.2f  %14.2f  %7.2f  %13lld  %9zu\n", s, s * files_per_commit,
-                  window_total / 100, window_max, plan_ms, static_cast<long long>(planned),
+      std::sort(window.begin(), window.end());
+      double mean = 0;
+      for (double w : window) mean += w;
+      mean /= static_cast<double>(window.size());
+      std::printf("%9d  %5d  %17.2f %6.2f %6.2f %6.2f  %7.2f  %13lld  %9zu\n", s,
+                  s * files_per_commit, window[window.size() / 2], window[window.size() * 9 / 10],
+                  mean, window.back(), plan_ms, static_cast<long long>(planned),
                   manifests->size());
       std::fflush(stdout);
-      window_total = 0;
-      window_max = 0;
+      window.clear();
     }
   }
   std::filesystem::remove_all(dir);
