@@ -10,13 +10,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
-#include <algorithm>
 
 #include "floe/iceberg/catalog/hadoop_catalog.h"
 #include "floe/iceberg/expression_parser.h"
@@ -53,12 +53,15 @@ int main(int argc, char** argv) {
   bool merge = true;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--snapshots" && i + 1 < argc) snapshots = std::atoi(argv[++i]);
-    else if (a == "--files-per-commit" && i + 1 < argc) files_per_commit = std::atoi(argv[++i]);
-    else if (a == "--no-merge") merge = false;
+    if (a == "--snapshots" && i + 1 < argc)
+      snapshots = std::atoi(argv[++i]);
+    else if (a == "--files-per-commit" && i + 1 < argc)
+      files_per_commit = std::atoi(argv[++i]);
+    else if (a == "--no-merge")
+      merge = false;
   }
-  auto dir = std::filesystem::temp_directory_path() /
-             ("floe_commit_bench_" + std::to_string(::getpid()));
+  auto dir =
+      std::filesystem::temp_directory_path() / ("floe_commit_bench_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   io::LocalFileIO io;
@@ -66,12 +69,13 @@ int main(int argc, char** argv) {
   if (auto s = catalog.CreateNamespace({"ns"}); !s) return Fail(s.error());
 
   auto builder = TableMetadataBuilder::ForNewTable();
-  types::Schema schema({{1, "id", true, types::Type::Long(), ""},
-                        {2, "name", false, types::Type::String(), ""}});
+  types::Schema schema(
+      {{1, "id", true, types::Type::Long(), ""}, {2, "name", false, types::Type::String(), ""}});
   (void)builder->Apply(update::AddSchema{schema, std::nullopt});
   (void)builder->Apply(update::SetCurrentSchema{-1});
   (void)builder->Apply(update::SetLocation{catalog.DefaultTableLocation({{"ns"}, "events"})});
-  if (!merge) (void)builder->Apply(update::SetProperties{{{"commit.manifest-merge.enabled", "false"}}});
+  if (!merge)
+    (void)builder->Apply(update::SetProperties{{{"commit.manifest-merge.enabled", "false"}}});
   auto metadata = builder->Build();
   if (!metadata) return Fail(metadata.error());
   auto loaded = catalog.CreateTable({{"ns"}, "events"}, *metadata);
@@ -79,7 +83,9 @@ int main(int argc, char** argv) {
   Table table(&catalog, *loaded);
   auto filter = ParseFilter("id < 5000");
 
-  std::printf("snapshots  files  commit_ms: median    p90   mean    max  plan_ms  planned_files  manifests\n");
+  std::printf(
+      "snapshots  files  commit_ms: median    p90   mean    max  plan_ms  planned_files  "
+      "manifests\n");
   std::vector<double> window;
   int64_t next_id = 0;
   for (int s = 1; s <= snapshots; ++s) {
@@ -129,8 +135,7 @@ int main(int argc, char** argv) {
       mean /= static_cast<double>(window.size());
       std::printf("%9d  %5d  %17.2f %6.2f %6.2f %6.2f  %7.2f  %13lld  %9zu\n", s,
                   s * files_per_commit, window[window.size() / 2], window[window.size() * 9 / 10],
-                  mean, window.back(), plan_ms, static_cast<long long>(planned),
-                  manifests->size());
+                  mean, window.back(), plan_ms, static_cast<long long>(planned), manifests->size());
       std::fflush(stdout);
       window.clear();
     }

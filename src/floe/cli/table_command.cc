@@ -124,8 +124,7 @@ Status CreateTable(iceberg::Catalog& catalog, const CreateArgs& args) {
   FLOE_RETURN_IF_ERROR(builder.Apply(iceberg::update::AddSchema{schema, std::nullopt}));
   FLOE_RETURN_IF_ERROR(builder.Apply(iceberg::update::SetCurrentSchema{-1}));
   if (!args.partition_by.empty()) {
-    FLOE_ASSIGN_OR_RETURN(auto spec,
-                          iceberg::ParsePartitionSpecText(args.partition_by, schema));
+    FLOE_ASSIGN_OR_RETURN(auto spec, iceberg::ParsePartitionSpecText(args.partition_by, schema));
     FLOE_RETURN_IF_ERROR(builder.Apply(iceberg::update::AddPartitionSpec{spec, false}));
     FLOE_RETURN_IF_ERROR(builder.Apply(iceberg::update::SetDefaultSpec{-1}));
   }
@@ -184,8 +183,8 @@ Status Describe(iceberg::Catalog& catalog, const std::string& name, bool json) {
     }
   }
   if (const auto* spec = m.DefaultSpec()) {
-    out += fmt::format("partition spec   {}\n", spec->is_unpartitioned() ? "unpartitioned"
-                                                                         : spec->ToString());
+    out += fmt::format("partition spec   {}\n",
+                       spec->is_unpartitioned() ? "unpartitioned" : spec->ToString());
   }
   if (const auto* order = m.SortOrderById(m.default_sort_order_id)) {
     out += fmt::format("sort order       {}\n",
@@ -210,9 +209,9 @@ Status Snapshots(iceberg::Catalog& catalog, const std::string& name, bool json) 
     Print(arr.dump(2) + "\n");
     return Ok();
   }
-  std::string out = fmt::format("{:<20} {:<20} {:>5} {:<27} {:<9} {:>10} {:>10} {:>8}\n",
-                                "snapshot", "parent", "seq", "timestamp", "operation",
-                                "+records", "records", "files");
+  std::string out =
+      fmt::format("{:<20} {:<20} {:>5} {:<27} {:<9} {:>10} {:>10} {:>8}\n", "snapshot", "parent",
+                  "seq", "timestamp", "operation", "+records", "records", "files");
   for (const auto& s : m.snapshots) {
     auto get = [&](std::string_view k) { return s.SummaryValue(k).value_or("-"); };
     out += fmt::format("{:<20} {:<20} {:>5} {:<27} {:<9} {:>10} {:>10} {:>8}{}\n", s.snapshot_id,
@@ -282,8 +281,9 @@ Result<std::vector<int>> MapParquetColumns(const types::Schema& table_schema,
       if (tf.id != ff.id) continue;
       found = true;
       if (!tf.type->Equals(*ff.type)) {
-        return SchemaIncompatible("{}: column {} (field id {}) is {} in the file but {} in the table",
-                                  path, ff.name, ff.id, ff.type->ToString(), tf.type->ToString());
+        return SchemaIncompatible(
+            "{}: column {} (field id {}) is {} in the file but {} in the table", path, ff.name,
+            ff.id, ff.type->ToString(), tf.type->ToString());
       }
       if (tf.required && !ff.required) {
         return SchemaIncompatible("{}: column {} is optional in the file but required in the table",
@@ -471,8 +471,8 @@ Status Append(iceberg::Catalog& catalog, const std::string& name,
     if (s.error().code() != ErrorCode::kCommitStateUnknown) writer->Abort();
     return s;
   }
-  Print(fmt::format("appended {} rows in {} files to {} (snapshot {})\n", rows, files,
-                    table.name(), append->snapshot_id()));
+  Print(fmt::format("appended {} rows in {} files to {} (snapshot {})\n", rows, files, table.name(),
+                    append->snapshot_id()));
   return Ok();
 }
 
@@ -486,11 +486,11 @@ Status Delete(iceberg::Catalog& catalog, const std::string& name, const std::str
     Print(fmt::format("no rows of {} match {}\n", table.name(), where));
     return Ok();
   }
-  Print(fmt::format("deleted {} rows from {}: {} data files removed, {} position delete files "
-                    "written (snapshot {})\n",
-                    result.deleted_rows, table.name(), result.removed_data_files,
-                    result.position_delete_files,
-                    table.metadata().current_snapshot_id.value_or(-1)));
+  Print(
+      fmt::format("deleted {} rows from {}: {} data files removed, {} position delete files "
+                  "written (snapshot {})\n",
+                  result.deleted_rows, table.name(), result.removed_data_files,
+                  result.position_delete_files, table.metadata().current_snapshot_id.value_or(-1)));
   return Ok();
 }
 
@@ -530,7 +530,8 @@ Status Evolve(iceberg::Catalog& catalog, const EvolveArgs& args) {
   }
   if (adds.empty() && widens.empty() && renames.empty() && args.drop.empty() &&
       args.optional.empty()) {
-    return InvalidArgument("nothing to change: give --add, --drop, --rename, --widen or --optional");
+    return InvalidArgument(
+        "nothing to change: give --add, --drop, --rename, --widen or --optional");
   }
   auto op = table.NewUpdateSchema();
   op->Change([&](iceberg::UpdateSchema& u) {
@@ -546,7 +547,8 @@ Status Evolve(iceberg::Catalog& catalog, const EvolveArgs& args) {
 }
 
 Status SetProperties(iceberg::Catalog& catalog, const std::string& name,
-                     const std::vector<std::string>& pairs, const std::vector<std::string>& removes) {
+                     const std::vector<std::string>& pairs,
+                     const std::vector<std::string>& removes) {
   FLOE_ASSIGN_OR_RETURN(Table table, LoadTable(catalog, name));
   auto op = table.NewUpdateProperties();
   for (const auto& kv : pairs) {
@@ -589,11 +591,11 @@ Status Expire(iceberg::Catalog& catalog, const std::string& name, const std::str
     Print(j.dump() + "\n");
     return Ok();
   }
-  Print(fmt::format("expired {} snapshots of {}; deleted {} manifest lists, {} manifests, {} data "
-                    "files, {} delete files\n",
-                    result.expired_snapshot_ids.size(), table.name(),
-                    result.deleted_manifest_lists, result.deleted_manifests,
-                    result.deleted_data_files, result.deleted_delete_files));
+  Print(fmt::format(
+      "expired {} snapshots of {}; deleted {} manifest lists, {} manifests, {} data "
+      "files, {} delete files\n",
+      result.expired_snapshot_ids.size(), table.name(), result.deleted_manifest_lists,
+      result.deleted_manifests, result.deleted_data_files, result.deleted_delete_files));
   return Ok();
 }
 
@@ -619,25 +621,25 @@ void AddTableCommands(CLI::App& app, int* exit_code) {
     auto json = std::make_shared<bool>(false);
     cmd->add_flag("--json", *json, "print a JSON array");
     cmd->callback(Run(exit_code, with_catalog([json](iceberg::Catalog& c) -> Status {
-      std::vector<std::string> names;
-      std::vector<iceberg::Namespace> todo = {{}};
-      while (!todo.empty()) {
-        iceberg::Namespace parent = todo.back();
-        todo.pop_back();
-        FLOE_ASSIGN_OR_RETURN(auto children, c.ListNamespaces(parent));
-        for (auto& ns : children) {
-          names.push_back(iceberg::NamespaceToString(ns));
-          todo.push_back(ns);
-        }
-      }
-      std::sort(names.begin(), names.end());
-      if (*json) {
-        Print(nlohmann::json(names).dump() + "\n");
-      } else {
-        for (const auto& n : names) Print(n + "\n");
-      }
-      return Ok();
-    })));
+                        std::vector<std::string> names;
+                        std::vector<iceberg::Namespace> todo = {{}};
+                        while (!todo.empty()) {
+                          iceberg::Namespace parent = todo.back();
+                          todo.pop_back();
+                          FLOE_ASSIGN_OR_RETURN(auto children, c.ListNamespaces(parent));
+                          for (auto& ns : children) {
+                            names.push_back(iceberg::NamespaceToString(ns));
+                            todo.push_back(ns);
+                          }
+                        }
+                        std::sort(names.begin(), names.end());
+                        if (*json) {
+                          Print(nlohmann::json(names).dump() + "\n");
+                        } else {
+                          for (const auto& n : names) Print(n + "\n");
+                        }
+                        return Ok();
+                      })));
   }
   {
     auto* cmd = table->add_subcommand("create-namespace", "create a namespace");
@@ -646,16 +648,16 @@ void AddTableCommands(CLI::App& app, int* exit_code) {
     cmd->add_option("namespace", *ns, "namespace, e.g. sales or sales.eu")->required();
     cmd->add_option("--property", *props, "namespace property key=value (repeatable)");
     cmd->callback(Run(exit_code, with_catalog([ns, props](iceberg::Catalog& c) -> Status {
-      FLOE_ASSIGN_OR_RETURN(auto parsed, iceberg::ParseNamespace(*ns));
-      iceberg::Properties properties;
-      for (const auto& kv : *props) {
-        FLOE_ASSIGN_OR_RETURN(auto p, SplitProperty(kv));
-        properties[p.first] = p.second;
-      }
-      FLOE_RETURN_IF_ERROR(c.CreateNamespace(parsed, properties));
-      Print(fmt::format("created namespace {}\n", *ns));
-      return Ok();
-    })));
+                        FLOE_ASSIGN_OR_RETURN(auto parsed, iceberg::ParseNamespace(*ns));
+                        iceberg::Properties properties;
+                        for (const auto& kv : *props) {
+                          FLOE_ASSIGN_OR_RETURN(auto p, SplitProperty(kv));
+                          properties[p.first] = p.second;
+                        }
+                        FLOE_RETURN_IF_ERROR(c.CreateNamespace(parsed, properties));
+                        Print(fmt::format("created namespace {}\n", *ns));
+                        return Ok();
+                      })));
   }
   {
     auto* cmd = table->add_subcommand("list", "list tables (of one namespace, or all)");
@@ -664,35 +666,35 @@ void AddTableCommands(CLI::App& app, int* exit_code) {
     cmd->add_option("namespace", *ns, "namespace");
     cmd->add_flag("--json", *json, "print a JSON array");
     cmd->callback(Run(exit_code, with_catalog([ns, json](iceberg::Catalog& c) -> Status {
-      std::vector<iceberg::Namespace> namespaces;
-      if (!ns->empty()) {
-        FLOE_ASSIGN_OR_RETURN(auto parsed, iceberg::ParseNamespace(*ns));
-        namespaces.push_back(parsed);
-      } else {
-        std::vector<iceberg::Namespace> todo = {{}};
-        while (!todo.empty()) {
-          iceberg::Namespace parent = todo.back();
-          todo.pop_back();
-          FLOE_ASSIGN_OR_RETURN(auto children, c.ListNamespaces(parent));
-          for (auto& n : children) {
-            namespaces.push_back(n);
-            todo.push_back(n);
-          }
-        }
-      }
-      std::vector<std::string> names;
-      for (const auto& n : namespaces) {
-        FLOE_ASSIGN_OR_RETURN(auto tables, c.ListTables(n));
-        for (const auto& t : tables) names.push_back(t.ToString());
-      }
-      std::sort(names.begin(), names.end());
-      if (*json) {
-        Print(nlohmann::json(names).dump() + "\n");
-      } else {
-        for (const auto& n : names) Print(n + "\n");
-      }
-      return Ok();
-    })));
+                        std::vector<iceberg::Namespace> namespaces;
+                        if (!ns->empty()) {
+                          FLOE_ASSIGN_OR_RETURN(auto parsed, iceberg::ParseNamespace(*ns));
+                          namespaces.push_back(parsed);
+                        } else {
+                          std::vector<iceberg::Namespace> todo = {{}};
+                          while (!todo.empty()) {
+                            iceberg::Namespace parent = todo.back();
+                            todo.pop_back();
+                            FLOE_ASSIGN_OR_RETURN(auto children, c.ListNamespaces(parent));
+                            for (auto& n : children) {
+                              namespaces.push_back(n);
+                              todo.push_back(n);
+                            }
+                          }
+                        }
+                        std::vector<std::string> names;
+                        for (const auto& n : namespaces) {
+                          FLOE_ASSIGN_OR_RETURN(auto tables, c.ListTables(n));
+                          for (const auto& t : tables) names.push_back(t.ToString());
+                        }
+                        std::sort(names.begin(), names.end());
+                        if (*json) {
+                          Print(nlohmann::json(names).dump() + "\n");
+                        } else {
+                          for (const auto& n : names) Print(n + "\n");
+                        }
+                        return Ok();
+                      })));
   }
   {
     auto* cmd = table->add_subcommand("create", "create a table");
@@ -704,9 +706,8 @@ void AddTableCommands(CLI::App& app, int* exit_code) {
     cmd->add_option("--sort-by", args->sort_by, "sort order, e.g. \"id desc nulls last\"");
     cmd->add_option("--property", args->properties, "table property key=value (repeatable)");
     cmd->add_option("--location", args->location, "table location (default: the catalog's)");
-    cmd->callback(Run(exit_code, with_catalog([args](iceberg::Catalog& c) {
-      return CreateTable(c, *args);
-    })));
+    cmd->callback(Run(exit_code,
+                      with_catalog([args](iceberg::Catalog& c) { return CreateTable(c, *args); })));
   }
   {
     auto* cmd = table->add_subcommand("describe", "show a table's schema, spec and properties");
@@ -715,8 +716,8 @@ void AddTableCommands(CLI::App& app, int* exit_code) {
     cmd->add_option("table", *name, "NS.TABLE")->required();
     cmd->add_flag("--json", *json, "print the table metadata JSON");
     cmd->callback(Run(exit_code, with_catalog([name, json](iceberg::Catalog& c) {
-      return Describe(c, *name, *json);
-    })));
+                        return Describe(c, *name, *json);
+                      })));
   }
   {
     auto* cmd = table->add_subcommand("snapshots", "list a table's snapshots");
@@ -725,8 +726,8 @@ void AddTableCommands(CLI::App& app, int* exit_code) {
     cmd->add_option("table", *name, "NS.TABLE")->required();
     cmd->add_flag("--json", *json, "print the snapshots as JSON");
     cmd->callback(Run(exit_code, with_catalog([name, json](iceberg::Catalog& c) {
-      return Snapshots(c, *name, *json);
-    })));
+                        return Snapshots(c, *name, *json);
+                      })));
   }
   {
     auto* cmd = table->add_subcommand("files", "list the live data and delete files");
@@ -737,8 +738,8 @@ void AddTableCommands(CLI::App& app, int* exit_code) {
     cmd->add_option("--snapshot", *snapshot, "snapshot id (default: current)");
     cmd->add_flag("--json", *json, "print one JSON object per file");
     cmd->callback(Run(exit_code, with_catalog([name, json, snapshot](iceberg::Catalog& c) {
-      return Files(c, *name, *snapshot, *json);
-    })));
+                        return Files(c, *name, *snapshot, *json);
+                      })));
   }
   {
     auto* cmd = table->add_subcommand("append", "append JSON Lines or Parquet files");
@@ -747,8 +748,8 @@ void AddTableCommands(CLI::App& app, int* exit_code) {
     cmd->add_option("table", *name, "NS.TABLE")->required();
     cmd->add_option("files", *paths, "JSON Lines or Parquet files")->required();
     cmd->callback(Run(exit_code, with_catalog([name, paths](iceberg::Catalog& c) {
-      return Append(c, *name, *paths);
-    })));
+                        return Append(c, *name, *paths);
+                      })));
   }
   {
     auto* cmd = table->add_subcommand("delete", "delete rows (merge-on-read position deletes)");
@@ -757,8 +758,8 @@ void AddTableCommands(CLI::App& app, int* exit_code) {
     cmd->add_option("table", *name, "NS.TABLE")->required();
     cmd->add_option("--where", *where, "filter, e.g. \"id = 5 OR name IS NULL\"")->required();
     cmd->callback(Run(exit_code, with_catalog([name, where](iceberg::Catalog& c) {
-      return Delete(c, *name, *where);
-    })));
+                        return Delete(c, *name, *where);
+                      })));
   }
   {
     auto* cmd = table->add_subcommand("evolve", "change the schema (one commit)");
@@ -769,9 +770,8 @@ void AddTableCommands(CLI::App& app, int* exit_code) {
     cmd->add_option("--rename", args->rename, "rename a column: old=new");
     cmd->add_option("--widen", args->widen, "widen a column's type: \"name type\"");
     cmd->add_option("--optional", args->optional, "make a required column optional");
-    cmd->callback(Run(exit_code, with_catalog([args](iceberg::Catalog& c) {
-      return Evolve(c, *args);
-    })));
+    cmd->callback(
+        Run(exit_code, with_catalog([args](iceberg::Catalog& c) { return Evolve(c, *args); })));
   }
   {
     auto* cmd = table->add_subcommand("set-property", "set (or --remove) table properties");
@@ -782,8 +782,8 @@ void AddTableCommands(CLI::App& app, int* exit_code) {
     cmd->add_option("properties", *pairs, "key=value");
     cmd->add_option("--remove", *removes, "a property to remove");
     cmd->callback(Run(exit_code, with_catalog([name, pairs, removes](iceberg::Catalog& c) {
-      return SetProperties(c, *name, *pairs, *removes);
-    })));
+                        return SetProperties(c, *name, *pairs, *removes);
+                      })));
   }
   {
     auto* cmd = table->add_subcommand("expire", "expire old snapshots and delete their files");
@@ -797,8 +797,8 @@ void AddTableCommands(CLI::App& app, int* exit_code) {
     cmd->add_option("--retain-last", *retain, "snapshots to keep on each branch (default 1)");
     cmd->add_flag("--json", *json, "print the outcome as JSON");
     cmd->callback(Run(exit_code, with_catalog([name, older, retain, json](iceberg::Catalog& c) {
-      return Expire(c, *name, *older, *retain, *json);
-    })));
+                        return Expire(c, *name, *older, *retain, *json);
+                      })));
   }
   {
     auto* cmd = table->add_subcommand("drop", "drop a table");
@@ -807,11 +807,12 @@ void AddTableCommands(CLI::App& app, int* exit_code) {
     cmd->add_option("table", *name, "NS.TABLE")->required();
     cmd->add_flag("--purge", *purge, "also delete its data and metadata files");
     cmd->callback(Run(exit_code, with_catalog([name, purge](iceberg::Catalog& c) -> Status {
-      FLOE_ASSIGN_OR_RETURN(TableIdentifier id, TableIdentifier::Parse(*name));
-      FLOE_RETURN_IF_ERROR(c.DropTable(id, *purge));
-      Print(fmt::format("dropped table {}{}\n", id.ToString(), *purge ? " and its files" : ""));
-      return Ok();
-    })));
+                        FLOE_ASSIGN_OR_RETURN(TableIdentifier id, TableIdentifier::Parse(*name));
+                        FLOE_RETURN_IF_ERROR(c.DropTable(id, *purge));
+                        Print(fmt::format("dropped table {}{}\n", id.ToString(),
+                                          *purge ? " and its files" : ""));
+                        return Ok();
+                      })));
   }
   {
     auto* cmd = table->add_subcommand("rename", "rename a table");
@@ -820,12 +821,12 @@ void AddTableCommands(CLI::App& app, int* exit_code) {
     cmd->add_option("from", *from, "NS.TABLE")->required();
     cmd->add_option("to", *to, "NS2.TABLE2")->required();
     cmd->callback(Run(exit_code, with_catalog([from, to](iceberg::Catalog& c) -> Status {
-      FLOE_ASSIGN_OR_RETURN(TableIdentifier a, TableIdentifier::Parse(*from));
-      FLOE_ASSIGN_OR_RETURN(TableIdentifier b, TableIdentifier::Parse(*to));
-      FLOE_RETURN_IF_ERROR(c.RenameTable(a, b));
-      Print(fmt::format("renamed {} to {}\n", a.ToString(), b.ToString()));
-      return Ok();
-    })));
+                        FLOE_ASSIGN_OR_RETURN(TableIdentifier a, TableIdentifier::Parse(*from));
+                        FLOE_ASSIGN_OR_RETURN(TableIdentifier b, TableIdentifier::Parse(*to));
+                        FLOE_RETURN_IF_ERROR(c.RenameTable(a, b));
+                        Print(fmt::format("renamed {} to {}\n", a.ToString(), b.ToString()));
+                        return Ok();
+                      })));
   }
   AddTableScanCommand(*table, exit_code);
 }

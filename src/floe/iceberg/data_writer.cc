@@ -74,8 +74,8 @@ Result<DataWriterOptions> DataWriterOptions::FromProperties(const TableMetadata&
   }
   o.parquet.compression_level =
       static_cast<int>(m.PropertyAsInt("write.parquet.compression-level", 0));
-  o.parquet.row_group_size_bytes = static_cast<size_t>(std::max<int64_t>(
-      1024, m.PropertyAsInt("write.parquet.row-group-size-bytes", 128LL << 20)));
+  o.parquet.row_group_size_bytes = static_cast<size_t>(
+      std::max<int64_t>(1024, m.PropertyAsInt("write.parquet.row-group-size-bytes", 128LL << 20)));
   o.parquet.page_size_bytes = static_cast<size_t>(
       std::max<int64_t>(64, m.PropertyAsInt("write.parquet.page-size-bytes", 1 << 20)));
   o.parquet.page_row_limit = static_cast<size_t>(
@@ -125,10 +125,9 @@ Result<std::unique_ptr<DataWriter>> DataWriter::Make(io::FileIO& io, std::string
                                                      DataWriterOptions options) {
   FLOE_ASSIGN_OR_RETURN(auto transformer, PartitionTransformer::Make(spec, schema));
   FLOE_ASSIGN_OR_RETURN(auto partition_type, spec.PartitionType(schema));
-  return std::unique_ptr<DataWriter>(new DataWriter(io, std::move(location), std::move(schema),
-                                                    std::move(spec), std::move(options),
-                                                    std::move(transformer),
-                                                    std::move(partition_type)));
+  return std::unique_ptr<DataWriter>(
+      new DataWriter(io, std::move(location), std::move(schema), std::move(spec),
+                     std::move(options), std::move(transformer), std::move(partition_type)));
 }
 
 Status DataWriter::Write(types::Row row) {
@@ -179,8 +178,8 @@ Status DataWriter::Roll(OpenFile& file) {
   auto metrics = file.writer->Close();
   file.writer.reset();
   if (!metrics) {
-    return std::unexpected(std::move(metrics).error().WithContext(
-        fmt::format("writing data file {}", file.path)));
+    return std::unexpected(
+        std::move(metrics).error().WithContext(fmt::format("writing data file {}", file.path)));
   }
   done_.push_back(ToDataFile(file.path, file.partition, *metrics));
   return Ok();
@@ -228,9 +227,8 @@ Result<DataFile> WritePositionDeletes(io::FileIO& io, const TableMetadata& metad
   // Full bounds: readers match file_path bounds against data file paths.
   parquet::WriterOptions parquet_options = options.parquet;
   parquet_options.metrics.mode = parquet::MetricsConfig::Mode::kFull;
-  FLOE_ASSIGN_OR_RETURN(auto writer,
-                        parquet::ParquetWriter::Open(std::move(out), PositionDeleteSchema(),
-                                                     parquet_options));
+  FLOE_ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Open(
+                                         std::move(out), PositionDeleteSchema(), parquet_options));
   types::Value row[2];
   for (const auto& d : deletes) {
     row[0] = types::Value::Bytes(d.file_path);

@@ -130,12 +130,11 @@ Result<DeleteRowsResult> DeleteRows(Table& table, const ExprPtr& filter) {
     if (match == FileMatch::kNone) continue;
     std::vector<int64_t> positions;
     if (match == FileMatch::kSome) {
-      FLOE_ASSIGN_OR_RETURN(positions, MatchingRowPositions(io, file.file_path, *schema,
-                                                            file_filter.bound_filter()));
+      FLOE_ASSIGN_OR_RETURN(
+          positions, MatchingRowPositions(io, file.file_path, *schema, file_filter.bound_filter()));
       if (positions.empty()) continue;
     }
-    if (match == FileMatch::kAll ||
-        static_cast<int64_t>(positions.size()) == file.record_count) {
+    if (match == FileMatch::kAll || static_cast<int64_t>(positions.size()) == file.record_count) {
       delta->RemoveRows(file.file_path);
       result.removed_data_files += 1;
       result.deleted_rows += file.record_count;
@@ -153,8 +152,8 @@ Result<DeleteRowsResult> DeleteRows(Table& table, const ExprPtr& filter) {
 
   std::vector<std::string> written;
   for (auto& [key, group] : groups) {
-    auto file = WritePositionDeletes(io, metadata, key.first, group.first,
-                                     std::move(group.second), options);
+    auto file = WritePositionDeletes(io, metadata, key.first, group.first, std::move(group.second),
+                                     options);
     if (!file) {
       for (const auto& p : written) (void)io.Delete(p);
       return std::unexpected(std::move(file).error());

@@ -28,9 +28,8 @@ ExpireSnapshots& ExpireSnapshots::CleanFiles(bool clean) {
 
 Result<std::vector<SnapshotId>> ExpireSnapshots::SnapshotsToExpire(const TableMetadata& base,
                                                                    int64_t now_ms) const {
-  const int64_t default_cutoff =
-      older_than_ms_.value_or(now_ms - base.PropertyAsInt(property::kMaxSnapshotAgeMs,
-                                                          property::kMaxSnapshotAgeMsDefault));
+  const int64_t default_cutoff = older_than_ms_.value_or(
+      now_ms - base.PropertyAsInt(property::kMaxSnapshotAgeMs, property::kMaxSnapshotAgeMsDefault));
   const int default_keep = retain_last_.value_or(static_cast<int>(std::max<int64_t>(
       1, base.PropertyAsInt(property::kMinSnapshotsToKeep, property::kMinSnapshotsToKeepDefault))));
   std::set<SnapshotId> keep;

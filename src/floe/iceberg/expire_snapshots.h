@@ -51,8 +51,7 @@ class ExpireSnapshots final : public TableOperation {
   Result<ExpireSnapshotsResult> Commit();
 
   std::string_view name() const override { return "expire-snapshots"; }
-  Result<std::vector<TableUpdate>> Apply(const TableMetadata& base,
-                                         OperationContext& ctx) override;
+  Result<std::vector<TableUpdate>> Apply(const TableMetadata& base, OperationContext& ctx) override;
 
   /// The snapshots that would be removed from `base` at time `now_ms`.
   Result<std::vector<SnapshotId>> SnapshotsToExpire(const TableMetadata& base,

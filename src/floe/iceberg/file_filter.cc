@@ -135,8 +135,10 @@ Result<const ManifestEvaluator*> FileFilter::ManifestEvaluatorFor(int32_t spec_i
   auto it = manifest_evaluators_.find(spec_id);
   if (it != manifest_evaluators_.end()) return it->second.get();
   const PartitionSpec* spec = metadata_->SpecById(spec_id);
-  if (spec == nullptr) return Corruption("manifest uses partition spec {}, which the table lacks", spec_id);
-  FLOE_ASSIGN_OR_RETURN(auto ev, ManifestEvaluator::Make(bound_, *spec, *metadata_->CurrentSchema()));
+  if (spec == nullptr)
+    return Corruption("manifest uses partition spec {}, which the table lacks", spec_id);
+  FLOE_ASSIGN_OR_RETURN(auto ev,
+                        ManifestEvaluator::Make(bound_, *spec, *metadata_->CurrentSchema()));
   auto* p = new ManifestEvaluator(std::move(ev));
   manifest_evaluators_[spec_id].reset(p);
   return p;
@@ -146,7 +148,8 @@ Result<const RowEvaluator*> FileFilter::PartitionEvaluatorFor(int32_t spec_id) {
   auto it = partition_evaluators_.find(spec_id);
   if (it != partition_evaluators_.end()) return it->second.get();
   const PartitionSpec* spec = metadata_->SpecById(spec_id);
-  if (spec == nullptr) return Corruption("file uses partition spec {}, which the table lacks", spec_id);
+  if (spec == nullptr)
+    return Corruption("file uses partition spec {}, which the table lacks", spec_id);
   FLOE_ASSIGN_OR_RETURN(ExprPtr projected,
                         ProjectInclusive(bound_, *spec, *metadata_->CurrentSchema()));
   FLOE_ASSIGN_OR_RETURN(auto ev, RowEvaluator::Make(projected));
@@ -157,7 +160,8 @@ Result<const RowEvaluator*> FileFilter::PartitionEvaluatorFor(int32_t spec_id) {
 
 Result<bool> FileFilter::ManifestMayMatch(const ManifestFile& manifest) {
   if (bound_->op() == Operation::kTrue) return true;
-  FLOE_ASSIGN_OR_RETURN(const ManifestEvaluator* ev, ManifestEvaluatorFor(manifest.partition_spec_id));
+  FLOE_ASSIGN_OR_RETURN(const ManifestEvaluator* ev,
+                        ManifestEvaluatorFor(manifest.partition_spec_id));
   std::vector<PartitionFieldSummaryView> views;
   views.reserve(manifest.partitions.size());
   for (const auto& s : manifest.partitions) {

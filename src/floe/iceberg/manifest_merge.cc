@@ -10,10 +10,10 @@ ManifestMergeOptions ManifestMergeOptions::FromProperties(const TableMetadata& m
   std::string enabled = m.Property("commit.manifest-merge.enabled", "true");
   for (char& c : enabled) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   o.enabled = enabled != "false";
-  o.min_count_to_merge =
-      std::max<int64_t>(2, m.PropertyAsInt("commit.manifest.min-count-to-merge", o.min_count_to_merge));
-  o.target_size_bytes =
-      std::max<int64_t>(1, m.PropertyAsInt("commit.manifest.target-size-bytes", o.target_size_bytes));
+  o.min_count_to_merge = std::max<int64_t>(
+      2, m.PropertyAsInt("commit.manifest.min-count-to-merge", o.min_count_to_merge));
+  o.target_size_bytes = std::max<int64_t>(
+      1, m.PropertyAsInt("commit.manifest.target-size-bytes", o.target_size_bytes));
   return o;
 }
 
@@ -73,8 +73,8 @@ Result<std::vector<ManifestFile>> MergeManifests(io::FileIO& io, const TableMeta
     std::vector<std::vector<ManifestFile*>> bins;
     int64_t bin_size = 0;
     for (auto& m : group) {
-      if (bins.empty() || (bin_size + m.manifest_length > options.target_size_bytes &&
-                           !bins.back().empty())) {
+      if (bins.empty() ||
+          (bin_size + m.manifest_length > options.target_size_bytes && !bins.back().empty())) {
         bins.emplace_back();
         bin_size = 0;
       }
@@ -93,10 +93,10 @@ Result<std::vector<ManifestFile>> MergeManifests(io::FileIO& io, const TableMeta
       }
       std::string path = new_path();
       written->push_back(path);
-      FLOE_ASSIGN_OR_RETURN(ManifestFile merged,
-                            WriteRewrittenManifest(io, base, path, key.first,
-                                                   static_cast<ManifestContent>(key.second),
-                                                   snapshot_id, entries));
+      FLOE_ASSIGN_OR_RETURN(
+          ManifestFile merged,
+          WriteRewrittenManifest(io, base, path, key.first,
+                                 static_cast<ManifestContent>(key.second), snapshot_id, entries));
       out.push_back(std::move(merged));
     }
   }

@@ -37,9 +37,10 @@ CommitRetryOptions CommitRetryOptions::FromProperties(const TableMetadata& m) {
   CommitRetryOptions o;
   o.num_retries = static_cast<int>(
       std::max<int64_t>(0, m.PropertyAsInt(property::kCommitNumRetries, o.num_retries)));
-  o.min_wait_ms = std::max<int64_t>(0, m.PropertyAsInt(property::kCommitMinRetryWaitMs, o.min_wait_ms));
-  o.max_wait_ms = std::max<int64_t>(o.min_wait_ms,
-                                    m.PropertyAsInt(property::kCommitMaxRetryWaitMs, o.max_wait_ms));
+  o.min_wait_ms =
+      std::max<int64_t>(0, m.PropertyAsInt(property::kCommitMinRetryWaitMs, o.min_wait_ms));
+  o.max_wait_ms = std::max<int64_t>(
+      o.min_wait_ms, m.PropertyAsInt(property::kCommitMaxRetryWaitMs, o.max_wait_ms));
   o.total_timeout_ms =
       std::max<int64_t>(0, m.PropertyAsInt(property::kCommitTotalRetryTimeMs, o.total_timeout_ms));
   return o;
@@ -65,9 +66,9 @@ namespace {
 /// Entries with `status` that the snapshots after `from` (up to the current
 /// one) committed themselves, in manifests of `content`.
 Result<std::vector<LiveFile>> EntriesCommittedSince(io::FileIO& io, const TableMetadata& metadata,
-                                                   std::optional<SnapshotId> from,
-                                                   ManifestContent content,
-                                                   ManifestEntryStatus status) {
+                                                    std::optional<SnapshotId> from,
+                                                    ManifestContent content,
+                                                    ManifestEntryStatus status) {
   std::vector<const Snapshot*> newer;
   bool found = !from.has_value();
   for (const Snapshot* s = metadata.CurrentSnapshot(); s != nullptr;) {
@@ -246,9 +247,8 @@ Result<std::vector<ManifestFile>> SnapshotProducer::WriteAddedManifests(
                              group.front()->file.file_path, spec_id);
     }
     FLOE_ASSIGN_OR_RETURN(std::string path, NewManifestPath(base));
-    FLOE_ASSIGN_OR_RETURN(auto writer, ManifestWriter::Open(table_->io(), path,
-                                                            base.format_version, *schema, *spec,
-                                                            content, snapshot_id_));
+    FLOE_ASSIGN_OR_RETURN(auto writer, ManifestWriter::Open(table_->io(), path, base.format_version,
+                                                            *schema, *spec, content, snapshot_id_));
     for (const Added* a : group) {
       ManifestEntry e;
       e.status = ManifestEntryStatus::kAdded;
@@ -301,9 +301,9 @@ Result<std::vector<ManifestFile>> SnapshotProducer::CarryOver(
     }
     FLOE_ASSIGN_OR_RETURN(std::string path, NewManifestPath(base));
     written->push_back(path);
-    FLOE_ASSIGN_OR_RETURN(ManifestFile rewritten,
-                          WriteRewrittenManifest(io, base, path, m.partition_spec_id, m.content,
-                                                 snapshot_id_, kept));
+    FLOE_ASSIGN_OR_RETURN(
+        ManifestFile rewritten,
+        WriteRewrittenManifest(io, base, path, m.partition_spec_id, m.content, snapshot_id_, kept));
     out.push_back(std::move(rewritten));
   }
   FLOE_RETURN_IF_ERROR(CheckRemoved(removed_paths));
@@ -326,8 +326,8 @@ Result<std::vector<TableUpdate>> SnapshotProducer::Apply(const TableMetadata& ba
   std::vector<ManifestFile> manifests;
   if (!added_data_.empty() || !added_deletes_.empty()) {
     if (!added_written_) {
-      FLOE_RETURN_IF_ERROR(WriteAddedManifests(base, added_data_, ManifestContent::kData,
-                                               &added_data_manifests_));
+      FLOE_RETURN_IF_ERROR(
+          WriteAddedManifests(base, added_data_, ManifestContent::kData, &added_data_manifests_));
       FLOE_RETURN_IF_ERROR(WriteAddedManifests(base, added_deletes_, ManifestContent::kDeletes,
                                                &added_delete_manifests_));
       added_written_ = true;
@@ -347,11 +347,10 @@ Result<std::vector<TableUpdate>> SnapshotProducer::Apply(const TableMetadata& ba
   }
 
   std::vector<std::string> merged_paths;
-  FLOE_ASSIGN_OR_RETURN(
-      manifests,
-      MergeManifests(io, base, snapshot_id_, std::move(manifests),
-                     ManifestMergeOptions::FromProperties(base),
-                     [&] { return *NewManifestPath(base); }, &merged_paths));
+  FLOE_ASSIGN_OR_RETURN(manifests, MergeManifests(
+                                       io, base, snapshot_id_, std::move(manifests),
+                                       ManifestMergeOptions::FromProperties(base),
+                                       [&] { return *NewManifestPath(base); }, &merged_paths));
 
   const std::string list_path =
       fmt::format("{}/metadata/snap-{}-{}-{}.avro", TrimSlash(base.location), snapshot_id_,

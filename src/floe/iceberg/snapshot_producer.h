@@ -103,8 +103,8 @@ Result<std::vector<LiveFile>> FilesAddedSince(io::FileIO& io, const TableMetadat
 /// What one commit attempt gives an operation.
 struct OperationContext {
   io::FileIO* io = nullptr;
-  int attempt = 0;      ///< 0 for the first
-  int64_t now_ms = 0;   ///< the attempt's clock
+  int attempt = 0;     ///< 0 for the first
+  int64_t now_ms = 0;  ///< the attempt's clock
 };
 
 /// One change to a table that can be applied to any base metadata.
@@ -149,8 +149,7 @@ class SnapshotProducer : public TableOperation {
   /// Commits this operation alone (CommitOperations).
   Status Commit();
 
-  Result<std::vector<TableUpdate>> Apply(const TableMetadata& base,
-                                         OperationContext& ctx) final;
+  Result<std::vector<TableUpdate>> Apply(const TableMetadata& base, OperationContext& ctx) final;
   void Cleanup(io::FileIO& io, bool committed) override;
 
  protected:

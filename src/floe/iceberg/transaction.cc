@@ -19,7 +19,8 @@ UpdatePropertiesOperation& Transaction::UpdateProperties() {
 }
 
 Status Transaction::Commit() {
-  if (committed_) return InvalidArgument("transaction on table {} already committed", table_->name());
+  if (committed_)
+    return InvalidArgument("transaction on table {} already committed", table_->name());
   std::vector<TableOperation*> ops;
   for (auto& op : operations_) ops.push_back(op.get());
   FLOE_RETURN_IF_ERROR(CommitOperations(*table_, ops));

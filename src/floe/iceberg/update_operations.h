@@ -27,8 +27,7 @@ class UpdateSchemaOperation final : public TableOperation {
   Status Commit();
 
   std::string_view name() const override { return "update-schema"; }
-  Result<std::vector<TableUpdate>> Apply(const TableMetadata& base,
-                                         OperationContext& ctx) override;
+  Result<std::vector<TableUpdate>> Apply(const TableMetadata& base, OperationContext& ctx) override;
 
  private:
   Table* table_;
@@ -45,8 +44,7 @@ class UpdatePropertiesOperation final : public TableOperation {
   Status Commit();
 
   std::string_view name() const override { return "update-properties"; }
-  Result<std::vector<TableUpdate>> Apply(const TableMetadata& base,
-                                         OperationContext& ctx) override;
+  Result<std::vector<TableUpdate>> Apply(const TableMetadata& base, OperationContext& ctx) override;
 
  private:
   Table* table_;

@@ -19,10 +19,10 @@
 
 namespace floe::iceberg::testing {
 
-#define ASSERT_OK(expr)                                          \
-  do {                                                           \
-    auto&& ok_ = (expr);                                         \
-    ASSERT_TRUE(ok_.has_value()) << ok_.error().ToString();      \
+#define ASSERT_OK(expr)                                     \
+  do {                                                      \
+    auto&& ok_ = (expr);                                    \
+    ASSERT_TRUE(ok_.has_value()) << ok_.error().ToString(); \
   } while (false)
 
 inline types::Schema TestSchema() {
