@@ -367,8 +367,11 @@ DataFileMetrics ParquetWriter::BuildMetrics() const {
     if (id == TypeId::kFloat || id == TypeId::kDouble) {
       metrics.nan_value_counts[leaf.field_id] = stats.nan_count();
     }
+    // No bounds for uuid: readers disagree on uuid order (Iceberg Java has
+    // compared them as signed longs, the spec and Parquet as unsigned bytes),
+    // and a bound one reader misorders makes it skip files that match.
     if (config.mode == MetricsConfig::Mode::kCounts || leaf.in_collection ||
-        !stats.has_min_max()) {
+        !stats.has_min_max() || id == TypeId::kUuid) {
       continue;
     }
     std::string lower = IcebergBound(leaf, stats.EncodeMin());
