@@ -111,6 +111,9 @@ Statistics ColumnStatistics::ToThrift() const {
   Statistics stats;
   stats.null_count = null_count_;
   if (!has_min_max_) return stats;
+  // uuid min/max are left out: Iceberg Java orders uuids as signed longs when
+  // it filters row groups by these, and would skip groups that match.
+  if (type_->id() == types::TypeId::kUuid) return stats;
   std::string lo = EncodeMin();
   std::string hi = EncodeMax();
   if (lo.size() > kMaxStatisticsSize || hi.size() > kMaxStatisticsSize) return stats;
