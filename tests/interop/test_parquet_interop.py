@@ -1096,6 +1096,11 @@ def test_floe_statistics(case, run_floe, tmp_dir):
                 f"{where}: null_count {stats.null_count}, expected {len(group_rows) - len(values)}")
             if not values:
                 continue
+            if f.type.name == "uuid":
+                # floe writes no uuid min/max on purpose: Iceberg Java filters row
+                # groups with a signed uuid order and would skip matching groups.
+                assert not stats.has_min_max, f"{where}: uuid min/max written"
+                continue
             assert stats.has_min_max, f"{where}: no min/max"
             key = lambda v: _sort_key(f.type, v)  # noqa: E731
             want_min, want_max = min(values, key=key), max(values, key=key)

@@ -1010,6 +1010,9 @@ Status RowImageDecoder::DecodeValue(const ColumnInfo& c, Arena* arena, Value* ou
         *out = Value::Null();
         return Ok();
       }
+      if (year > 9999 || day > 31) {
+        return Corruption("binlog: DATETIME value {} is out of range", v);
+      }
       int64_t secs = DaysFromCivilLocal(year, month, day) * 86400 +
                      static_cast<int64_t>(time / 10000) * 3600 +
                      static_cast<int64_t>((time / 100) % 100) * 60 + static_cast<int64_t>(time % 100);

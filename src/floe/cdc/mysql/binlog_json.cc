@@ -48,7 +48,8 @@ void AppendTwoDigits(std::string* out, int64_t v) {
 // TIME_to_longlong_*_packed): int part << 24 | microseconds.
 void AppendPackedTemporal(uint8_t field_type, int64_t packed, std::string* out) {
   bool neg = packed < 0;
-  if (neg) packed = -packed;
+  // Negate through unsigned: INT64_MIN (hostile input) has no positive twin.
+  if (neg) packed = static_cast<int64_t>((~static_cast<uint64_t>(packed) + 1) & INT64_MAX);
   int64_t frac = packed % (1 << 24);
   int64_t ip = packed >> 24;
   out->push_back('"');

@@ -41,6 +41,11 @@ Status BuildPTree(const std::vector<SchemaElement>& elements, size_t* pos, PNode
     }
     node->children.resize(n);
     for (int32_t i = 0; i < n; ++i) {
+      // Grandchildren consume elements too: recheck before every child.
+      if (*pos >= elements.size()) {
+        return Corruption("parquet schema element '{}' claims {} children, the schema ends after {}",
+                          e.name, n, i);
+      }
       PNode& c = node->children[i];
       const SchemaElement& ce = elements[*pos];
       auto rep = ce.repetition_type.value_or(FieldRepetitionType::kRequired);
