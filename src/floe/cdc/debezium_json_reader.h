@@ -1,0 +1,71 @@
+#pragma once
+/// Reads Debezium JSON change events (one JSON value per line), as written by
+/// Debezium's connectors through the JSON converter — with the Kafka Connect
+/// `{"schema": ..., "payload": ...}` wrapper or without it — and by
+/// `floe capture`. See docs/ingest.md for the accepted forms and the type
+/// mapping of Debezium's logical types to Iceberg types.
+///
+/// This header is the contract between the reader and `floe ingest`; the
+/// reader's implementation may add members but keeps these meanings.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "floe/cdc/change.h"
+#include "floe/common/arena.h"
+#include "floe/common/result.h"
+#include "floe/types/schema.h"
+#include "floe/types/value.h"
+
+namespace floe::cdc {
+
+/// One decoded line.
+struct DebeziumEvent {
+  enum class Kind : uint8_t {
+    kRow,           ///< a row change: op, before/after
+    kTombstone,     ///< a `null` line (Kafka tombstone): skipped by ingest
+    kHeartbeat,     ///< a heartbeat or transaction-metadata event: skipped
+    kSchemaChange,  ///< a schema-change topic event (ddl, tableChanges): skipped
+  };
+  Kind kind = Kind::kRow;
+  ChangeOp op = ChangeOp::kInsert;  ///< from "op": c, r, u, d
+  /// source.db and source.table (source.schema when there is no db, as for
+  /// PostgreSQL).
+  std::string db;
+  std::string table;
+  int64_t ts_ms = 0;
+  /// The row schema from the envelope's `schema` block: Iceberg types for
+  /// Debezium's types and logical types, field names and optionality, in the
+  /// block's order, field ids 1..n. Null when the event has no schema block.
+  /// Events with an identical block share one object (compare pointers).
+  std::shared_ptr<const types::Schema> row_schema;
+  /// The row images: one value per field of the schema used to decode them
+  /// (`row_schema`, or the `known` schema given to Decode), in the arena.
+  /// Empty rows when the image is absent/null.
+  types::Row before;
+  types::Row after;
+};
+
+class DebeziumJsonReader {
+ public:
+  DebeziumJsonReader();
+  ~DebeziumJsonReader();
+
+  /// Decodes one line. `known`: the schema to decode row images with when the
+  /// event has no schema block (the destination table's schema; values are
+  /// matched by field name, missing fields are null); may be null when every
+  /// event carries a schema block. Values are allocated in `arena`.
+  /// Errors (kInvalidArgument, with the reason and JSON path, e.g.
+  /// "payload.after.price: expected a number"): malformed JSON, an unknown
+  /// op, a missing source.table, a value that does not fit its type, no
+  /// schema block and no `known` schema.
+  Result<DebeziumEvent> Decode(std::string_view line, const types::Schema* known, Arena* arena);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace floe::cdc

@@ -1,0 +1,50 @@
+#pragma once
+/// Router and RowBatcher: how a source spreads rows over writer subtasks
+/// (`write.distribution-mode`, docs/sink-writers.md).
+///
+/// Every change to one key must reach the same writer subtask within a
+/// checkpoint (a row written and changed in one checkpoint is deleted by
+/// position in the file that writer holds), so tables with equality fields
+/// are always routed by a function of the key: by key hash (none), by
+/// partition (hash: the partition source columns are equality fields) or by
+/// key range (range: the ranges change only between checkpoints).
+///
+/// A source keeps one RowBatcher, adds each row, and calls Flush at the end
+/// of every Poll, so no row it has read is held back across a checkpoint
+/// barrier (its position in SnapshotState must cover only emitted rows).
+
+#include <cstdint>
+#include <memory>
+
+#include "floe/engine/operator.h"
+#include "floe/sink/record.h"
+#include "floe/sink/sink_options.h"
+
+namespace floe::sink {
+
+class RowBatcher {
+ public:
+  /// Rows for `options.write_parallelism` writer subtasks, in batches of up
+  /// to `batch_rows` rows.
+  RowBatcher(const SinkOptions& options, size_t batch_rows = 1024);
+  ~RowBatcher();
+
+  /// Copies `row` (values of `target`'s schema) into the batch for its table
+  /// and writer subtask; emits that batch to `out` when it is full. A new
+  /// target for a table (schema change) first emits the table's pending
+  /// batches, so rows stay in order. Errors: kInvalidArgument when a row of
+  /// an upsert/delete has a null equality field; Cancelled from `out`.
+  Status Add(const TableTargetPtr& target, RowKind kind, types::Row row,
+             engine::Collector<RowBatch>& out);
+  /// Emits every non-empty batch.
+  Status Flush(engine::Collector<RowBatch>& out);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// The engine partitioner for RowBatches: the batch's `route`.
+size_t RouteOf(const RowBatch& batch, size_t num_subtasks);
+
+}  // namespace floe::sink
