@@ -38,6 +38,10 @@ class RowBatcher {
              engine::Collector<RowBatch>& out);
   /// Emits every non-empty batch.
   Status Flush(engine::Collector<RowBatch>& out);
+  /// The source is taking a checkpoint (call in SnapshotState, after Flush):
+  /// range distribution may rebalance its key ranges now, because a new
+  /// route for a key is safe only from one checkpoint to the next.
+  void CheckpointBoundary();
 
  private:
   struct Impl;
