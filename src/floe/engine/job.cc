@@ -106,6 +106,7 @@ Status JobRuntime::Run() {
     FLOE_ASSIGN_OR_RETURN(restored, options_.store->LoadLatest(&warning));
     if (restored) next_id_ = restored->id + 1;
   }
+  next_id_ = std::max(next_id_, options_.min_checkpoint_id + 1);
   running_subtasks_ = total_subtasks_;
   for (auto& stage : *stages_) stage->Start(this, restored ? &*restored : nullptr);
 

@@ -46,6 +46,11 @@ struct JobOptions {
   /// Where completed checkpoints go and where Run() restores from. Null keeps
   /// them in memory only (tests).
   CheckpointStore* store = nullptr;
+  /// The first checkpoint id this run may use is above both this and the
+  /// restored checkpoint's id. A pipeline sets it to the highest checkpoint id
+  /// its destinations have committed, so that a restore from an older
+  /// checkpoint never reuses an id (its data would be taken for committed).
+  CheckpointId min_checkpoint_id = 0;
 };
 
 /// A handle to the output of a stage, to connect the next one.

@@ -226,6 +226,27 @@ TEST_F(JobTest, StopRequestEndsWithAFinalCheckpoint) {
   EXPECT_EQ(std::stoul((*saved)->states.at("source/0")), table.rows.size() + 1);
 }
 
+TEST_F(JobTest, MinCheckpointIdRaisesTheFirstId) {
+  // A restore from an older checkpoint must not reuse ids its destinations
+  // have committed: ids start above JobOptions::min_checkpoint_id.
+  FakeTable table;
+  JobOptions options;
+  options.checkpoint_interval = std::chrono::milliseconds(5);
+  options.min_checkpoint_id = 100;
+  Job job(options);
+  auto numbers = job.AddSource<int>("source", 1,
+                                    [](int) { return std::make_unique<CountingSource>(50); });
+  auto batches = job.AddOperator<int, std::vector<int>>(
+      "batcher", 1, numbers, nullptr,
+      [](int) { return std::make_unique<BatchingOperator>(nullptr); });
+  job.AddOperator<std::vector<int>, Nothing>(
+      "committer", 1, batches, nullptr, [&](int) { return std::make_unique<Committer>(&table); });
+  ASSERT_TRUE(job.Run());
+  EXPECT_EQ(table.rows.size(), 50u);
+  ASSERT_FALSE(table.committed_ids.empty());
+  EXPECT_GT(*table.committed_ids.begin(), 100);
+}
+
 TEST(CheckpointStoreTest, KeepsTheLastNAndSkipsTornFiles) {
   auto dir = std::filesystem::temp_directory_path() / ("floe_ckpt_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
