@@ -258,62 +258,6 @@ constexpr std::string_view kTransactionSchema =
 
 }  // namespace
 
-void AppendJsonString(std::string_view s, std::string* out) {
-  out->push_back('"');
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  size_t n = s.size();
-  size_t i = 0;
-  while (i < n) {
-    unsigned char c = p[i];
-    if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-      size_t j = i + 1;
-      while (j < n && p[j] >= 0x20 && p[j] < 0x80 && p[j] != '"' && p[j] != '\\') ++j;
-      out->append(s.data() + i, j - i);
-      i = j;
-      continue;
-    }
-    if (c < 0x80) {
-      switch (c) {
-        case '"': out->append("\\\""); break;
-        case '\\': out->append("\\\\"); break;
-        case '\n': out->append("\\n"); break;
-        case '\r': out->append("\\r"); break;
-        case '\t': out->append("\\t"); break;
-        case '\b': out->append("\\b"); break;
-        case '\f': out->append("\\f"); break;
-        default: fmt::format_to(std::back_inserter(*out), "\\u{:04x}", c);
-      }
-      ++i;
-      continue;
-    }
-    // Validate one UTF-8 sequence.
-    size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
-    bool ok = len > 0 && c <= 0xF4 && i + len <= n;
-    uint32_t cp = 0;
-    if (ok) {
-      cp = c & (len == 2 ? 0x1F : len == 3 ? 0x0F : 0x07);
-      for (size_t k = 1; k < len; ++k) {
-        if ((p[i + k] & 0xC0) != 0x80) {
-          ok = false;
-          break;
-        }
-        cp = (cp << 6) | (p[i + k] & 0x3F);
-      }
-      if (ok && ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
-                 (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))) {
-        ok = false;
-      }
-    }
-    if (ok) {
-      out->append(s.data() + i, len);
-      i += len;
-    } else {
-      out->append("\xEF\xBF\xBD");
-      ++i;
-    }
-  }
-  out->push_back('"');
-}
 
 std::string DecimalToBigEndianBytes(types::int128_t unscaled) {
   unsigned char buf[16];

@@ -39,6 +39,7 @@
 #include <unordered_map>
 
 #include "floe/cdc/change.h"
+#include "floe/common/json_text.h"
 
 namespace floe::cdc {
 
@@ -74,9 +75,8 @@ class DebeziumJsonWriter {
   std::string scratch_;
 };
 
-/// Appends `s` as a JSON string literal (quotes, escapes; invalid UTF-8 bytes
-/// become U+FFFD).
-void AppendJsonString(std::string_view s, std::string* out);
+/// JSON string literals (floe/common/json_text.h), for the writers here.
+using floe::AppendJsonString;
 
 /// The minimal big-endian two's-complement bytes of an unscaled decimal
 /// (Kafka Connect's Decimal encoding).

@@ -1,4 +1,5 @@
 #include "floe/types/row_json.h"
+#include "floe/common/json_text.h"
 
 #include <charconv>
 #include <cmath>
@@ -16,62 +17,6 @@ namespace floe::types {
 
 namespace {
 
-void AppendJsonString(std::string_view s, std::string* out) {
-  static const char kHex[] = "0123456789abcdef";
-  out->push_back('"');
-  const auto* p = reinterpret_cast<const uint8_t*>(s.data());
-  size_t n = s.size();
-  size_t run = 0;  // start of the current run of bytes copied verbatim
-  size_t i = 0;
-  while (i < n) {
-    uint8_t c = p[i];
-    if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
-      ++i;
-      continue;
-    }
-    if (c >= 0x80) {
-      // Validate one UTF-8 sequence; invalid bytes become U+FFFD.
-      size_t len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
-      bool ok = len != 0 && i + len <= n;
-      for (size_t k = 1; ok && k < len; ++k) ok = (p[i + k] & 0xC0) == 0x80;
-      if (ok && len == 3) {
-        uint32_t cp = (c & 0x0F) << 12 | (p[i + 1] & 0x3F) << 6 | (p[i + 2] & 0x3F);
-        ok = cp >= 0x800 && (cp < 0xD800 || cp > 0xDFFF);
-      } else if (ok && len == 4) {
-        uint32_t cp = (c & 0x07) << 18 | (p[i + 1] & 0x3F) << 12 | (p[i + 2] & 0x3F) << 6 |
-                      (p[i + 3] & 0x3F);
-        ok = cp >= 0x10000 && cp <= 0x10FFFF;
-      }
-      if (ok) {
-        i += len;
-        continue;
-      }
-      out->append(s.data() + run, i - run);
-      out->append("\xEF\xBF\xBD");
-      ++i;
-      run = i;
-      continue;
-    }
-    out->append(s.data() + run, i - run);
-    switch (c) {
-      case '"': out->append("\\\""); break;
-      case '\\': out->append("\\\\"); break;
-      case '\n': out->append("\\n"); break;
-      case '\r': out->append("\\r"); break;
-      case '\t': out->append("\\t"); break;
-      case '\b': out->append("\\b"); break;
-      case '\f': out->append("\\f"); break;
-      default:
-        out->append("\\u00");
-        out->push_back(kHex[c >> 4]);
-        out->push_back(kHex[c & 15]);
-    }
-    ++i;
-    run = i;
-  }
-  out->append(s.data() + run, n - run);
-  out->push_back('"');
-}
 
 template <typename T>
 void AppendNumber(T v, std::string* out) {

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "floe/cdc/mysql/binlog_event.h"
+#include "floe/common/utf8.h"
 
 namespace floe::cdc::mysql {
 namespace {
@@ -49,24 +50,6 @@ constexpr uint16_t kCp1252High[32] = {
     0x2039, 0x0152, 0x008D, 0x017D, 0x008F, 0x0090, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022,
     0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x009D, 0x017E, 0x0178};
 
-void AppendCodePoint(uint32_t cp, std::string* out) {
-  if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = 0xFFFD;
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
 
 }  // namespace
 
@@ -99,9 +82,9 @@ Status ConvertToUtf8(std::string_view charset, std::string_view bytes, std::stri
       if (c < 0x80) {
         out->push_back(static_cast<char>(c));
       } else if (c < 0xA0) {
-        AppendCodePoint(kCp1252High[c - 0x80], out);
+        AppendUtf8(kCp1252High[c - 0x80], out);
       } else {
-        AppendCodePoint(c, out);
+        AppendUtf8(c, out);
       }
     }
     return Ok();
@@ -114,19 +97,19 @@ Status ConvertToUtf8(std::string_view charset, std::string_view bytes, std::stri
       if (charset != "ucs2" && u >= 0xD800 && u <= 0xDBFF && i + 3 < n) {
         uint32_t lo = le ? (p[i + 2] | (p[i + 3] << 8)) : ((p[i + 2] << 8) | p[i + 3]);
         if (lo >= 0xDC00 && lo <= 0xDFFF) {
-          AppendCodePoint(0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00), out);
+          AppendUtf8(0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00), out);
           i += 2;
           continue;
         }
       }
-      AppendCodePoint(u, out);
+      AppendUtf8(u, out);
     }
     return Ok();
   }
   if (charset == "utf32") {
     if (n % 4 != 0) return Corruption("utf32 string of length {}", n);
     for (size_t i = 0; i < n; i += 4) {
-      AppendCodePoint((uint32_t{p[i]} << 24) | (p[i + 1] << 16) | (p[i + 2] << 8) | p[i + 3], out);
+      AppendUtf8((uint32_t{p[i]} << 24) | (p[i + 1] << 16) | (p[i + 2] << 8) | p[i + 3], out);
     }
     return Ok();
   }

@@ -1,4 +1,5 @@
 #include "floe/format/avro/json.h"
+#include "floe/common/json_text.h"
 
 #include <cmath>
 #include <cstring>
@@ -13,59 +14,6 @@ namespace floe::avro {
 
 namespace {
 
-// Appends `s` as a JSON string; bytes that are not valid UTF-8 become U+FFFD.
-void AppendJsonString(std::string_view s, std::string* out) {
-  out->push_back('"');
-  for (size_t i = 0; i < s.size();) {
-    auto c = static_cast<uint8_t>(s[i]);
-    if (c < 0x80) {
-      switch (c) {
-        case '"': out->append("\\\""); break;
-        case '\\': out->append("\\\\"); break;
-        case '\n': out->append("\\n"); break;
-        case '\r': out->append("\\r"); break;
-        case '\t': out->append("\\t"); break;
-        case '\b': out->append("\\b"); break;
-        case '\f': out->append("\\f"); break;
-        default:
-          if (c < 0x20) {
-            fmt::format_to(std::back_inserter(*out), "\\u{:04x}", c);
-          } else {
-            out->push_back(static_cast<char>(c));
-          }
-      }
-      ++i;
-      continue;
-    }
-    size_t len = (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
-    bool valid = len > 0 && i + len <= s.size();
-    uint32_t cp = 0;
-    if (valid) {
-      cp = c & (0xff >> (len + 1));
-      for (size_t k = 1; k < len; ++k) {
-        auto cc = static_cast<uint8_t>(s[i + k]);
-        if ((cc & 0xc0) != 0x80) {
-          valid = false;
-          break;
-        }
-        cp = (cp << 6) | (cc & 0x3f);
-      }
-    }
-    // Refuse overlong forms, surrogates and code points past U+10FFFF.
-    if (valid) {
-      static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
-      valid = cp >= kMin[len] && cp <= 0x10ffff && !(cp >= 0xd800 && cp <= 0xdfff);
-    }
-    if (valid) {
-      out->append(s.substr(i, len));
-      i += len;
-    } else {
-      out->append("\xef\xbf\xbd");
-      ++i;
-    }
-  }
-  out->push_back('"');
-}
 
 void AppendDouble(double v, std::string* out) {
   if (std::isnan(v)) {

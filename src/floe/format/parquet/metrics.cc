@@ -1,4 +1,5 @@
 #include "floe/format/parquet/metrics.h"
+#include "floe/common/utf8.h"
 
 #include <charconv>
 
@@ -24,39 +25,6 @@ std::vector<size_t> CodePointStarts(std::string_view s, size_t max) {
     i += Utf8Length(static_cast<uint8_t>(s[i]));
   }
   return starts;
-}
-
-uint32_t DecodeCodePoint(std::string_view s) {
-  auto b = [&](size_t i) { return static_cast<uint32_t>(static_cast<uint8_t>(s[i])); };
-  switch (s.size()) {
-    case 1:
-      return b(0);
-    case 2:
-      return ((b(0) & 0x1F) << 6) | (b(1) & 0x3F);
-    case 3:
-      return ((b(0) & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
-    default:
-      return ((b(0) & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) |
-             (b(3) & 0x3F);
-  }
-}
-
-void AppendCodePoint(uint32_t cp, std::string* out) {
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
 }
 
 }  // namespace
@@ -97,11 +65,11 @@ std::optional<std::string> TruncateStringUpperBound(std::string_view value, int 
   for (size_t k = static_cast<size_t>(length); k > 0; --k) {
     size_t begin = starts[k - 1];
     size_t end = starts[k];
-    uint32_t cp = DecodeCodePoint(value.substr(begin, end - begin)) + 1;
+    uint32_t cp = DecodeUtf8(value.substr(begin, end - begin)) + 1;
     if (cp >= 0xD800 && cp <= 0xDFFF) cp = 0xE000;
     if (cp > 0x10FFFF) continue;
     std::string out(value.substr(0, begin));
-    AppendCodePoint(cp, &out);
+    AppendUtf8(cp, &out);
     return out;
   }
   return std::nullopt;

@@ -1,0 +1,24 @@
+#pragma once
+/// UTF-8 encoding and validation, shared by every text writer in floe.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace floe {
+
+/// Appends code point `cp` as UTF-8; surrogates and values past U+10FFFF
+/// become U+FFFD.
+void AppendUtf8(uint32_t cp, std::string* out);
+
+/// The length (2 to 4) of the well-formed UTF-8 sequence starting at `p[0]`
+/// (a byte >= 0x80) within `remaining` bytes, or 0 when it is not one
+/// (overlong forms, surrogates, past U+10FFFF, truncated). Sets `*cp` to the
+/// code point when it is one and `cp` is not null.
+size_t Utf8SequenceLength(const uint8_t* p, size_t remaining, uint32_t* cp = nullptr);
+
+/// The code point of the complete sequence `s` (1 to 4 bytes, well formed).
+uint32_t DecodeUtf8(std::string_view s);
+
+}  // namespace floe
