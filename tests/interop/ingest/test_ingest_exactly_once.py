@@ -1,0 +1,88 @@
+"""Exactly once under SIGKILL (issue 4's first judgement).
+
+A random change stream over three tables (one partitioned by a key column, so updates move
+rows between partitions; inserts, updates, deletes, several changes to one key within and
+across checkpoints, schema changes mid-stream) grows in a file while `floe ingest --follow`
+runs; the test kills it with SIGKILL at random moments at least 20 times, restarting it
+each time with the same arguments, then lets a last run finish the file. Every table must
+then equal the model row for row, read by Iceberg Java and by the spec's rules over
+PyIceberg's metadata, and no checkpoint id may be committed twice to a table.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import threading
+import time
+
+import pytest
+
+from changes import ChangeStream
+from ingest_runs import check_lake, create_items_table, ingest_argv
+
+KILLS = int(os.environ.get("FLOE_INGEST_KILLS", "22"))
+
+
+def _grow(path, stream: ChangeStream, total: int, stop: threading.Event) -> None:
+    with open(path, "a", encoding="utf-8") as out:
+        written = 0
+        while written < total and not stop.is_set():
+            chunk = min(total - written, stream.random.randint(20, 400))
+            text = "".join(line + "\n" for line in stream.lines(chunk))
+            # Sometimes leave a line half-written for a moment, as a writer does.
+            cut = stream.random.randrange(len(text)) if stream.random.random() < 0.2 else len(text)
+            out.write(text[:cut])
+            out.flush()
+            time.sleep(0.005)
+            out.write(text[cut:])
+            out.flush()
+            written += chunk
+            time.sleep(stream.random.uniform(0.0, 0.03))
+
+
+@pytest.mark.parametrize("mode", ["changelog", "upsert"])
+def test_exactly_once_under_sigkill(mode, tmp_path, make_lake, java_peer, floe_ingest_ready):
+    binary = floe_ingest_ready
+    lake = make_lake("sql")
+    create_items_table(binary, lake, tmp_path)
+    seed = int(os.environ.get("FLOE_TEST_SEED", random.randrange(1 << 30)))
+    print(f"seed {seed}")
+    stream = ChangeStream(seed)
+    rnd = random.Random(seed)
+    input_file = tmp_path / "changes.jsonl"
+    input_file.touch()
+    state = tmp_path / "state"
+    extra = ["--upsert"] if mode == "upsert" else []
+    kills = KILLS if mode == "changelog" else max(5, KILLS // 4)
+    total = 60_000 if mode == "changelog" else 20_000
+
+    stop = threading.Event()
+    grower = threading.Thread(target=_grow, args=(input_file, stream, total, stop), daemon=True)
+    grower.start()
+    logs = []
+    try:
+        killed = 0
+        while killed < kills or grower.is_alive():
+            log = tmp_path / f"run{len(logs)}.log"
+            logs.append(log)
+            with open(log, "w") as err:
+                proc = subprocess.Popen(ingest_argv(binary, lake, input_file, state, "--follow", *extra),
+                                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
+            time.sleep(rnd.uniform(0.1, 0.9))
+            code = proc.poll()
+            assert code is None, f"floe ingest exited {code} on its own:\n{log.read_text()[-3000:]}"
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+            killed += 1
+    finally:
+        stop.set()
+        grower.join()
+    final = subprocess.run(ingest_argv(binary, lake, input_file, state, *extra), stdin=subprocess.DEVNULL,
+                           capture_output=True, text=True, timeout=600)
+    assert final.returncode == 0, final.stderr[-4000:]
+    commits = check_lake(lake, stream, java_peer, f"{mode}, seed {seed}, {killed} kills")
+    print(f"{mode}: {killed} kills, commits per table {commits}")
+    assert all(n > 0 for n in commits.values())
