@@ -305,10 +305,18 @@ Status ParquetWriter::Append(types::Row row) {
   return Ok();
 }
 
-uint64_t ParquetWriter::estimated_size() const {
+uint64_t ParquetWriter::estimated_size() const { return position_ + buffered_bytes(); }
+
+size_t ParquetWriter::buffered_bytes() const {
   size_t total = 0;
   for (const auto& column : columns_) total += column->EstimatedChunkBytes();
-  return position_ + total;
+  return total;
+}
+
+Status ParquetWriter::Flush() {
+  if (failed_) return std::unexpected(*failed_);
+  if (closed_) return InvalidArgument("parquet writer {} is closed", file_->path());
+  return FlushRowGroup();
 }
 
 Status ParquetWriter::FlushRowGroup() {

@@ -81,6 +81,15 @@ class ParquetWriter {
   uint64_t estimated_size() const;
   /// Rows appended so far.
   int64_t num_rows() const { return num_rows_; }
+  /// Bytes of the row group not yet written to the file (its column chunks:
+  /// compressed pages, plus the current pages and dictionaries unencoded).
+  /// Costs one sum over the leaf columns.
+  size_t buffered_bytes() const;
+  /// Writes the buffered row group to the file now (no-op when it is empty),
+  /// so that its memory is reused by the next one: for callers that keep
+  /// many writers open under a memory budget. Errors: as Append (kIo), and
+  /// kInvalidArgument after Close.
+  Status Flush();
 
   /// Writes the last row group and the footer (with `iceberg.schema`), syncs
   /// and closes the file. Returns the file's metrics. kIo on write failure.
