@@ -94,6 +94,7 @@ struct DataWriter::OpenFile {
   std::string dir;
   std::string path;
   std::unique_ptr<parquet::ParquetWriter> writer;
+  size_t file_index = 0;  // in paths_
 };
 
 DataWriter::DataWriter(io::FileIO& io, std::string location, types::Schema schema,
@@ -131,6 +132,11 @@ Result<std::unique_ptr<DataWriter>> DataWriter::Make(io::FileIO& io, std::string
 }
 
 Status DataWriter::Write(types::Row row) {
+  RowLocation location;
+  return Write(row, &location);
+}
+
+Status DataWriter::Write(types::Row row, RowLocation* location) {
   FLOE_RETURN_IF_ERROR(transformer_.Apply(row, partition_values_.data()));
   key_.clear();
   const auto& pfields = partition_type_->fields();
@@ -162,10 +168,15 @@ Status DataWriter::Write(types::Row row) {
     file.path = file.dir + "/" + GenerateUuid() + ".parquet";
     FLOE_ASSIGN_OR_RETURN(auto out, io_.CreateOutput(file.path));
     paths_.push_back(file.path);
+    partitions_.push_back(file.partition);
+    file.file_index = paths_.size() - 1;
     FLOE_ASSIGN_OR_RETURN(file.writer,
                           parquet::ParquetWriter::Open(std::move(out), schema_, options_.parquet));
   }
+  int64_t pos = file.writer->num_rows();
   FLOE_RETURN_IF_ERROR(file.writer->Append(row));
+  location->file_index = file.file_index;
+  location->pos = pos;
   ++rows_;
   if (static_cast<int64_t>(file.writer->estimated_size()) >= options_.target_file_size_bytes) {
     FLOE_RETURN_IF_ERROR(Roll(file));
@@ -185,6 +196,33 @@ Status DataWriter::Roll(OpenFile& file) {
   return Ok();
 }
 
+size_t DataWriter::buffered_bytes() const {
+  size_t total = 0;
+  for (const auto& [key, file] : open_) {
+    if (file->writer) total += file->writer->buffered_bytes();
+  }
+  return total;
+}
+
+Status DataWriter::Flush() {
+  for (auto& [key, file] : open_) {
+    if (!file->writer) continue;
+    FLOE_RETURN_IF_ERROR_CTX(file->writer->Flush(), "writing data file {}", file->path);
+  }
+  return Ok();
+}
+
+Status DataWriter::CloseFiles() {
+  for (auto& [key, file] : open_) FLOE_RETURN_IF_ERROR(Roll(*file));
+  return Ok();
+}
+
+size_t DataWriter::num_open_files() const {
+  size_t n = 0;
+  for (const auto& [key, file] : open_) n += file->writer ? 1 : 0;
+  return n;
+}
+
 Result<std::vector<DataFile>> DataWriter::Close() {
   for (auto& [key, file] : open_) FLOE_RETURN_IF_ERROR(Roll(*file));
   open_.clear();
@@ -195,6 +233,7 @@ void DataWriter::Abort() {
   open_.clear();
   for (const auto& p : paths_) (void)io_.Delete(p);
   paths_.clear();
+  partitions_.clear();
   done_.clear();
 }
 

@@ -51,6 +51,33 @@ class DataWriter {
   /// I/O errors.
   Status Write(types::Row row);
 
+  /// Where a written row went: the file (`file_path(file_index)`) and the
+  /// row's 0-based position in it.
+  struct RowLocation {
+    size_t file_index = 0;
+    int64_t pos = 0;
+  };
+  /// Write, also telling where the row went (`*location` is set only on success).
+  Status Write(types::Row row, RowLocation* location);
+  /// The files created since Make, in creation order (indexes stay valid
+  /// until Abort), and each file's partition tuple.
+  size_t num_files() const { return paths_.size(); }
+  const std::string& file_path(size_t file_index) const { return paths_[file_index]; }
+  const std::vector<Literal>& file_partition(size_t file_index) const {
+    return partitions_[file_index];
+  }
+
+  /// Bytes buffered in the row groups of the open files (see
+  /// ParquetWriter::buffered_bytes); one sum over open files and columns.
+  size_t buffered_bytes() const;
+  /// Writes the buffered row groups of every open file (they stay open).
+  Status Flush();
+  /// Completes every open file (Close returns them with the others); the
+  /// next row of a partition starts a new file.
+  Status CloseFiles();
+  /// Open files now.
+  size_t num_open_files() const;
+
   /// Closes every open file and returns all files written since Make.
   Result<std::vector<DataFile>> Close();
   /// Deletes every file written (after a failure).
@@ -78,6 +105,7 @@ class DataWriter {
   std::unordered_map<std::string, std::unique_ptr<OpenFile>> open_;
   std::vector<DataFile> done_;
   std::vector<std::string> paths_;
+  std::vector<std::vector<Literal>> partitions_;  // per paths_ entry
   int64_t rows_ = 0;
 };
 
