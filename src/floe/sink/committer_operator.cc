@@ -1,0 +1,471 @@
+#include "floe/sink/committer_operator.h"
+
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <map>
+#include <optional>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "floe/iceberg/manifest.h"
+#include "floe/iceberg/table.h"
+#include "floe/iceberg/transaction.h"
+#include "floe/sink/commit_state.h"
+#include "floe/sink/committed_checkpoints.h"
+
+namespace floe::sink {
+
+size_t CommitterSubtaskOf(std::string_view table_key, size_t num_subtasks) {
+  uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a 64
+  for (unsigned char c : table_key) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  return num_subtasks == 0 ? 0 : static_cast<size_t>(h % num_subtasks);
+}
+
+size_t CommitterRoute(const WriteResult& result, size_t num_subtasks) {
+  return result.target ? CommitterSubtaskOf(result.target->key, num_subtasks) : 0;
+}
+
+namespace {
+
+using engine::CheckpointId;
+
+/// Runs fn(0..n-1) on up to `threads` threads (the caller's among them).
+void ParallelFor(size_t n, int threads, const std::function<void(size_t)>& fn) {
+  size_t workers = std::min<size_t>(n, static_cast<size_t>(std::max(1, threads)));
+  if (workers <= 1) {
+    for (size_t i = 0; i < n; ++i) fn(i);
+    return;
+  }
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < n;) fn(i);
+  };
+  std::vector<std::thread> pool;
+  pool.reserve(workers - 1);
+  for (size_t w = 1; w < workers; ++w) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+}
+
+struct SpecFiles {
+  std::vector<iceberg::DataFile> data;
+  std::vector<iceberg::DataFile> deletes;
+};
+
+/// The results of one table in the current checkpoint.
+struct TableBuffer {
+  iceberg::TableIdentifier id;
+  std::shared_ptr<const iceberg::TableMetadata> metadata;  ///< of the newest result
+  std::map<int32_t, SpecFiles> specs;
+  std::vector<std::string> referenced;
+};
+
+/// The files of a staged table, read back from its manifests.
+struct StagedFiles {
+  std::vector<std::pair<iceberg::DataFile, int32_t>> data;
+  std::vector<std::pair<iceberg::DataFile, int32_t>> deletes;
+};
+
+/// One table's handle; used by one thread at a time.
+struct TableHandle {
+  std::optional<iceberg::Table> table;
+  /// Checkpoints of this run whose commit was attempted (and may have landed).
+  std::set<CheckpointId> attempted;
+};
+
+struct TableCommits {
+  std::vector<CommitOutcome> outcomes;
+  std::vector<CheckpointId> done;  ///< committed or already in the table
+};
+
+uint64_t RandomTag() {
+  static thread_local std::mt19937_64 rng{std::random_device{}()};
+  return rng();
+}
+
+Status WriteOneManifest(io::FileIO& io, const iceberg::TableMetadata& metadata, CheckpointId id,
+                        int32_t spec_id, iceberg::ManifestContent content,
+                        const std::vector<iceberg::DataFile>& files, StagedTable* staged) {
+  const iceberg::PartitionSpec* spec = metadata.SpecById(spec_id);
+  const types::Schema* schema = metadata.CurrentSchema();
+  if (spec == nullptr || schema == nullptr) {
+    return InvalidArgument("table {}: write results name partition spec {}, which its metadata "
+                           "lacks",
+                           metadata.location, spec_id);
+  }
+  const bool data = content == iceberg::ManifestContent::kData;
+  std::string path = fmt::format("{}/metadata/floe-commit-{}-{:016x}-s{}-{}.avro",
+                                 metadata.location, id, RandomTag(), spec_id,
+                                 data ? "data" : "deletes");
+  // Staging manifests are read back only by floe: v2 (or the table's newer
+  // version) even for v1 tables, so that delete manifests can be written.
+  const int format_version = std::max(2, metadata.format_version);
+  FLOE_ASSIGN_OR_RETURN(auto writer,
+                        iceberg::ManifestWriter::Open(io, path, format_version, *schema, *spec,
+                                                      content, std::nullopt));
+  for (const auto& file : files) {
+    iceberg::ManifestEntry entry;
+    entry.status = iceberg::ManifestEntryStatus::kAdded;
+    entry.data_file = file;
+    FLOE_RETURN_IF_ERROR_CTX(writer->Add(entry), "writing manifest {}", path);
+  }
+  FLOE_ASSIGN_OR_RETURN(iceberg::ManifestFile written, writer->Close());
+  staged->manifests.push_back(StagedManifest{path, written.manifest_length, spec_id, content,
+                                             written.added_files_count, written.added_rows_count});
+  return Ok();
+}
+
+}  // namespace
+
+struct CommitterOperator::Impl {
+  SinkOptions options;
+  std::shared_ptr<CheckpointPositions> positions;
+  std::shared_ptr<iceberg::Catalog> catalog;
+  int subtask = 0;
+  int parallelism = 1;
+
+  std::map<std::string, TableBuffer> buffers;
+  CommitState state;
+  std::map<std::string, TableHandle> handles;
+  /// Checkpoints snapshotted by this run (not restored).
+  std::set<CheckpointId> live;
+  /// Outcomes of commits made in Open, emitted at the first chance.
+  std::vector<CommitOutcome> deferred;
+
+  Status EmitDeferred(engine::Collector<CommitOutcome>& out) {
+    for (auto& o : deferred) FLOE_RETURN_IF_ERROR(out.Emit(std::move(o)));
+    deferred.clear();
+    return Ok();
+  }
+
+  Result<StagedTable> Stage(CheckpointId id, const TableBuffer& buffer) {
+    StagedTable staged;
+    staged.id = buffer.id;
+    staged.overwrite = options.overwrite;
+    staged.referenced_data_files = buffer.referenced;
+    io::FileIO& io = catalog->file_io();
+    Status s = Ok();
+    for (const auto& [spec_id, files] : buffer.specs) {
+      for (const auto& f : files.data) staged.records += f.record_count;
+      for (const auto& f : files.deletes) staged.deleted_records += f.record_count;
+      staged.data_files += static_cast<int64_t>(files.data.size());
+      staged.delete_files += static_cast<int64_t>(files.deletes.size());
+      if (s && !files.data.empty()) {
+        s = WriteOneManifest(io, *buffer.metadata, id, spec_id, iceberg::ManifestContent::kData,
+                             files.data, &staged);
+      }
+      if (s && !files.deletes.empty()) {
+        s = WriteOneManifest(io, *buffer.metadata, id, spec_id,
+                             iceberg::ManifestContent::kDeletes, files.deletes, &staged);
+      }
+    }
+    if (!s) {
+      for (const auto& m : staged.manifests) (void)io.Delete(m.path);
+      return std::unexpected(std::move(s).error().WithContext(
+          fmt::format("staging checkpoint {} of table {}", id, buffer.id.ToString())));
+    }
+    return staged;
+  }
+
+  Result<StagedFiles> ReadStaged(const iceberg::Table& table, const StagedTable& staged) {
+    StagedFiles files;
+    for (const StagedManifest& m : staged.manifests) {
+      iceberg::ManifestFile manifest;
+      manifest.manifest_path = m.path;
+      manifest.manifest_length = m.length;
+      manifest.partition_spec_id = m.spec_id;
+      manifest.content = m.content;
+      FLOE_ASSIGN_OR_RETURN(auto entries,
+                            iceberg::ReadManifest(table.io(), manifest, table.metadata()));
+      auto& into = m.content == iceberg::ManifestContent::kData ? files.data : files.deletes;
+      for (auto& e : entries) into.emplace_back(std::move(e.data_file), m.spec_id);
+    }
+    return files;
+  }
+
+  /// One catalog commit of `staged` as checkpoint `id`; sets `*snapshot_id`.
+  Status CommitFiles(iceberg::Table& table, const PendingCheckpoint& checkpoint,
+                     const StagedTable& staged, const StagedFiles& files,
+                     iceberg::SnapshotId* snapshot_id) {
+    auto txn = table.NewTransaction();
+    iceberg::SnapshotProducer* producer = nullptr;
+    if (staged.manifests.empty()) {
+      producer = &txn->NewAppend();  // an empty commit: records the position
+    } else if (staged.overwrite) {
+      auto& overwrite = txn->NewOverwrite();
+      overwrite.OverwritePartitions();
+      for (const auto& [file, spec] : files.data) overwrite.AddFile(file, spec);
+      producer = &overwrite;
+    } else if (!files.deletes.empty()) {
+      auto& delta = txn->NewRowDelta();
+      for (const auto& [file, spec] : files.data) delta.AddRows(file, spec);
+      for (const auto& [file, spec] : files.deletes) delta.AddDeletes(file, spec);
+      if (!staged.referenced_data_files.empty()) {
+        delta.ValidateDataFilesExist(staged.referenced_data_files);
+      }
+      producer = &delta;
+    } else {
+      auto& append = txn->NewAppend();
+      for (const auto& [file, spec] : files.data) append.AppendFile(file, spec);
+      producer = &append;
+    }
+    producer->SetSummaryProperty(std::string(kSummaryPipelineId), options.pipeline_id);
+    producer->SetSummaryProperty(std::string(kSummaryCheckpointId), std::to_string(checkpoint.id));
+    producer->SetSummaryProperty(std::string(kSummarySourcePosition), checkpoint.source_position);
+    txn->UpdateProperties().Set(CommittedCheckpointProperty(options.pipeline_id),
+                                std::to_string(checkpoint.id));
+    *snapshot_id = producer->snapshot_id();
+    return txn->Commit();
+  }
+
+  /// Commits checkpoint `id` to table `key` unless the table has it.
+  /// `*skipped` tells that it was there already.
+  Result<CommitOutcome> CommitOne(const std::string& key, const PendingCheckpoint& checkpoint,
+                                  bool* skipped) {
+    const StagedTable& staged = checkpoint.tables.at(key);
+    TableHandle& handle = handles.at(key);
+    *skipped = false;
+    if (!handle.table) {
+      FLOE_ASSIGN_OR_RETURN(iceberg::Table table, iceberg::Table::Load(*catalog, staged.id));
+      handle.table.emplace(std::move(table));
+    }
+    iceberg::Table& table = *handle.table;
+    FLOE_ASSIGN_OR_RETURN(CheckpointId max_committed,
+                          MaxCommittedCheckpoint(table.metadata(), options.pipeline_id));
+    if (max_committed >= checkpoint.id) {
+      if (live.contains(checkpoint.id) && !handle.attempted.contains(checkpoint.id)) {
+        return InvalidArgument(
+            "checkpoint {} was taken by this run, but the table already has checkpoint {} of "
+            "pipeline '{}': checkpoint ids were reused (a restore from an older checkpoint must "
+            "start the job with JobOptions::min_checkpoint_id = MaxCommittedCheckpoint(...)); "
+            "nothing was committed",
+            checkpoint.id, max_committed, options.pipeline_id);
+      }
+      *skipped = true;
+      return CommitOutcome{key, checkpoint.id, Ok()};
+    }
+    handle.attempted.insert(checkpoint.id);
+    FLOE_ASSIGN_OR_RETURN(StagedFiles files, ReadStaged(table, staged));
+
+    CommitOutcome outcome{key, checkpoint.id, Ok()};
+    outcome.added_files = staged.data_files + staged.delete_files;
+    outcome.added_records = staged.records;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      iceberg::SnapshotId snapshot_id = -1;
+      Status s = CommitFiles(table, checkpoint, staged, files, &snapshot_id);
+      if (s) {
+        outcome.snapshot_id = snapshot_id;
+        return outcome;
+      }
+      if (s.error().code() != ErrorCode::kCommitStateUnknown) return std::unexpected(s.error());
+      // The commit may or may not have happened: the table tells.
+      spdlog::warn("committer: table {} checkpoint {}: commit outcome unknown ({}); reloading",
+                   key, checkpoint.id, s.error().message());
+      FLOE_RETURN_IF_ERROR_CTX(table.Refresh(), "reloading after a commit of unknown outcome ({})",
+                               s.error().message());
+      FLOE_ASSIGN_OR_RETURN(CheckpointId now_committed,
+                            MaxCommittedCheckpoint(table.metadata(), options.pipeline_id));
+      if (now_committed >= checkpoint.id) {
+        const iceberg::Snapshot* snap =
+            FindCheckpointSnapshot(table.metadata(), options.pipeline_id, checkpoint.id);
+        outcome.snapshot_id = snap != nullptr ? snap->snapshot_id : -1;
+        return outcome;
+      }
+    }
+    return CommitStateUnknown(
+        "the commit was answered 'state unknown' twice and the checkpoint is not in the table");
+  }
+
+  TableCommits CommitTable(const std::string& key, const std::vector<CheckpointId>& ids) {
+    TableCommits result;
+    for (CheckpointId id : ids) {
+      const PendingCheckpoint& checkpoint = state.pending.at(id);
+      bool skipped = false;
+      auto outcome = CommitOne(key, checkpoint, &skipped);
+      if (!outcome) {
+        Error error = std::move(outcome).error();
+        error.AddContext(fmt::format("committing checkpoint {} to table {}", id, key));
+        result.outcomes.push_back(CommitOutcome{key, id, std::unexpected(std::move(error))});
+        handles.at(key).table.reset();  // reload before the next attempt
+        break;  // later checkpoints of this table wait behind this one
+      }
+      result.done.push_back(id);
+      if (skipped) {
+        spdlog::info("committer: table {} already has checkpoint {} of pipeline '{}'", key, id,
+                     options.pipeline_id);
+        continue;
+      }
+      // The table has the files now; the staging manifests are not needed.
+      for (const auto& m : checkpoint.tables.at(key).manifests) {
+        (void)catalog->file_io().Delete(m.path);
+      }
+      result.outcomes.push_back(std::move(*outcome));
+    }
+    return result;
+  }
+
+  /// Commits every pending checkpoint <= `up_to`, tables in parallel.
+  std::vector<CommitOutcome> CommitPending(CheckpointId up_to) {
+    std::map<std::string, std::vector<CheckpointId>> work;
+    for (const auto& [id, checkpoint] : state.pending) {
+      if (id > up_to) break;
+      for (const auto& [key, staged] : checkpoint.tables) work[key].push_back(id);
+    }
+    std::vector<const std::string*> keys;
+    for (const auto& [key, ids] : work) {
+      handles.try_emplace(key);  // before the threads start: the map is not changed by them
+      keys.push_back(&key);
+    }
+    std::vector<TableCommits> results(keys.size());
+    ParallelFor(keys.size(), options.commit_threads,
+                [&](size_t i) { results[i] = CommitTable(*keys[i], work.at(*keys[i])); });
+    std::vector<CommitOutcome> outcomes;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      for (CheckpointId id : results[i].done) {
+        auto it = state.pending.find(id);
+        it->second.tables.erase(*keys[i]);
+        if (it->second.tables.empty()) state.pending.erase(it);
+      }
+      for (auto& o : results[i].outcomes) outcomes.push_back(std::move(o));
+    }
+    return outcomes;
+  }
+};
+
+CommitterOperator::CommitterOperator(SinkOptions options,
+                                     std::shared_ptr<CheckpointPositions> positions)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->options = std::move(options);
+  impl_->positions = std::move(positions);
+}
+
+CommitterOperator::~CommitterOperator() = default;
+
+Status CommitterOperator::Open(const engine::OperatorContext& context,
+                               const engine::RestoredState& restored) {
+  Impl& m = *impl_;
+  if (m.options.pipeline_id.empty()) return InvalidArgument("committer: the pipeline id is empty");
+  if (!m.options.catalog) return InvalidArgument("committer: no catalog factory");
+  FLOE_ASSIGN_OR_RETURN(m.catalog, m.options.catalog());
+  if (m.catalog == nullptr) return InvalidArgument("committer: the catalog factory gave no catalog");
+  m.subtask = context.subtask;
+  m.parallelism = std::max(1, context.parallelism);
+
+  std::vector<std::string> states = restored.all;
+  if (states.empty() && restored.own) states.push_back(*restored.own);
+  const size_t n = static_cast<size_t>(m.parallelism);
+  const size_t me = static_cast<size_t>(m.subtask);
+  FLOE_ASSIGN_OR_RETURN(m.state, MergeCommitStates(states, [&](const std::string& key) {
+                          return CommitterSubtaskOf(key, n) == me;
+                        }));
+  if (m.state.pending.empty()) return Ok();
+  // Recovery: the restored checkpoint is complete, so everything it holds is
+  // committed now, before new data (tables that have it skip it).
+  std::vector<CommitOutcome> outcomes = m.CommitPending(m.state.pending.rbegin()->first);
+  for (auto& o : outcomes) {
+    if (!o.status) {
+      spdlog::error("committer: recovering table {} checkpoint {} failed: {}", o.table,
+                    o.checkpoint_id, o.status.error().message());
+      return std::unexpected(o.status.error());
+    }
+    m.deferred.push_back(std::move(o));
+  }
+  return Ok();
+}
+
+Status CommitterOperator::Process(WriteResult result, engine::Collector<CommitOutcome>& out) {
+  Impl& m = *impl_;
+  FLOE_RETURN_IF_ERROR(m.EmitDeferred(out));
+  if (!result.target || !result.target->metadata) {
+    return InvalidArgument("committer: a write result without a target table");
+  }
+  const TableTarget& target = *result.target;
+  if (m.options.overwrite && target.upsert) {
+    return InvalidArgument("table {}: upsert together with overwrite mode is refused", target.key);
+  }
+  if (m.options.overwrite && !result.delete_files.empty()) {
+    return InvalidArgument("table {}: overwrite mode cannot commit delete files ({} received)",
+                           target.key, result.delete_files.size());
+  }
+  TableBuffer& buffer = m.buffers[target.key];
+  buffer.id = target.id;
+  buffer.metadata = target.metadata;
+  SpecFiles& files = buffer.specs[result.spec_id];
+  for (auto& f : result.data_files) files.data.push_back(std::move(f));
+  for (auto& f : result.delete_files) files.deletes.push_back(std::move(f));
+  for (auto& r : result.referenced_data_files) buffer.referenced.push_back(std::move(r));
+  return Ok();
+}
+
+Result<std::string> CommitterOperator::SnapshotState(engine::CheckpointId id,
+                                                     engine::Collector<CommitOutcome>& out) {
+  Impl& m = *impl_;
+  FLOE_RETURN_IF_ERROR(m.EmitDeferred(out));
+  PendingCheckpoint checkpoint;
+  checkpoint.id = id;
+  if (m.positions) checkpoint.source_position = m.positions->Get(id);
+
+  std::vector<const std::pair<const std::string, TableBuffer>*> work;
+  for (const auto& entry : m.buffers) work.push_back(&entry);
+  std::vector<std::optional<Result<StagedTable>>> staged(work.size());
+  ParallelFor(work.size(), m.options.commit_threads,
+              [&](size_t i) { staged[i] = m.Stage(id, work[i]->second); });
+  for (size_t i = 0; i < work.size(); ++i) {
+    if (!*staged[i]) {
+      for (auto& other : staged) {  // the checkpoint fails: its manifests are orphans
+        if (*other) {
+          for (const auto& man : (*other)->manifests) (void)m.catalog->file_io().Delete(man.path);
+        }
+      }
+      return std::unexpected(staged[i]->error());
+    }
+  }
+  for (size_t i = 0; i < work.size(); ++i) {
+    const std::string& key = work[i]->first;
+    checkpoint.tables.emplace(key, std::move(**staged[i]));
+    KnownTable& known = m.state.known_tables[key];
+    known.id = work[i]->second.id;
+    known.empty_checkpoints = 0;
+  }
+  for (auto& [key, known] : m.state.known_tables) {
+    if (m.buffers.contains(key)) continue;
+    ++known.empty_checkpoints;
+    if (m.options.max_continuous_empty_commits > 0 &&
+        known.empty_checkpoints >= m.options.max_continuous_empty_commits) {
+      StagedTable empty;
+      empty.id = known.id;
+      empty.overwrite = m.options.overwrite;
+      checkpoint.tables.emplace(key, std::move(empty));
+      known.empty_checkpoints = 0;
+    }
+  }
+  m.buffers.clear();
+  if (!checkpoint.tables.empty()) m.state.pending[id] = std::move(checkpoint);
+  m.live.insert(id);
+  return SerializeCommitState(m.state);
+}
+
+Status CommitterOperator::NotifyCheckpointComplete(engine::CheckpointId id,
+                                                   engine::Collector<CommitOutcome>& out) {
+  Impl& m = *impl_;
+  FLOE_RETURN_IF_ERROR(m.EmitDeferred(out));
+  for (auto& outcome : m.CommitPending(id)) {
+    if (!outcome.status) {
+      spdlog::error("committer: table {} checkpoint {}: {}", outcome.table, outcome.checkpoint_id,
+                    outcome.status.error().message());
+    }
+    FLOE_RETURN_IF_ERROR(out.Emit(std::move(outcome)));
+  }
+  return Ok();
+}
+
+Status CommitterOperator::Finish(engine::Collector<CommitOutcome>& out) {
+  return impl_->EmitDeferred(out);
+}
+
+}  // namespace floe::sink
