@@ -1,0 +1,198 @@
+#include "floe/ingest/line_source.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <thread>
+
+namespace floe::ingest {
+
+namespace {
+
+std::string ErrnoText(int err) { return std::strerror(err); }
+
+}  // namespace
+
+LineSource::LineSource(LineSourceOptions options, int fd, int64_t offset, int64_t line_number)
+    : options_(std::move(options)),
+      fd_(fd),
+      consumed_offset_(offset),
+      consumed_lines_(line_number) {
+  capacity_ = std::max<size_t>(options_.buffer_size, 64);
+  buffer_ = std::make_unique<char[]>(capacity_);
+}
+
+LineSource::~LineSource() {
+  if (owns_fd_ && fd_ >= 0) ::close(fd_);
+}
+
+Result<std::unique_ptr<LineSource>> LineSource::Open(LineSourceOptions options, int64_t offset,
+                                                     int64_t line_number) {
+  if (offset < 0 || line_number < 0) {
+    return InvalidArgument("{}: negative resume position {} (line {})", options.path, offset,
+                           line_number);
+  }
+  if (options.path == kStandardInput) {
+    if (offset != 0) {
+      return InvalidArgument(
+          "standard input cannot be resumed at offset {}: it is read from its start", offset);
+    }
+    return std::unique_ptr<LineSource>(new LineSource(std::move(options), STDIN_FILENO, 0, 0));
+  }
+  int fd = ::open(options.path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    int err = errno;
+    if (err == ENOENT) return NotFound("input {}: no such file", options.path);
+    return IoError("input {}: cannot open: {}", options.path, ErrnoText(err));
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    int err = errno;
+    ::close(fd);
+    return IoError("input {}: cannot stat: {}", options.path, ErrnoText(err));
+  }
+  if (S_ISREG(st.st_mode)) {
+    if (offset > st.st_size) {
+      ::close(fd);
+      return InvalidArgument(
+          "input {}: file shorter ({} bytes) than the recorded position {}: the input was "
+          "replaced or truncated since the checkpoint",
+          options.path, st.st_size, offset);
+    }
+    if (offset > 0 && ::lseek(fd, offset, SEEK_SET) != offset) {
+      int err = errno;
+      ::close(fd);
+      return IoError("input {}: cannot seek to {}: {}", options.path, offset, ErrnoText(err));
+    }
+  } else if (offset != 0) {
+    ::close(fd);
+    return InvalidArgument("input {}: not a regular file, cannot resume at offset {}",
+                           options.path, offset);
+  }
+  auto source = std::unique_ptr<LineSource>(
+      new LineSource(std::move(options), fd, offset, line_number));
+  source->owns_fd_ = true;
+  return source;
+}
+
+Result<size_t> LineSource::Fill() {
+  // Make room: move the unconsumed bytes to the front, grow if still full.
+  if (begin_ > 0 && (end_ == capacity_ || begin_ >= capacity_ / 2)) {
+    std::memmove(buffer_.get(), buffer_.get() + begin_, end_ - begin_);
+    end_ -= begin_;
+    begin_ = 0;
+  }
+  if (end_ == capacity_) {
+    size_t grown = capacity_ * 2;
+    auto bigger = std::make_unique<char[]>(grown);
+    std::memcpy(bigger.get(), buffer_.get() + begin_, end_ - begin_);
+    end_ -= begin_;
+    begin_ = 0;
+    buffer_ = std::move(bigger);
+    capacity_ = grown;
+  }
+  while (true) {
+    ssize_t n = ::read(fd_, buffer_.get() + end_, capacity_ - end_);
+    if (n >= 0) {
+      end_ += static_cast<size_t>(n);
+      bytes_read_ += n;
+      return static_cast<size_t>(n);
+    }
+    if (errno == EINTR) continue;
+    int err = errno;
+    return IoError("input {}: read failed at offset {}: {}", options_.path,
+                   consumed_offset_ + static_cast<int64_t>(end_ - begin_), ErrnoText(err));
+  }
+}
+
+Status LineSource::CheckNotTruncated() {
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) return Ok();
+  int64_t read_to = consumed_offset_ + static_cast<int64_t>(end_ - begin_);
+  if (st.st_size < read_to) {
+    return InvalidArgument("input {}: the file shrank to {} bytes below the read position {} "
+                           "(truncated or replaced while followed)",
+                           options_.path, st.st_size, read_to);
+  }
+  return Ok();
+}
+
+Result<std::optional<Line>> LineSource::Next(std::chrono::milliseconds wait) {
+  auto deadline = std::chrono::steady_clock::now() + wait;
+  while (true) {
+    // A complete line in the buffer?
+    const char* start = buffer_.get() + begin_;
+    size_t available = end_ - begin_;
+    const char* nl = nullptr;
+    if (scan_ < available) {
+      nl = static_cast<const char*>(std::memchr(start + scan_, '\n', available - scan_));
+    }
+    if (nl != nullptr) {
+      size_t length = static_cast<size_t>(nl - start);
+      Line line;
+      line.offset = consumed_offset_;
+      line.number = ++consumed_lines_;
+      consumed_offset_ += static_cast<int64_t>(length + 1);
+      line.end_offset = consumed_offset_;
+      begin_ += length + 1;
+      scan_ = 0;
+      if (length > 0 && start[length - 1] == '\r') --length;
+      if (length == 0) continue;  // empty line: skipped
+      line.text = std::string_view(start, length);
+      return line;
+    }
+    scan_ = available;
+    if (at_end_) return std::nullopt;
+
+    if (is_stdin()) {
+      // A pipe or terminal: wait for data at most until the deadline, so a
+      // caller polling with a budget is never blocked longer.
+      auto now = std::chrono::steady_clock::now();
+      int timeout_ms = now >= deadline ? 0
+                           : static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                  deadline - now).count());
+      pollfd p{fd_, POLLIN, 0};
+      int ready = ::poll(&p, 1, timeout_ms);
+      if (ready < 0 && errno != EINTR) {
+        return IoError("standard input: poll failed: {}", ErrnoText(errno));
+      }
+      if (ready <= 0) return std::nullopt;  // nothing now
+    }
+    FLOE_ASSIGN_OR_RETURN(size_t n, Fill());
+    if (n > 0) continue;
+
+    // End of file.
+    if (!options_.follow || is_stdin()) {
+      at_end_ = true;
+      if (end_ > begin_) {
+        // A last line without newline is processed at the end.
+        size_t length = end_ - begin_;
+        Line line;
+        line.offset = consumed_offset_;
+        line.number = ++consumed_lines_;
+        consumed_offset_ += static_cast<int64_t>(length);
+        line.end_offset = consumed_offset_;
+        const char* text = buffer_.get() + begin_;
+        begin_ = end_;
+        scan_ = 0;
+        if (text[length - 1] == '\r') --length;
+        if (length == 0) return std::nullopt;
+        line.text = std::string_view(text, length);
+        return line;
+      }
+      return std::nullopt;
+    }
+    FLOE_RETURN_IF_ERROR(CheckNotTruncated());
+    auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) return std::nullopt;
+    std::this_thread::sleep_for(
+        std::min<std::chrono::steady_clock::duration>(options_.follow_poll_interval, deadline - now));
+  }
+}
+
+}  // namespace floe::ingest
