@@ -1,0 +1,115 @@
+#include "floe/sink/writer_operator.h"
+
+#include <algorithm>
+
+namespace floe::sink {
+
+WriterOperator::WriterOperator(SinkOptions options, std::shared_ptr<MemoryBudget> budget,
+                               std::shared_ptr<io::FileIO> io)
+    : options_(std::move(options)), budget_(std::move(budget)), io_holder_(std::move(io)) {}
+
+WriterOperator::~WriterOperator() { Close(); }
+
+Status WriterOperator::Open(const engine::OperatorContext& context,
+                            const engine::RestoredState& state) {
+  subtask_ = context.subtask;
+  if (io_holder_) {
+    io_ = io_holder_.get();
+  } else {
+    if (!options_.catalog) {
+      return InvalidArgument("writer {}: no FileIO and no catalog factory", context.subtask);
+    }
+    FLOE_ASSIGN_OR_RETURN(catalog_, options_.catalog());
+    io_ = &catalog_->file_io();
+  }
+  if (!budget_) budget_ = std::make_shared<MemoryBudget>(options_.memory_budget_bytes);
+  account_ = std::make_unique<MemoryBudget::Account>(budget_.get());
+  return Ok();
+}
+
+void WriterOperator::Account(Table& table) {
+  int64_t now = static_cast<int64_t>(table.writer->buffered_bytes());
+  total_bytes_ += now - table.bytes;
+  table.bytes = now;
+}
+
+Status WriterOperator::Process(RowBatch batch, engine::Collector<WriteResult>& out) {
+  if (!batch.target) return InvalidArgument("writer {}: a row batch without a target", subtask_);
+  if (io_ == nullptr) return InvalidArgument("writer {}: Process before Open", subtask_);
+  auto it = tables_.find(batch.target->key);
+  if (it == tables_.end()) {
+    FLOE_ASSIGN_OR_RETURN(auto writer, TableWriter::Make(*io_, batch.target, options_, subtask_));
+    it = tables_.emplace(batch.target->key, Table{std::move(writer), 0}).first;
+  } else if (it->second.writer->target() != batch.target) {
+    FLOE_RETURN_IF_ERROR(it->second.writer->SetTarget(batch.target));
+  }
+  Table& table = it->second;
+  TableWriter& writer = *table.writer;
+  const size_t n = batch.rows.size();
+  if (batch.kinds.size() != n) {
+    return InvalidArgument("table {}: a batch with {} rows and {} row kinds", batch.target->key, n,
+                           batch.kinds.size());
+  }
+  for (size_t i = 0; i < n; ++i) FLOE_RETURN_IF_ERROR(writer.Write(batch.kinds[i], batch.rows[i]));
+  Account(table);
+  account_->Report(total_bytes_);
+  if (account_->ShouldRelieve()) FLOE_RETURN_IF_ERROR(Relieve());
+  return Ok();
+}
+
+Status WriterOperator::Relieve() {
+  budget_->CountRelief();
+  const int64_t target = account_->relief_target();
+  // Largest tables first: flush their row groups; a table whose buffers are
+  // already flushed but still large (its open files' page buffers are not
+  // counted, its key map cannot be flushed) gets its files closed.
+  std::vector<Table*> order;
+  order.reserve(tables_.size());
+  for (auto& [key, table] : tables_) {
+    if (table.bytes > 0) order.push_back(&table);
+  }
+  std::sort(order.begin(), order.end(), [](const Table* a, const Table* b) {
+    return a->bytes > b->bytes;
+  });
+  for (Table* table : order) {
+    if (total_bytes_ <= target) break;
+    if (table->writer->flushable_bytes() == 0) continue;
+    FLOE_RETURN_IF_ERROR(table->writer->Flush());
+    ++flushes_;
+    Account(*table);
+  }
+  account_->Report(total_bytes_);
+  return Ok();
+}
+
+Result<std::string> WriterOperator::SnapshotState(engine::CheckpointId id,
+                                                  engine::Collector<WriteResult>& out) {
+  // Complete every table first, then emit: a failure leaves nothing emitted.
+  std::vector<WriteResult> results;
+  for (auto& [key, table] : tables_) {
+    FLOE_ASSIGN_OR_RETURN(auto r, table.writer->Complete());
+    for (auto& one : r) results.push_back(std::move(one));
+    Account(table);
+  }
+  if (account_) account_->Report(total_bytes_);
+  std::sort(results.begin(), results.end(), [](const WriteResult& a, const WriteResult& b) {
+    return a.target->key != b.target->key ? a.target->key < b.target->key : a.spec_id < b.spec_id;
+  });
+  for (auto& r : results) FLOE_RETURN_IF_ERROR(out.Emit(std::move(r)));
+  return std::string();
+}
+
+size_t WriterOperator::num_open_files() const {
+  size_t n = 0;
+  for (const auto& [key, table] : tables_) n += table.writer->num_open_files();
+  return n;
+}
+
+void WriterOperator::Close() {
+  for (auto& [key, table] : tables_) table.writer->Abort();
+  tables_.clear();
+  total_bytes_ = 0;
+  account_.reset();
+}
+
+}  // namespace floe::sink

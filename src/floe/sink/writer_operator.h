@@ -1,0 +1,80 @@
+#pragma once
+/// WriterOperator: a writer subtask of the sink (docs/sink-writers.md). It
+/// keeps one TableWriter per table (by `TableTarget::key`), writes every
+/// RowBatch it receives, and at each checkpoint barrier completes its files
+/// and emits one WriteResult per table and partition spec ahead of the
+/// barrier. Writers are stateless: SnapshotState returns an empty state,
+/// because files not in a completed checkpoint are never committed (a
+/// restart rewinds the source to that checkpoint's position).
+///
+/// Memory: the subtask reports its buffered bytes to a MemoryBudget shared
+/// by all writer subtasks of the job after every batch, and flushes the row
+/// groups of its largest tables (closing their files when flushing frees
+/// nothing) while it is over its share.
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "floe/engine/operator.h"
+#include "floe/iceberg/catalog/catalog.h"
+#include "floe/sink/memory_budget.h"
+#include "floe/sink/record.h"
+#include "floe/sink/sink_options.h"
+#include "floe/sink/table_writer.h"
+
+namespace floe::sink {
+
+class WriterOperator final : public engine::Operator<RowBatch, WriteResult> {
+ public:
+  /// `budget` is shared by all writer subtasks of the job (nullptr: one of
+  /// `options.memory_budget_bytes` for this subtask alone). Files are written
+  /// through `io` when given, else through the FileIO of a catalog opened
+  /// with `options.catalog` in Open.
+  WriterOperator(SinkOptions options, std::shared_ptr<MemoryBudget> budget,
+                 std::shared_ptr<io::FileIO> io = nullptr);
+  ~WriterOperator() override;
+
+  /// Errors: those of the catalog factory; kInvalidArgument without a
+  /// FileIO or catalog factory.
+  Status Open(const engine::OperatorContext& context,
+              const engine::RestoredState& state) override;
+  /// Writes the batch to its table's writer (creating it, or switching it to
+  /// a new target). Errors: those of TableWriter (naming the table).
+  Status Process(RowBatch batch, engine::Collector<WriteResult>& out) override;
+  /// Completes every table's files and emits their WriteResults; returns "".
+  Result<std::string> SnapshotState(engine::CheckpointId id,
+                                    engine::Collector<WriteResult>& out) override;
+  /// Deletes the files written since the last checkpoint (never committed).
+  void Close() override;
+
+  /// Introspection for tests and progress.
+  size_t num_tables() const { return tables_.size(); }
+  size_t num_open_files() const;
+  int64_t buffered_bytes() const { return account_ ? account_->bytes() : 0; }
+  int64_t flushes() const { return flushes_; }
+  int64_t file_closes() const { return file_closes_; }
+
+ private:
+  struct Table {
+    std::unique_ptr<TableWriter> writer;
+    int64_t bytes = 0;  ///< last buffered_bytes()
+  };
+  Status Relieve();
+  void Account(Table& table);
+
+  SinkOptions options_;
+  std::shared_ptr<MemoryBudget> budget_;
+  std::shared_ptr<io::FileIO> io_holder_;
+  std::shared_ptr<iceberg::Catalog> catalog_;
+  io::FileIO* io_ = nullptr;
+  int subtask_ = 0;
+  std::unique_ptr<MemoryBudget::Account> account_;
+  std::unordered_map<std::string, Table> tables_;
+  int64_t total_bytes_ = 0;
+  int64_t flushes_ = 0;
+  int64_t file_closes_ = 0;
+};
+
+}  // namespace floe::sink
