@@ -10,6 +10,7 @@
 
 #include "floe/cdc/mysql/binlog_event.h"
 #include "floe/cdc/mysql/ddl_parser.h"
+#include "floe/cdc/mysql/incremental_snapshot.h"
 #include "floe/cdc/mysql/information_schema.h"
 #include "floe/cdc/mysql/schema_tracker.h"
 #include "floe/cdc/mysql/snapshot.h"
@@ -51,18 +52,6 @@ std::string UpperWord(std::string_view sql) {
     ++i;
   }
   return w;
-}
-
-uint32_t CollationForCharset(std::string_view charset) {
-  if (charset == "latin1") return 8;
-  if (charset == "utf8mb3" || charset == "utf8") return 33;
-  if (charset == "binary") return 63;
-  if (charset == "ascii") return 11;
-  if (charset == "ucs2") return 35;
-  if (charset == "utf16") return 54;
-  if (charset == "utf16le") return 56;
-  if (charset == "utf32") return 60;
-  return 45;  // utf8mb4
 }
 
 cdc::SchemaChangeKind MapKind(mysql::SchemaChangeKind k) {
@@ -169,6 +158,9 @@ struct MySqlCapture::Impl {
   int64_t version = 0;
   io::LocalFileIO file_io;
   SourcePosition committed;  // resume point after the last transaction
+  /// After an initial snapshot, until the stream passes its largest high
+  /// watermark: which events the snapshot already holds.
+  SnapshotFilter filter;
   std::chrono::steady_clock::time_point last_state_write{};
 
   bool Selected(std::string_view db, std::string_view table) const {
@@ -198,6 +190,7 @@ struct MySqlCapture::Impl {
     if (options.state_file.empty()) return Ok();
     nlohmann::json j;
     j["position"] = committed.ToJson();
+    if (!filter.empty()) j["snapshot_filter"] = filter.ToJson();
     j["schemas"] = nlohmann::json::array();
     for (const TableSchema* t : tracker.Tables()) {
       if (Selected(t->db, t->table)) j["schemas"].push_back(TableSchemaToJson(*t));
@@ -223,6 +216,16 @@ struct MySqlCapture::Impl {
         FLOE_ASSIGN_OR_RETURN(TableSchema t, TableSchemaFromJson(s));
         tracker.Put(std::move(t));
       }
+    }
+    if (j.contains("snapshot_filter")) {
+      auto f = SnapshotFilter::FromJson(
+          j["snapshot_filter"],
+          [this](std::string_view db, std::string_view table) { return tracker.Find(db, table); });
+      if (!f) {
+        return std::unexpected(std::move(f).error().WithContext(
+            fmt::format("capture state {}", options.state_file)));
+      }
+      filter = std::move(*f);
     }
     spdlog::info("capture: resuming from {} (state {})", committed.binlog.ToString(), options.state_file);
     return true;
@@ -275,21 +278,27 @@ struct MySqlCapture::Impl {
   }
 
   Status RunSnapshot(const Sink& sink) {
-    SnapshotOptions so;
-    so.chunk_rows = options.snapshot_chunk_rows;
-    FLOE_ASSIGN_OR_RETURN(auto snap, Snapshot::Open(options.connection, so));
-    FLOE_ASSIGN_OR_RETURN(auto tables, SelectedTables(snap->connection()));
-    for (const auto& [db, table] : tables) {
-      FLOE_ASSIGN_OR_RETURN(auto loaded, ReadTableSchema(snap->connection().handle(), db, table));
+    FLOE_ASSIGN_OR_RETURN(auto names, SelectedTables(*meta));
+    std::vector<TableSchema> schemas;
+    for (const auto& [db, table] : names) {
+      FLOE_ASSIGN_OR_RETURN(auto loaded, ReadTableSchema(meta->handle(), db, table));
       if (!loaded) continue;
-      tracker.Put(std::move(*loaded));
-      FLOE_ASSIGN_OR_RETURN(auto def, Definition(db, table));
-      FLOE_RETURN_IF_ERROR(snap->ReadTable(*tracker.Find(db, table), def, sink));
+      tracker.Put(*loaded);
+      schemas.push_back(std::move(*loaded));
     }
-    FLOE_RETURN_IF_ERROR(snap->Close());
-    committed = snap->position();
-    FLOE_ASSIGN_OR_RETURN(auto cur, CurrentPosition(*meta));
-    committed.server_id = cur.server_id;
+    std::vector<SnapshotTable> tables;
+    for (const auto& s : schemas) {
+      FLOE_ASSIGN_OR_RETURN(auto def, Definition(s.db, s.table));
+      tables.push_back({&s, def});
+    }
+    IncrementalSnapshotOptions so;
+    so.connection = options.connection;
+    so.chunk_rows = options.snapshot_chunk_rows;
+    so.parallelism = options.snapshot_parallelism;
+    so.first_server_id = options.server_id + 1;
+    FLOE_ASSIGN_OR_RETURN(auto result, RunIncrementalSnapshot(so, *meta, tables, sink));
+    committed = result.start;
+    filter = std::move(result.filter);
     return SaveState();
   }
 
@@ -404,13 +413,20 @@ Status MySqlCapture::Impl::Stream(const Sink& sink, const std::atomic<bool>& sto
       bool had_events = !batch.events.empty();
       if (had_events) FLOE_RETURN_IF_ERROR(sink(batch));
       committed = resume;
+      bool filter_done = !filter.empty() && Compare(committed.binlog, filter.end()) >= 0;
+      if (filter_done) {
+        spdlog::info("capture: the stream passed the snapshot's last high watermark {}",
+                     filter.end().ToString());
+        filter = SnapshotFilter();
+      }
       batch.Clear();
       tx_gtid.clear();
       tx_is_maria = false;
       mysql_uuid.clear();
       standalone = false;
       annotate.clear();
-      if (had_events || std::chrono::steady_clock::now() - last_state_write > std::chrono::seconds(5)) {
+      if (had_events || filter_done ||
+          std::chrono::steady_clock::now() - last_state_write > std::chrono::seconds(5)) {
         FLOE_RETURN_IF_ERROR(SaveState());
       }
       return Ok();
@@ -526,19 +542,7 @@ Status MySqlCapture::Impl::Stream(const Sink& sink, const std::atomic<bool>& sto
           s = tracker.Find(t->db, t->table);
         }
         // Complete what the server did not describe (binlog_row_metadata=MINIMAL).
-        TableMapEvent* mt = decoder.MutableTable(t->table_id);
-        if (s && mt && mt->columns.size() == s->columns.size()) {
-          for (size_t i = 0; i < s->columns.size(); ++i) {
-            ColumnInfo& ci = mt->columns[i];
-            const ColumnDef& cd = s->columns[i];
-            ci.name = cd.name;
-            if (!mt->has_signedness) ci.is_unsigned = cd.is_unsigned;
-            if (ci.enum_values.empty()) ci.enum_values = cd.enum_values;
-            if (ci.collation == 0 && (IsTextType(cd.type) || IsBinaryType(cd.type))) {
-              ci.collation = IsBinaryType(cd.type) ? 63 : CollationForCharset(s->EffectiveCharset(cd));
-            }
-          }
-        }
+        if (s) CompleteTableMap(decoder.MutableTable(t->table_id), *s);
         continue;
       }
       if (std::holds_alternative<RowsEvent>(ev.body)) {
@@ -573,6 +577,20 @@ Status MySqlCapture::Impl::Stream(const Sink& sink, const std::atomic<bool>& sto
           if (!more) break;
           RowChange rc;
           rc.op = op;
+          if (!filter.empty()) {
+            switch (filter.Decide(t->db, t->table, before, after, source->position.binlog)) {
+              case SnapshotFilter::Decision::kEmit: break;
+              case SnapshotFilter::Decision::kSkip: continue;
+              case SnapshotFilter::Decision::kEmitInsert:
+                rc.op = ChangeOp::kInsert;
+                before = {};
+                break;
+              case SnapshotFilter::Decision::kEmitDelete:
+                rc.op = ChangeOp::kDelete;
+                after = {};
+                break;
+            }
+          }
           rc.table = def;
           rc.before = before;
           rc.after = after;

@@ -45,6 +45,10 @@ struct CaptureOptions {
   unsigned heartbeat_seconds = 5;
   /// Snapshot chunk size in rows. Default 10000.
   size_t snapshot_chunk_rows = 10000;
+  /// Snapshot chunk readers (connections) in parallel. Default 2. Their
+  /// binlog-window readers use replica server ids server_id + 1 ...
+  /// server_id + snapshot_parallelism (docs/mysql-snapshot.md).
+  int snapshot_parallelism = 2;
   /// State file ("" for none): read at start to resume, written after each transaction.
   std::string state_file;
   /// Reconnect after a lost connection (server restart), this many times in a
