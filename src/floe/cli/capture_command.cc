@@ -36,6 +36,7 @@ struct CaptureArgs {
   uint32_t server_id = 54321;
   std::string server_name = "floe";
   size_t chunk_rows = 10000;
+  int snapshot_parallelism = 2;
   bool no_schema = false;
 };
 
@@ -57,6 +58,10 @@ Status RunCapture(const CaptureArgs& args) {
   o.state_file = args.state;
   o.server_id = args.server_id;
   o.snapshot_chunk_rows = args.chunk_rows;
+  if (args.snapshot_parallelism < 1) {
+    return InvalidArgument("--snapshot-parallelism {}: needs at least 1", args.snapshot_parallelism);
+  }
+  o.snapshot_parallelism = args.snapshot_parallelism;
   FLOE_ASSIGN_OR_RETURN(auto capture, cdc::mysql::MySqlCapture::Open(std::move(o)));
   cdc::DebeziumJsonWriter writer(
       cdc::DebeziumJsonOptions{.server_name = args.server_name, .include_schema = !args.no_schema});
@@ -110,6 +115,10 @@ void AddCaptureCommands(CLI::App& app, int* exit_code) {
   mysql->add_option("--server-name", args->server_name, "Debezium logical server name")
       ->capture_default_str();
   mysql->add_option("--chunk-rows", args->chunk_rows, "Snapshot chunk size in rows")
+      ->capture_default_str();
+  mysql->add_option("--snapshot-parallelism", args->snapshot_parallelism,
+                    "Snapshot chunk readers in parallel (each a connection; their binlog readers "
+                    "use server ids --server-id + 1 ...)")
       ->capture_default_str();
   mysql->add_flag("--no-schema", args->no_schema, "Omit the Debezium schema block");
   mysql->callback([args, exit_code]() {
