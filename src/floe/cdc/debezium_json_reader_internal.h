@@ -1,0 +1,104 @@
+#pragma once
+/// Internal to the Debezium JSON reader (debezium_json_reader.cc and the
+/// per-kernel decoders built from debezium_json_reader_decode.inc). Not part
+/// of the module's API: `floe ingest` uses debezium_json_reader.h only.
+///
+/// The reader turns every schema (a Debezium `schema` block, or the `known`
+/// Iceberg schema) into a `RowPlan`: a tree mirroring the Iceberg row type
+/// whose nodes also say how the JSON value of that field is encoded (number
+/// units of temporal types, Bits byte order, decimals as text). The decoder
+/// walks the JSON with simdjson On-Demand along the plan.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "floe/cdc/debezium_json_reader.h"
+#include "floe/common/arena.h"
+#include "floe/common/result.h"
+#include "floe/types/schema.h"
+#include "floe/types/value.h"
+
+namespace floe::cdc::dbz {
+
+/// The unit of a JSON number given for a time or timestamp.
+enum class NumberUnit : uint8_t { kMillis, kMicros, kNanos };
+
+/// How to decode one field; one node per Iceberg type node.
+struct FieldPlan {
+  const types::Type* type = nullptr;  ///< owned by the plan's schema / kept type
+  types::TypeId type_id = types::TypeId::kString;
+  bool required = false;
+  std::string name;  ///< the JSON member name (struct fields)
+  std::string path;  ///< dotted path below the row image, for messages
+  /// time/timestamp/timestamptz: the unit of numbers.
+  NumberUnit unit = NumberUnit::kMicros;
+  /// binary from io.debezium.data.Bits: JSON bytes are little-endian; stored big-endian.
+  bool bits_little_endian = false;
+  /// decimal from a Connect `bytes` Decimal: a string is always base64.
+  bool decimal_base64 = false;
+  /// string holding decimal text, from a Connect Decimal too wide for Iceberg:
+  /// a string is base64 of the unscaled value at `text_scale`.
+  bool decimal_text = false;
+  int text_scale = 0;
+  /// struct: fields; list: element; map: key, value.
+  std::vector<FieldPlan> children;
+  /// Scratch for list/map elements while they are decoded (the reader is
+  /// single-threaded; nested lists use their own node's scratch).
+  mutable std::vector<types::Value> scratch;
+};
+
+/// A schema turned into a decoding plan.
+struct RowPlan {
+  enum class Kind : uint8_t {
+    kEnvelope,   ///< a row envelope with a before/after struct
+    kHeartbeat,  ///< a schema block named ...Heartbeat
+    kOther,      ///< a block without a row struct (schema change, transaction, ...)
+  };
+  Kind kind = Kind::kEnvelope;
+  /// The row schema (schema blocks only; null for plans of a `known` schema).
+  std::shared_ptr<const types::Schema> schema;
+  /// The root struct type the plan points into (kept alive by the plan).
+  types::TypePtr root_type;
+  FieldPlan root;
+};
+
+/// Gives the decoder the plan of a schema block or of a known schema (cached).
+class PlanSource {
+ public:
+  virtual ~PlanSource() = default;
+  /// `text`: the raw JSON of the `schema` object. Errors: kInvalidArgument
+  /// naming the block's path ("schema.fields[1]...") and the reason.
+  virtual Result<const RowPlan*> ForSchemaBlock(std::string_view text) = 0;
+  virtual const RowPlan* ForKnown(const types::Schema& known) = 0;
+};
+
+/// One simdjson kernel's decoder.
+class Decoder {
+ public:
+  virtual ~Decoder() = default;
+  virtual Result<DebeziumEvent> Decode(std::string_view line, const types::Schema* known,
+                                       Arena* arena, PlanSource* plans) = 0;
+};
+
+namespace haswell_kernel {
+std::unique_ptr<Decoder> MakeDecoder();
+}
+namespace fallback_kernel {
+std::unique_ptr<Decoder> MakeDecoder();
+}
+
+/// Big-endian two's-complement bytes (Kafka Connect's Decimal encoding) to a
+/// 128-bit integer. False if the value does not fit in 128 bits. Empty is 0.
+bool BigEndianToInt128(std::string_view bytes, types::int128_t* out);
+
+/// Appends the decimal text of big-endian two's-complement `bytes` at `scale`
+/// (any length; a negative scale appends zeros): "-12.30".
+void AppendBigEndianDecimalText(std::string_view bytes, int scale, std::string* out);
+
+/// True if |unscaled| < 10^precision (precision 1..38).
+bool FitsPrecision(types::int128_t unscaled, int precision);
+
+}  // namespace floe::cdc::dbz
