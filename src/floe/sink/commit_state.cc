@@ -29,10 +29,10 @@ class Reader {
     if (it == object.end()) return Fail(where, fmt::format("has no member '{}'", key));
     if constexpr (std::is_same_v<T, std::string>) {
       if (!it->is_string()) return Fail(where, fmt::format("'{}' is not a string", key));
-    } else if constexpr (std::is_integral_v<T>) {
-      if (!it->is_number_integer()) return Fail(where, fmt::format("'{}' is not an integer", key));
     } else if constexpr (std::is_same_v<T, bool>) {
       if (!it->is_boolean()) return Fail(where, fmt::format("'{}' is not a boolean", key));
+    } else if constexpr (std::is_integral_v<T>) {
+      if (!it->is_number_integer()) return Fail(where, fmt::format("'{}' is not an integer", key));
     } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
       if (!it->is_array()) return Fail(where, fmt::format("'{}' is not an array", key));
       for (const auto& e : *it) {
