@@ -356,10 +356,9 @@ Status TableResolver::EnsurePrimaryKey(LoadedTable* loaded, bool* event_error) {
   std::sort(want.begin(), want.end());
   if (have == want) return Ok();
   std::string name = loaded->id.ToString();
-  if (!have.empty()) {
-    return InvalidArgument("table {} has identifier fields ({}) but --primary-key gives ({})",
-                           name, JoinNames(have), JoinNames(options_.primary_key));
-  }
+  // A table that has identifier fields keeps them: --primary-key is for
+  // tables created by ingest and for tables without any.
+  if (!have.empty()) return Ok();
   iceberg::Table table(catalog_.get(), *loaded);
   auto op = table.NewUpdateSchema();
   std::vector<std::string> columns = options_.primary_key;

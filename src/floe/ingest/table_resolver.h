@@ -55,8 +55,8 @@ struct TableResolverOptions {
   /// `--schema`: the schema of tables created by ingest (wins over the event
   /// schema), and of events without a schema block.
   std::shared_ptr<const types::Schema> schema;
-  /// `--primary-key`: the identifier fields of created tables (and of
-  /// existing tables that have none).
+  /// `--primary-key`: the identifier fields of created tables, and of
+  /// existing tables that have none (a table's own identifier fields win).
   std::vector<std::string> primary_key;
   /// `--partition-by`: the partition spec of created tables, as
   /// ParsePartitionSpecText reads it ("bucket(16,id),day(ts)").

@@ -1,0 +1,549 @@
+#include "floe/ingest/ingest_source.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <unordered_map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "floe/cdc/debezium_json_reader.h"
+#include "floe/common/arena.h"
+#include "floe/ingest/line_source.h"
+#include "floe/sink/router.h"
+#include "floe/types/row_json.h"
+
+namespace floe::ingest {
+
+using sink::RowKind;
+using types::Row;
+using types::Value;
+
+Result<InputFormat> ParseInputFormat(std::string_view text) {
+  if (text == "debezium-json" || text == "debezium") return InputFormat::kDebeziumJson;
+  if (text == "json") return InputFormat::kJson;
+  return InvalidArgument("unknown input format '{}' (use debezium-json or json)", text);
+}
+
+std::string_view InputFormatName(InputFormat format) {
+  return format == InputFormat::kJson ? "json" : "debezium-json";
+}
+
+Result<OnError> ParseOnError(std::string_view text) {
+  if (text == "fail") return OnError::kFail;
+  if (text == "skip") return OnError::kSkip;
+  return InvalidArgument("unknown --on-error '{}' (use fail or skip)", text);
+}
+
+Status ValidateIngestSourceOptions(const IngestSourceOptions& options) {
+  if (options.inputs.empty()) return InvalidArgument("no input given");
+  for (size_t i = 0; i < options.inputs.size(); ++i) {
+    if (options.inputs[i] == kStandardInput && options.inputs.size() > 1) {
+      return InvalidArgument("standard input ('-') cannot be combined with other inputs");
+    }
+  }
+  if (options.on_error == OnError::kSkip && options.dead_letter_path.empty()) {
+    return InvalidArgument("--on-error skip needs a dead-letter file");
+  }
+  if (options.format == InputFormat::kJson && !options.tables.table) {
+    return InvalidArgument("--format json needs --table (plain rows name no source table)");
+  }
+  if (!options.sink.catalog) return InvalidArgument("no catalog");
+  return ValidateTableResolverOptions(options.tables);
+}
+
+namespace {
+
+/// Totals since the pipeline began (carried in the checkpoint state).
+struct Totals {
+  int64_t events = 0;
+  int64_t rows = 0;
+  int64_t skipped = 0;
+  int64_t dead_letters = 0;
+};
+
+/// The checkpoint state of the source.
+struct SourceState {
+  size_t input_index = 0;
+  std::string file;
+  int64_t offset = 0;
+  int64_t line = 0;
+  int64_t dead_letter_bytes = 0;
+  Totals totals;
+};
+
+std::string SerializeState(const SourceState& s, bool resumable) {
+  nlohmann::json j;
+  j["version"] = 1;
+  j["input_index"] = s.input_index;
+  j["file"] = s.file;
+  j["offset"] = s.offset;
+  j["line"] = s.line;
+  // Standard input cannot be sought: a restart reads it from its start.
+  j["resumable"] = resumable;
+  j["dead_letter_bytes"] = s.dead_letter_bytes;
+  j["counts"] = {{"events", s.totals.events},
+                 {"rows", s.totals.rows},
+                 {"skipped", s.totals.skipped},
+                 {"dead_letters", s.totals.dead_letters}};
+  return j.dump();
+}
+
+Result<SourceState> ParseState(std::string_view text) {
+  try {
+    auto j = nlohmann::json::parse(text);
+    if (j.value("version", 0) != 1) {
+      return Corruption("ingest source state: unknown version in {}", std::string(text));
+    }
+    SourceState s;
+    s.input_index = j.at("input_index").get<size_t>();
+    s.file = j.at("file").get<std::string>();
+    s.offset = j.at("offset").get<int64_t>();
+    s.line = j.at("line").get<int64_t>();
+    s.dead_letter_bytes = j.value("dead_letter_bytes", int64_t{0});
+    if (auto c = j.find("counts"); c != j.end()) {
+      s.totals.events = c->value("events", int64_t{0});
+      s.totals.rows = c->value("rows", int64_t{0});
+      s.totals.skipped = c->value("skipped", int64_t{0});
+      s.totals.dead_letters = c->value("dead_letters", int64_t{0});
+    }
+    if (s.offset < 0 || s.line < 0 || s.dead_letter_bytes < 0) {
+      return Corruption("ingest source state: negative position in {}", std::string(text));
+    }
+    return s;
+  } catch (const std::exception& e) {
+    return Corruption("ingest source state: {}", e.what());
+  }
+}
+
+/// The dead-letter file: appended by the source, fsynced at checkpoints,
+/// truncated back to the checkpointed size on restore.
+class DeadLetterFile {
+ public:
+  ~DeadLetterFile() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+
+  Status Open(const std::string& path, int64_t size) {
+    path_ = path;
+    std::error_code ec;
+    auto parent = std::filesystem::path(path).parent_path();
+    if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) return IoError("dead-letter file {}: cannot open: {}", path, std::strerror(errno));
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0) {
+      return IoError("dead-letter file {}: cannot stat: {}", path, std::strerror(errno));
+    }
+    if (st.st_size < size) {
+      spdlog::warn("dead-letter file {} has {} bytes, fewer than the {} recorded at the "
+                   "checkpoint; keeping it as it is",
+                   path, st.st_size, size);
+      size = st.st_size;
+    }
+    if (st.st_size > size) {
+      // Bad events after the checkpoint are read again: drop their letters.
+      if (::ftruncate(fd_, size) != 0) {
+        return IoError("dead-letter file {}: cannot truncate to {}: {}", path, size,
+                       std::strerror(errno));
+      }
+    }
+    if (::lseek(fd_, size, SEEK_SET) != size) {
+      return IoError("dead-letter file {}: cannot seek: {}", path, std::strerror(errno));
+    }
+    size_ = size;
+    return Ok();
+  }
+
+  Status Append(std::string_view text) {
+    while (!text.empty()) {
+      ssize_t n = ::write(fd_, text.data(), text.size());
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return IoError("dead-letter file {}: write failed: {}", path_, std::strerror(errno));
+      }
+      text.remove_prefix(static_cast<size_t>(n));
+      size_ += n;
+    }
+    dirty_ = true;
+    return Ok();
+  }
+
+  Status Sync() {
+    if (!dirty_) return Ok();
+    if (::fsync(fd_) != 0) {
+      return IoError("dead-letter file {}: fsync failed: {}", path_, std::strerror(errno));
+    }
+    dirty_ = false;
+    return Ok();
+  }
+
+  bool is_open() const { return fd_ >= 0; }
+  int64_t size() const { return size_; }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  int64_t size_ = 0;
+  bool dirty_ = false;
+};
+
+}  // namespace
+
+struct IngestSource::Impl {
+  IngestSourceOptions options;
+  std::shared_ptr<sink::CheckpointPositions> positions;
+  IngestStats* stats;
+  IngestStats own_stats;  // when none is given
+
+  int subtask = 0;
+  std::unique_ptr<TableResolver> resolver;
+  std::unique_ptr<sink::RowBatcher> batcher;
+  engine::Collector<sink::RowBatch>* out = nullptr;
+
+  size_t input_index = 0;
+  std::unique_ptr<LineSource> source;
+  DeadLetterFile dead_letters;
+  bool ended = false;
+  Totals totals;
+  int64_t bytes_counted = 0;  // of the current LineSource, already in stats
+
+  cdc::DebeziumJsonReader reader;
+  types::Schema empty_schema;
+  Arena arena;
+  /// The target whose schema decoded the last event without a schema block.
+  sink::TableTargetPtr known_target;
+  /// json format: the parser for the fixed table's current target.
+  std::unique_ptr<types::JsonRowParser> json_parser;
+  sink::TableTargetPtr json_target;
+  /// Rows in table order (reused: no allocation per row).
+  std::vector<Value> scratch_a;
+  std::vector<Value> scratch_b;
+  /// Rows emitted per table since the last Poll ended.
+  std::unordered_map<std::string, int64_t> rows_per_table;
+  const std::string* last_table_key = nullptr;
+  int64_t* last_table_count = nullptr;
+
+  Impl(IngestSourceOptions o, std::shared_ptr<sink::CheckpointPositions> p, IngestStats* s)
+      : options(std::move(o)), positions(std::move(p)), stats(s != nullptr ? s : &own_stats) {}
+
+  bool follow_current() const {
+    return options.follow && input_index + 1 == options.inputs.size();
+  }
+
+  Status OpenInput(size_t index, int64_t offset, int64_t line) {
+    input_index = index;
+    LineSourceOptions lo;
+    lo.path = options.inputs[index];
+    lo.follow = follow_current();
+    FLOE_ASSIGN_OR_RETURN(source, LineSource::Open(std::move(lo), offset, line));
+    bytes_counted = 0;
+    return Ok();
+  }
+
+  void CountRows(const sink::TableTarget& target, int64_t n) {
+    if (last_table_key == nullptr || *last_table_key != target.key) {
+      auto [it, inserted] = rows_per_table.try_emplace(target.key, 0);
+      last_table_key = &it->first;
+      last_table_count = &it->second;
+    }
+    *last_table_count += n;
+  }
+
+  void PublishStats() {
+    for (auto& [table, n] : rows_per_table) {
+      if (n != 0) stats->AddTableRows(table, n);
+      n = 0;
+    }
+    int64_t read = source ? source->bytes_read() : 0;
+    stats->bytes_read.fetch_add(read - bytes_counted);
+    bytes_counted = read;
+  }
+
+  /// A bad event: an error (fail) or a dead letter (skip).
+  Status BadInput(const Line& line, const Error& error) {
+    std::string reason = error.message();
+    std::string where = fmt::format("{}:{} (offset {})", source->path(), line.number, line.offset);
+    if (options.on_error == OnError::kFail) {
+      return InvalidArgument("{}: {}", where, reason);
+    }
+    nlohmann::json letter;
+    letter["file"] = source->path();
+    letter["line"] = line.number;
+    letter["offset"] = line.offset;
+    letter["error"] = reason;
+    letter["event"] = std::string(line.text);
+    std::string text = letter.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    text += '\n';
+    FLOE_RETURN_IF_ERROR(dead_letters.Append(text));
+    ++totals.dead_letters;
+    stats->dead_letters.fetch_add(1);
+    spdlog::warn("{}: {} (written to the dead-letter file)", where, reason);
+    return Ok();
+  }
+
+  /// Decides whether an error from the resolver is the event's or the job's.
+  Status FromResolver(const Line& line, Error error, bool event_error) {
+    if (event_error) return BadInput(line, error);
+    return std::unexpected(
+        std::move(error).WithContext(fmt::format("{}:{}", source->path(), line.number)));
+  }
+
+  /// Adds one row (already mapped into `row`) to the batcher.
+  Status Emit(const sink::TableTargetPtr& target, RowKind kind, std::span<Value> row) {
+    FLOE_RETURN_IF_ERROR(batcher->Add(target, kind, Row(row.data(), row.size()), *out));
+    ++totals.rows;
+    stats->rows_emitted.fetch_add(1, std::memory_order_relaxed);
+    CountRows(*target, 1);
+    return Ok();
+  }
+
+  Status ProcessDebezium(const Line& line) {
+    arena.Reset();
+    const types::Schema* known = known_target ? known_target->metadata->CurrentSchema() : nullptr;
+    auto decoded = reader.Decode(line.text, known != nullptr ? known : &empty_schema, &arena);
+    if (!decoded) return BadInput(line, decoded.error());
+    cdc::DebeziumEvent* event = &*decoded;
+    if (event->kind != cdc::DebeziumEvent::Kind::kRow) {
+      ++totals.skipped;
+      stats->events_skipped.fetch_add(1, std::memory_order_relaxed);
+      return Ok();
+    }
+    bool event_error = false;
+    auto state = resolver->Resolve(event->db, event->table, event->row_schema, &event_error);
+    if (!state) return FromResolver(line, std::move(state).error(), event_error);
+
+    std::optional<cdc::DebeziumEvent> redecoded;
+    if (!event->row_schema) {
+      // Decoded with the schema of another table (or none): decode again
+      // with this table's.
+      const sink::TableTargetPtr& target = TableResolver::TargetOf(*state);
+      if (known != target->metadata->CurrentSchema()) {
+        known_target = target;
+        arena.Reset();
+        auto again = reader.Decode(line.text, target->metadata->CurrentSchema(), &arena);
+        if (!again) return BadInput(line, again.error());
+        redecoded = std::move(*again);
+        event = &*redecoded;
+      }
+    }
+    auto mapping = resolver->MappingFor(*state, event->row_schema, &event_error);
+    if (!mapping) return FromResolver(line, std::move(mapping).error(), event_error);
+    const RowMapping& m = **mapping;
+    const sink::TableTargetPtr& target = m.target();
+    scratch_a.resize(m.width());
+    scratch_b.resize(m.width());
+    std::span<Value> a(scratch_a);
+    std::span<Value> b(scratch_b);
+
+    auto need_key = [&](std::string_view what) -> Status {
+      if (target->equality_field_ids.empty()) {
+        return BadInput(line, Error(ErrorCode::kInvalidArgument,
+                                    fmt::format("{} for table {}, which has no identifier fields "
+                                                "(primary key): give --primary-key",
+                                                what, target->key)));
+      }
+      return Ok();
+    };
+    auto missing = [&](std::string_view column, std::string_view image) {
+      return Error(ErrorCode::kInvalidArgument,
+                   fmt::format("table {}: column '{}' is null in the {} image but is required "
+                               "(an identifier field or NOT NULL)",
+                               target->key, column, image));
+    };
+
+    switch (event->op) {
+      case cdc::ChangeOp::kInsert:
+      case cdc::ChangeOp::kRead: {
+        if (event->after.empty()) {
+          return BadInput(line, Error(ErrorCode::kInvalidArgument,
+                                      "op c/r without an \"after\" image"));
+        }
+        if (auto col = m.Map(event->after, a, false); !col.empty()) {
+          return BadInput(line, missing(col, "after"));
+        }
+        return Emit(target, RowKind::kInsert, a);
+      }
+      case cdc::ChangeOp::kUpdate: {
+        if (event->after.empty()) {
+          return BadInput(line,
+                          Error(ErrorCode::kInvalidArgument, "op u without an \"after\" image"));
+        }
+        if (auto col = m.Map(event->after, b, false); !col.empty()) {
+          return BadInput(line, missing(col, "after"));
+        }
+        if (!event->before.empty()) {
+          if (target->equality_field_ids.empty()) return need_key("an update");
+          if (auto col = m.Map(event->before, a, true); !col.empty()) {
+            return BadInput(line, missing(col, "before"));
+          }
+          FLOE_RETURN_IF_ERROR(Emit(target, RowKind::kUpdateBefore, a));
+        }
+        return Emit(target, RowKind::kUpdateAfter, b);
+      }
+      case cdc::ChangeOp::kDelete: {
+        if (event->before.empty()) {
+          return BadInput(line,
+                          Error(ErrorCode::kInvalidArgument, "op d without a \"before\" image"));
+        }
+        if (target->equality_field_ids.empty()) return need_key("a delete");
+        if (auto col = m.Map(event->before, a, true); !col.empty()) {
+          return BadInput(line, missing(col, "before"));
+        }
+        return Emit(target, RowKind::kDelete, a);
+      }
+    }
+    return BadInput(line, Error(ErrorCode::kInvalidArgument, "unknown op"));
+  }
+
+  Status ProcessJson(const Line& line) {
+    arena.Reset();
+    bool event_error = false;
+    auto state = resolver->Resolve("", "", nullptr, &event_error);
+    if (!state) return FromResolver(line, std::move(state).error(), event_error);
+    auto mapping = resolver->MappingFor(*state, nullptr, &event_error);
+    if (!mapping) return FromResolver(line, std::move(mapping).error(), event_error);
+    const RowMapping& m = **mapping;
+    if (json_target != m.target()) {
+      json_target = m.target();
+      json_parser = std::make_unique<types::JsonRowParser>(m.table_schema());
+    }
+    auto row = json_parser->Parse(line.text, &arena);
+    if (!row) return BadInput(line, row.error());
+    scratch_a.resize(m.width());
+    std::span<Value> a(scratch_a);
+    if (auto col = m.Map(*row, a, false); !col.empty()) {
+      return BadInput(line, Error(ErrorCode::kInvalidArgument,
+                                  fmt::format("table {}: column '{}' is required but null",
+                                              m.target()->key, col)));
+    }
+    return Emit(m.target(), RowKind::kInsert, a);
+  }
+
+  Status ProcessLine(const Line& line) {
+    ++totals.events;
+    stats->events_read.fetch_add(1, std::memory_order_relaxed);
+    return options.format == InputFormat::kJson ? ProcessJson(line) : ProcessDebezium(line);
+  }
+};
+
+IngestSource::IngestSource(IngestSourceOptions options,
+                           std::shared_ptr<sink::CheckpointPositions> positions,
+                           IngestStats* stats)
+    : impl_(std::make_unique<Impl>(std::move(options), std::move(positions), stats)) {}
+
+IngestSource::~IngestSource() = default;
+
+Status IngestSource::Open(const engine::OperatorContext& context,
+                          const engine::RestoredState& state) {
+  Impl& s = *impl_;
+  s.subtask = context.subtask;
+  FLOE_RETURN_IF_ERROR(ValidateIngestSourceOptions(s.options));
+  FLOE_ASSIGN_OR_RETURN(std::shared_ptr<iceberg::Catalog> catalog, s.options.sink.catalog());
+  s.resolver = std::make_unique<TableResolver>(s.options.tables, std::move(catalog), s.stats);
+  s.batcher = std::make_unique<sink::RowBatcher>(s.options.sink, s.options.batch_rows);
+
+  SourceState restored;
+  if (state.own && !state.own->empty()) {
+    FLOE_ASSIGN_OR_RETURN(restored, ParseState(*state.own));
+    // The restored file must be one of the inputs (normally at the same index).
+    const auto& inputs = s.options.inputs;
+    size_t index = restored.input_index;
+    if (index >= inputs.size() || inputs[index] != restored.file) {
+      auto it = std::find(inputs.begin(), inputs.end(), restored.file);
+      if (it == inputs.end()) {
+        return InvalidArgument(
+            "the checkpoint (checkpoint {}) was taken reading '{}', which is not among this "
+            "run's inputs; use the same inputs, or another --state-dir to start afresh",
+            state.checkpoint_id, restored.file);
+      }
+      index = static_cast<size_t>(it - inputs.begin());
+    }
+    restored.input_index = index;
+    s.totals = restored.totals;
+    if (restored.file == kStandardInput) {
+      spdlog::warn("restarting on standard input: it cannot be sought, so it is read from its "
+                   "start (the position of checkpoint {} was offset {})",
+                   state.checkpoint_id, restored.offset);
+      restored.offset = 0;
+      restored.line = 0;
+    }
+  }
+  FLOE_RETURN_IF_ERROR(s.OpenInput(restored.input_index, restored.offset, restored.line));
+  if (!s.options.dead_letter_path.empty()) {
+    // A fresh start (no checkpoint) also truncates: nothing read before is kept.
+    FLOE_RETURN_IF_ERROR(s.dead_letters.Open(s.options.dead_letter_path,
+                                             restored.dead_letter_bytes));
+  }
+  if (state.own) {
+    spdlog::info("ingest: resuming {} at offset {} (line {}) from checkpoint {}",
+                 s.source->path(), s.source->position(), s.source->line_number(),
+                 state.checkpoint_id);
+  }
+  return Ok();
+}
+
+Result<bool> IngestSource::Poll(engine::Collector<sink::RowBatch>& out) {
+  Impl& s = *impl_;
+  s.out = &out;
+  if (s.ended) return false;
+  auto start = std::chrono::steady_clock::now();
+  auto deadline = start + s.options.max_poll_time;
+  size_t lines = 0;
+  while (lines < s.options.max_lines_per_poll) {
+    auto now = (lines & 63) == 0 ? std::chrono::steady_clock::now() : start;
+    if (now >= deadline) break;
+    auto wait = s.follow_current()
+                    ? std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now)
+                    : std::chrono::milliseconds(0);
+    FLOE_ASSIGN_OR_RETURN(std::optional<Line> line, s.source->Next(wait));
+    if (!line) {
+      if (!s.source->at_end()) break;  // following: nothing new yet
+      if (s.input_index + 1 < s.options.inputs.size()) {
+        s.PublishStats();
+        FLOE_RETURN_IF_ERROR(s.OpenInput(s.input_index + 1, 0, 0));
+        continue;
+      }
+      s.ended = true;
+      break;
+    }
+    ++lines;
+    FLOE_RETURN_IF_ERROR(s.ProcessLine(*line));
+  }
+  FLOE_RETURN_IF_ERROR(s.batcher->Flush(out));
+  s.PublishStats();
+  return !s.ended;
+}
+
+Result<std::string> IngestSource::SnapshotState(engine::CheckpointId id) {
+  Impl& s = *impl_;
+  if (s.out != nullptr) FLOE_RETURN_IF_ERROR(s.batcher->Flush(*s.out));
+  s.batcher->CheckpointBoundary();
+  if (s.dead_letters.is_open()) FLOE_RETURN_IF_ERROR(s.dead_letters.Sync());
+  SourceState state;
+  state.input_index = s.input_index;
+  state.file = s.source->path();
+  state.offset = s.source->position();
+  state.line = s.source->line_number();
+  state.dead_letter_bytes = s.dead_letters.is_open() ? s.dead_letters.size() : 0;
+  state.totals = s.totals;
+  if (s.positions) {
+    s.positions->Put(id, s.subtask, fmt::format("{}:{}", state.file, state.offset));
+  }
+  return SerializeState(state, !s.source->is_stdin());
+}
+
+void IngestSource::Close() {
+  Impl& s = *impl_;
+  if (s.dead_letters.is_open()) (void)s.dead_letters.Sync();
+  s.PublishStats();
+}
+
+}  // namespace floe::ingest

@@ -1,0 +1,113 @@
+#pragma once
+/// IngestSource: the source operator of `floe ingest` (docs/ingest.md). It
+/// reads change events line by line from its inputs (files one after the
+/// other, or standard input), decodes them (`debezium-json` or `json`), finds
+/// or creates their tables and evolves their schemas (TableResolver), and
+/// hands the rows to the writers through a sink::RowBatcher.
+///
+/// Rows per event:
+///   op c, r   -> kInsert(after)
+///   op u      -> kUpdateBefore(before) when a before image is present, then
+///                kUpdateAfter(after)
+///   op d      -> kDelete(before)
+///   json rows -> kInsert
+/// Tombstones, heartbeats and schema-change events are skipped and counted.
+///
+/// Positions: its checkpoint state is the input file, the byte offset after
+/// the last consumed line, the line number, the dead-letter file's size and
+/// the totals since the pipeline began; the position "file:offset" also goes
+/// into the shared sink::CheckpointPositions, from which committers copy it
+/// into each snapshot summary. Every Poll ends with RowBatcher::Flush, so a
+/// checkpoint's position never covers a row still held back.
+///
+/// Bad input (a malformed event, a value of the wrong type, an unknown op, a
+/// missing before/after image, an incompatible schema change, a change for a
+/// table that does not exist and cannot be created, a null primary key) is
+/// reported as "FILE:LINE (offset N): reason". `OnError::kFail` fails Poll with
+/// it (the job stops before the checkpoint that would contain the event);
+/// `OnError::kSkip` appends {"file","line","offset","error","event"} as one
+/// line to the dead-letter file and continues. On restore the dead-letter
+/// file is truncated to the size recorded in the checkpoint, so replayed bad
+/// events are not written twice.
+///
+/// Errors that are not the event's fault (catalog I/O, commit failures,
+/// cancellation) always fail the job.
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "floe/common/result.h"
+#include "floe/engine/operator.h"
+#include "floe/ingest/ingest_stats.h"
+#include "floe/ingest/table_resolver.h"
+#include "floe/sink/record.h"
+#include "floe/sink/sink_options.h"
+
+namespace floe::ingest {
+
+enum class InputFormat : uint8_t {
+  kDebeziumJson,  ///< "debezium-json" (default)
+  kJson,          ///< "json": plain JSON rows (docs/json-rows.md), appended to --table
+};
+Result<InputFormat> ParseInputFormat(std::string_view text);
+std::string_view InputFormatName(InputFormat format);
+
+enum class OnError : uint8_t {
+  kFail,  ///< "fail" (default): the first bad event fails the run
+  kSkip,  ///< "skip": bad events go to the dead-letter file
+};
+Result<OnError> ParseOnError(std::string_view text);
+
+struct IngestSourceOptions {
+  /// Input files, read one after the other; "-" is standard input.
+  std::vector<std::string> inputs;
+  InputFormat format = InputFormat::kDebeziumJson;
+  /// Keep reading the last input as it grows (like `tail -f`).
+  bool follow = false;
+  OnError on_error = OnError::kFail;
+  /// Where skipped bad events go (required with kSkip; when set, it is also
+  /// truncated to its checkpointed size on restore).
+  std::string dead_letter_path;
+  /// Destination tables, creation and evolution.
+  TableResolverOptions tables;
+  /// The sink options (write parallelism and distribution for the
+  /// RowBatcher; `catalog` opens the source's own catalog).
+  sink::SinkOptions sink;
+  /// Limits of one Poll: lines, and time (Poll returns within about this,
+  /// also with --follow and no input).
+  size_t max_lines_per_poll = 16384;
+  std::chrono::milliseconds max_poll_time{200};
+  /// Rows per RowBatch.
+  size_t batch_rows = 1024;
+};
+
+/// Checks the options on their own (before a job is built).
+Status ValidateIngestSourceOptions(const IngestSourceOptions& options);
+
+class IngestSource final : public engine::SourceOperator<sink::RowBatch> {
+ public:
+  /// `positions` is shared with the committers; `stats` (may be null) must
+  /// outlive the source.
+  IngestSource(IngestSourceOptions options, std::shared_ptr<sink::CheckpointPositions> positions,
+               IngestStats* stats);
+  ~IngestSource() override;
+
+  /// Opens the catalog, the input at the restored position and the
+  /// dead-letter file (truncated to its restored size). Errors: a state that
+  /// names an input not among `inputs`; the input's open errors.
+  Status Open(const engine::OperatorContext& context,
+              const engine::RestoredState& state) override;
+  Result<bool> Poll(engine::Collector<sink::RowBatch>& out) override;
+  Result<std::string> SnapshotState(engine::CheckpointId id) override;
+  void Close() override;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace floe::ingest

@@ -1,0 +1,286 @@
+#include "floe/ingest/pipeline.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "floe/engine/checkpoint_store.h"
+#include "floe/ingest/line_source.h"
+#include "floe/io/file_io.h"
+#include "floe/sink/check_commit_sink.h"
+#include "floe/sink/committed_checkpoints.h"
+#include "floe/sink/committer_operator.h"
+#include "floe/sink/memory_budget.h"
+#include "floe/sink/router.h"
+#include "floe/sink/writer_operator.h"
+#include "floe/types/schema_json.h"
+
+namespace floe::ingest {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kPipelineIdFile = "pipeline-id";
+constexpr std::string_view kDeadLetterFile = "dead-letter.jsonl";
+constexpr std::string_view kCheckpointDir = "checkpoints";
+
+uint64_t Fnv1a(std::string_view text) {
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+/// The pipeline id stored in the state folder, created on first use.
+Result<std::string> StatePipelineId(const std::string& state_dir) {
+  fs::path file = fs::path(state_dir) / kPipelineIdFile;
+  std::error_code ec;
+  if (fs::exists(file, ec)) {
+    std::ifstream in(file);
+    std::string id;
+    std::getline(in, id);
+    while (!id.empty() && (id.back() == '\r' || id.back() == ' ')) id.pop_back();
+    if (id.empty()) return Corruption("{}: empty pipeline id", file.string());
+    return id;
+  }
+  std::string absolute = fs::absolute(fs::path(state_dir), ec).lexically_normal().string();
+  std::string id = fmt::format("ingest-{:016x}", Fnv1a(absolute));
+  fs::path tmp = file;
+  tmp += ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << id << "\n";
+    out.flush();
+    if (!out) return IoError("{}: cannot write the pipeline id", tmp.string());
+  }
+  fs::rename(tmp, file, ec);
+  if (ec) return IoError("{}: cannot rename: {}", file.string(), ec.message());
+  return id;
+}
+
+/// Every table of the catalog, two namespace levels deep: the candidates of
+/// a route whose namespace depends on the event.
+Result<std::vector<iceberg::TableIdentifier>> AllTables(iceberg::Catalog& catalog) {
+  std::vector<iceberg::Namespace> namespaces;
+  FLOE_ASSIGN_OR_RETURN(auto top, catalog.ListNamespaces({}));
+  for (const auto& ns : top) {
+    namespaces.push_back(ns);
+    auto children = catalog.ListNamespaces(ns);
+    if (children) namespaces.insert(namespaces.end(), children->begin(), children->end());
+  }
+  std::vector<iceberg::TableIdentifier> tables;
+  for (const auto& ns : namespaces) {
+    auto listed = catalog.ListTables(ns);
+    if (!listed) {
+      if (listed.error().code() == ErrorCode::kNotFound) continue;
+      return std::unexpected(std::move(listed).error());
+    }
+    tables.insert(tables.end(), listed->begin(), listed->end());
+  }
+  return tables;
+}
+
+/// Whether the namespace part of a route has a placeholder.
+bool RouteNamespaceIsFixed(std::string_view route) {
+  size_t last_dot = route.rfind('.');
+  if (last_dot == std::string_view::npos) return false;
+  return route.substr(0, last_dot).find('{') == std::string_view::npos;
+}
+
+Result<engine::CheckpointId> MinCheckpointId(const IngestOptions& options) {
+  FLOE_ASSIGN_OR_RETURN(std::shared_ptr<iceberg::Catalog> catalog, options.catalog());
+  std::vector<iceberg::TableIdentifier> tables;
+  if (!options.table.empty() || RouteNamespaceIsFixed(options.route)) {
+    if (!options.table.empty()) {
+      FLOE_ASSIGN_OR_RETURN(auto id, iceberg::TableIdentifier::Parse(options.table));
+      tables.push_back(id);
+    } else {
+      size_t last_dot = options.route.rfind('.');
+      FLOE_ASSIGN_OR_RETURN(auto ns, iceberg::ParseNamespace(options.route.substr(0, last_dot)));
+      auto listed = catalog->ListTables(ns);
+      if (listed) {
+        tables = std::move(*listed);
+      } else if (listed.error().code() != ErrorCode::kNotFound) {
+        return std::unexpected(std::move(listed).error());
+      }
+    }
+  } else {
+    FLOE_ASSIGN_OR_RETURN(tables, AllTables(*catalog));
+  }
+  return sink::MaxCommittedCheckpoint(*catalog, options.pipeline_id, tables);
+}
+
+}  // namespace
+
+Result<IngestOptions> ResolveIngestOptions(IngestOptions options) {
+  if (options.inputs.empty()) return InvalidArgument("no input file given");
+  if (options.table.empty() == options.route.empty()) {
+    return InvalidArgument("give exactly one of --table NS.T and --route TEMPLATE");
+  }
+  if (options.upsert.value_or(false) && options.overwrite) {
+    return InvalidArgument("--upsert and --overwrite cannot be combined");
+  }
+  if (options.parallelism < 1 || options.commit_parallelism < 1) {
+    return InvalidArgument("--parallelism must be at least 1");
+  }
+  if (!options.catalog) return InvalidArgument("no catalog");
+  if (options.state_dir.empty()) {
+    if (options.inputs[0] == kStandardInput) {
+      return InvalidArgument("reading standard input needs --state-dir");
+    }
+    options.state_dir = options.inputs[0] + ".floe-state";
+  }
+  std::error_code ec;
+  fs::create_directories(options.state_dir, ec);
+  if (ec) return IoError("state folder {}: {}", options.state_dir, ec.message());
+  std::string default_dead_letters = (fs::path(options.state_dir) / kDeadLetterFile).string();
+  if (options.dead_letter_path.empty() &&
+      (options.on_error == OnError::kSkip || fs::exists(default_dead_letters, ec))) {
+    options.dead_letter_path = default_dead_letters;
+  }
+  if (options.pipeline_id.empty()) {
+    FLOE_ASSIGN_OR_RETURN(options.pipeline_id, StatePipelineId(options.state_dir));
+  }
+  options.sink.pipeline_id = options.pipeline_id;
+  options.sink.write_parallelism = options.parallelism;
+  options.sink.commit_parallelism = options.commit_parallelism;
+  options.sink.upsert = options.upsert;
+  options.sink.overwrite = options.overwrite;
+  options.sink.catalog = options.catalog;
+  return options;
+}
+
+Result<IngestSourceOptions> MakeSourceOptions(const IngestOptions& options) {
+  IngestSourceOptions source;
+  source.inputs = options.inputs;
+  source.format = options.format;
+  source.follow = options.follow;
+  source.on_error = options.on_error;
+  source.dead_letter_path = options.dead_letter_path;
+  source.sink = options.sink;
+  TableResolverOptions& tables = source.tables;
+  if (!options.table.empty()) {
+    FLOE_ASSIGN_OR_RETURN(auto id, iceberg::TableIdentifier::Parse(options.table));
+    tables.table = std::move(id);
+  }
+  tables.route = options.route;
+  if (!options.schema_file.empty()) {
+    FLOE_ASSIGN_OR_RETURN(types::Schema schema, types::ReadSchemaFile(options.schema_file));
+    FLOE_RETURN_IF_ERROR_CTX(schema.Validate(), "--schema {}", options.schema_file);
+    tables.schema = std::make_shared<const types::Schema>(std::move(schema));
+  }
+  tables.primary_key = options.primary_key;
+  tables.partition_by = options.partition_by;
+  tables.upsert = options.upsert;
+  tables.overwrite = options.overwrite;
+  FLOE_RETURN_IF_ERROR(ValidateIngestSourceOptions(source));
+  return source;
+}
+
+Result<IngestJob> BuildIngestJob(const IngestOptions& options, engine::JobOptions job_options,
+                                 IngestStats* stats) {
+  FLOE_ASSIGN_OR_RETURN(IngestSourceOptions source_options, MakeSourceOptions(options));
+  IngestJob built;
+  built.positions = std::make_shared<sink::CheckpointPositions>();
+  built.job = std::make_unique<engine::Job>(job_options);
+  engine::Job& job = *built.job;
+
+  auto positions = built.positions;
+  const sink::SinkOptions sink_options = options.sink;
+  auto budget = std::make_shared<sink::MemoryBudget>(sink_options.memory_budget_bytes);
+  auto on_commit = options.on_commit;
+
+  auto batches = job.AddSource<sink::RowBatch>(
+      "source", 1, [source_options, positions, stats](int) {
+        return std::make_unique<IngestSource>(source_options, positions, stats);
+      });
+  auto results = job.AddOperator<sink::RowBatch, sink::WriteResult>(
+      "writer", options.parallelism, batches, engine::Partitioner<sink::RowBatch>(sink::RouteOf),
+      [sink_options, budget](int) {
+        return std::make_unique<sink::WriterOperator>(sink_options, budget);
+      });
+  auto outcomes = job.AddOperator<sink::WriteResult, sink::CommitOutcome>(
+      "committer", options.commit_parallelism, results,
+      engine::Partitioner<sink::WriteResult>(sink::CommitterRoute),
+      [sink_options, positions](int) {
+        return std::make_unique<sink::CommitterOperator>(sink_options, positions);
+      });
+  job.AddOperator<sink::CommitOutcome, engine::Nothing>(
+      "check-commit", 1, outcomes, nullptr, [stats, on_commit](int) {
+        return std::make_unique<sink::CheckCommitSink>(
+            [stats, on_commit](const sink::CommitOutcome& outcome) {
+              if (stats != nullptr) {
+                stats->commits.fetch_add(1);
+                int64_t last = stats->last_committed_checkpoint.load();
+                while (outcome.checkpoint_id > last &&
+                       !stats->last_committed_checkpoint.compare_exchange_weak(
+                           last, outcome.checkpoint_id)) {
+                }
+              }
+              if (on_commit) on_commit(outcome);
+            });
+      });
+  return built;
+}
+
+Result<IngestSummary> RunIngest(const IngestOptions& given, IngestStats* stats,
+                                const std::atomic<bool>* stop) {
+  FLOE_ASSIGN_OR_RETURN(IngestOptions options, ResolveIngestOptions(given));
+  IngestStats own_stats;
+  if (stats == nullptr) stats = &own_stats;
+
+  io::LocalFileIO state_io;
+  engine::CheckpointStore store(&state_io, (fs::path(options.state_dir) / kCheckpointDir).string(),
+                                options.retain_checkpoints);
+  engine::JobOptions job_options;
+  job_options.checkpoint_interval = options.checkpoint_interval;
+  job_options.store = &store;
+  FLOE_ASSIGN_OR_RETURN(job_options.min_checkpoint_id, MinCheckpointId(options));
+
+  FLOE_ASSIGN_OR_RETURN(IngestJob built, BuildIngestJob(options, job_options, stats));
+  spdlog::info("ingest: pipeline '{}', state in {}, {} input(s), checkpoints every {} ms",
+               options.pipeline_id, options.state_dir, options.inputs.size(),
+               options.checkpoint_interval.count());
+
+  std::atomic<bool> done{false};
+  std::thread watcher;
+  if (stop != nullptr) {
+    watcher = std::thread([&] {
+      while (!done.load()) {
+        if (stop->load()) {
+          built.job->RequestStop();
+          return;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    });
+  }
+  Status run = built.job->Run();
+  done.store(true);
+  if (watcher.joinable()) watcher.join();
+
+  IngestSummary summary;
+  summary.pipeline_id = options.pipeline_id;
+  summary.state_dir = options.state_dir;
+  summary.events = stats->events_read.load();
+  summary.rows = stats->rows_emitted.load();
+  summary.skipped = stats->events_skipped.load();
+  summary.dead_letters = stats->dead_letters.load();
+  summary.bytes = stats->bytes_read.load();
+  summary.commits = stats->commits.load();
+  summary.tables_created = stats->tables_created.load();
+  summary.schema_changes = stats->schema_changes.load();
+  summary.last_checkpoint = built.job->last_completed_checkpoint();
+  summary.rows_per_table = stats->RowsPerTable();
+  if (!run) return std::unexpected(std::move(run).error());
+  return summary;
+}
+
+}  // namespace floe::ingest
