@@ -61,6 +61,11 @@ class DebeziumJsonReader {
   /// "payload.after.price: expected a number"): malformed JSON, an unknown
   /// op, a missing source.table, a value that does not fit its type, no
   /// schema block and no `known` schema.
+  /// A kRow event has `after` for c/r/u and `before` for d (an update may
+  /// lack `before`); required fields are checked in `after` only, since a
+  /// `before` may carry only the key (PostgreSQL REPLICA IDENTITY DEFAULT).
+  /// Steady state allocates nothing on the heap (names up to 15 bytes).
+  /// Not thread-safe: one reader per thread.
   Result<DebeziumEvent> Decode(std::string_view line, const types::Schema* known, Arena* arena);
 
  private:

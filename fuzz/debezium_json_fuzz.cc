@@ -1,0 +1,145 @@
+// Fuzzes the Debezium JSON reader: the input is split at newlines into up to
+// 64 events, decoded in order by one reader (so the schema-block cache is
+// exercised), alternately with a fixed `known` schema of every Iceberg type
+// and with the row schema of the last event that had a block. Nothing may
+// crash, hang or fail an assertion; errors are fine. Every accepted row must
+// match its schema: one value per field, each of its type's kind, within the
+// type's range, and no null in a required field of an `after` image.
+// Seeds and crash regressions: tests/fuzz/debezium_json/.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+#include "floe/cdc/debezium_json_reader.h"
+#include "floe/cdc/debezium_json_reader_internal.h"
+
+namespace {
+
+using floe::types::Type;
+using floe::types::TypeId;
+using floe::types::Value;
+
+void Check(bool ok) {
+  if (!ok) __builtin_trap();
+}
+
+void CheckValue(const Type& type, const Value& v, bool required_checked) {
+  if (v.is_null()) return;
+  switch (type.id()) {
+    case TypeId::kBoolean: Check(v.kind == Value::Kind::kBool); break;
+    case TypeId::kInt:
+    case TypeId::kDate: Check(v.kind == Value::Kind::kInt32); break;
+    case TypeId::kTime:
+      Check(v.kind == Value::Kind::kInt64 && v.i64 >= 0 && v.i64 < 86400LL * 1000000);
+      break;
+    case TypeId::kLong:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz: Check(v.kind == Value::Kind::kInt64); break;
+    case TypeId::kFloat: Check(v.kind == Value::Kind::kFloat); break;
+    case TypeId::kDouble: Check(v.kind == Value::Kind::kDouble); break;
+    case TypeId::kDecimal:
+      Check(v.kind == Value::Kind::kDecimal &&
+            floe::cdc::dbz::FitsPrecision(v.decimal, type.precision()));
+      break;
+    case TypeId::kString:
+    case TypeId::kBinary: Check(v.kind == Value::Kind::kBytes); break;
+    case TypeId::kUuid: Check(v.kind == Value::Kind::kBytes && v.size == 16); break;
+    case TypeId::kFixed:
+      Check(v.kind == Value::Kind::kBytes && v.size == static_cast<uint32_t>(type.length()));
+      break;
+    case TypeId::kStruct: {
+      Check(v.kind == Value::Kind::kStruct && v.size == type.fields().size());
+      for (size_t i = 0; i < v.size; ++i) {
+        const auto& f = type.fields()[i];
+        if (required_checked && f.required) Check(!v.children[i].is_null());
+        CheckValue(*f.type, v.children[i], required_checked);
+      }
+      break;
+    }
+    case TypeId::kList:
+      Check(v.kind == Value::Kind::kList);
+      for (size_t i = 0; i < v.size; ++i) {
+        if (required_checked && type.element().required) Check(!v.children[i].is_null());
+        CheckValue(*type.element().type, v.children[i], required_checked);
+      }
+      break;
+    case TypeId::kMap:
+      Check(v.kind == Value::Kind::kMap && v.size % 2 == 0);
+      for (size_t i = 0; i < v.size; i += 2) {
+        Check(!v.children[i].is_null());
+        CheckValue(*type.key().type, v.children[i], required_checked);
+        CheckValue(*type.value().type, v.children[i + 1], required_checked);
+      }
+      break;
+  }
+}
+
+void CheckRow(const floe::types::Schema& schema, floe::types::Row row, bool required_checked) {
+  if (row.empty()) return;
+  Value root = Value::Struct(row.data(), row.size());
+  CheckValue(*schema.as_struct(), root, required_checked);
+}
+
+const floe::types::Schema& KnownSchema() {
+  static const floe::types::Schema* schema = [] {
+    using floe::types::NestedField;
+    std::vector<NestedField> fields = {
+        {1, "id", true, Type::Long(), ""},
+        {2, "b", false, Type::Boolean(), ""},
+        {3, "i", false, Type::Int(), ""},
+        {4, "f", false, Type::Float(), ""},
+        {5, "d", false, Type::Double(), ""},
+        {6, "dec", false, *Type::Decimal(9, 2), ""},
+        {7, "day", false, Type::Date(), ""},
+        {8, "t", false, Type::Time(), ""},
+        {9, "ts", false, Type::Timestamp(), ""},
+        {10, "tz", false, Type::TimestampTz(), ""},
+        {11, "s", false, Type::String(), ""},
+        {12, "u", false, Type::Uuid(), ""},
+        {13, "fx", false, *Type::Fixed(4), ""},
+        {14, "bin", false, Type::Binary(), ""},
+        {15, "st", false,
+         Type::Struct({{16, "x", true, Type::Int(), ""}, {17, "y", false, Type::String(), ""}}),
+         ""},
+        {18, "l", false, Type::List(19, true, Type::Long()), ""},
+        {20, "m", false, Type::Map(21, Type::String(), 22, false, Type::Double()), ""},
+        {23, "im", false, Type::Map(24, Type::Int(), 25, true, Type::Date()), ""},
+    };
+    return new floe::types::Schema(std::move(fields), 0, {1});
+  }();
+  return *schema;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string_view input(reinterpret_cast<const char*>(data), size);
+  floe::cdc::DebeziumJsonReader reader;
+  floe::Arena arena;
+  std::shared_ptr<const floe::types::Schema> last_block;
+  for (int n = 0; !input.empty() && n < 64; ++n) {
+    size_t nl = input.find('\n');
+    std::string_view line = input.substr(0, nl);
+    input = nl == std::string_view::npos ? std::string_view() : input.substr(nl + 1);
+    const floe::types::Schema* known = (n % 2 == 0 || !last_block) ? &KnownSchema() : last_block.get();
+    auto event = reader.Decode(line, known, &arena);
+    if (!event) {
+      (void)event.error().ToString();
+      continue;
+    }
+    if (event->kind != floe::cdc::DebeziumEvent::Kind::kRow) continue;
+    Check(!event->table.empty());
+    const floe::types::Schema& schema = event->row_schema ? *event->row_schema : *known;
+    if (event->row_schema) {
+      Check(static_cast<bool>(event->row_schema->Validate()));
+      last_block = event->row_schema;
+    }
+    if (!event->after.empty()) Check(event->after.size() == schema.fields().size());
+    if (!event->before.empty()) Check(event->before.size() == schema.fields().size());
+    CheckRow(schema, event->after, /*required_checked=*/true);
+    CheckRow(schema, event->before, /*required_checked=*/false);
+  }
+  return 0;
+}
