@@ -385,6 +385,11 @@ struct IngestSource::Impl {
             return BadInput(line, missing(col, "before"));
           }
           FLOE_RETURN_IF_ERROR(Emit(target, RowKind::kUpdateBefore, a));
+        } else if (!target->upsert && !target->equality_field_ids.empty()) {
+          // No before image (PostgreSQL's REPLICA IDENTITY DEFAULT when the
+          // key did not change): the old row is the one with the after
+          // image's key, which is all an update-before deletes by.
+          FLOE_RETURN_IF_ERROR(Emit(target, RowKind::kUpdateBefore, b));
         }
         return Emit(target, RowKind::kUpdateAfter, b);
       }

@@ -7,8 +7,9 @@
 ///
 /// Rows per event:
 ///   op c, r   -> kInsert(after)
-///   op u      -> kUpdateBefore(before) when a before image is present, then
-///                kUpdateAfter(after)
+///   op u      -> kUpdateBefore(before), then kUpdateAfter(after); without a
+///                before image, a table with identifier fields (not upsert)
+///                gets kUpdateBefore(after): the row with the same key
 ///   op d      -> kDelete(before)
 ///   json rows -> kInsert
 /// Tombstones, heartbeats and schema-change events are skipped and counted.

@@ -232,15 +232,18 @@ TEST_F(IngestSourceTest, DebeziumOpsBecomeRowKinds) {
       "null",  // tombstone
       Debezium("u", R"({"id":1,"name":"a"})", R"({"id":1,"name":"A"})"),
       Debezium("d", R"({"id":2,"name":"b"})", "null"),
+      // No before image: the row with the after image's key is replaced.
+      Debezium("u", "null", R"({"id":1,"name":"B"})"),
   });
   auto source = Open(DebeziumOptions());
   Recorder out;
   Status s = Drain(*source, out);
   ASSERT_TRUE(s.has_value()) << s.error().ToString();
   EXPECT_EQ(out.Rows(), (std::vector<std::string>{"db.t +I 1", "db.t +I 2", "db.t -U 1",
-                                                  "db.t +U 1", "db.t -D 2"}));
+                                                  "db.t +U 1", "db.t -D 2", "db.t -U 1",
+                                                  "db.t +U 1"}));
   EXPECT_EQ(stats_.events_skipped.load(), 1);
-  EXPECT_EQ(stats_.events_read.load(), 5);
+  EXPECT_EQ(stats_.events_read.load(), 6);
   auto table = catalog_->LoadTable({{"db"}, "t"});
   ASSERT_TRUE(table.has_value());
   EXPECT_EQ(table->metadata.CurrentSchema()->identifier_field_ids().size(), 1u);
