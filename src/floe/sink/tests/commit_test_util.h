@@ -53,6 +53,43 @@ class VectorCollector final : public engine::Collector<T> {
   std::vector<T> items;
 };
 
+/// Data files holding `rows` (one per partition) of a table (id, v).
+inline Result<std::vector<iceberg::DataFile>> WriteRowsTo(
+    io::FileIO& io, const TableTarget& target,
+    const std::vector<std::pair<int64_t, std::string>>& rows) {
+  FLOE_ASSIGN_OR_RETURN(auto writer, iceberg::DataWriter::Make(io, *target.metadata, {}));
+  for (const auto& [id, v] : rows) {
+    types::Value values[2] = {types::Value::Int64(id), types::Value::Bytes(v)};
+    if (auto s = writer->Write(types::Row(values, 2)); !s) {
+      writer->Abort();
+      return std::unexpected(s.error());
+    }
+  }
+  return writer->Close();
+}
+
+/// Equality delete files (on id) deleting `ids`, partitioned as the table.
+inline Result<std::vector<iceberg::DataFile>> WriteEqualityDeletesTo(
+    io::FileIO& io, const TableTarget& target, const std::vector<int64_t>& ids) {
+  types::Schema schema({{1, "id", true, types::Type::Long(), ""}}, 0);
+  FLOE_ASSIGN_OR_RETURN(auto writer,
+                        iceberg::DataWriter::Make(io, target.metadata->location, schema,
+                                                  *target.metadata->DefaultSpec(), {}));
+  for (int64_t id : ids) {
+    types::Value value = types::Value::Int64(id);
+    if (auto s = writer->Write(types::Row(&value, 1)); !s) {
+      writer->Abort();
+      return std::unexpected(s.error());
+    }
+  }
+  FLOE_ASSIGN_OR_RETURN(auto files, writer->Close());
+  for (auto& f : files) {
+    f.content = iceberg::DataFileContent::kEqualityDeletes;
+    f.equality_ids = {1};
+  }
+  return files;
+}
+
 class CommitFixture : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -109,41 +146,17 @@ class CommitFixture : public ::testing::Test {
     return target;
   }
 
-  /// Data files holding `rows` (one per partition).
   std::vector<iceberg::DataFile> WriteRows(const TableTargetPtr& target,
                                            const std::vector<std::pair<int64_t, std::string>>& rows) {
-    auto writer = iceberg::DataWriter::Make(*io_, *target->metadata, {});
-    EXPECT_TRUE(writer) << writer.error().ToString();
-    for (const auto& [id, v] : rows) {
-      types::Value values[2] = {types::Value::Int64(id), types::Value::Bytes(v)};
-      auto s = (*writer)->Write(types::Row(values, 2));
-      EXPECT_TRUE(s) << s.error().ToString();
-    }
-    auto files = (*writer)->Close();
+    auto files = WriteRowsTo(*io_, *target, rows);
     EXPECT_TRUE(files) << files.error().ToString();
     return files ? *files : std::vector<iceberg::DataFile>{};
   }
-
-  /// Equality delete files (on id) deleting `ids`.
   std::vector<iceberg::DataFile> WriteEqualityDeletes(const TableTargetPtr& target,
                                                       const std::vector<int64_t>& ids) {
-    types::Schema schema({{1, "id", true, types::Type::Long(), ""}}, 0);
-    const iceberg::PartitionSpec& spec = *target->metadata->DefaultSpec();
-    auto writer = iceberg::DataWriter::Make(*io_, target->metadata->location, schema, spec, {});
-    EXPECT_TRUE(writer) << writer.error().ToString();
-    for (int64_t id : ids) {
-      types::Value value = types::Value::Int64(id);
-      auto s = (*writer)->Write(types::Row(&value, 1));
-      EXPECT_TRUE(s) << s.error().ToString();
-    }
-    auto files = (*writer)->Close();
+    auto files = WriteEqualityDeletesTo(*io_, *target, ids);
     EXPECT_TRUE(files) << files.error().ToString();
-    std::vector<iceberg::DataFile> out = files ? *files : std::vector<iceberg::DataFile>{};
-    for (auto& f : out) {
-      f.content = iceberg::DataFileContent::kEqualityDeletes;
-      f.equality_ids = {1};
-    }
-    return out;
+    return files ? *files : std::vector<iceberg::DataFile>{};
   }
 
   static WriteResult ResultOf(const TableTargetPtr& target, std::vector<iceberg::DataFile> data,

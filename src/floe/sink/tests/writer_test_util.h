@@ -90,6 +90,43 @@ struct Person {
   }
 };
 
+/// LocalFileIO whose files skip fsync: for tests that measure memory with
+/// thousands of files, not durability.
+class NoSyncFileIO final : public io::FileIO {
+ public:
+  Result<std::unique_ptr<io::InputFile>> OpenInput(std::string_view path) override {
+    return local_.OpenInput(path);
+  }
+  Result<std::unique_ptr<io::OutputFile>> CreateOutput(std::string_view path,
+                                                       bool overwrite) override {
+    FLOE_ASSIGN_OR_RETURN(auto file, local_.CreateOutput(path, overwrite));
+    return std::unique_ptr<io::OutputFile>(new NoSync(std::move(file)));
+  }
+  Status Delete(std::string_view path) override { return local_.Delete(path); }
+  Result<bool> Exists(std::string_view path) override { return local_.Exists(path); }
+  Status Rename(std::string_view from, std::string_view to, bool replace) override {
+    return local_.Rename(from, to, replace);
+  }
+  Result<std::vector<io::FileInfo>> List(std::string_view dir) override {
+    return local_.List(dir);
+  }
+
+ private:
+  class NoSync final : public io::OutputFile {
+   public:
+    explicit NoSync(std::unique_ptr<io::OutputFile> file) : file_(std::move(file)) {}
+    const std::string& path() const override { return file_->path(); }
+    Status Write(std::span<const uint8_t> bytes) override { return file_->Write(bytes); }
+    uint64_t position() const override { return file_->position(); }
+    Status Sync() override { return Ok(); }
+    Status Close() override { return file_->Close(); }
+
+   private:
+    std::unique_ptr<io::OutputFile> file_;
+  };
+  io::LocalFileIO local_;
+};
+
 /// Resident and peak resident memory of this process (kB), from /proc.
 inline std::pair<long, long> RssKb() {
   std::ifstream in("/proc/self/status");
