@@ -373,6 +373,15 @@ Status MySqlCapture::Impl::Stream(const Sink& sink, const std::atomic<bool>& sto
   while (!stop.load()) {
     StreamOptions so{options.connection, options.server_id, options.heartbeat_seconds, false};
     auto opened = BinlogStream::Open(so, committed);
+    if (opened && failures > 0 && mysql_ping(meta->handle()) != 0) {
+      // The server restarted: the information_schema connection died with it.
+      auto reopened = Connection::Open(options.connection);
+      if (reopened) {
+        meta = std::move(*reopened);
+      } else {
+        opened = std::unexpected(reopened.error());
+      }
+    }
     if (!opened) {
       if (opened.error().code() == ErrorCode::kIo && ++failures <= options.reconnect_attempts) {
         spdlog::warn("capture: {}; reconnecting in 1 s ({}/{})", opened.error().message(), failures,

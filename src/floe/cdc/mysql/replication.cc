@@ -249,6 +249,56 @@ Status CheckPositionAvailable(Connection& conn, const BinlogFilePos& pos) {
                   pos.ToString(), earliest, earliest);
 }
 
+namespace {
+
+void PutLe(std::string* out, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+Result<std::string> EncodeBinlogDumpGtid(uint32_t server_id, bool non_blocking,
+                                         const GtidSet& gtids) {
+  if (gtids.flavor() != GtidSet::Flavor::kMySql) {
+    return InvalidArgument("COM_BINLOG_DUMP_GTID needs a MySQL GTID set (uuid:interval), got '{}'",
+                           gtids.ToString());
+  }
+  std::string set;
+  PutLe(&set, gtids.mysql_intervals().size(), 8);
+  for (const auto& [uuid, intervals] : gtids.mysql_intervals()) {
+    std::string bytes;
+    for (size_t i = 0; i < uuid.size(); ++i) {
+      if (uuid[i] == '-') continue;
+      int hi = HexDigit(uuid[i]), lo = i + 1 < uuid.size() ? HexDigit(uuid[i + 1]) : -1;
+      if (hi < 0 || lo < 0) return InvalidArgument("GTID source uuid '{}' is not hexadecimal", uuid);
+      bytes.push_back(static_cast<char>(hi * 16 + lo));
+      ++i;
+    }
+    if (bytes.size() != 16) return InvalidArgument("GTID source uuid '{}' is not 16 bytes", uuid);
+    set += bytes;
+    PutLe(&set, intervals.size(), 8);
+    for (const auto& [first, last] : intervals) {
+      PutLe(&set, first, 8);
+      PutLe(&set, last + 1, 8);  // the protocol's end is exclusive
+    }
+  }
+  std::string out;
+  PutLe(&out, 0x04 | (non_blocking ? 0x01 : 0x00), 2);  // BINLOG_THROUGH_GTID
+  PutLe(&out, server_id, 4);
+  PutLe(&out, 0, 4);  // no binlog file name
+  PutLe(&out, 4, 8);
+  PutLe(&out, set.size(), 4);
+  out += set;
+  return out;
+}
+
 Result<std::unique_ptr<BinlogStream>> BinlogStream::Open(const StreamOptions& options,
                                                          const SourcePosition& start) {
   std::unique_ptr<BinlogStream> s(new BinlogStream());
@@ -271,8 +321,30 @@ Result<std::unique_ptr<BinlogStream>> BinlogStream::Open(const StreamOptions& op
   if (file.empty()) {
     if (start.gtids.empty()) return InvalidArgument("binlog stream: no start position");
     if (!c.is_mariadb()) {
-      return NotSupported("starting a MySQL binlog stream at a GTID set is not supported yet; "
-                          "give a FILE:POS position");
+      if (start.gtids.flavor() != GtidSet::Flavor::kMySql) {
+        return InvalidArgument("{}:{} is MySQL {}: the GTID set '{}' is a MariaDB position "
+                               "(domain-server-sequence); give a MySQL GTID set "
+                               "(uuid:first-last, see SELECT @@GLOBAL.gtid_executed)",
+                               co.host, co.port, c.server_version(), start.gtids.ToString());
+      }
+      // libmariadb's mariadb_rpl_open only sends COM_BINLOG_DUMP (file:pos);
+      // floe sends COM_BINLOG_DUMP_GTID itself and reads the events as usual.
+      FLOE_ASSIGN_OR_RETURN(std::string body,
+                            EncodeBinlogDumpGtid(options.server_id, options.non_blocking, start.gtids));
+      MYSQL* m = c.handle();
+      constexpr auto kComBinlogDumpGtid = static_cast<enum enum_server_command>(0x1e);
+      if (m->methods->db_command(m, kComBinlogDumpGtid, body.data(), body.size(), 1, nullptr) != 0) {
+        return IoError("{}:{}: sending COM_BINLOG_DUMP_GTID for '{}' failed: {}", co.host, co.port,
+                       start.gtids.ToString(), mysql_error(m));
+      }
+      s->where_ = fmt::format("{}:{}", co.host, co.port);
+      return s;
+    }
+    if (start.gtids.flavor() != GtidSet::Flavor::kMariaDb) {
+      return InvalidArgument("{}:{} is MariaDB {}: the GTID set '{}' is a MySQL set; MariaDB "
+                             "streams from a MariaDB GTID position (domain-server-sequence, see "
+                             "SELECT @@GLOBAL.gtid_binlog_pos)", co.host, co.port,
+                             c.server_version(), start.gtids.ToString());
     }
     FLOE_RETURN_IF_ERROR(c.Execute(fmt::format("SET @slave_connect_state = '{}'", start.gtids.ToString())));
     FLOE_RETURN_IF_ERROR(c.Execute("SET @slave_gtid_strict_mode = 0"));
@@ -305,7 +377,8 @@ BinlogStream::~BinlogStream() {
 Result<std::optional<std::span<const uint8_t>>> BinlogStream::Next() {
   MYSQL* m = conn_->handle();
   unsigned long len = mysql_net_read_packet(m);
-  if (len == static_cast<unsigned long>(~0UL)) {
+  // libmariadb's packet_error is (unsigned int)-1, widened to unsigned long.
+  if (len == static_cast<unsigned long>(~0U) || len == ~0UL) {
     unsigned err = mysql_errno(m);
     std::string msg = mysql_error(m);
     if (err == 1236 /* ER_MASTER_FATAL_ERROR_READING_BINLOG */) {

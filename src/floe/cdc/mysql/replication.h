@@ -106,12 +106,26 @@ struct StreamOptions {
   bool non_blocking = false;
 };
 
+/// The body of MySQL's COM_BINLOG_DUMP_GTID (command byte 0x1e, sent first by
+/// the caller): flags (2 bytes; BINLOG_THROUGH_GTID 0x04, plus
+/// BINLOG_DUMP_NON_BLOCK 0x01 when `non_blocking`), server id (4), binlog
+/// name length (4) = 0, binlog position (8) = 4, then the GTID set: its size
+/// (4) and the encoded set: number of source uuids (8), and per uuid its 16
+/// bytes, the number of intervals (8) and each interval as start (8) and
+/// exclusive end (8). All integers little-endian. kInvalidArgument when `gtids`
+/// is not a MySQL set.
+Result<std::string> EncodeBinlogDumpGtid(uint32_t server_id, bool non_blocking,
+                                         const GtidSet& gtids);
+
 /// A binlog event stream from a start position.
 class BinlogStream {
  public:
   /// Connects, sets up checksums, heartbeats and MariaDB GTID capability, and
   /// starts the dump at `start.binlog` (file:pos), or at `start.gtids` when
-  /// no file is given (MariaDB only; kNotSupported on MySQL).
+  /// no file is given: on MariaDB through @slave_connect_state and
+  /// COM_BINLOG_DUMP, on MySQL through COM_BINLOG_DUMP_GTID (sent by floe:
+  /// libmariadb's mariadb_rpl only sends COM_BINLOG_DUMP). kInvalidArgument
+  /// when the set's flavor does not match the server's.
   static Result<std::unique_ptr<BinlogStream>> Open(const StreamOptions& options,
                                                     const SourcePosition& start);
   ~BinlogStream();
