@@ -19,5 +19,6 @@ void AddTableCommands(CLI::App& app, int* exit_code);
 /// (table_scan_command.cc); it reads the catalog options with
 /// CatalogOptionsFrom(its own subcommand).
 void AddTableScanCommand(CLI::App& table, int* exit_code);
+void AddIngestCommand(CLI::App& app, int* exit_code);
 
 }  // namespace floe::cli

@@ -11,10 +11,14 @@ int main(int argc, char** argv) {
   floe::cli::AddAvroCommands(app, &exit_code);
   floe::cli::AddCaptureCommands(app, &exit_code);
   floe::cli::AddTableCommands(app, &exit_code);
+  floe::cli::AddIngestCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version print and succeed; a wrong command line exits 2
+    // (the usual code for usage errors) rather than CLI11's internal codes.
+    int code = app.exit(e);
+    return code == 0 ? 0 : 2;
   }
   return exit_code;
 }

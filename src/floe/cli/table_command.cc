@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "floe/cli/catalog_options.h"
+#include "floe/cli/cli_values.h"
 #include "floe/cli/commands.h"
 #include "floe/common/arena.h"
 #include "floe/format/parquet/reader.h"
@@ -69,23 +70,6 @@ int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
-}
-
-/// "7d", "12h", "30m", "45s", "500ms" -> milliseconds.
-std::optional<int64_t> ParseDuration(std::string_view text) {
-  size_t i = 0;
-  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
-  if (i == 0) return std::nullopt;
-  int64_t n = 0;
-  for (size_t k = 0; k < i; ++k) n = n * 10 + (text[k] - '0');
-  std::string_view unit = text.substr(i);
-  if (unit == "ms") return n;
-  if (unit == "s") return n * 1000;
-  if (unit == "m" || unit == "min") return n * 60 * 1000;
-  if (unit == "h") return n * 3600 * 1000;
-  if (unit == "d") return n * 24 * 3600 * 1000;
-  if (unit == "w") return n * 7 * 24 * 3600 * 1000;
-  return std::nullopt;
 }
 
 std::string PartitionText(const std::vector<iceberg::Literal>& partition) {

@@ -1,0 +1,353 @@
+// `floe ingest`: change events from files or standard input into Iceberg
+// tables, exactly once (docs/ingest.md). The pipeline is floe::ingest's; this
+// file turns flags into IngestOptions, shows progress on a terminal, prints
+// the summary, and sets the exit code (0 done, 1 failed, 2 bad usage).
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <csignal>
+#include <cstdio>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+#include <spdlog/pattern_formatter.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "floe/cli/catalog_options.h"
+#include "floe/cli/cli_values.h"
+#include "floe/cli/commands.h"
+#include "floe/common/json_text.h"
+#include "floe/ingest/pipeline.h"
+
+namespace floe::cli {
+namespace {
+
+std::atomic<bool> g_stop{false};
+void OnSignal(int) { g_stop.store(true); }
+
+struct IngestArgs {
+  std::vector<std::string> inputs;
+  std::string format = "debezium-json";
+  std::string table;
+  std::string route;
+  std::string schema_file;
+  std::string primary_key;
+  std::string partition_by;
+  CatalogOptions catalog;
+  std::string checkpoint_interval = "10s";
+  int parallelism = 1;
+  int commit_parallelism = 1;
+  bool upsert = false;
+  bool overwrite = false;
+  std::string state_dir;
+  bool follow = false;
+  std::string on_error = "fail";
+  std::string dead_letter;
+  std::string pipeline_id;
+  std::string distribution_mode;
+  std::string target_file_size;
+  std::string compression_codec;
+  std::string memory_budget = "512MiB";
+  int max_empty_commits = 10;
+  std::string progress = "auto";
+  std::string log_format = "text";
+  std::string log_level = "info";
+};
+
+std::vector<std::string> SplitList(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string::npos) comma = text.size();
+    std::string item = text.substr(start, comma - start);
+    while (!item.empty() && item.front() == ' ') item.erase(item.begin());
+    while (!item.empty() && item.back() == ' ') item.pop_back();
+    if (!item.empty()) out.push_back(item);
+    start = comma + 1;
+  }
+  return out;
+}
+
+Result<ingest::IngestOptions> ToOptions(const IngestArgs& a) {
+  ingest::IngestOptions o;
+  o.inputs = a.inputs;
+  FLOE_ASSIGN_OR_RETURN(o.format, ingest::ParseInputFormat(a.format));
+  o.table = a.table;
+  o.route = a.route;
+  o.schema_file = a.schema_file;
+  o.primary_key = SplitList(a.primary_key);
+  o.partition_by = a.partition_by;
+  auto interval = ParseDuration(a.checkpoint_interval);
+  if (!interval || *interval <= 0) {
+    return InvalidArgument("--checkpoint-interval '{}': expected a duration such as 10s or 500ms",
+                           a.checkpoint_interval);
+  }
+  o.checkpoint_interval = std::chrono::milliseconds(*interval);
+  if (a.parallelism < 1 || a.commit_parallelism < 1) {
+    return InvalidArgument("--parallelism and --commit-parallelism need at least 1");
+  }
+  o.parallelism = a.parallelism;
+  o.commit_parallelism = a.commit_parallelism;
+  if (a.upsert) o.upsert = true;
+  o.overwrite = a.overwrite;
+  o.state_dir = a.state_dir;
+  o.follow = a.follow;
+  FLOE_ASSIGN_OR_RETURN(o.on_error, ingest::ParseOnError(a.on_error));
+  o.dead_letter_path = a.dead_letter;
+  o.pipeline_id = a.pipeline_id;
+  if (!a.distribution_mode.empty()) {
+    FLOE_ASSIGN_OR_RETURN(o.sink.distribution_mode, sink::ParseDistributionMode(a.distribution_mode));
+  }
+  if (!a.target_file_size.empty()) {
+    auto size = ParseByteSize(a.target_file_size);
+    if (!size || *size <= 0) {
+      return InvalidArgument("--target-file-size '{}': expected a size such as 128MiB",
+                             a.target_file_size);
+    }
+    o.sink.target_file_size_bytes = *size;
+  }
+  if (!a.compression_codec.empty()) o.sink.compression_codec = a.compression_codec;
+  auto budget = ParseByteSize(a.memory_budget);
+  if (!budget || *budget < (1 << 20)) {
+    return InvalidArgument("--memory-budget '{}': expected a size of at least 1MiB, such as 512MiB",
+                           a.memory_budget);
+  }
+  o.sink.memory_budget_bytes = *budget;
+  if (a.max_empty_commits < 1) return InvalidArgument("--max-continuous-empty-commits needs at least 1");
+  o.sink.max_continuous_empty_commits = a.max_empty_commits;
+  CatalogOptions catalog = a.catalog;
+  o.catalog = [catalog]() -> Result<std::shared_ptr<iceberg::Catalog>> {
+    FLOE_ASSIGN_OR_RETURN(OpenedCatalog opened, OpenCatalogFromOptions(catalog));
+    auto holder = std::make_shared<OpenedCatalog>(std::move(opened));
+    return std::shared_ptr<iceberg::Catalog>(holder, holder->catalog.get());
+  };
+  return o;
+}
+
+/// spdlog flag %J: the message as a JSON string literal (for --log-format json).
+class JsonMessageFlag final : public spdlog::custom_flag_formatter {
+ public:
+  void format(const spdlog::details::log_msg& msg, const std::tm&,
+              spdlog::memory_buf_t& dest) override {
+    std::string out;
+    AppendJsonString(std::string_view(msg.payload.data(), msg.payload.size()), &out);
+    dest.append(out.data(), out.data() + out.size());
+  }
+  std::unique_ptr<custom_flag_formatter> clone() const override {
+    return std::make_unique<JsonMessageFlag>();
+  }
+};
+
+Status SetUpLogging(const IngestArgs& a) {
+  auto logger = spdlog::stderr_color_mt("ingest");
+  auto level = spdlog::level::from_str(a.log_level);
+  if (level == spdlog::level::off && a.log_level != "off") {
+    return InvalidArgument("--log-level '{}': one of trace, debug, info, warn, error, off", a.log_level);
+  }
+  logger->set_level(level);
+  if (a.log_format == "json") {
+    auto formatter = std::make_unique<spdlog::pattern_formatter>(spdlog::pattern_time_type::utc);
+    formatter->add_flag<JsonMessageFlag>('J').set_pattern(
+        R"({"time":"%Y-%m-%dT%H:%M:%S.%fZ","level":"%l","thread":%t,"message":%J})");
+    logger->set_formatter(std::move(formatter));
+  } else if (a.log_format == "text") {
+    logger->set_pattern("%Y-%m-%d %H:%M:%S.%e %^%l%$ %v");
+  } else {
+    return InvalidArgument("--log-format '{}': text or json", a.log_format);
+  }
+  spdlog::set_default_logger(logger);
+  return Ok();
+}
+
+std::string Thousands(int64_t n) {
+  std::string digits = std::to_string(n < 0 ? -n : n);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
+    out.push_back(digits[i]);
+  }
+  return n < 0 ? "-" + out : out;
+}
+
+/// One line on standard error, rewritten every second while the run lasts.
+class ProgressLine {
+ public:
+  explicit ProgressLine(const ingest::IngestStats* stats) : stats_(stats) {
+    thread_ = std::thread([this] { Loop(); });
+  }
+  ~ProgressLine() {
+    {
+      std::lock_guard lock(mu_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+    std::fputs("\r\033[K", stderr);
+  }
+
+ private:
+  void Loop() {
+    auto started = std::chrono::steady_clock::now();
+    int64_t last_events = 0;
+    auto last = started;
+    std::unique_lock lock(mu_);
+    while (!cv_.wait_for(lock, std::chrono::seconds(1), [this] { return done_; })) {
+      auto now = std::chrono::steady_clock::now();
+      int64_t events = stats_->events_read.load();
+      double seconds = std::chrono::duration<double>(now - last).count();
+      double rate = seconds > 0 ? (events - last_events) / seconds : 0;
+      last_events = events;
+      last = now;
+      auto tables = stats_->RowsPerTable();
+      std::string busiest;
+      int64_t most = -1;
+      for (const auto& [table, rows] : tables) {
+        if (rows > most) {
+          most = rows;
+          busiest = table;
+        }
+      }
+      std::string line = fmt::format(
+          "\r\033[K{:.0f}s  events {} ({:.0f}/s)  rows {}  tables {}{}  commits {} (checkpoint {})",
+          std::chrono::duration<double>(now - started).count(), Thousands(events), rate,
+          Thousands(stats_->rows_emitted.load()), tables.size(),
+          busiest.empty() ? "" : fmt::format(" (top {}: {})", busiest, Thousands(most)),
+          Thousands(stats_->commits.load()), stats_->last_committed_checkpoint.load());
+      if (int64_t dead = stats_->dead_letters.load(); dead > 0) {
+        line += fmt::format("  dead letters {}", Thousands(dead));
+      }
+      std::fputs(line.c_str(), stderr);
+      std::fflush(stderr);
+    }
+  }
+
+  const ingest::IngestStats* stats_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::thread thread_;
+};
+
+void PrintSummary(const ingest::IngestSummary& s, double seconds) {
+  std::printf("ingested %s events (%s rows) in %.1f s: %.0f events/s\n", Thousands(s.events).c_str(),
+              Thousands(s.rows).c_str(), seconds, seconds > 0 ? s.events / seconds : 0.0);
+  std::printf("commits %s, last checkpoint %lld, tables created %s, schema changes %s\n",
+              Thousands(s.commits).c_str(), static_cast<long long>(s.last_checkpoint),
+              Thousands(s.tables_created).c_str(), Thousands(s.schema_changes).c_str());
+  if (s.skipped > 0 || s.dead_letters > 0) {
+    std::printf("skipped %s (tombstones, heartbeats, schema events), dead letters %s\n",
+                Thousands(s.skipped).c_str(), Thousands(s.dead_letters).c_str());
+  }
+  for (const auto& [table, rows] : s.rows_per_table) {
+    std::printf("  %-40s %14s rows\n", table.c_str(), Thousands(rows).c_str());
+  }
+  std::printf("pipeline %s, state in %s\n", s.pipeline_id.c_str(), s.state_dir.c_str());
+}
+
+}  // namespace
+
+void AddIngestCommand(CLI::App& app, int* exit_code) {
+  auto args = std::make_shared<IngestArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "ingest", "Write change events (Debezium JSON or JSON rows) from files or standard input "
+                "into Iceberg tables, exactly once");
+  cmd->add_option("inputs", args->inputs, "Input files, read in order; - for standard input")
+      ->required();
+  cmd->add_option("--format", args->format, "debezium-json or json")->capture_default_str();
+  cmd->add_option("--table", args->table, "The one destination table NS.T");
+  cmd->add_option("--route", args->route,
+                  "One table per source table, e.g. \"{db}.{table}\" or \"lake.{db}_{table}\"");
+  cmd->add_option("--schema", args->schema_file,
+                  "Iceberg schema JSON for created tables and for events without a schema block");
+  cmd->add_option("--primary-key", args->primary_key, "Identifier fields of created tables: a,b");
+  cmd->add_option("--partition-by", args->partition_by,
+                  "Partition spec of created tables, e.g. \"bucket(16, id), day(ts)\"");
+  AddCatalogOptions(*cmd, &args->catalog);
+  cmd->add_option("--checkpoint-interval", args->checkpoint_interval,
+                  "Time between checkpoints (and commits)")
+      ->capture_default_str();
+  cmd->add_option("--parallelism", args->parallelism, "Writer threads")->capture_default_str();
+  cmd->add_option("--commit-parallelism", args->commit_parallelism, "Committer threads")
+      ->capture_default_str();
+  cmd->add_flag("--upsert", args->upsert,
+                "Upsert: an insert or update replaces the row with the same primary key "
+                "(default: each table's write.upsert.enabled)");
+  cmd->add_flag("--overwrite", args->overwrite,
+                "Each checkpoint replaces the partitions it writes");
+  cmd->add_option("--state-dir", args->state_dir,
+                  "Checkpoints and pipeline id (default: <first input>.floe-state)");
+  cmd->add_flag("--follow", args->follow, "Keep reading the last input as it grows, like tail -f");
+  cmd->add_option("--on-error", args->on_error,
+                  "fail: stop at the first bad event; skip: write it to the dead-letter file")
+      ->capture_default_str();
+  cmd->add_option("--dead-letter", args->dead_letter,
+                  "Dead-letter file (default: <state-dir>/dead-letter.jsonl)");
+  cmd->add_option("--pipeline-id", args->pipeline_id,
+                  "floe.pipeline-id in snapshot summaries (default: kept in the state folder)");
+  cmd->add_option("--distribution-mode", args->distribution_mode,
+                  "write.distribution-mode: none, hash or range (default: the table's, else none)");
+  cmd->add_option("--target-file-size", args->target_file_size,
+                  "write.target-file-size-bytes, e.g. 128MiB (default: the table's)");
+  cmd->add_option("--compression-codec", args->compression_codec,
+                  "write.parquet.compression-codec (default: the table's, else zstd)");
+  cmd->add_option("--memory-budget", args->memory_budget,
+                  "Memory for buffered rows over all writers; the largest buffers are flushed "
+                  "beyond it")
+      ->capture_default_str();
+  cmd->add_option("--max-continuous-empty-commits", args->max_empty_commits,
+                  "Commit an empty snapshot after this many checkpoints with nothing new, to "
+                  "record the position")
+      ->capture_default_str();
+  cmd->add_option("--progress", args->progress, "auto (on a terminal), always or never")
+      ->capture_default_str();
+  cmd->add_option("--log-format", args->log_format, "text or json (one object per line)")
+      ->capture_default_str();
+  cmd->add_option("--log-level", args->log_level, "trace, debug, info, warn, error or off")
+      ->capture_default_str();
+  cmd->callback([args, exit_code] {
+    if (auto s = SetUpLogging(*args); !s) {
+      std::fprintf(stderr, "floe ingest: %s\n", s.error().ToString().c_str());
+      *exit_code = 2;
+      return;
+    }
+    auto options = ToOptions(*args);
+    if (!options) {
+      std::fprintf(stderr, "floe ingest: %s\n", options.error().ToString().c_str());
+      *exit_code = 2;
+      return;
+    }
+    std::signal(SIGINT, OnSignal);
+    std::signal(SIGTERM, OnSignal);
+    bool show_progress = args->progress == "always" || (args->progress == "auto" && isatty(2));
+    ingest::IngestStats stats;
+    auto started = std::chrono::steady_clock::now();
+    Result<ingest::IngestSummary> summary;
+    {
+      std::unique_ptr<ProgressLine> progress;
+      if (show_progress) progress = std::make_unique<ProgressLine>(&stats);
+      summary = ingest::RunIngest(*options, &stats, &g_stop);
+    }
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (!summary) {
+      spdlog::error("ingest failed: {}", summary.error().ToString());
+      std::fprintf(stderr, "floe ingest: error: %s\n", summary.error().ToString().c_str());
+      *exit_code = summary.error().code() == ErrorCode::kInvalidArgument &&
+                           stats.events_read.load() == 0
+                       ? 2
+                       : 1;
+      return;
+    }
+    PrintSummary(*summary, seconds);
+  });
+}
+
+}  // namespace floe::cli
