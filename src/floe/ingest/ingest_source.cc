@@ -18,6 +18,7 @@
 #include "floe/common/arena.h"
 #include "floe/ingest/line_source.h"
 #include "floe/sink/router.h"
+#include "floe/sink/row_key.h"
 #include "floe/types/row_json.h"
 
 namespace floe::ingest {
@@ -225,6 +226,7 @@ struct IngestSource::Impl {
   sink::TableTargetPtr json_target;
   /// Rows in table order (reused: no allocation per row).
   std::vector<Value> scratch_a;
+  std::string key_before, key_after;
   std::vector<Value> scratch_b;
   /// Rows emitted per table since the last Poll ended.
   std::unordered_map<std::string, int64_t> rows_per_table;
@@ -384,7 +386,13 @@ struct IngestSource::Impl {
           if (auto col = m.Map(event->before, a, true); !col.empty()) {
             return BadInput(line, missing(col, "before"));
           }
-          FLOE_RETURN_IF_ERROR(Emit(target, RowKind::kUpdateBefore, a));
+          if (!target->upsert) {
+            FLOE_RETURN_IF_ERROR(Emit(target, RowKind::kUpdateBefore, a));
+          } else if (KeyChanged(m, a, b)) {
+            // Upsert replaces rows by the after image's key; when the update
+            // changed the key, the row under the old key must go too.
+            FLOE_RETURN_IF_ERROR(Emit(target, RowKind::kDelete, a));
+          }
         } else if (!target->upsert && !target->equality_field_ids.empty()) {
           // No before image (PostgreSQL's REPLICA IDENTITY DEFAULT when the
           // key did not change): the old row is the one with the after
@@ -406,6 +414,17 @@ struct IngestSource::Impl {
       }
     }
     return BadInput(line, Error(ErrorCode::kInvalidArgument, "unknown op"));
+  }
+
+  /// Whether rows `before` and `after` (table order) differ in an equality field.
+  bool KeyChanged(const RowMapping& m, std::span<const Value> before, std::span<const Value> after) {
+    key_before.clear();
+    key_after.clear();
+    for (int position : m.equality_positions()) {
+      sink::AppendValueKey(before[position], &key_before);
+      sink::AppendValueKey(after[position], &key_after);
+    }
+    return key_before != key_after;
   }
 
   Status ProcessJson(const Line& line) {

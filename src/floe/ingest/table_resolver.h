@@ -101,6 +101,8 @@ class RowMapping {
   std::string_view Map(types::Row in, std::span<types::Value> out, bool equality_only) const;
 
   size_t width() const { return columns_.size(); }
+  /// Table positions of the equality fields.
+  const std::vector<int>& equality_positions() const { return equality_; }
 
  private:
   friend class TableResolver;
