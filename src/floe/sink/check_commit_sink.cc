@@ -6,11 +6,15 @@ namespace floe::sink {
 
 Status CheckCommitSink::Process(CommitOutcome outcome, engine::Collector<engine::Nothing>&) {
   if (!outcome.status) {
-    spdlog::error("commit of table {} at checkpoint {} failed: {}; stopping (a restart resumes "
-                  "from the last complete checkpoint)",
-                  outcome.table, outcome.checkpoint_id, outcome.status.error().ToString());
-    return std::unexpected(std::move(outcome.status).error().WithContext(fmt::format(
-        "commit of table {} at checkpoint {} failed", outcome.table, outcome.checkpoint_id)));
+    spdlog::error(
+        "commit of table {} at checkpoint {} failed: {}; stopping (a restart resumes "
+        "from the last complete checkpoint)",
+        outcome.table, outcome.checkpoint_id, outcome.status.error().ToString());
+    return std::unexpected(
+        std::move(outcome.status)
+            .error()
+            .WithContext(fmt::format("commit of table {} at checkpoint {} failed", outcome.table,
+                                     outcome.checkpoint_id)));
   }
   ++commits_;
   spdlog::debug("committed table {} checkpoint {}: snapshot {}, {} files, {} records",

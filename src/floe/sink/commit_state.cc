@@ -107,7 +107,8 @@ std::string SerializeCommitState(const CommitState& state) {
     t["empty-checkpoints"] = table.empty_checkpoints;
     known.push_back(std::move(t));
   }
-  json j = {{"format", kFormat}, {"pending", std::move(pending)}, {"known-tables", std::move(known)}};
+  json j = {
+      {"format", kFormat}, {"pending", std::move(pending)}, {"known-tables", std::move(known)}};
   return j.dump();
 }
 

@@ -94,20 +94,21 @@ Status WriteOneManifest(io::FileIO& io, const iceberg::TableMetadata& metadata, 
   const iceberg::PartitionSpec* spec = metadata.SpecById(spec_id);
   const types::Schema* schema = metadata.CurrentSchema();
   if (spec == nullptr || schema == nullptr) {
-    return InvalidArgument("table {}: write results name partition spec {}, which its metadata "
-                           "lacks",
-                           metadata.location, spec_id);
+    return InvalidArgument(
+        "table {}: write results name partition spec {}, which its metadata "
+        "lacks",
+        metadata.location, spec_id);
   }
   const bool data = content == iceberg::ManifestContent::kData;
-  std::string path = fmt::format("{}/metadata/floe-commit-{}-{:016x}-s{}-{}.avro",
-                                 metadata.location, id, RandomTag(), spec_id,
-                                 data ? "data" : "deletes");
+  std::string path =
+      fmt::format("{}/metadata/floe-commit-{}-{:016x}-s{}-{}.avro", metadata.location, id,
+                  RandomTag(), spec_id, data ? "data" : "deletes");
   // Staging manifests are read back only by floe: v2 (or the table's newer
   // version) even for v1 tables, so that delete manifests can be written.
   const int format_version = std::max(2, metadata.format_version);
-  FLOE_ASSIGN_OR_RETURN(auto writer,
-                        iceberg::ManifestWriter::Open(io, path, format_version, *schema, *spec,
-                                                      content, std::nullopt));
+  FLOE_ASSIGN_OR_RETURN(
+      auto writer, iceberg::ManifestWriter::Open(io, path, format_version, *schema, *spec, content,
+                                                 std::nullopt));
   for (const auto& file : files) {
     iceberg::ManifestEntry entry;
     entry.status = iceberg::ManifestEntryStatus::kAdded;
@@ -160,8 +161,8 @@ struct CommitterOperator::Impl {
                              files.data, &staged);
       }
       if (s && !files.deletes.empty()) {
-        s = WriteOneManifest(io, *buffer.metadata, id, spec_id,
-                             iceberg::ManifestContent::kDeletes, files.deletes, &staged);
+        s = WriteOneManifest(io, *buffer.metadata, id, spec_id, iceberg::ManifestContent::kDeletes,
+                             files.deletes, &staged);
       }
     }
     if (!s) {
@@ -264,8 +265,8 @@ struct CommitterOperator::Impl {
       }
       if (s.error().code() != ErrorCode::kCommitStateUnknown) return std::unexpected(s.error());
       // The commit may or may not have happened: the table tells.
-      spdlog::warn("committer: table {} checkpoint {}: commit outcome unknown ({}); reloading",
-                   key, checkpoint.id, s.error().message());
+      spdlog::warn("committer: table {} checkpoint {}: commit outcome unknown ({}); reloading", key,
+                   checkpoint.id, s.error().message());
       FLOE_RETURN_IF_ERROR_CTX(table.Refresh(), "reloading after a commit of unknown outcome ({})",
                                s.error().message());
       FLOE_ASSIGN_OR_RETURN(CheckpointId now_committed,
@@ -292,7 +293,7 @@ struct CommitterOperator::Impl {
         error.AddContext(fmt::format("committing checkpoint {} to table {}", id, key));
         result.outcomes.push_back(CommitOutcome{key, id, std::unexpected(std::move(error))});
         handles.at(key).table.reset();  // reload before the next attempt
-        break;  // later checkpoints of this table wait behind this one
+        break;                          // later checkpoints of this table wait behind this one
       }
       result.done.push_back(id);
       if (skipped) {
@@ -352,7 +353,8 @@ Status CommitterOperator::Open(const engine::OperatorContext& context,
   if (m.options.pipeline_id.empty()) return InvalidArgument("committer: the pipeline id is empty");
   if (!m.options.catalog) return InvalidArgument("committer: no catalog factory");
   FLOE_ASSIGN_OR_RETURN(m.catalog, m.options.catalog());
-  if (m.catalog == nullptr) return InvalidArgument("committer: the catalog factory gave no catalog");
+  if (m.catalog == nullptr)
+    return InvalidArgument("committer: the catalog factory gave no catalog");
   m.subtask = context.subtask;
   m.parallelism = std::max(1, context.parallelism);
 

@@ -59,8 +59,7 @@ class CommitterOperator final : public engine::Operator<WriteResult, CommitOutco
   /// Errors: kInvalidArgument (no pipeline id or catalog factory), the
   /// catalog factory's, kCorruption of a restored state, and the first
   /// failed commit of a restored checkpoint (naming table and checkpoint).
-  Status Open(const engine::OperatorContext& context,
-              const engine::RestoredState& state) override;
+  Status Open(const engine::OperatorContext& context, const engine::RestoredState& state) override;
   /// Errors: kInvalidArgument for a result this committer must refuse
   /// (upsert in overwrite mode, delete files in overwrite mode, no target).
   Status Process(WriteResult result, engine::Collector<CommitOutcome>& out) override;

@@ -38,9 +38,9 @@ namespace floe::sink::testing {
 using Rows = std::multiset<std::pair<int64_t, std::string>>;
 
 inline types::Schema KvSchema() {
-  return types::Schema({{1, "id", true, types::Type::Long(), ""},
-                        {2, "v", false, types::Type::String(), ""}},
-                       0, {1});
+  return types::Schema(
+      {{1, "id", true, types::Type::Long(), ""}, {2, "v", false, types::Type::String(), ""}}, 0,
+      {1});
 }
 
 template <typename T>
@@ -100,8 +100,8 @@ class CommitFixture : public ::testing::Test {
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_ / "warehouse");
     io_ = std::make_shared<FaultyFileIO>();
-    auto hadoop =
-        std::make_shared<iceberg::HadoopCatalog>("default", (dir_ / "warehouse").string(), io_.get());
+    auto hadoop = std::make_shared<iceberg::HadoopCatalog>("default", (dir_ / "warehouse").string(),
+                                                           io_.get());
     catalog_ = std::make_shared<FaultyCatalog>(hadoop, io_->shared_state());
     ASSERT_TRUE(catalog_->CreateNamespace({"ns"}));
     options_.pipeline_id = "p1";
@@ -146,8 +146,8 @@ class CommitFixture : public ::testing::Test {
     return target;
   }
 
-  std::vector<iceberg::DataFile> WriteRows(const TableTargetPtr& target,
-                                           const std::vector<std::pair<int64_t, std::string>>& rows) {
+  std::vector<iceberg::DataFile> WriteRows(
+      const TableTargetPtr& target, const std::vector<std::pair<int64_t, std::string>>& rows) {
     auto files = WriteRowsTo(*io_, *target, rows);
     EXPECT_TRUE(files) << files.error().ToString();
     return files ? *files : std::vector<iceberg::DataFile>{};
@@ -160,7 +160,7 @@ class CommitFixture : public ::testing::Test {
   }
 
   static WriteResult ResultOf(const TableTargetPtr& target, std::vector<iceberg::DataFile> data,
-                            std::vector<iceberg::DataFile> deletes = {}) {
+                              std::vector<iceberg::DataFile> deletes = {}) {
     WriteResult r;
     r.target = target;
     r.spec_id = target->metadata->default_spec_id;

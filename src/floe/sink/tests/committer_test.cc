@@ -101,7 +101,8 @@ TEST_F(CommitterTest, OneSnapshotPerCheckpointWithSummaryKeysAndProperty) {
   EXPECT_EQ(out_.items[0].added_records, 3);
   EXPECT_EQ(out_.items[0].snapshot_id, first.snapshot_id);
   // The staging manifests are gone once committed.
-  for (const auto& e : std::filesystem::directory_iterator(dir_ / "warehouse" / "ns" / "a" / "metadata")) {
+  for (const auto& e :
+       std::filesystem::directory_iterator(dir_ / "warehouse" / "ns" / "a" / "metadata")) {
     EXPECT_EQ(e.path().filename().string().find("floe-commit-"), std::string::npos) << e.path();
   }
 }
@@ -114,7 +115,8 @@ TEST_F(CommitterTest, CheckpointsAreNeverMergedSoEqualityDeletesApplyToOlderData
   // twice.
   auto t = CreateTable("u", "bucket(4, id)", /*upsert=*/true);
   auto committer = NewCommitter();
-  FLOE_ASSERT_OK(committer->Process(ResultOf(t, WriteRows(t, {{1, "a"}, {2, "b"}, {3, "c"}})), out_));
+  FLOE_ASSERT_OK(
+      committer->Process(ResultOf(t, WriteRows(t, {{1, "a"}, {2, "b"}, {3, "c"}})), out_));
   Snapshot(*committer, 1);
   FLOE_ASSERT_OK(committer->Process(
       ResultOf(t, WriteRows(t, {{2, "B"}}), WriteEqualityDeletes(t, {2})), out_));
@@ -135,8 +137,8 @@ TEST_F(CommitterTest, CheckpointsAreNeverMergedSoEqualityDeletesApplyToOlderData
     if (f.entry.data_file.content == iceberg::DataFileContent::kEqualityDeletes) {
       ++deletes;
       EXPECT_EQ(f.entry.sequence_number, metadata.snapshots[1].sequence_number);
-    } else if (f.entry.data_file.record_count == 1 && f.entry.sequence_number ==
-                                                          metadata.snapshots[1].sequence_number) {
+    } else if (f.entry.data_file.record_count == 1 &&
+               f.entry.sequence_number == metadata.snapshots[1].sequence_number) {
       // the new row of key 2
     }
   }
@@ -194,7 +196,8 @@ TEST_F(CommitterTest, RestoreIntoAnotherParallelismCommitsEachTableOnce) {
     auto committer = NewCommitter({}, subtask, 2);
     for (int i = 0; i < 6; ++i) {
       if (CommitterSubtaskOf(tables[i]->key, 2) != static_cast<size_t>(subtask)) continue;
-      FLOE_ASSERT_OK(committer->Process(ResultOf(tables[i], WriteRows(tables[i], {{i, "v"}})), out_));
+      FLOE_ASSERT_OK(
+          committer->Process(ResultOf(tables[i], WriteRows(tables[i], {{i, "v"}})), out_));
     }
     states.push_back(Snapshot(*committer, 1));
   }
@@ -361,11 +364,10 @@ TEST_F(CommitterTest, RecoveryAfterSnapshotExpiryUsesTheProperty) {
     auto table = iceberg::Table::Load(*catalog_, {{"ns"}, "a"});
     FLOE_ASSERT_OK(table);
     auto expire = table->NewExpireSnapshots();
-    expire->RetainLast(1).ExpireOlderThan(
-        std::chrono::duration_cast<std::chrono::milliseconds>(
-            std::chrono::system_clock::now().time_since_epoch())
-            .count() +
-        1000);
+    expire->RetainLast(1).ExpireOlderThan(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                              std::chrono::system_clock::now().time_since_epoch())
+                                              .count() +
+                                          1000);
     FLOE_ASSERT_OK(expire->Commit());
   }
   auto metadata = Metadata("a");
@@ -438,8 +440,8 @@ TEST_F(CommitterTest, MaxCommittedCheckpointOverTables) {
   FLOE_ASSERT_OK(committer->Process(ResultOf(b, WriteRows(b, {{1, "v"}})), out_));
   Snapshot(*committer, 9);
   Notify(*committer, 9);
-  auto max = MaxCommittedCheckpoint(*catalog_, "p1",
-                                    {{{"ns"}, "a"}, {{"ns"}, "b"}, {{"ns"}, "missing"}});
+  auto max =
+      MaxCommittedCheckpoint(*catalog_, "p1", {{{"ns"}, "a"}, {{"ns"}, "b"}, {{"ns"}, "missing"}});
   FLOE_ASSERT_OK(max);
   EXPECT_EQ(*max, 9);
   auto other = MaxCommittedCheckpoint(*catalog_, "p2", {{{"ns"}, "a"}});
@@ -452,8 +454,7 @@ TEST_F(CommitterTest, RowDeltaWithPositionDeletesValidatesReferencedFiles) {
   auto committer = NewCommitter();
   auto data = WriteRows(t, {{1, "a"}, {2, "b"}, {3, "c"}});
   ASSERT_EQ(data.size(), 1u);
-  auto pos = iceberg::WritePositionDeletes(*io_, *t->metadata, 0, {},
-                                           {{data[0].file_path, 1}}, {});
+  auto pos = iceberg::WritePositionDeletes(*io_, *t->metadata, 0, {}, {{data[0].file_path, 1}}, {});
   FLOE_ASSERT_OK(pos);
   WriteResult r = ResultOf(t, data, {*pos});
   r.referenced_data_files = {data[0].file_path};

@@ -218,8 +218,9 @@ class FaultInjectionTest : public CommitFixture {
     auto outcomes = job.AddOperator<WriteResult, CommitOutcome>(
         "committer", options_.commit_parallelism, results, CommitterRoute,
         [&](int) { return std::make_unique<CommitterOperator>(options_, positions); });
-    job.AddOperator<CommitOutcome, engine::Nothing>(
-        "check-commit", 1, outcomes, nullptr, [](int) { return std::make_unique<CheckCommitSink>(); });
+    job.AddOperator<CommitOutcome, engine::Nothing>("check-commit", 1, outcomes, nullptr, [](int) {
+      return std::make_unique<CheckCommitSink>();
+    });
     return job.Run();
   }
 
@@ -242,8 +243,8 @@ class FaultInjectionTest : public CommitFixture {
       auto counts = CheckpointSnapshots(name);
       EXPECT_FALSE(counts.empty()) << scenario;
       for (const auto& [id, n] : counts) {
-        EXPECT_EQ(n, 1) << scenario << ": checkpoint " << id << " committed " << n
-                        << " times to " << name;
+        EXPECT_EQ(n, 1) << scenario << ": checkpoint " << id << " committed " << n << " times to "
+                        << name;
       }
     }
     EXPECT_GT(total, 0);
@@ -267,8 +268,7 @@ struct FileFault {
   friend void PrintTo(const FileFault& f, std::ostream* os) { *os << f.name; }
 };
 
-class FileFaultTest : public FaultInjectionTest,
-                      public ::testing::WithParamInterface<FileFault> {};
+class FileFaultTest : public FaultInjectionTest, public ::testing::WithParamInterface<FileFault> {};
 
 TEST_P(FileFaultTest, RecoversExactlyOnce) {
   const FileFault& fault = GetParam();
@@ -289,12 +289,15 @@ INSTANTIATE_TEST_SUITE_P(
         FileFault{"AfterDataFile", {"/data/", ".parquet", FaultStep::kAfterClose, 7}},
         FileFault{"BeforeStagedManifest", {"floe-commit-", ".avro", FaultStep::kBeforeCreate, 5}},
         FileFault{"AfterStagedManifest", {"floe-commit-", ".avro", FaultStep::kAfterClose, 5}},
-        FileFault{"BeforeSnapshotManifest", {"/metadata/", "-m0.avro", FaultStep::kBeforeCreate, 4}},
+        FileFault{"BeforeSnapshotManifest",
+                  {"/metadata/", "-m0.avro", FaultStep::kBeforeCreate, 4}},
         FileFault{"AfterSnapshotManifest", {"/metadata/", "-m0.avro", FaultStep::kAfterClose, 4}},
         FileFault{"BeforeManifestList", {"/metadata/snap-", ".avro", FaultStep::kBeforeCreate, 4}},
         FileFault{"AfterManifestList", {"/metadata/snap-", ".avro", FaultStep::kAfterClose, 4}},
-        FileFault{"BeforeTableMetadata", {"/metadata/", ".metadata.json.tmp", FaultStep::kBeforeCreate, 5}},
-        FileFault{"AfterTableMetadata", {"/metadata/", ".metadata.json", FaultStep::kAfterRename, 5}},
+        FileFault{"BeforeTableMetadata",
+                  {"/metadata/", ".metadata.json.tmp", FaultStep::kBeforeCreate, 5}},
+        FileFault{"AfterTableMetadata",
+                  {"/metadata/", ".metadata.json", FaultStep::kAfterRename, 5}},
         FileFault{"BeforeCheckpointFile", {"checkpoint-", ".tmp", FaultStep::kBeforeCreate, 3}},
         FileFault{"AfterCheckpointFile", {"checkpoint-", ".json", FaultStep::kAfterRename, 3}}),
     [](const ::testing::TestParamInfo<FileFault>& info) { return std::string(info.param.name); });
@@ -341,7 +344,9 @@ INSTANTIATE_TEST_SUITE_P(
                       CatalogFault{"UnknownNotApplied", CommitFault::kUnknownNotApplied, 1, false},
                       CatalogFault{"UnknownTwiceNotApplied", CommitFault::kUnknownNotApplied, 2,
                                    true}),
-    [](const ::testing::TestParamInfo<CatalogFault>& info) { return std::string(info.param.name); });
+    [](const ::testing::TestParamInfo<CatalogFault>& info) {
+      return std::string(info.param.name);
+    });
 
 TEST_F(FaultInjectionTest, RepeatedCrashesAtDifferentStepsConverge) {
   const std::vector<FaultRule> rules = {

@@ -223,7 +223,7 @@ class FaultyOutputFile final : public io::OutputFile {
 };
 
 inline Result<std::unique_ptr<io::OutputFile>> FaultyFileIO::CreateOutput(std::string_view path,
-                                                                        bool overwrite) {
+                                                                          bool overwrite) {
   FLOE_RETURN_IF_ERROR(state_->CheckAlive(path));
   {
     std::lock_guard lock(mu_);
