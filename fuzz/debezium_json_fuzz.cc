@@ -28,24 +28,38 @@ void Check(bool ok) {
 void CheckValue(const Type& type, const Value& v, bool required_checked) {
   if (v.is_null()) return;
   switch (type.id()) {
-    case TypeId::kBoolean: Check(v.kind == Value::Kind::kBool); break;
+    case TypeId::kBoolean:
+      Check(v.kind == Value::Kind::kBool);
+      break;
     case TypeId::kInt:
-    case TypeId::kDate: Check(v.kind == Value::Kind::kInt32); break;
+    case TypeId::kDate:
+      Check(v.kind == Value::Kind::kInt32);
+      break;
     case TypeId::kTime:
       Check(v.kind == Value::Kind::kInt64 && v.i64 >= 0 && v.i64 < 86400LL * 1000000);
       break;
     case TypeId::kLong:
     case TypeId::kTimestamp:
-    case TypeId::kTimestampTz: Check(v.kind == Value::Kind::kInt64); break;
-    case TypeId::kFloat: Check(v.kind == Value::Kind::kFloat); break;
-    case TypeId::kDouble: Check(v.kind == Value::Kind::kDouble); break;
+    case TypeId::kTimestampTz:
+      Check(v.kind == Value::Kind::kInt64);
+      break;
+    case TypeId::kFloat:
+      Check(v.kind == Value::Kind::kFloat);
+      break;
+    case TypeId::kDouble:
+      Check(v.kind == Value::Kind::kDouble);
+      break;
     case TypeId::kDecimal:
       Check(v.kind == Value::Kind::kDecimal &&
             floe::cdc::dbz::FitsPrecision(v.decimal, type.precision()));
       break;
     case TypeId::kString:
-    case TypeId::kBinary: Check(v.kind == Value::Kind::kBytes); break;
-    case TypeId::kUuid: Check(v.kind == Value::Kind::kBytes && v.size == 16); break;
+    case TypeId::kBinary:
+      Check(v.kind == Value::Kind::kBytes);
+      break;
+    case TypeId::kUuid:
+      Check(v.kind == Value::Kind::kBytes && v.size == 16);
+      break;
     case TypeId::kFixed:
       Check(v.kind == Value::Kind::kBytes && v.size == static_cast<uint32_t>(type.length()));
       break;
@@ -123,7 +137,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     size_t nl = input.find('\n');
     std::string_view line = input.substr(0, nl);
     input = nl == std::string_view::npos ? std::string_view() : input.substr(nl + 1);
-    const floe::types::Schema* known = (n % 2 == 0 || !last_block) ? &KnownSchema() : last_block.get();
+    const floe::types::Schema* known =
+        (n % 2 == 0 || !last_block) ? &KnownSchema() : last_block.get();
     auto event = reader.Decode(line, known, &arena);
     if (!event) {
       (void)event.error().ToString();

@@ -1,5 +1,6 @@
 #include "floe/cdc/debezium_json_reader.h"
 
+#include <array>
 #include <charconv>
 #include <cstring>
 #include <unordered_map>
@@ -126,9 +127,15 @@ void BuildKnownPlan(const NestedField& field, std::string path, FieldPlan* plan)
     for (const auto& child : field.type->fields()) {
       std::string child_path;
       switch (plan->type_id) {
-        case TypeId::kStruct: child_path = plan->path + "." + child.name; break;
-        case TypeId::kList: child_path = plan->path + "[]"; break;
-        default: child_path = plan->path + "." + child.name; break;
+        case TypeId::kStruct:
+          child_path = plan->path + "." + child.name;
+          break;
+        case TypeId::kList:
+          child_path = plan->path + "[]";
+          break;
+        default:
+          child_path = plan->path + "." + child.name;
+          break;
       }
       plan->children.emplace_back();
       BuildKnownPlan(child, std::move(child_path), &plan->children.back());
@@ -344,8 +351,8 @@ class BlockConverter {
       FieldPlan& element = plan->children[0];
       element.name = "element";
       element.path = plan_path + "[]";
-      FLOE_ASSIGN_OR_RETURN(TypePtr element_type,
-                            Convert(*items, json_path + ".items", element.path, depth + 1, &element));
+      FLOE_ASSIGN_OR_RETURN(TypePtr element_type, Convert(*items, json_path + ".items",
+                                                          element.path, depth + 1, &element));
       element.required = !Optional(*items);
       t = Type::List(element_id, element.required, element_type);
       element.type = t->element().type.get();
@@ -370,8 +377,8 @@ class BlockConverter {
       value.path = plan_path + ".value";
       FLOE_ASSIGN_OR_RETURN(TypePtr key_type,
                             Convert(*keys, json_path + ".keys", key.path, depth + 1, &key));
-      FLOE_ASSIGN_OR_RETURN(TypePtr value_type, Convert(*values, json_path + ".values",
-                                                        value.path, depth + 1, &value));
+      FLOE_ASSIGN_OR_RETURN(TypePtr value_type,
+                            Convert(*values, json_path + ".values", value.path, depth + 1, &value));
       key.required = true;
       value.required = !Optional(*values);
       t = Type::Map(key_id, key_type, value_id, value.required, value_type);
@@ -425,10 +432,9 @@ Result<std::unique_ptr<RowPlan>> PlanFromBlock(std::string_view text) {
     return InvalidArgument("schema.fields[{}].fields: missing", row_index);
   }
   BlockConverter converter(/*next_id=*/1);
-  FLOE_ASSIGN_OR_RETURN(TypePtr root,
-                        converter.ConvertStruct(*row_fields, fmt::format("schema.fields[{}]",
-                                                                         row_index),
-                                                "", 1, &plan->root));
+  FLOE_ASSIGN_OR_RETURN(TypePtr root, converter.ConvertStruct(
+                                          *row_fields, fmt::format("schema.fields[{}]", row_index),
+                                          "", 1, &plan->root));
   auto schema = std::make_shared<types::Schema>(root->fields());
   if (auto st = schema->Validate(); !st) {
     return std::unexpected(std::move(st).error().WithContext("schema"));
@@ -470,20 +476,29 @@ struct DebeziumJsonReader::Impl final : dbz::PlanSource {
   std::unique_ptr<dbz::Decoder> decoder;
   std::unordered_map<uint64_t, std::vector<std::unique_ptr<Entry>>> blocks;
   size_t block_count = 0;
-  const Entry* last_block = nullptr;
+  /// The most recently used blocks, most recent first (null: unused slot).
+  static constexpr size_t kRecent = 8;
+  std::array<const Entry*, kRecent> recent{};
   std::unique_ptr<dbz::RowPlan> known_plan;
 
+  void Touch(const Entry* e) {
+    size_t i = 0;
+    while (i < kRecent - 1 && recent[i] != e && recent[i] != nullptr) ++i;
+    for (size_t k = i; k > 0; --k) recent[k] = recent[k - 1];
+    recent[0] = e;
+  }
+
   Result<const dbz::RowPlan*> ForSchemaBlock(std::string_view text) override {
-    if (last_block && last_block->text.size() == text.size() &&
-        std::memcmp(last_block->text.data(), text.data(), text.size()) == 0) {
-      return last_block->plan.get();
+    if (recent[0] && recent[0]->text.size() == text.size() &&
+        std::memcmp(recent[0]->text.data(), text.data(), text.size()) == 0) {
+      return recent[0]->plan.get();
     }
     uint64_t hash = dbz::SampledHash(text);
     auto it = blocks.find(hash);
     if (it != blocks.end()) {
       for (const auto& e : it->second) {
         if (e->text == text) {
-          last_block = e.get();
+          Touch(e.get());
           return e->plan.get();
         }
       }
@@ -493,15 +508,49 @@ struct DebeziumJsonReader::Impl final : dbz::PlanSource {
       // Events keep their schema objects alive; only the plans go.
       blocks.clear();
       block_count = 0;
-      last_block = nullptr;
+      recent.fill(nullptr);
     }
     auto entry = std::make_unique<Entry>();
     entry->text.assign(text);
     entry->plan = std::move(plan);
-    last_block = entry.get();
+    const Entry* added = entry.get();
     blocks[hash].push_back(std::move(entry));
     ++block_count;
-    return last_block->plan.get();
+    Touch(added);
+    return added->plan.get();
+  }
+
+  const dbz::RowPlan* MatchCachedBlock(std::string_view rest, size_t* block_size) override {
+    for (const Entry* e : recent) {
+      if (!e) break;
+      size_t n = e->text.size();
+      if (rest.size() > n && rest[n] == ',' && std::memcmp(rest.data(), e->text.data(), n) == 0) {
+        Touch(e);
+        *block_size = n;
+        return e->plan.get();
+      }
+    }
+    // Many tables interleaved: find where the block would end (the wrapper is
+    // `{"schema":{...},"payload":{...}}`, so searching from the end passes
+    // over the payload only), then look the candidate up like a parsed block.
+    // A candidate that is not a cached block costs a lookup; a few are tried.
+    constexpr std::string_view kPayload = "},\"payload\":";
+    size_t pos = rest.size();
+    for (int tries = 0; tries < 4 && pos > 0; ++tries) {
+      pos = rest.rfind(kPayload, pos - 1);
+      if (pos == std::string_view::npos) break;
+      std::string_view candidate = rest.substr(0, pos + 1);
+      auto it = blocks.find(dbz::SampledHash(candidate));
+      if (it == blocks.end()) continue;
+      for (const auto& e : it->second) {
+        if (e->text == candidate) {
+          Touch(e.get());
+          *block_size = candidate.size();
+          return e->plan.get();
+        }
+      }
+    }
+    return nullptr;
   }
 
   const dbz::RowPlan* ForKnown(const types::Schema& known) override {

@@ -73,6 +73,11 @@ class PlanSource {
   /// naming the block's path ("schema.fields[1]...") and the reason.
   virtual Result<const RowPlan*> ForSchemaBlock(std::string_view text) = 0;
   virtual const RowPlan* ForKnown(const types::Schema& known) = 0;
+  /// The decoder's fast path: if `rest` (a line after `{"schema":`) starts
+  /// with the exact text of a cached block followed by a comma,
+  /// returns that block's plan and sets `*block_size`; else null. The block
+  /// then needs no parsing at all (a cached text is one complete JSON object).
+  virtual const RowPlan* MatchCachedBlock(std::string_view rest, size_t* block_size) = 0;
 };
 
 /// One simdjson kernel's decoder.
