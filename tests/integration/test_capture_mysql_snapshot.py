@@ -47,7 +47,9 @@ def floe(args, out, err=subprocess.DEVNULL):
 
 def records(path):
     out = []
-    for line in Path(path).read_text().splitlines():
+    text = Path(path).read_text()
+    # While floe runs the last line may be half written: only whole lines count.
+    for line in text[:text.rfind("\n") + 1].splitlines():
         if line.strip():
             rec = json.loads(line)
             if "op" in rec:

@@ -62,21 +62,30 @@ int CompareValue(const Value& a, const Value& b) {
   auto cmp = [](auto x, auto y) { return x < y ? -1 : (y < x ? 1 : 0); };
   auto as_int = [](const Value& v) -> types::int128_t {
     switch (v.kind) {
-      case Value::Kind::kBool: return v.b ? 1 : 0;
-      case Value::Kind::kInt32: return v.i32;
-      case Value::Kind::kInt64: return v.i64;
-      default: return v.decimal;
+      case Value::Kind::kBool:
+        return v.b ? 1 : 0;
+      case Value::Kind::kInt32:
+        return v.i32;
+      case Value::Kind::kInt64:
+        return v.i64;
+      default:
+        return v.decimal;
     }
   };
   switch (a.kind) {
     case Value::Kind::kBool:
     case Value::Kind::kInt32:
     case Value::Kind::kInt64:
-    case Value::Kind::kDecimal: return cmp(as_int(a), as_int(b));
-    case Value::Kind::kFloat: return cmp(a.f32, b.f32);
-    case Value::Kind::kDouble: return cmp(a.f64, b.f64);
-    case Value::Kind::kBytes: return cmp(a.as_bytes(), b.as_bytes());
-    default: return 0;
+    case Value::Kind::kDecimal:
+      return cmp(as_int(a), as_int(b));
+    case Value::Kind::kFloat:
+      return cmp(a.f32, b.f32);
+    case Value::Kind::kDouble:
+      return cmp(a.f64, b.f64);
+    case Value::Kind::kBytes:
+      return cmp(a.as_bytes(), b.as_bytes());
+    default:
+      return 0;
   }
 }
 
@@ -87,19 +96,32 @@ void AppendKey(types::Row row, const std::vector<int>& pk, std::string* out) {
     const Value& v = row[static_cast<size_t>(i)];
     out->push_back(static_cast<char>(v.kind));
     switch (v.kind) {
-      case Value::Kind::kBool: out->push_back(v.b ? 1 : 0); break;
-      case Value::Kind::kInt32: out->append(reinterpret_cast<const char*>(&v.i32), 4); break;
-      case Value::Kind::kInt64: out->append(reinterpret_cast<const char*>(&v.i64), 8); break;
-      case Value::Kind::kFloat: out->append(reinterpret_cast<const char*>(&v.f32), 4); break;
-      case Value::Kind::kDouble: out->append(reinterpret_cast<const char*>(&v.f64), 8); break;
-      case Value::Kind::kDecimal: out->append(reinterpret_cast<const char*>(&v.decimal), 16); break;
+      case Value::Kind::kBool:
+        out->push_back(v.b ? 1 : 0);
+        break;
+      case Value::Kind::kInt32:
+        out->append(reinterpret_cast<const char*>(&v.i32), 4);
+        break;
+      case Value::Kind::kInt64:
+        out->append(reinterpret_cast<const char*>(&v.i64), 8);
+        break;
+      case Value::Kind::kFloat:
+        out->append(reinterpret_cast<const char*>(&v.f32), 4);
+        break;
+      case Value::Kind::kDouble:
+        out->append(reinterpret_cast<const char*>(&v.f64), 8);
+        break;
+      case Value::Kind::kDecimal:
+        out->append(reinterpret_cast<const char*>(&v.decimal), 16);
+        break;
       case Value::Kind::kBytes: {
         uint32_t n = v.size;
         out->append(reinterpret_cast<const char*>(&n), 4);
         out->append(v.as_bytes());
         break;
       }
-      default: break;
+      default:
+        break;
     }
   }
 }
@@ -212,7 +234,8 @@ class ChunkReader {
       if (i) cols += ", ";
       cols += QuoteId(schema.columns[i].name);
     }
-    std::string sql = "SELECT " + cols + " FROM " + QuoteId(schema.db) + "." + QuoteId(schema.table);
+    std::string sql =
+        "SELECT " + cols + " FROM " + QuoteId(schema.db) + "." + QuoteId(schema.table);
     std::string where;
     if (task.lo) where = TupleCompare(pk_cols, *task.lo, true);
     if (task.hi) where += (where.empty() ? "" : " AND ") + TupleCompare(pk_cols, *task.hi, false);
@@ -224,26 +247,26 @@ class ChunkReader {
     Connection& c = *w.conn;
     FLOE_ASSIGN_OR_RETURN(BinlogFilePos low, LowWatermark(c));
     const size_t n = schema.columns.size();
-    FLOE_RETURN_IF_ERROR(c.QueryStream(sql, [&](MYSQL_ROW row, const unsigned long* lengths,
-                                                unsigned fields) -> Status {
-      if (fields != n) {
-        return InternalError("snapshot of {}.{}: {} columns selected, schema has {}", schema.db,
-                             schema.table, fields, n);
-      }
-      auto* values = out.batch.arena->AllocateArray<Value>(n);
-      for (size_t i = 0; i < n; ++i) {
-        FLOE_ASSIGN_OR_RETURN(Value v, ParseSelectedValue(schema.columns[i], row[i], lengths[i],
-                                                          out.batch.arena.get()));
-        new (&values[i]) Value(v);
-      }
-      RowChange rc;
-      rc.op = ChangeOp::kRead;
-      rc.table = def;
-      rc.after = {values, n};
-      rc.source = source_;
-      out.batch.events.emplace_back(std::move(rc));
-      return Ok();
-    }));
+    FLOE_RETURN_IF_ERROR(c.QueryStream(
+        sql, [&](MYSQL_ROW row, const unsigned long* lengths, unsigned fields) -> Status {
+          if (fields != n) {
+            return InternalError("snapshot of {}.{}: {} columns selected, schema has {}", schema.db,
+                                 schema.table, fields, n);
+          }
+          auto* values = out.batch.arena->AllocateArray<Value>(n);
+          for (size_t i = 0; i < n; ++i) {
+            FLOE_ASSIGN_OR_RETURN(Value v, ParseSelectedValue(schema.columns[i], row[i], lengths[i],
+                                                              out.batch.arena.get()));
+            new (&values[i]) Value(v);
+          }
+          RowChange rc;
+          rc.op = ChangeOp::kRead;
+          rc.table = def;
+          rc.after = {values, n};
+          rc.source = source_;
+          out.batch.events.emplace_back(std::move(rc));
+          return Ok();
+        }));
     FLOE_ASSIGN_OR_RETURN(out.high_watermark, BinlogEnd(c));
     if (Compare(low, out.high_watermark) >= 0) return out;  // nothing committed in between
     FLOE_RETURN_IF_ERROR(Reconcile(w, schema, def, pk, task, low, &out));
@@ -297,8 +320,8 @@ class ChunkReader {
           return SchemaIncompatible(
               "binlog {}: table {}.{} has {} columns in the binlog but had {} when its snapshot "
               "started: a DDL ran on it during the snapshot; restart the capture (a new "
-              "snapshot)", where, schema.db, schema.table, t->columns.size(),
-              schema.columns.size());
+              "snapshot)",
+              where, schema.db, schema.table, t->columns.size(), schema.columns.size());
         }
         CompleteTableMap(decoder.MutableTable(t->table_id), schema);
         continue;
@@ -438,7 +461,8 @@ Result<std::optional<std::vector<std::string>>> SplitPoint(
     Connection& conn, const TableSchema& schema, const std::optional<std::vector<std::string>>& lo,
     size_t chunk_rows) {
   std::vector<std::string> pk_cols;
-  for (int i : KeyIndexes(schema)) pk_cols.push_back(QuoteId(schema.columns[static_cast<size_t>(i)].name));
+  for (int i : KeyIndexes(schema))
+    pk_cols.push_back(QuoteId(schema.columns[static_cast<size_t>(i)].name));
   std::string list;
   for (size_t k = 0; k < pk_cols.size(); ++k) list += (k ? ", " : "") + pk_cols[k];
   std::string sql = "SELECT " + list + " FROM " + QuoteId(schema.db) + "." + QuoteId(schema.table);
@@ -603,7 +627,8 @@ Result<SnapshotFilter> SnapshotFilter::FromJson(
       if (c.contains("hi") && c["hi"].is_array()) {
         std::vector<std::string> hi;
         for (const auto& v : c["hi"]) {
-          if (!v.is_string()) return InvalidArgument("snapshot_filter: a bound of {}.{} is not text", db, table);
+          if (!v.is_string())
+            return InvalidArgument("snapshot_filter: a bound of {}.{} is not text", db, table);
           hi.push_back(v.get<std::string>());
         }
         chunk.hi = std::move(hi);
@@ -622,9 +647,10 @@ Result<IncrementalSnapshotResult> RunIncrementalSnapshot(
     const std::vector<SnapshotTable>& tables, const std::function<Status(ChangeBatch&)>& sink) {
   IncrementalSnapshotResult result;
   FLOE_ASSIGN_OR_RETURN(result.start, CurrentPosition(meta));
-  spdlog::info("snapshot: streaming will start at binlog {}; {} tables, {} chunk readers, {} rows "
-               "per chunk", result.start.binlog.ToString(), tables.size(), options.parallelism,
-               options.chunk_rows);
+  spdlog::info(
+      "snapshot: streaming will start at binlog {}; {} tables, {} chunk readers, {} rows "
+      "per chunk",
+      result.start.binlog.ToString(), tables.size(), options.parallelism, options.chunk_rows);
   auto source = std::make_shared<ChangeSource>();
   source->position = result.start;
   source->snapshot = "true";
@@ -685,28 +711,33 @@ Result<IncrementalSnapshotResult> RunIncrementalSnapshot(
     if (!PrimaryKeyIsChunkable(schema)) {
       while (!pending.empty()) FLOE_RETURN_IF_ERROR(emit_front());
       if (schema.primary_key.empty()) {
-        spdlog::warn("snapshot: table {}.{} has no primary key: reading it in one piece under a "
-                     "consistent-snapshot transaction (not chunked, not parallel)", schema.db,
-                     schema.table);
+        spdlog::warn(
+            "snapshot: table {}.{} has no primary key: reading it in one piece under a "
+            "consistent-snapshot transaction (not chunked, not parallel)",
+            schema.db, schema.table);
       } else {
-        spdlog::warn("snapshot: table {}.{}: its primary key has columns floe cannot order like "
-                     "the server (strings, binary, ENUM, ...): reading it under one "
-                     "consistent-snapshot transaction (not parallel)", schema.db, schema.table);
+        spdlog::warn(
+            "snapshot: table {}.{}: its primary key has columns floe cannot order like "
+            "the server (strings, binary, ENUM, ...): reading it under one "
+            "consistent-snapshot transaction (not parallel)",
+            schema.db, schema.table);
       }
       SnapshotOptions so;
       so.chunk_rows = chunk_rows;
       FLOE_ASSIGN_OR_RETURN(auto snap, Snapshot::Open(options.connection, so));
       uint64_t rows = 0;
-      FLOE_RETURN_IF_ERROR(snap->ReadTable(schema, tables[ti].definition, [&](ChangeBatch& b) -> Status {
-        rows += b.events.size();
-        return sink(b);
-      }));
+      FLOE_RETURN_IF_ERROR(
+          snap->ReadTable(schema, tables[ti].definition, [&](ChangeBatch& b) -> Status {
+            rows += b.events.size();
+            return sink(b);
+          }));
       FLOE_RETURN_IF_ERROR(snap->Close());
       result.rows += rows;
       ++result.chunks;
       // One unbounded chunk: every event of the table before the snapshot
       // point is in the snapshot (no key needed to tell).
-      FLOE_RETURN_IF_ERROR(result.filter.AddTable(schema, {{std::nullopt, snap->position().binlog}}));
+      FLOE_RETURN_IF_ERROR(
+          result.filter.AddTable(schema, {{std::nullopt, snap->position().binlog}}));
       continue;
     }
     std::optional<std::vector<std::string>> lo;
@@ -720,9 +751,10 @@ Result<IncrementalSnapshotResult> RunIncrementalSnapshot(
     }
   }
   while (!pending.empty()) FLOE_RETURN_IF_ERROR(emit_front());
-  spdlog::info("snapshot: {} rows in {} chunks ({} reconciled with their binlog window); "
-               "streaming from {}", result.rows, result.chunks, result.reconciled_chunks,
-               result.start.binlog.ToString());
+  spdlog::info(
+      "snapshot: {} rows in {} chunks ({} reconciled with their binlog window); "
+      "streaming from {}",
+      result.rows, result.chunks, result.reconciled_chunks, result.start.binlog.ToString());
   return result;
 }
 

@@ -66,10 +66,10 @@ void CompleteTableMap(TableMapEvent* map, const TableSchema& schema);
 class SnapshotFilter {
  public:
   enum class Decision : uint8_t {
-    kEmit,         ///< emit the event as it is
-    kSkip,         ///< the snapshot already holds its effect
-    kEmitInsert,   ///< a key-changing update: emit only its after image, as an insert
-    kEmitDelete,   ///< a key-changing update: emit only its before image, as a delete
+    kEmit,        ///< emit the event as it is
+    kSkip,        ///< the snapshot already holds its effect
+    kEmitInsert,  ///< a key-changing update: emit only its after image, as an insert
+    kEmitDelete,  ///< a key-changing update: emit only its before image, as a delete
   };
 
   /// Adds a table: `pk` are the key's column indexes, `chunks` in key order,
@@ -87,8 +87,8 @@ class SnapshotFilter {
 
   /// What to do with a row change of db.table at binlog position `pos` (the
   /// rows event's own position). `before`/`after` as in RowChange.
-  Decision Decide(std::string_view db, std::string_view table, types::Row before,
-                  types::Row after, const BinlogFilePos& pos) const;
+  Decision Decide(std::string_view db, std::string_view table, types::Row before, types::Row after,
+                  const BinlogFilePos& pos) const;
 
   /// {"tables": [{"db", "table", "chunks": [{"hi": [..] | null, "hw": "file:pos"}]}]}.
   nlohmann::json ToJson() const;

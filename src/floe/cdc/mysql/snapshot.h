@@ -15,6 +15,10 @@
 /// (keyset pagination: `WHERE (pk) > (last) ORDER BY pk LIMIT n`), so no
 /// chunk holds more than `chunk_rows` rows in memory; tables without a
 /// primary key are read in one chunk (a streamed full scan), which the log says.
+///
+/// `floe capture` uses this reader only for tables the incremental snapshot
+/// (incremental_snapshot.h) cannot chunk: no primary key, or a key with
+/// columns floe cannot order like the server.
 
 #include <functional>
 #include <memory>

@@ -22,11 +22,13 @@ TableSchema Table(const std::string& ddl) {
 
 TEST(IncrementalSnapshot, WhichKeysAreChunked) {
   EXPECT_TRUE(PrimaryKeyIsChunkable(Table("CREATE TABLE t (id INT PRIMARY KEY)")));
-  EXPECT_TRUE(PrimaryKeyIsChunkable(
-      Table("CREATE TABLE t (a BIGINT UNSIGNED, b DATETIME(3), c DECIMAL(10,2), PRIMARY KEY (a, b, c))")));
+  EXPECT_TRUE(
+      PrimaryKeyIsChunkable(Table("CREATE TABLE t (a BIGINT UNSIGNED, b DATETIME(3), c "
+                                  "DECIMAL(10,2), PRIMARY KEY (a, b, c))")));
   EXPECT_FALSE(PrimaryKeyIsChunkable(Table("CREATE TABLE t (a INT)")));
   EXPECT_FALSE(PrimaryKeyIsChunkable(Table("CREATE TABLE t (k VARCHAR(10) PRIMARY KEY)")));
-  EXPECT_FALSE(PrimaryKeyIsChunkable(Table("CREATE TABLE t (a INT, k BINARY(4), PRIMARY KEY (a, k))")));
+  EXPECT_FALSE(
+      PrimaryKeyIsChunkable(Table("CREATE TABLE t (a INT, k BINARY(4), PRIMARY KEY (a, k))")));
   EXPECT_FALSE(PrimaryKeyIsChunkable(Table("CREATE TABLE t (d DECIMAL(50,0) PRIMARY KEY)")));
 }
 
@@ -94,11 +96,11 @@ TEST(IncrementalSnapshot, FilterRoundTripsThroughTheState) {
   ASSERT_TRUE(back) << back.error().ToString();
   EXPECT_EQ(back->ToJson(), json);
   std::vector<Value> r150{Value::Int32(150), Value::Int32(0)};
-  EXPECT_EQ(back->Decide("app", "t", {}, r150, {"bin.000001", 600}), SnapshotFilter::Decision::kSkip);
+  EXPECT_EQ(back->Decide("app", "t", {}, r150, {"bin.000001", 600}),
+            SnapshotFilter::Decision::kSkip);
   // A state naming a table without a schema is refused.
-  auto bad = SnapshotFilter::FromJson(json, [](std::string_view, std::string_view) -> const TableSchema* {
-    return nullptr;
-  });
+  auto bad = SnapshotFilter::FromJson(
+      json, [](std::string_view, std::string_view) -> const TableSchema* { return nullptr; });
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().message().find("app.t"), std::string::npos);
 }
@@ -113,14 +115,14 @@ TEST(IncrementalSnapshot, BinlogDumpGtidBody) {
       0x04, 0x00,                                      // flags: BINLOG_THROUGH_GTID
       0x04, 0x03, 0x02, 0x01,                          // server id
       0x00, 0x00, 0x00, 0x00,                          // binlog name length
-      0x04, 0, 0, 0, 0, 0, 0, 0,                       // binlog position 4
-      64, 0, 0, 0,                                     // size of the GTID set
-      1, 0, 0, 0, 0, 0, 0, 0,                          // one source
+      0x04, 0,    0,    0,    0,    0,    0,    0,     // binlog position 4
+      64,   0,    0,    0,                             // size of the GTID set
+      1,    0,    0,    0,    0,    0,    0,    0,     // one source
       0x3e, 0x11, 0xfa, 0x47, 0x71, 0xca, 0x11, 0xe1,  // its uuid
       0x9e, 0x33, 0xc8, 0x0a, 0xa9, 0x42, 0x95, 0x62,  //
-      2, 0, 0, 0, 0, 0, 0, 0,                          // two intervals
-      1, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0,  // [1, 6)
-      7, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0,  // [7, 8)
+      2,    0,    0,    0,    0,    0,    0,    0,     // two intervals
+      1,    0,    0,    0,    0,    0,    0,    0,    6, 0, 0, 0, 0, 0, 0, 0,  // [1, 6)
+      7,    0,    0,    0,    0,    0,    0,    0,    8, 0, 0, 0, 0, 0, 0, 0,  // [7, 8)
   };
   EXPECT_EQ(std::vector<uint8_t>(body->begin(), body->end()), want);
   auto non_blocking = EncodeBinlogDumpGtid(1, true, *set);
