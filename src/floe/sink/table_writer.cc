@@ -106,6 +106,7 @@ Status TableWriter::Configure(TableTargetPtr target) {
   keyed_ = keyed;
   upsert_ = target->upsert;
   width_ = schema->fields().size();
+  key_width_ = target->equality_field_ids.size();
   target_ = std::move(target);
   return Ok();
 }
@@ -249,7 +250,17 @@ size_t TableWriter::flushable_bytes() const {
 }
 
 size_t TableWriter::buffered_bytes() const {
-  return flushable_bytes() + keys_.memory_bytes() +
+  size_t open = 0, files = 0;
+  if (data_) {
+    open += data_->num_open_files() * width_;
+    files += data_->num_files() * width_;
+  }
+  if (equality_) open += equality_->num_open_files() * key_width_;
+  for (const auto& [spec_id, done] : completed_) {
+    files += (done.data_files.size() + done.delete_files.size()) * width_;
+  }
+  return flushable_bytes() + open * kOpenFileBytesPerColumn +
+         files * kFileMetadataBytesPerColumn + keys_.memory_bytes() +
          pending_deletes_.capacity() * sizeof(PendingDelete) + key_.capacity();
 }
 

@@ -70,9 +70,17 @@ class TableWriter {
   Status Write(RowKind kind, types::Row row);
 
   /// Bytes held in memory: buffered row groups of open data and equality
-  /// delete files, the key map and pending position deletes. Recomputed on
-  /// each call (a sum over open files and their columns).
+  /// delete files, an estimate of each open file's fixed buffers
+  /// (kOpenFileBytesPerColumn per column) and of each file's metadata
+  /// until the checkpoint, the key map and pending position deletes. Recomputed on each call (a sum over open files and columns).
   size_t buffered_bytes() const;
+  /// Estimated memory an open Parquet file holds per column beside its row
+  /// group (page, compression and dictionary buffers, statistics, row group
+  /// metadata), measured with 20-column rows (docs/sink-writers.md).
+  static constexpr size_t kOpenFileBytesPerColumn = 6 << 10;
+  /// Estimated memory of a completed file's metadata (its DataFile with
+  /// per-column metrics) per column, held until the checkpoint.
+  static constexpr size_t kFileMetadataBytesPerColumn = 384;
   /// The part of buffered_bytes() that Flush can write out.
   size_t flushable_bytes() const;
   /// Writes the buffered row groups of every open file (files stay open).
@@ -132,6 +140,7 @@ class TableWriter {
   bool upsert_ = false;
   KeyEncoder encoder_;
   size_t width_ = 0;
+  size_t key_width_ = 0;
 
   std::unique_ptr<iceberg::DataWriter> data_;
   std::unique_ptr<iceberg::EqualityDeleteWriter> equality_;

@@ -60,9 +60,11 @@ Status WriterOperator::Process(RowBatch batch, engine::Collector<WriteResult>& o
 Status WriterOperator::Relieve() {
   budget_->CountRelief();
   const int64_t target = account_->relief_target();
-  // Largest tables first: flush their row groups; a table whose buffers are
-  // already flushed but still large (its open files' page buffers are not
-  // counted, its key map cannot be flushed) gets its files closed.
+  // Largest tables first. A table with a sizeable row group buffered flushes
+  // it (the file stays open and reuses the memory); a table whose memory is
+  // mostly the fixed buffers of its open files gets them completed (closed
+  // files free everything; the next rows start new files). Key maps and
+  // pending position deletes cannot be released before the checkpoint.
   std::vector<Table*> order;
   order.reserve(tables_.size());
   for (auto& [key, table] : tables_) {
@@ -73,9 +75,16 @@ Status WriterOperator::Relieve() {
   });
   for (Table* table : order) {
     if (total_bytes_ <= target) break;
-    if (table->writer->flushable_bytes() == 0) continue;
-    FLOE_RETURN_IF_ERROR(table->writer->Flush());
-    ++flushes_;
+    TableWriter& w = *table->writer;
+    if (w.num_open_files() == 0) continue;
+    const size_t flushable = w.flushable_bytes();
+    if (flushable >= kMinFlushBytes && flushable * 2 >= static_cast<size_t>(table->bytes)) {
+      FLOE_RETURN_IF_ERROR(w.Flush());
+      ++flushes_;
+    } else {
+      FLOE_RETURN_IF_ERROR(w.CloseFiles());
+      ++file_closes_;
+    }
     Account(*table);
   }
   account_->Report(total_bytes_);

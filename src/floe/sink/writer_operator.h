@@ -56,6 +56,10 @@ class WriterOperator final : public engine::Operator<RowBatch, WriteResult> {
   int64_t flushes() const { return flushes_; }
   int64_t file_closes() const { return file_closes_; }
 
+  /// Relieving memory, a table's row groups are flushed when they hold at
+  /// least this much and most of its bytes; otherwise its files are closed.
+  static constexpr size_t kMinFlushBytes = 256 << 10;
+
  private:
   struct Table {
     std::unique_ptr<TableWriter> writer;
