@@ -5,7 +5,7 @@
 namespace floe::parquet {
 namespace {
 
-constexpr size_t kInitialSlots = 1024;
+constexpr size_t kInitialSlots = 64;
 
 uint64_t Mix(uint64_t h) {
   h ^= h >> 33;
