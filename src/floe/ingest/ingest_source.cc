@@ -11,8 +11,8 @@
 #include <unordered_map>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
 
 #include "floe/cdc/debezium_json_reader.h"
 #include "floe/common/arena.h"
@@ -144,9 +144,10 @@ class DeadLetterFile {
       return IoError("dead-letter file {}: cannot stat: {}", path, std::strerror(errno));
     }
     if (st.st_size < size) {
-      spdlog::warn("dead-letter file {} has {} bytes, fewer than the {} recorded at the "
-                   "checkpoint; keeping it as it is",
-                   path, st.st_size, size);
+      spdlog::warn(
+          "dead-letter file {} has {} bytes, fewer than the {} recorded at the "
+          "checkpoint; keeping it as it is",
+          path, st.st_size, size);
       size = st.st_size;
     }
     if (st.st_size > size) {
@@ -236,9 +237,7 @@ struct IngestSource::Impl {
   Impl(IngestSourceOptions o, std::shared_ptr<sink::CheckpointPositions> p, IngestStats* s)
       : options(std::move(o)), positions(std::move(p)), stats(s != nullptr ? s : &own_stats) {}
 
-  bool follow_current() const {
-    return options.follow && input_index + 1 == options.inputs.size();
-  }
+  bool follow_current() const { return options.follow && input_index + 1 == options.inputs.size(); }
 
   Status OpenInput(size_t index, int64_t offset, int64_t line) {
     input_index = index;
@@ -365,8 +364,8 @@ struct IngestSource::Impl {
       case cdc::ChangeOp::kInsert:
       case cdc::ChangeOp::kRead: {
         if (event->after.empty()) {
-          return BadInput(line, Error(ErrorCode::kInvalidArgument,
-                                      "op c/r without an \"after\" image"));
+          return BadInput(line,
+                          Error(ErrorCode::kInvalidArgument, "op c/r without an \"after\" image"));
         }
         if (auto col = m.Map(event->after, a, false); !col.empty()) {
           return BadInput(line, missing(col, "after"));
@@ -417,7 +416,8 @@ struct IngestSource::Impl {
   }
 
   /// Whether rows `before` and `after` (table order) differ in an equality field.
-  bool KeyChanged(const RowMapping& m, std::span<const Value> before, std::span<const Value> after) {
+  bool KeyChanged(const RowMapping& m, std::span<const Value> before,
+                  std::span<const Value> after) {
     key_before.clear();
     key_after.clear();
     for (int position : m.equality_positions()) {
@@ -459,8 +459,7 @@ struct IngestSource::Impl {
 };
 
 IngestSource::IngestSource(IngestSourceOptions options,
-                           std::shared_ptr<sink::CheckpointPositions> positions,
-                           IngestStats* stats)
+                           std::shared_ptr<sink::CheckpointPositions> positions, IngestStats* stats)
     : impl_(std::make_unique<Impl>(std::move(options), std::move(positions), stats)) {}
 
 IngestSource::~IngestSource() = default;
@@ -493,9 +492,10 @@ Status IngestSource::Open(const engine::OperatorContext& context,
     restored.input_index = index;
     s.totals = restored.totals;
     if (restored.file == kStandardInput) {
-      spdlog::warn("restarting on standard input: it cannot be sought, so it is read from its "
-                   "start (the position of checkpoint {} was offset {})",
-                   state.checkpoint_id, restored.offset);
+      spdlog::warn(
+          "restarting on standard input: it cannot be sought, so it is read from its "
+          "start (the position of checkpoint {} was offset {})",
+          state.checkpoint_id, restored.offset);
       restored.offset = 0;
       restored.line = 0;
     }
@@ -503,13 +503,12 @@ Status IngestSource::Open(const engine::OperatorContext& context,
   FLOE_RETURN_IF_ERROR(s.OpenInput(restored.input_index, restored.offset, restored.line));
   if (!s.options.dead_letter_path.empty()) {
     // A fresh start (no checkpoint) also truncates: nothing read before is kept.
-    FLOE_RETURN_IF_ERROR(s.dead_letters.Open(s.options.dead_letter_path,
-                                             restored.dead_letter_bytes));
+    FLOE_RETURN_IF_ERROR(
+        s.dead_letters.Open(s.options.dead_letter_path, restored.dead_letter_bytes));
   }
   if (state.own) {
-    spdlog::info("ingest: resuming {} at offset {} (line {}) from checkpoint {}",
-                 s.source->path(), s.source->position(), s.source->line_number(),
-                 state.checkpoint_id);
+    spdlog::info("ingest: resuming {} at offset {} (line {}) from checkpoint {}", s.source->path(),
+                 s.source->position(), s.source->line_number(), state.checkpoint_id);
   }
   return Ok();
 }

@@ -100,8 +100,7 @@ class IngestSource final : public engine::SourceOperator<sink::RowBatch> {
   /// Opens the catalog, the input at the restored position and the
   /// dead-letter file (truncated to its restored size). Errors: a state that
   /// names an input not among `inputs`; the input's open errors.
-  Status Open(const engine::OperatorContext& context,
-              const engine::RestoredState& state) override;
+  Status Open(const engine::OperatorContext& context, const engine::RestoredState& state) override;
   Result<bool> Poll(engine::Collector<sink::RowBatch>& out) override;
   Result<std::string> SnapshotState(engine::CheckpointId id) override;
   void Close() override;

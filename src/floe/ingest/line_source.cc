@@ -71,11 +71,11 @@ Result<std::unique_ptr<LineSource>> LineSource::Open(LineSourceOptions options, 
     }
   } else if (offset != 0) {
     ::close(fd);
-    return InvalidArgument("input {}: not a regular file, cannot resume at offset {}",
-                           options.path, offset);
+    return InvalidArgument("input {}: not a regular file, cannot resume at offset {}", options.path,
+                           offset);
   }
-  auto source = std::unique_ptr<LineSource>(
-      new LineSource(std::move(options), fd, offset, line_number));
+  auto source =
+      std::unique_ptr<LineSource>(new LineSource(std::move(options), fd, offset, line_number));
   source->owns_fd_ = true;
   return source;
 }
@@ -115,9 +115,10 @@ Status LineSource::CheckNotTruncated() {
   if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) return Ok();
   int64_t read_to = consumed_offset_ + static_cast<int64_t>(end_ - begin_);
   if (st.st_size < read_to) {
-    return InvalidArgument("input {}: the file shrank to {} bytes below the read position {} "
-                           "(truncated or replaced while followed)",
-                           options_.path, st.st_size, read_to);
+    return InvalidArgument(
+        "input {}: the file shrank to {} bytes below the read position {} "
+        "(truncated or replaced while followed)",
+        options_.path, st.st_size, read_to);
   }
   return Ok();
 }
@@ -153,9 +154,11 @@ Result<std::optional<Line>> LineSource::Next(std::chrono::milliseconds wait) {
       // A pipe or terminal: wait for data at most until the deadline, so a
       // caller polling with a budget is never blocked longer.
       auto now = std::chrono::steady_clock::now();
-      int timeout_ms = now >= deadline ? 0
-                           : static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                  deadline - now).count());
+      int timeout_ms =
+          now >= deadline
+              ? 0
+              : static_cast<int>(
+                    std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count());
       pollfd p{fd_, POLLIN, 0};
       int ready = ::poll(&p, 1, timeout_ms);
       if (ready < 0 && errno != EINTR) {
@@ -190,8 +193,8 @@ Result<std::optional<Line>> LineSource::Next(std::chrono::milliseconds wait) {
     FLOE_RETURN_IF_ERROR(CheckNotTruncated());
     auto now = std::chrono::steady_clock::now();
     if (now >= deadline) return std::nullopt;
-    std::this_thread::sleep_for(
-        std::min<std::chrono::steady_clock::duration>(options_.follow_poll_interval, deadline - now));
+    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+        options_.follow_poll_interval, deadline - now));
   }
 }
 

@@ -96,9 +96,9 @@ class LineSource {
   bool owns_fd_ = false;
   std::unique_ptr<char[]> buffer_;
   size_t capacity_ = 0;
-  size_t begin_ = 0;  ///< first unconsumed byte in buffer_
-  size_t end_ = 0;    ///< end of valid bytes in buffer_
-  size_t scan_ = 0;   ///< bytes after begin_ already known to hold no newline
+  size_t begin_ = 0;             ///< first unconsumed byte in buffer_
+  size_t end_ = 0;               ///< end of valid bytes in buffer_
+  size_t scan_ = 0;              ///< bytes after begin_ already known to hold no newline
   int64_t consumed_offset_ = 0;  ///< file offset of buffer_[begin_]
   int64_t consumed_lines_ = 0;
   int64_t bytes_read_ = 0;

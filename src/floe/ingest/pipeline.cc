@@ -197,8 +197,8 @@ Result<IngestJob> BuildIngestJob(const IngestOptions& options, engine::JobOption
   auto budget = std::make_shared<sink::MemoryBudget>(sink_options.memory_budget_bytes);
   auto on_commit = options.on_commit;
 
-  auto batches = job.AddSource<sink::RowBatch>(
-      "source", 1, [source_options, positions, stats](int) {
+  auto batches =
+      job.AddSource<sink::RowBatch>("source", 1, [source_options, positions, stats](int) {
         return std::make_unique<IngestSource>(source_options, positions, stats);
       });
   auto results = job.AddOperator<sink::RowBatch, sink::WriteResult>(
@@ -208,8 +208,7 @@ Result<IngestJob> BuildIngestJob(const IngestOptions& options, engine::JobOption
       });
   auto outcomes = job.AddOperator<sink::WriteResult, sink::CommitOutcome>(
       "committer", options.commit_parallelism, results,
-      engine::Partitioner<sink::WriteResult>(sink::CommitterRoute),
-      [sink_options, positions](int) {
+      engine::Partitioner<sink::WriteResult>(sink::CommitterRoute), [sink_options, positions](int) {
         return std::make_unique<sink::CommitterOperator>(sink_options, positions);
       });
   job.AddOperator<sink::CommitOutcome, engine::Nothing>(

@@ -194,9 +194,10 @@ Status ValidateTableResolverOptions(const TableResolverOptions& options) {
         }
         std::string_view name = r.substr(i + 1, close - i - 1);
         if (name != "db" && name != "table") {
-          return InvalidArgument("--route '{}': unknown placeholder '{{{}}}' (use {{db}} and "
-                                 "{{table}})",
-                                 r, name);
+          return InvalidArgument(
+              "--route '{}': unknown placeholder '{{{}}}' (use {{db}} and "
+              "{{table}})",
+              r, name);
         }
         i = close;
       }
@@ -309,9 +310,10 @@ Result<sink::TableTargetPtr> TableResolver::MakeTarget(const LoadedTable& loaded
                        : loaded.metadata.Property(kUpsertProperty, "false") == "true";
   if (target->upsert) {
     if (options_.overwrite) {
-      return InvalidArgument("table {}: upsert (table property {}) cannot be combined with "
-                             "overwrite",
-                             target->key, kUpsertProperty);
+      return InvalidArgument(
+          "table {}: upsert (table property {}) cannot be combined with "
+          "overwrite",
+          target->key, kUpsertProperty);
     }
     if (target->equality_field_ids.empty()) {
       return InvalidArgument(
@@ -365,9 +367,9 @@ Status TableResolver::EnsurePrimaryKey(LoadedTable* loaded, bool* event_error) {
   op->Change([columns](iceberg::UpdateSchema& u) { u.SetIdentifierFields(columns); });
   if (auto s = op->Commit(); !s) {
     *event_error = false;
-    return std::unexpected(std::move(s).error().WithContext(fmt::format(
-        "table {}: setting identifier fields from --primary-key {}", name,
-        JoinNames(options_.primary_key))));
+    return std::unexpected(std::move(s).error().WithContext(
+        fmt::format("table {}: setting identifier fields from --primary-key {}", name,
+                    JoinNames(options_.primary_key))));
   }
   *loaded = table.loaded();
   return Ok();
@@ -383,7 +385,8 @@ Result<LoadedTable> TableResolver::LoadOrCreate(const TableIdentifier& id,
     return loaded;
   }
   if (loaded.error().code() != ErrorCode::kNotFound) {
-    return std::unexpected(std::move(loaded).error().WithContext(fmt::format("loading table {}", name)));
+    return std::unexpected(
+        std::move(loaded).error().WithContext(fmt::format("loading table {}", name)));
   }
   const Schema* source = options_.schema ? options_.schema.get() : row_schema.get();
   if (source == nullptr) {
@@ -459,8 +462,8 @@ Result<LoadedTable> TableResolver::LoadOrCreate(const TableIdentifier& id,
 }
 
 Result<TableResolver::TableState*> TableResolver::Resolve(
-    std::string_view db, std::string_view table,
-    const std::shared_ptr<const Schema>& row_schema, bool* event_error) {
+    std::string_view db, std::string_view table, const std::shared_ptr<const Schema>& row_schema,
+    bool* event_error) {
   *event_error = false;
   key_buffer_.assign(db);
   key_buffer_.push_back('\0');
@@ -512,9 +515,15 @@ Status TableResolver::Evolve(TableState* state, const Schema& row_schema, bool* 
     op->Change([recorded](iceberg::UpdateSchema& u) {
       for (const Change& c : recorded) {
         switch (c.kind) {
-          case Change::Kind::kAdd: u.AddColumn(c.name, c.type); break;
-          case Change::Kind::kWiden: u.UpdateColumn(c.name, c.type); break;
-          case Change::Kind::kMakeOptional: u.MakeColumnOptional(c.name); break;
+          case Change::Kind::kAdd:
+            u.AddColumn(c.name, c.type);
+            break;
+          case Change::Kind::kWiden:
+            u.UpdateColumn(c.name, c.type);
+            break;
+          case Change::Kind::kMakeOptional:
+            u.MakeColumnOptional(c.name);
+            break;
         }
       }
     });
@@ -568,8 +577,9 @@ Result<std::shared_ptr<RowMapping>> TableResolver::BuildMapping(
   return mapping;
 }
 
-Result<const RowMapping*> TableResolver::MappingFor(
-    TableState* state, const std::shared_ptr<const Schema>& row_schema, bool* event_error) {
+Result<const RowMapping*> TableResolver::MappingFor(TableState* state,
+                                                    const std::shared_ptr<const Schema>& row_schema,
+                                                    bool* event_error) {
   *event_error = false;
   const Schema* key = row_schema.get();
   if (state->last_mapping != nullptr && state->last_row_schema == key) return state->last_mapping;

@@ -184,8 +184,8 @@ TEST_F(IngestSourceTest, OnErrorFailNamesFileLineOffsetAndReason) {
 }
 
 TEST_F(IngestSourceTest, OnErrorSkipWritesDeadLettersOnceAcrossRestarts) {
-  WriteInput({R"({"id": 1})", R"({"id": 2})", R"({"id": "bad"})", R"({"id": 4})",
-              R"({"name": "no id"})"});
+  WriteInput(
+      {R"({"id": 1})", R"({"id": 2})", R"({"id": "bad"})", R"({"id": 4})", R"({"name": "no id"})"});
   auto options = JsonOptions();
   options.on_error = OnError::kSkip;
   options.dead_letter_path = dead_letters_;
@@ -198,8 +198,8 @@ TEST_F(IngestSourceTest, OnErrorSkipWritesDeadLettersOnceAcrossRestarts) {
     checkpoint = *source->SnapshotState(1);  // after line 2: no dead letter yet
     EXPECT_EQ(nlohmann::json::parse(checkpoint)["dead_letter_bytes"], 0);
     ASSERT_TRUE(Drain(*source, out).has_value());
-    EXPECT_EQ(out.Rows(), (std::vector<std::string>{"ns.rows +I 1", "ns.rows +I 2",
-                                                    "ns.rows +I 4"}));
+    EXPECT_EQ(out.Rows(),
+              (std::vector<std::string>{"ns.rows +I 1", "ns.rows +I 2", "ns.rows +I 4"}));
     // Crash without a checkpoint: the letters written after it are replayed.
   }
   EXPECT_EQ(stats_.dead_letters.load(), 2);
@@ -239,9 +239,9 @@ TEST_F(IngestSourceTest, DebeziumOpsBecomeRowKinds) {
   Recorder out;
   Status s = Drain(*source, out);
   ASSERT_TRUE(s.has_value()) << s.error().ToString();
-  EXPECT_EQ(out.Rows(), (std::vector<std::string>{"db.t +I 1", "db.t +I 2", "db.t -U 1",
-                                                  "db.t +U 1", "db.t -D 2", "db.t -U 1",
-                                                  "db.t +U 1"}));
+  EXPECT_EQ(out.Rows(),
+            (std::vector<std::string>{"db.t +I 1", "db.t +I 2", "db.t -U 1", "db.t +U 1",
+                                      "db.t -D 2", "db.t -U 1", "db.t +U 1"}));
   EXPECT_EQ(stats_.events_skipped.load(), 1);
   EXPECT_EQ(stats_.events_read.load(), 6);
   auto table = catalog_->LoadTable({{"db"}, "t"});
@@ -286,8 +286,7 @@ TEST_F(IngestSourceTest, DebeziumWithoutSchemaBlockUsesTheTableSchema) {
   Recorder out;
   Status s = Drain(*source, out);
   ASSERT_TRUE(s.has_value()) << s.error().ToString();
-  EXPECT_EQ(out.Rows(),
-            (std::vector<std::string>{"db.t +I 1", "db.t +I 2", "db.t -D 1"}));
+  EXPECT_EQ(out.Rows(), (std::vector<std::string>{"db.t +I 1", "db.t +I 2", "db.t -D 1"}));
 }
 
 TEST_F(IngestSourceTest, FollowReturnsWithinThePollBudget) {
@@ -305,7 +304,8 @@ TEST_F(IngestSourceTest, FollowReturnsWithinThePollBudget) {
   EXPECT_EQ(out.Rows(), (std::vector<std::string>{"ns.rows +I 1"}));
   {
     std::ofstream append(input_, std::ios::app);
-    append << R"({"id": 2})" << "\n";
+    append << R"({"id": 2})"
+           << "\n";
   }
   ASSERT_TRUE(source->Poll(out).has_value());
   EXPECT_EQ(out.Rows().size(), 2u);

@@ -50,8 +50,7 @@ TEST_F(LineSourceTest, OffsetsLineNumbersCrlfAndEmptyLines) {
   Write("a\r\n\nbb\n\r\nccc");
   auto source = LineSource::Open({.path = path_});
   ASSERT_TRUE(source.has_value()) << source.error().ToString();
-  EXPECT_EQ(Drain(**source),
-            (std::vector<std::string>{"1@0-3:a", "3@4-7:bb", "5@9-12:ccc"}));
+  EXPECT_EQ(Drain(**source), (std::vector<std::string>{"1@0-3:a", "3@4-7:bb", "5@9-12:ccc"}));
   EXPECT_TRUE((*source)->at_end());
   EXPECT_EQ((*source)->position(), 12);
   EXPECT_EQ((*source)->line_number(), 5);
@@ -109,8 +108,8 @@ TEST_F(LineSourceTest, LinesLongerThanTheBuffer) {
 
 TEST_F(LineSourceTest, FollowWaitsForGrowthAndHoldsAPartialLine) {
   Write("first\npart");
-  auto opened = LineSource::Open({.path = path_, .follow = true,
-                                  .follow_poll_interval = std::chrono::milliseconds(5)});
+  auto opened = LineSource::Open(
+      {.path = path_, .follow = true, .follow_poll_interval = std::chrono::milliseconds(5)});
   ASSERT_TRUE(opened.has_value());
   LineSource& source = **opened;
 
@@ -145,8 +144,8 @@ TEST_F(LineSourceTest, FollowWaitsForGrowthAndHoldsAPartialLine) {
 
 TEST_F(LineSourceTest, FollowedFileThatShrinksIsAnError) {
   Write("aaaa\nbbbb\n");
-  auto opened = LineSource::Open({.path = path_, .follow = true,
-                                  .follow_poll_interval = std::chrono::milliseconds(5)});
+  auto opened = LineSource::Open(
+      {.path = path_, .follow = true, .follow_poll_interval = std::chrono::milliseconds(5)});
   ASSERT_TRUE(opened.has_value());
   ASSERT_EQ(Drain(**opened).size(), 2u);
   Write("x\n");  // truncated and rewritten

@@ -216,8 +216,8 @@ TEST_F(PipelineTest, UpsertKeepsTheLastImageOfEachKey) {
   }
   for (int round = 1; round <= 3; ++round) {
     for (int i = 1; i <= 20; i += 2) {
-      lines.push_back(Event("u", "u", "null",
-                            fmt::format(R"({{"id":{},"name":"v{}"}})", i, round)));
+      lines.push_back(
+          Event("u", "u", "null", fmt::format(R"({{"id":{},"name":"v{}"}})", i, round)));
     }
   }
   lines.push_back(Event("u", "d", R"({"id":20,"name":"v0"})", "null"));

@@ -72,17 +72,17 @@ TEST_F(TableResolverTest, RouteTemplatesAreChecked) {
   EXPECT_NE(s.error().message().find("{tabel}"), std::string::npos) << s.error().message();
   EXPECT_FALSE(ValidateTableResolverOptions({.route = "{table}"}).has_value());  // no namespace
   EXPECT_FALSE(ValidateTableResolverOptions({}).has_value());                    // neither
-  EXPECT_FALSE(ValidateTableResolverOptions({.route = "a.{table}", .upsert = true,
-                                             .overwrite = true})
-                   .has_value());
+  EXPECT_FALSE(
+      ValidateTableResolverOptions({.route = "a.{table}", .upsert = true, .overwrite = true})
+          .has_value());
   auto id = RenderRoute("lake.{db}_{table}", "db1", "t");
   ASSERT_TRUE(id.has_value());
   EXPECT_EQ(id->ToString(), "lake.db1_t");
   // A source name that is not a valid table name is the event's fault.
   auto resolver = Make({.route = "{db}.{table}"});
   bool event_error = false;
-  auto state = resolver->Resolve("db", "a/b", RowSchema({Field(1, "x", Type::Int())}),
-                                 &event_error);
+  auto state =
+      resolver->Resolve("db", "a/b", RowSchema({Field(1, "x", Type::Int())}), &event_error);
   ASSERT_FALSE(state.has_value());
   EXPECT_TRUE(event_error);
 }
@@ -218,16 +218,16 @@ TEST_F(TableResolverTest, IncompatibleChangeIsRefusedWithTableColumnAndTypes) {
 TEST_F(TableResolverTest, UpsertNeedsIdentifierFields) {
   auto resolver = Make({.route = "{db}.{table}", .upsert = true});
   bool event_error = true;
-  auto state = resolver->Resolve("db", "t", RowSchema({Field(1, "id", Type::Long())}),
-                                 &event_error);
+  auto state =
+      resolver->Resolve("db", "t", RowSchema({Field(1, "id", Type::Long())}), &event_error);
   ASSERT_FALSE(state.has_value());
   EXPECT_FALSE(event_error);  // a configuration error: the job fails
   EXPECT_NE(state.error().message().find("upsert needs identifier fields"), std::string::npos)
       << state.error().message();
 
   auto with_key = Make({.route = "{db}.{table}", .primary_key = {"id"}, .upsert = true});
-  auto keyed = with_key->Resolve("db", "u", RowSchema({Field(1, "id", Type::Long())}),
-                                 &event_error);
+  auto keyed =
+      with_key->Resolve("db", "u", RowSchema({Field(1, "id", Type::Long())}), &event_error);
   ASSERT_TRUE(keyed.has_value()) << keyed.error().ToString();
   EXPECT_TRUE(TableResolver::TargetOf(*keyed)->upsert);
 }
@@ -237,8 +237,8 @@ TEST_F(TableResolverTest, UpsertFromTheTableProperty) {
                         .primary_key = {"id"},
                         .table_properties = {{"write.upsert.enabled", "true"}}});
   bool event_error = false;
-  auto state = resolver->Resolve("db", "t", RowSchema({Field(1, "id", Type::Long())}),
-                                 &event_error);
+  auto state =
+      resolver->Resolve("db", "t", RowSchema({Field(1, "id", Type::Long())}), &event_error);
   ASSERT_TRUE(state.has_value()) << state.error().ToString();
   EXPECT_TRUE(TableResolver::TargetOf(*state)->upsert);
 }
@@ -246,8 +246,8 @@ TEST_F(TableResolverTest, UpsertFromTheTableProperty) {
 TEST_F(TableResolverTest, PrimaryKeyMustBeAColumn) {
   auto resolver = Make({.route = "{db}.{table}", .primary_key = {"nope"}});
   bool event_error = false;
-  auto state = resolver->Resolve("db", "t", RowSchema({Field(1, "id", Type::Long())}),
-                                 &event_error);
+  auto state =
+      resolver->Resolve("db", "t", RowSchema({Field(1, "id", Type::Long())}), &event_error);
   ASSERT_FALSE(state.has_value());
   EXPECT_NE(state.error().message().find("'nope'"), std::string::npos);
 }
