@@ -9,7 +9,9 @@
 ///   op c, r   -> kInsert(after)
 ///   op u      -> kUpdateBefore(before), then kUpdateAfter(after); without a
 ///                before image, a table with identifier fields (not upsert)
-///                gets kUpdateBefore(after): the row with the same key
+///                gets kUpdateBefore(after): the row with the same key. Upsert
+///                tables get only kUpdateAfter (it replaces its key), plus
+///                kDelete(before) when the update changed the key
 ///   op d      -> kDelete(before)
 ///   json rows -> kInsert
 /// Tombstones, heartbeats and schema-change events are skipped and counted.
