@@ -23,8 +23,7 @@ Result<std::unique_ptr<EqualityDeleteWriter>> EqualityDeleteWriter::Make(
     }
     const types::TypeId type = f.type->id();
     if (!f.type->is_primitive()) {
-      return InvalidArgument("equality field '{}' (id {}) is not a primitive column", f.name,
-                             f.id);
+      return InvalidArgument("equality field '{}' (id {}) is not a primitive column", f.name, f.id);
     }
     if (type == types::TypeId::kFloat || type == types::TypeId::kDouble) {
       return InvalidArgument("equality field '{}' (id {}) is a {} column; the spec forbids them",

@@ -32,9 +32,11 @@ class EqualityDeleteWriter {
   /// top-level field of `schema`, a field is not primitive (or is float or
   /// double, which the spec forbids), or a partition source column is not
   /// an equality field; kNotSupported for unknown transforms.
-  static Result<std::unique_ptr<EqualityDeleteWriter>> Make(
-      io::FileIO& io, std::string location, const types::Schema& schema, PartitionSpec spec,
-      std::vector<int32_t> equality_field_ids, DataWriterOptions options);
+  static Result<std::unique_ptr<EqualityDeleteWriter>> Make(io::FileIO& io, std::string location,
+                                                            const types::Schema& schema,
+                                                            PartitionSpec spec,
+                                                            std::vector<int32_t> equality_field_ids,
+                                                            DataWriterOptions options);
   ~EqualityDeleteWriter();
 
   /// The schema of the files: the equality fields, in schema order.

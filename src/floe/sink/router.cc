@@ -48,10 +48,10 @@ struct RowBatcher::Impl {
     KeyEncoder encoder;
     std::optional<iceberg::PartitionTransformer> partitioner;  // hash mode, partitioned
     std::vector<types::Value> partition_values;
-    std::vector<size_t> range_columns;  // range mode: positions in a row
+    std::vector<size_t> range_columns;    // range mode: positions in a row
     std::vector<std::string> boundaries;  // range mode: n - 1 upper bounds, ascending
     std::vector<std::string> sample;
-    uint64_t seen = 0;  // rows offered to the sample since the last boundary
+    uint64_t seen = 0;              // rows offered to the sample since the last boundary
     std::vector<RowBatch> pending;  // per writer subtask (one only for round-robin)
     size_t block_size = kMinArenaBlock;
   };
@@ -91,7 +91,8 @@ Status RowBatcher::Impl::Configure(Table& t, const TableTargetPtr& target) {
     std::string text = m.Property("write.distribution-mode", "none");
     auto mode = ParseDistributionMode(text);
     if (!mode) {
-      return std::unexpected(std::move(mode).error().WithContext(fmt::format("table {}", target->key)));
+      return std::unexpected(
+          std::move(mode).error().WithContext(fmt::format("table {}", target->key)));
     }
     t.mode = *mode;
   }
@@ -103,7 +104,9 @@ Status RowBatcher::Impl::Configure(Table& t, const TableTargetPtr& target) {
   t.partitioner.reset();
   if (t.mode == DistributionMode::kHash && !spec->is_unpartitioned()) {
     auto p = iceberg::PartitionTransformer::Make(*spec, *schema);
-    if (!p) return std::unexpected(std::move(p).error().WithContext(fmt::format("table {}", target->key)));
+    if (!p)
+      return std::unexpected(
+          std::move(p).error().WithContext(fmt::format("table {}", target->key)));
     t.partitioner = std::move(*p);
     t.partition_values.assign(t.partitioner->num_fields(), types::Value());
   }

@@ -7,9 +7,7 @@ namespace floe::sink {
 
 namespace {
 
-void Put(std::string* out, const void* p, size_t n) {
-  out->append(static_cast<const char*>(p), n);
-}
+void Put(std::string* out, const void* p, size_t n) { out->append(static_cast<const char*>(p), n); }
 
 }  // namespace
 
@@ -73,7 +71,8 @@ void AppendValueKey(const types::Value& v, std::string* out) {
     case K::kStruct:
     case K::kList:
     case K::kMap: {
-      out->push_back(static_cast<char>(6 + static_cast<int>(v.kind) - static_cast<int>(K::kStruct)));
+      out->push_back(
+          static_cast<char>(6 + static_cast<int>(v.kind) - static_cast<int>(K::kStruct)));
       uint32_t n = v.size;
       Put(out, &n, 4);
       for (const types::Value& c : v.as_children()) AppendValueKey(c, out);
@@ -117,7 +116,8 @@ void AppendOrderedKey(const types::Value& v, std::string* out) {
       break;
     }
     case K::kDecimal: {
-      auto u = static_cast<unsigned __int128>(v.decimal) ^ (static_cast<unsigned __int128>(1) << 127);
+      auto u =
+          static_cast<unsigned __int128>(v.decimal) ^ (static_cast<unsigned __int128>(1) << 127);
       PutBigEndian(out, static_cast<uint64_t>(u >> 64));
       PutBigEndian(out, static_cast<uint64_t>(u));
       break;

@@ -81,8 +81,7 @@ Status TableWriter::Configure(TableTargetPtr target) {
   }
   KeyEncoder encoder;
   if (keyed) {
-    FLOE_ASSIGN_OR_RETURN(encoder,
-                          KeyEncoder::Make(*schema, target->equality_field_ids, table));
+    FLOE_ASSIGN_OR_RETURN(encoder, KeyEncoder::Make(*schema, target->equality_field_ids, table));
     for (const iceberg::PartitionField& pf : spec->fields()) {
       if (std::find(target->equality_field_ids.begin(), target->equality_field_ids.end(),
                     pf.source_id) == target->equality_field_ids.end()) {
@@ -122,7 +121,9 @@ Status TableWriter::EnsureWriters() {
   generation_base_ = files_.size();
   const iceberg::TableMetadata& m = *target_->metadata;
   auto data = iceberg::DataWriter::Make(io_, m, writer_options_);
-  if (!data) return std::unexpected(std::move(data).error().WithContext(fmt::format("table {}", target_->key)));
+  if (!data)
+    return std::unexpected(
+        std::move(data).error().WithContext(fmt::format("table {}", target_->key)));
   data_ = std::move(*data);
   return Ok();
 }
@@ -147,7 +148,8 @@ Status TableWriter::CloseGeneration() {
     RegisterFiles();
     auto files = data_->Close();
     if (!files) {
-      return std::unexpected(std::move(files).error().WithContext(fmt::format("table {}", target_->key)));
+      return std::unexpected(
+          std::move(files).error().WithContext(fmt::format("table {}", target_->key)));
     }
     SpecFiles& out = ForSpec(data_->spec_id());
     for (auto& f : *files) out.data_files.push_back(std::move(f));
@@ -156,7 +158,8 @@ Status TableWriter::CloseGeneration() {
   if (equality_) {
     auto files = equality_->Close();
     if (!files) {
-      return std::unexpected(std::move(files).error().WithContext(fmt::format("table {}", target_->key)));
+      return std::unexpected(
+          std::move(files).error().WithContext(fmt::format("table {}", target_->key)));
     }
     SpecFiles& out = ForSpec(equality_->spec_id());
     for (auto& f : *files) out.delete_files.push_back(std::move(f));
@@ -195,10 +198,12 @@ Status TableWriter::DeleteKey(types::Row row) {
   }
   if (!equality_) {
     const iceberg::TableMetadata& m = *target_->metadata;
-    auto w = iceberg::EqualityDeleteWriter::Make(io_, m.location, *m.CurrentSchema(),
-                                                 *m.DefaultSpec(), target_->equality_field_ids,
-                                                 writer_options_);
-    if (!w) return std::unexpected(std::move(w).error().WithContext(fmt::format("table {}", target_->key)));
+    auto w =
+        iceberg::EqualityDeleteWriter::Make(io_, m.location, *m.CurrentSchema(), *m.DefaultSpec(),
+                                            target_->equality_field_ids, writer_options_);
+    if (!w)
+      return std::unexpected(
+          std::move(w).error().WithContext(fmt::format("table {}", target_->key)));
     equality_ = std::move(*w);
   }
   if (auto s = equality_->Delete(row); !s) {
@@ -259,9 +264,9 @@ size_t TableWriter::buffered_bytes() const {
   for (const auto& [spec_id, done] : completed_) {
     files += (done.data_files.size() + done.delete_files.size()) * width_;
   }
-  return flushable_bytes() + open * kOpenFileBytesPerColumn +
-         files * kFileMetadataBytesPerColumn + keys_.memory_bytes() +
-         pending_deletes_.capacity() * sizeof(PendingDelete) + key_.capacity();
+  return flushable_bytes() + open * kOpenFileBytesPerColumn + files * kFileMetadataBytesPerColumn +
+         keys_.memory_bytes() + pending_deletes_.capacity() * sizeof(PendingDelete) +
+         key_.capacity();
 }
 
 Status TableWriter::Flush() {
@@ -302,7 +307,8 @@ Result<std::vector<WriteResult>> TableWriter::Complete() {
       auto file = iceberg::WritePositionDeletes(io_, *target_->metadata, key.first, any.partition,
                                                 std::move(deletes), writer_options_);
       if (!file) {
-        return std::unexpected(std::move(file).error().WithContext(fmt::format("table {}", target_->key)));
+        return std::unexpected(
+            std::move(file).error().WithContext(fmt::format("table {}", target_->key)));
       }
       out.delete_files.push_back(std::move(*file));
       std::sort(referenced.begin(), referenced.end());

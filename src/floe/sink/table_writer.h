@@ -72,7 +72,8 @@ class TableWriter {
   /// Bytes held in memory: buffered row groups of open data and equality
   /// delete files, an estimate of each open file's fixed buffers
   /// (kOpenFileBytesPerColumn per column) and of each file's metadata
-  /// until the checkpoint, the key map and pending position deletes. Recomputed on each call (a sum over open files and columns).
+  /// until the checkpoint, the key map and pending position deletes. Recomputed on each call (a sum
+  /// over open files and columns).
   size_t buffered_bytes() const;
   /// Estimated memory an open Parquet file holds per column beside its row
   /// group (page, compression and dictionary buffers, statistics, row group

@@ -70,9 +70,8 @@ Status WriterOperator::Relieve() {
   for (auto& [key, table] : tables_) {
     if (table.bytes > 0) order.push_back(&table);
   }
-  std::sort(order.begin(), order.end(), [](const Table* a, const Table* b) {
-    return a->bytes > b->bytes;
-  });
+  std::sort(order.begin(), order.end(),
+            [](const Table* a, const Table* b) { return a->bytes > b->bytes; });
   for (Table* table : order) {
     if (total_bytes_ <= target) break;
     TableWriter& w = *table->writer;

@@ -38,8 +38,7 @@ class WriterOperator final : public engine::Operator<RowBatch, WriteResult> {
 
   /// Errors: those of the catalog factory; kInvalidArgument without a
   /// FileIO or catalog factory.
-  Status Open(const engine::OperatorContext& context,
-              const engine::RestoredState& state) override;
+  Status Open(const engine::OperatorContext& context, const engine::RestoredState& state) override;
   /// Writes the batch to its table's writer (creating it, or switching it to
   /// a new target). Errors: those of TableWriter (naming the table).
   Status Process(RowBatch batch, engine::Collector<WriteResult>& out) override;

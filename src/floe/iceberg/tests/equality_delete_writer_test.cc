@@ -64,8 +64,8 @@ TEST(EqualityDeleteWriterTest, WritesKeyColumnsPerPartitionAndDeletesOlderRows) 
                             {Literal::String("us")});
   t.Commit("append", {{eu}, {us}});
 
-  auto writer = EqualityDeleteWriter::Make(t.io(), t.metadata().location, t.schema(),
-                                           RegionSpec(), {2, 1}, {});
+  auto writer = EqualityDeleteWriter::Make(t.io(), t.metadata().location, t.schema(), RegionSpec(),
+                                           {2, 1}, {});
   ASSERT_TRUE(writer) << writer.error().ToString();
   EXPECT_EQ((*writer)->delete_schema().fields().size(), 2u);
   EXPECT_EQ((*writer)->delete_schema().fields()[0].name, "id");  // schema order

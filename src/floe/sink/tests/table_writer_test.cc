@@ -130,12 +130,12 @@ TEST_F(TableWriterTest, ChangelogDeletesByPositionWithinCheckpointAndByEqualityB
 
   // Checkpoint 2.
   Person p1{1, "eu", "one", 1}, p2{2, "us", "two", 2}, p1b{1, "eu", "one'", 10};
-  FLOE_ASSERT_OK(Put(*w, RowKind::kInsert, p1));         // pos 0
-  FLOE_ASSERT_OK(Put(*w, RowKind::kInsert, p2));         // pos 1
-  FLOE_ASSERT_OK(Put(*w, RowKind::kUpdateBefore, p1));   // position delete of pos 0
-  FLOE_ASSERT_OK(Put(*w, RowKind::kUpdateAfter, p1b));   // pos 2
-  FLOE_ASSERT_OK(Put(*w, RowKind::kDelete, p2));         // position delete of pos 1
-  FLOE_ASSERT_OK(Put(*w, RowKind::kDelete, p3));         // equality delete (older row)
+  FLOE_ASSERT_OK(Put(*w, RowKind::kInsert, p1));        // pos 0
+  FLOE_ASSERT_OK(Put(*w, RowKind::kInsert, p2));        // pos 1
+  FLOE_ASSERT_OK(Put(*w, RowKind::kUpdateBefore, p1));  // position delete of pos 0
+  FLOE_ASSERT_OK(Put(*w, RowKind::kUpdateAfter, p1b));  // pos 2
+  FLOE_ASSERT_OK(Put(*w, RowKind::kDelete, p2));        // position delete of pos 1
+  FLOE_ASSERT_OK(Put(*w, RowKind::kDelete, p3));        // equality delete (older row)
   auto results = Complete(*w);
   ASSERT_EQ(results.size(), 1u);
   const WriteResult& r = results[0];
@@ -329,7 +329,7 @@ TEST_F(TableWriterTest, FlushAndCloseFilesKeepPositionsValid) {
   EXPECT_EQ(results[0].data_files.size(), 2u);
   EXPECT_EQ(results[0].referenced_data_files.size(), 2u);
   auto pos = OfContent(results, DataFileContent::kPositionDeletes);
-  ASSERT_EQ(pos.size(), 1u);  // one per partition
+  ASSERT_EQ(pos.size(), 1u);                              // one per partition
   EXPECT_FALSE(pos[0].referenced_data_file.has_value());  // names two files
   CommitResults(*table_, results);
   auto rows = Rows(*table_);

@@ -89,7 +89,8 @@ TEST(WriterOperatorTest, CheckpointsEmitResultsThatCommitToTheExpectedTables) {
   Pipeline p(options, std::make_shared<io::LocalFileIO>(), 8);
 
   // Checkpoint 1: 100 keys, each updated once in the same checkpoint.
-  for (int id = 0; id < 100; ++id) FLOE_ASSERT_OK(p.Add(upsert, RowKind::kInsert, P(id, "eu", "a", 1)));
+  for (int id = 0; id < 100; ++id)
+    FLOE_ASSERT_OK(p.Add(upsert, RowKind::kInsert, P(id, "eu", "a", 1)));
   FLOE_ASSERT_OK(p.Deliver());
   for (int id = 0; id < 100; ++id) {
     FLOE_ASSERT_OK(p.Add(upsert, RowKind::kUpdateAfter, P(id, "eu", "b", 2)));
@@ -240,8 +241,7 @@ TEST(WriterOperatorTest, TwoThousandTablesStayUnderTheMemoryBudget) {
       kTables, static_cast<long long>(rows), seconds, rows / seconds,
       static_cast<long long>(kBudget >> 20), p.budget().peak_bytes() / 1048576.0,
       static_cast<long long>(flushes), static_cast<long long>(closes), open_files, files,
-      rss_start / 1024, rss_written / 1024,
-      rss_end / 1024, hwm_end / 1024);
+      rss_start / 1024, rss_written / 1024, rss_end / 1024, hwm_end / 1024);
   EXPECT_EQ(written, rows);
   EXPECT_EQ(tables.size(), static_cast<size_t>(kTables));
   EXPECT_GT(flushes + closes, 0);  // the budget was reached and enforced
@@ -287,8 +287,8 @@ TEST(WriterOperatorTest, DISABLED_Throughput) {
     for (const auto& r : *results) written += r.rows_written;
     EXPECT_EQ(written, n);
     std::printf("[throughput] %s: %lld rows of 20 columns in %.2f s: %.0f rows/s (one thread)\n",
-                target->upsert ? "upsert, 70% updates" : "append",
-                static_cast<long long>(n), s, n / s);
+                target->upsert ? "upsert, 70% updates" : "append", static_cast<long long>(n), s,
+                n / s);
   }
 }
 

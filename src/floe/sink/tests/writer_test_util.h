@@ -107,9 +107,7 @@ class NoSyncFileIO final : public io::FileIO {
   Status Rename(std::string_view from, std::string_view to, bool replace) override {
     return local_.Rename(from, to, replace);
   }
-  Result<std::vector<io::FileInfo>> List(std::string_view dir) override {
-    return local_.List(dir);
-  }
+  Result<std::vector<io::FileInfo>> List(std::string_view dir) override { return local_.List(dir); }
 
  private:
   class NoSync final : public io::OutputFile {

@@ -19,8 +19,8 @@ using types::Type;
 using types::Value;
 
 TEST(WriterFlushTest, FlushWritesOneRowGroupPerCallAndRowsReadBack) {
-  auto dir = std::filesystem::temp_directory_path() /
-             ("floe_parquet_flush_" + std::to_string(::getpid()));
+  auto dir =
+      std::filesystem::temp_directory_path() / ("floe_parquet_flush_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   std::string path = (dir / "f.parquet").string();
   io::LocalFileIO io;
