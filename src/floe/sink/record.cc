@@ -9,7 +9,9 @@ void CheckpointPositions::Put(engine::CheckpointId id, int source_subtask, std::
 
 std::string CheckpointPositions::Get(engine::CheckpointId id) {
   std::lock_guard lock(mu_);
-  positions_.erase(positions_.begin(), positions_.lower_bound(id));
+  // Keep a window of older checkpoints: with several checkpoints in flight
+  // a slower committer still asks for an older id.
+  positions_.erase(positions_.begin(), positions_.lower_bound(id - kKeptCheckpoints));
   auto it = positions_.find(id);
   if (it == positions_.end()) return {};
   std::string joined;

@@ -107,10 +107,12 @@ class CheckpointPositions {
  public:
   void Put(engine::CheckpointId id, int source_subtask, std::string position);
   /// The positions of checkpoint `id`, joined with ";" in subtask order (""
-  /// when none was put). Forgets checkpoints older than `id`.
+  /// when none was put). Forgets checkpoints more than kKeptCheckpoints
+  /// older than `id`.
   std::string Get(engine::CheckpointId id);
 
  private:
+  static constexpr engine::CheckpointId kKeptCheckpoints = 64;
   std::mutex mu_;
   std::map<engine::CheckpointId, std::map<int, std::string>> positions_;
 };

@@ -214,7 +214,11 @@ Result<LoadedTable> HadoopCatalog::CommitTable(const LoadedTable& base, const Ta
       return CommitConflict("table {} was changed concurrently: version {} exists",
                             base.id.ToString(), version + 1);
     }
-    return std::unexpected(renamed.error());
+    // The rename may have happened before the error (a link made, the
+    // temporary name not removed): the caller must reload and look.
+    return CommitStateUnknown("table {}: publishing version {} failed ({}); the commit may or may "
+                              "not have happened",
+                              base.id.ToString(), version + 1, renamed.error().ToString());
   }
   // The commit has happened. A failure to update the hint only makes
   // readers probe one step further.
