@@ -1083,10 +1083,10 @@ TEST(DebeziumJsonReaderTest, SteadyStateAllocatesNothingAndLogsRate) {
     int64_t allocations = g_allocations.load() - allocations_before;
     EXPECT_EQ(allocations, 0) << "heap allocations in " << kEvents << " decodes";
     EXPECT_GT(checksum, 0);
-    std::printf("[ rate     ] 20-column Debezium event %s (%zu bytes): %.0f events/s\n",
-                with_schema ? "with the schema block, 16 tables in turn"
-                            : "without the schema block",
-                lines[0].size(), kEvents / seconds);
+    std::printf(
+        "[ rate     ] 20-column Debezium event %s (%zu bytes): %.0f events/s\n",
+        with_schema ? "with the schema block, 16 tables in turn" : "without the schema block",
+        lines[0].size(), kEvents / seconds);
   }
 }
 
