@@ -52,7 +52,7 @@ catalog = SqlCatalog("default", uri=uri, warehouse=warehouse)
 catalog.create_namespace_if_not_exists("bench")
 table = catalog.create_table("bench.pyiceberg_rows", schema=b.arrow_schema())
 rows = pj.read_json(data, parse_options=pj.ParseOptions(explicit_schema=b.arrow_schema()))
-table.append(rows)
+table.append(rows.cast(b.arrow_schema()))
 """
 
 
