@@ -1,4 +1,5 @@
 #include "floe/cdc/mysql/incremental_snapshot.h"
+#include "floe/cdc/mysql/sql_quote.h"
 
 #include <algorithm>
 #include <condition_variable>
@@ -17,33 +18,6 @@ namespace floe::cdc::mysql {
 namespace {
 
 using types::Value;
-
-std::string QuoteId(std::string_view name) {
-  std::string out = "`";
-  for (char c : name) {
-    if (c == '`') out.push_back('`');
-    out.push_back(c);
-  }
-  out.push_back('`');
-  return out;
-}
-
-std::string QuoteLiteral(std::string_view s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') {
-      out += "''";
-    } else if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '\0') {
-      out += "\\0";
-    } else {
-      out.push_back(c);
-    }
-  }
-  out.push_back('\'');
-  return out;
-}
 
 uint32_t CollationForCharset(std::string_view charset) {
   if (charset == "latin1") return 8;

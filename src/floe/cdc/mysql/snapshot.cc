@@ -1,4 +1,5 @@
 #include "floe/cdc/mysql/snapshot.h"
+#include "floe/cdc/mysql/sql_quote.h"
 
 #include <charconv>
 #include <cstdlib>
@@ -97,28 +98,6 @@ bool ParseDecimalText(std::string_view s, int scale, types::int128_t* out) {
   for (int k = frac < 0 ? 0 : frac; k < scale; ++k) v *= 10;
   *out = neg ? -v : v;
   return true;
-}
-
-std::string QuoteId(std::string_view name) {
-  std::string out = "`";
-  for (char c : name) {
-    if (c == '`') out.push_back('`');
-    out.push_back(c);
-  }
-  out.push_back('`');
-  return out;
-}
-
-std::string QuoteLiteral(std::string_view s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') out += "''";
-    else if (c == '\\') out += "\\\\";
-    else if (c == '\0') out += "\\0";
-    else out.push_back(c);
-  }
-  out.push_back('\'');
-  return out;
 }
 
 }  // namespace
