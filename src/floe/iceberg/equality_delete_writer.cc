@@ -8,7 +8,8 @@ EqualityDeleteWriter::~EqualityDeleteWriter() = default;
 
 Result<std::unique_ptr<EqualityDeleteWriter>> EqualityDeleteWriter::Make(
     io::FileIO& io, std::string location, const types::Schema& schema, PartitionSpec spec,
-    std::vector<int32_t> equality_field_ids, DataWriterOptions options) {
+    std::vector<int32_t> equality_field_ids, DataWriterOptions options,
+    std::vector<int32_t> extra_field_ids) {
   if (equality_field_ids.empty()) {
     return InvalidArgument("equality deletes need at least one equality field");
   }
@@ -17,8 +18,14 @@ Result<std::unique_ptr<EqualityDeleteWriter>> EqualityDeleteWriter::Make(
   const auto& all = schema.fields();
   for (size_t i = 0; i < all.size(); ++i) {
     const types::NestedField& f = all[i];
-    if (std::find(equality_field_ids.begin(), equality_field_ids.end(), f.id) ==
-        equality_field_ids.end()) {
+    const bool is_key = std::find(equality_field_ids.begin(), equality_field_ids.end(), f.id) !=
+                        equality_field_ids.end();
+    const bool is_extra = std::find(extra_field_ids.begin(), extra_field_ids.end(), f.id) !=
+                          extra_field_ids.end();
+    if (!is_key && !is_extra) continue;
+    if (!is_key) {
+      fields.push_back(f);
+      w->positions_.push_back(i);
       continue;
     }
     const types::TypeId type = f.type->id();
@@ -41,10 +48,13 @@ Result<std::unique_ptr<EqualityDeleteWriter>> EqualityDeleteWriter::Make(
   }
   for (const PartitionField& pf : spec.fields()) {
     if (std::find(equality_field_ids.begin(), equality_field_ids.end(), pf.source_id) ==
-        equality_field_ids.end()) {
+            equality_field_ids.end() &&
+        std::find(extra_field_ids.begin(), extra_field_ids.end(), pf.source_id) ==
+            extra_field_ids.end()) {
       return InvalidArgument(
-          "partition field '{}' has source column '{}' (id {}), which is not an equality field: "
-          "equality deletes could not be placed in the partition of their rows",
+          "partition field '{}' has source column '{}' (id {}), which is neither an equality "
+          "field nor stored with the deletes: equality deletes could not be placed in the "
+          "partition of their rows",
           pf.name, schema.FindColumnName(pf.source_id), pf.source_id);
     }
   }

@@ -8,8 +8,10 @@
 ///
 /// Files go to `<location>/data/<partition path>/<uuid>.parquet` and roll at
 /// `target_file_size_bytes`, as DataWriter's. The partition of a delete is
-/// computed from the equality columns, so every partition source column must
-/// be an equality field. Not thread-safe.
+/// computed from the columns it stores, so every partition source column must
+/// be an equality field or one of the `extra_field_ids` stored beside the key
+/// (as Iceberg's Flink sink stores whole rows in changelog mode; readers
+/// compare only the `equality_ids` columns). Not thread-safe.
 
 #include <cstdint>
 #include <memory>
@@ -30,16 +32,17 @@ class EqualityDeleteWriter {
   /// fields of `schema`) for partition spec `spec` under `location`.
   /// Errors: kInvalidArgument when there are no equality ids, an id is not a
   /// top-level field of `schema`, a field is not primitive (or is float or
-  /// double, which the spec forbids), or a partition source column is not
-  /// an equality field; kNotSupported for unknown transforms.
-  static Result<std::unique_ptr<EqualityDeleteWriter>> Make(io::FileIO& io, std::string location,
-                                                            const types::Schema& schema,
-                                                            PartitionSpec spec,
-                                                            std::vector<int32_t> equality_field_ids,
-                                                            DataWriterOptions options);
+  /// double, which the spec forbids), or a partition source column is
+  /// neither an equality field nor in `extra_field_ids`; kNotSupported for
+  /// unknown transforms. `extra_field_ids`: top-level columns stored with
+  /// each delete (not compared), e.g. partition sources that are not keys.
+  static Result<std::unique_ptr<EqualityDeleteWriter>> Make(
+      io::FileIO& io, std::string location, const types::Schema& schema, PartitionSpec spec,
+      std::vector<int32_t> equality_field_ids, DataWriterOptions options,
+      std::vector<int32_t> extra_field_ids = {});
   ~EqualityDeleteWriter();
 
-  /// The schema of the files: the equality fields, in schema order.
+  /// The schema of the files: the equality (and extra) fields, in schema order.
   const types::Schema& delete_schema() const { return delete_schema_; }
   const std::vector<int32_t>& equality_field_ids() const { return equality_ids_; }
 
@@ -49,7 +52,7 @@ class EqualityDeleteWriter {
   /// wrong width or a key value does not fit its column (nothing written),
   /// I/O errors.
   Status Delete(types::Row row);
-  /// Writes a key given as the values of the delete schema's fields.
+  /// Writes a row given as the values of the delete schema's fields.
   Status DeleteKey(types::Row key);
 
   /// Bytes buffered in the open files' row groups; writes them out now.

@@ -83,11 +83,16 @@ Status TableWriter::Configure(TableTargetPtr target) {
   if (keyed) {
     FLOE_ASSIGN_OR_RETURN(encoder, KeyEncoder::Make(*schema, target->equality_field_ids, table));
     for (const iceberg::PartitionField& pf : spec->fields()) {
-      if (std::find(target->equality_field_ids.begin(), target->equality_field_ids.end(),
+      // Upsert has no before image to find a row's old partition by, so the
+      // key must determine it (Iceberg's rule). A changelog's deletes carry
+      // the whole old row: its partition source values go into the equality
+      // delete file beside the key.
+      if (target->upsert &&
+          std::find(target->equality_field_ids.begin(), target->equality_field_ids.end(),
                     pf.source_id) == target->equality_field_ids.end()) {
         return InvalidArgument(
             "table {}: partition field '{}' has source column '{}' (id {}), which is not an "
-            "equality field; with equality fields every partition source column must be one, "
+            "equality field; with upsert every partition source column must be one, "
             "so that all changes of a key fall in one partition",
             table, pf.name, schema->FindColumnName(pf.source_id), pf.source_id);
       }
@@ -198,9 +203,17 @@ Status TableWriter::DeleteKey(types::Row row) {
   }
   if (!equality_) {
     const iceberg::TableMetadata& m = *target_->metadata;
-    auto w =
-        iceberg::EqualityDeleteWriter::Make(io_, m.location, *m.CurrentSchema(), *m.DefaultSpec(),
-                                            target_->equality_field_ids, writer_options_);
+    std::vector<int32_t> extra;  // partition sources that are not keys (changelog only)
+    for (const iceberg::PartitionField& pf : m.DefaultSpec()->fields()) {
+      if (std::find(target_->equality_field_ids.begin(), target_->equality_field_ids.end(),
+                    pf.source_id) == target_->equality_field_ids.end() &&
+          std::find(extra.begin(), extra.end(), pf.source_id) == extra.end()) {
+        extra.push_back(pf.source_id);
+      }
+    }
+    auto w = iceberg::EqualityDeleteWriter::Make(io_, m.location, *m.CurrentSchema(),
+                                                 *m.DefaultSpec(), target_->equality_field_ids,
+                                                 writer_options_, std::move(extra));
     if (!w)
       return std::unexpected(
           std::move(w).error().WithContext(fmt::format("table {}", target_->key)));

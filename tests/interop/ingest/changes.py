@@ -146,7 +146,10 @@ class ChangeStream:
             elif c.name == "price":
                 value = None if r.random() < 0.1 else f"{r.randint(-99999999, 99999999) / 100:.2f}"
             elif c.name == "ts":
-                micros = r.randint(0, 4_000_000_000) * 1_000_000 + r.randint(0, 999_999)
+                # Mostly within a few days (day(ts) partitions stay few), now and then far away.
+                seconds = r.randint(1_700_000_000, 1_700_000_000 + 4 * 86400) if r.random() < 0.995 \
+                    else r.randint(0, 4_000_000_000)
+                micros = seconds * 1_000_000 + r.randint(0, 999_999)
                 value = (EPOCH + dt.timedelta(microseconds=micros)).isoformat(timespec="microseconds")
             elif c.name == "day":
                 value = (EPOCH.date() + dt.timedelta(days=r.randint(0, 30000))).isoformat()

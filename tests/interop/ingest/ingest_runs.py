@@ -35,12 +35,20 @@ def ingest_argv(binary: pathlib.Path, lake: Lake, input_file: pathlib.Path, stat
             "--checkpoint-interval", "200ms", *extra]
 
 
-def create_items_table(binary: pathlib.Path, lake: Lake, tmp: pathlib.Path) -> None:
-    schema_file = tmp / "items-schema.json"
-    schema_file.write_text(json.dumps(ITEMS_SCHEMA))
-    for args in (["create-namespace", "shop"],
-                 ["create", "shop.items", "--schema", str(schema_file),
-                  "--partition-by", "region, bucket(4, id)"]):
+def create_tables(binary: pathlib.Path, lake: Lake, tmp: pathlib.Path, changelog: bool) -> None:
+    """shop.items, partitioned by its key column region (and a bucket of id); with a
+    changelog (not upsert), also shop.orders partitioned by day(ts), a column that is not
+    in the key and changes with every update, so updates move rows between partitions."""
+    tables = [("shop.items", ITEMS_SCHEMA, "region, bucket(4, id)")]
+    if changelog:
+        orders = dict(ITEMS_SCHEMA, **{"identifier-field-ids": [1]})
+        tables.append(("shop.orders", orders, "day(ts)"))
+    commands = [["create-namespace", "shop"]]
+    for ident, schema, partition_by in tables:
+        schema_file = tmp / f"{ident}-schema.json"
+        schema_file.write_text(json.dumps(schema))
+        commands.append(["create", ident, "--schema", str(schema_file), "--partition-by", partition_by])
+    for args in commands:
         proc = subprocess.run([str(binary), "table", "--catalog-config", str(lake.config_file), *args],
                               capture_output=True, text=True, timeout=120)
         assert proc.returncode == 0, proc.stderr

@@ -1,7 +1,7 @@
 """Exactly once under SIGKILL (issue 4's first judgement).
 
-A random change stream over three tables (one partitioned by a key column, so updates move
-rows between partitions; inserts, updates, deletes, several changes to one key within and
+A random change stream over three tables (one partitioned by a key column and, in
+changelog mode, one by a column outside the key, so updates move rows between partitions; inserts, updates, deletes, several changes to one key within and
 across checkpoints, schema changes mid-stream) grows in a file while `floe ingest --follow`
 runs; the test kills it with SIGKILL at random moments at least 20 times, restarting it
 each time with the same arguments, then lets a last run finish the file. Every table must
@@ -21,7 +21,7 @@ import time
 import pytest
 
 from changes import ChangeStream
-from ingest_runs import check_lake, create_items_table, ingest_argv
+from ingest_runs import check_lake, create_tables, ingest_argv
 
 KILLS = int(os.environ.get("FLOE_INGEST_KILLS", "22"))
 
@@ -47,7 +47,7 @@ def _grow(path, stream: ChangeStream, total: int, stop: threading.Event) -> None
 def test_exactly_once_under_sigkill(mode, tmp_path, make_lake, java_peer, floe_ingest_ready):
     binary = floe_ingest_ready
     lake = make_lake("sql")
-    create_items_table(binary, lake, tmp_path)
+    create_tables(binary, lake, tmp_path, changelog=mode == "changelog")
     seed = int(os.environ.get("FLOE_TEST_SEED", random.randrange(1 << 30)))
     print(f"seed {seed}")
     stream = ChangeStream(seed)

@@ -124,6 +124,12 @@ TEST(EqualityDeleteWriterTest, RefusesBadEqualityFields) {
       EqualityDeleteWriter::Make(t.io(), t.metadata().location, t.schema(), RegionSpec(), {1}, {});
   ASSERT_FALSE(part);
   EXPECT_NE(part.error().ToString().find("region"), std::string::npos) << part.error().ToString();
+  // Stored beside the key, region places the deletes in their partitions.
+  auto with_region = EqualityDeleteWriter::Make(t.io(), t.metadata().location, t.schema(),
+                                                RegionSpec(), {1}, {}, {2});
+  ASSERT_TRUE(with_region) << with_region.error().ToString();
+  EXPECT_EQ((*with_region)->delete_schema().fields().size(), 2u);
+  EXPECT_EQ((*with_region)->equality_field_ids(), (std::vector<int32_t>{1}));
 }
 
 TEST(EqualityDeleteWriterTest, RollsAtTargetSizeAndAborts) {
