@@ -16,6 +16,9 @@ template <class... Ts>
 struct Overloaded : Ts... {
   using Ts::operator()...;
 };
+// Spelled out for clang < 17, which lacks aggregate deduction (the fuzz build).
+template <class... Ts>
+Overloaded(Ts...) -> Overloaded<Ts...>;
 
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(

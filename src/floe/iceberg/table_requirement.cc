@@ -13,6 +13,9 @@ template <class... Ts>
 struct Overloaded : Ts... {
   using Ts::operator()...;
 };
+// Spelled out for clang < 17, which lacks aggregate deduction (the fuzz build).
+template <class... Ts>
+Overloaded(Ts...) -> Overloaded<Ts...>;
 
 std::string OptId(std::optional<SnapshotId> id) {
   return id ? std::to_string(*id) : std::string("none");

@@ -19,6 +19,9 @@ template <class... Ts>
 struct Overloaded : Ts... {
   using Ts::operator()...;
 };
+// Spelled out for clang < 17, which lacks aggregate deduction (the fuzz build).
+template <class... Ts>
+Overloaded(Ts...) -> Overloaded<Ts...>;
 
 constexpr ErrorCode kCode = ErrorCode::kInvalidArgument;
 
