@@ -1,0 +1,325 @@
+// Fuzzes the JSON row parser (floe/types/row_json.h) and the text parsers it
+// uses (floe/types/temporal.h). The first input byte picks a mode ('0' is
+// mode 0, and so on, so seed files stay text):
+//   0..3: the rest is one JSON line parsed against a fixed schema (together
+//     they cover every Iceberg type, nested struct/list/map, required and
+//     optional fields, extreme decimals). One parser per schema is reused
+//     across inputs, as `floe ingest` reuses it across lines.
+//   4: the next two bytes are a decimal precision and scale, the rest is text
+//     given to ParseDecimal, ParseDate, ParseTime and ParseTimestamp.
+// Nothing may crash, hang or fail an assertion; errors are fine. An accepted
+// row must fit its schema (one value per field, each of its type's kind and
+// range, no null where the schema says required); writing it back with
+// AppendRowJson must give valid JSON that parses again to an equal row and
+// writes identically; the line with more JSON after the row must be refused.
+// An accepted decimal must have the value of its text; an accepted
+// date/time/timestamp must write text that parses back to it.
+// Seeds and crash regressions: tests/fuzz/row_json/.
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "floe/common/arena.h"
+#include "floe/types/row_json.h"
+#include "floe/types/schema.h"
+#include "floe/types/temporal.h"
+
+namespace {
+
+using floe::types::NestedField;
+using floe::types::Schema;
+using floe::types::Type;
+using floe::types::TypeId;
+using floe::types::Value;
+
+void Check(bool ok) {
+  if (!ok) __builtin_trap();
+}
+
+std::vector<Schema> MakeSchemas() {
+  std::vector<Schema> schemas;
+  // 0: every primitive type, top level.
+  schemas.emplace_back(
+      std::vector<NestedField>{
+          {1, "id", true, Type::Long(), ""},
+          {2, "b", false, Type::Boolean(), ""},
+          {3, "i", false, Type::Int(), ""},
+          {4, "f", false, Type::Float(), ""},
+          {5, "d", false, Type::Double(), ""},
+          {6, "dec", false, *Type::Decimal(9, 2), ""},
+          {7, "day", false, Type::Date(), ""},
+          {8, "t", false, Type::Time(), ""},
+          {9, "ts", false, Type::Timestamp(), ""},
+          {10, "tz", false, Type::TimestampTz(), ""},
+          {11, "s", false, Type::String(), ""},
+          {12, "u", false, Type::Uuid(), ""},
+          {13, "fx", false, *Type::Fixed(4), ""},
+          {14, "bin", false, Type::Binary(), ""},
+      },
+      0, std::vector<int32_t>{1});
+  // 1: nested struct, list and map, required and optional children.
+  schemas.emplace_back(std::vector<NestedField>{
+      {1, "id", true, Type::Int(), ""},
+      {2, "st", false,
+       Type::Struct({{3, "x", true, Type::Int(), ""},
+                     {4, "y", false, Type::String(), ""},
+                     {5, "inner", false,
+                      Type::Struct({{6, "z", true, Type::Double(), ""},
+                                    {7, "w", false, Type::List(8, false, Type::Date()), ""}}),
+                      ""}}),
+       ""},
+      {9, "l", false, Type::List(10, true, Type::Long()), ""},
+      {11, "m", false, Type::Map(12, Type::String(), 13, false, Type::Double()), ""},
+      {14, "im", true, Type::Map(15, Type::Int(), 16, true, Type::Timestamp()), ""},
+      {17, "ll", false,
+       Type::List(18, false,
+                  Type::List(19, true,
+                             Type::Struct({{20, "k", true, Type::String(), ""},
+                                           {21, "v", false, Type::Binary(), ""}}))),
+       ""},
+      {22, "ms", false,
+       Type::Map(23, Type::Struct({{24, "a", true, Type::Int(), ""}}), 25, false,
+                 Type::Map(26, Type::Uuid(), 27, false, *Type::Fixed(2))),
+       ""},
+  });
+  // 2: decimals at the edges of precision and scale, temporal types required.
+  schemas.emplace_back(std::vector<NestedField>{
+      {1, "d38", false, *Type::Decimal(38, 0), ""},
+      {2, "d38s1", false, *Type::Decimal(38, 1), ""},
+      {3, "d38s38", false, *Type::Decimal(38, 38), ""},
+      {4, "d1", false, *Type::Decimal(1, 0), ""},
+      {5, "d10s5", false, *Type::Decimal(10, 5), ""},
+      {6, "t", true, Type::Time(), ""},
+      {7, "ts", true, Type::Timestamp(), ""},
+      {8, "tz", true, Type::TimestampTz(), ""},
+      {9, "day", true, Type::Date(), ""},
+      {10, "f", false, Type::Float(), ""},
+  });
+  // 3: small, so mutations hit it often.
+  schemas.emplace_back(std::vector<NestedField>{
+      {1, "s", true, Type::String(), ""},
+      {2, "l", false, Type::List(3, false, Type::String()), ""},
+  });
+  for (const Schema& s : schemas) Check(static_cast<bool>(s.Validate()));
+  return schemas;
+}
+
+// ---------------------------------------------------------------------------
+// Accepted rows fit their schema.
+
+void CheckValue(const Type& type, const Value& v) {
+  if (v.is_null()) return;
+  switch (type.id()) {
+    case TypeId::kBoolean:
+      Check(v.kind == Value::Kind::kBool);
+      break;
+    case TypeId::kInt:
+    case TypeId::kDate:
+      Check(v.kind == Value::Kind::kInt32);
+      break;
+    case TypeId::kTime:
+      Check(v.kind == Value::Kind::kInt64 && v.i64 >= 0 && v.i64 < 86400LL * 1000000);
+      break;
+    case TypeId::kLong:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+      Check(v.kind == Value::Kind::kInt64);
+      break;
+    case TypeId::kFloat:
+      Check(v.kind == Value::Kind::kFloat);
+      break;
+    case TypeId::kDouble:
+      Check(v.kind == Value::Kind::kDouble);
+      break;
+    case TypeId::kDecimal: {
+      Check(v.kind == Value::Kind::kDecimal);
+      unsigned __int128 limit = 1;
+      for (int k = 0; k < type.precision(); ++k) limit *= 10;
+      unsigned __int128 magnitude = v.decimal < 0 ? -static_cast<unsigned __int128>(v.decimal)
+                                                  : static_cast<unsigned __int128>(v.decimal);
+      Check(magnitude < limit);
+      break;
+    }
+    case TypeId::kString:
+    case TypeId::kBinary:
+      Check(v.kind == Value::Kind::kBytes);
+      break;
+    case TypeId::kUuid:
+      Check(v.kind == Value::Kind::kBytes && v.size == 16);
+      break;
+    case TypeId::kFixed:
+      Check(v.kind == Value::Kind::kBytes && v.size == static_cast<uint32_t>(type.length()));
+      break;
+    case TypeId::kStruct:
+      Check(v.kind == Value::Kind::kStruct && v.size == type.fields().size());
+      for (size_t i = 0; i < v.size; ++i) {
+        const auto& f = type.fields()[i];
+        if (f.required) Check(!v.children[i].is_null());
+        CheckValue(*f.type, v.children[i]);
+      }
+      break;
+    case TypeId::kList:
+      Check(v.kind == Value::Kind::kList);
+      for (size_t i = 0; i < v.size; ++i) {
+        if (type.element().required) Check(!v.children[i].is_null());
+        CheckValue(*type.element().type, v.children[i]);
+      }
+      break;
+    case TypeId::kMap:
+      Check(v.kind == Value::Kind::kMap && v.size % 2 == 0);
+      for (size_t i = 0; i < v.size; i += 2) {
+        Check(!v.children[i].is_null());
+        if (type.value().required) Check(!v.children[i + 1].is_null());
+        CheckValue(*type.key().type, v.children[i]);
+        CheckValue(*type.value().type, v.children[i + 1]);
+      }
+      break;
+  }
+}
+
+bool SameFloat(double a, double b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  return a == b && std::signbit(a) == std::signbit(b);
+}
+
+bool Equal(const Value& a, const Value& b) {
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+    case Value::Kind::kNull:
+      return true;
+    case Value::Kind::kBool:
+      return a.b == b.b;
+    case Value::Kind::kInt32:
+      return a.i32 == b.i32;
+    case Value::Kind::kInt64:
+      return a.i64 == b.i64;
+    case Value::Kind::kFloat:
+      return SameFloat(a.f32, b.f32);
+    case Value::Kind::kDouble:
+      return SameFloat(a.f64, b.f64);
+    case Value::Kind::kDecimal:
+      return a.decimal == b.decimal;
+    case Value::Kind::kBytes:
+      return a.as_bytes() == b.as_bytes();
+    default:
+      if (a.size != b.size) return false;
+      for (size_t i = 0; i < a.size; ++i) {
+        if (!Equal(a.children[i], b.children[i])) return false;
+      }
+      return true;
+  }
+}
+
+void FuzzRow(const Schema& schema, floe::types::JsonRowParser& parser, std::string_view line) {
+  floe::Arena arena;
+  auto row = parser.Parse(line, &arena);
+  if (!row) {
+    (void)row.error().ToString();
+    return;
+  }
+  Check(row->size() == schema.fields().size());
+  Value root = Value::Struct(row->data(), row->size());
+  CheckValue(*schema.as_struct(), root);
+
+  std::string written;
+  floe::types::AppendRowJson(schema, *row, &written);
+  Check(nlohmann::json::accept(written));
+  floe::Arena arena2;
+  auto again = parser.Parse(written, &arena2);
+  Check(static_cast<bool>(again));
+  Check(Equal(root, Value::Struct(again->data(), again->size())));
+  std::string rewritten;
+  floe::types::AppendRowJson(schema, *again, &rewritten);
+  Check(rewritten == written);
+
+  // A line is one row: content after the object is an error, not dropped.
+  std::string trailing(line);
+  trailing += " {}";
+  floe::Arena arena3;
+  Check(!parser.Parse(trailing, &arena3));
+}
+
+// ---------------------------------------------------------------------------
+// The text parsers on their own.
+
+// "-0012.3400" at scale 5 -> sign and the digits of the unscaled value without
+// leading zeros ("-1234000"); zero has no sign. Text that ParseDecimal
+// accepted has only digits, one optional point and an optional sign.
+std::string CanonicalDecimal(std::string_view text, int scale) {
+  bool negative = false;
+  if (!text.empty() && (text[0] == '-' || text[0] == '+')) {
+    negative = text[0] == '-';
+    text.remove_prefix(1);
+  }
+  size_t point = text.find('.');
+  std::string digits(text.substr(0, point));
+  std::string_view fraction =
+      point == std::string_view::npos ? std::string_view() : text.substr(point + 1);
+  for (int k = 0; k < scale; ++k) {
+    digits.push_back(static_cast<size_t>(k) < fraction.size() ? fraction[k] : '0');
+  }
+  size_t first = digits.find_first_not_of('0');
+  if (first == std::string::npos) return "0";
+  return (negative ? "-" : "") + digits.substr(first);
+}
+
+void FuzzText(int precision, int scale, std::string_view text) {
+  std::string out;
+  if (auto d = floe::types::ParseDecimal(text, precision, scale)) {
+    floe::types::AppendDecimal(*d, scale, &out);
+    Check(CanonicalDecimal(text, scale) == CanonicalDecimal(out, scale));
+    auto again = floe::types::ParseDecimal(out, precision, scale);
+    Check(again && *again == *d);
+  }
+  if (auto day = floe::types::ParseDate(text)) {
+    out.clear();
+    floe::types::AppendDate(*day, &out);
+    auto again = floe::types::ParseDate(out);
+    Check(again && *again == *day);
+  }
+  if (auto t = floe::types::ParseTime(text)) {
+    Check(*t >= 0 && *t < 86400LL * 1000000);
+    out.clear();
+    floe::types::AppendTime(*t, &out);
+    auto again = floe::types::ParseTime(out);
+    Check(again && *again == *t);
+  }
+  if (auto ts = floe::types::ParseTimestamp(text)) {
+    for (bool utc : {false, true}) {
+      out.clear();
+      floe::types::AppendTimestamp(*ts, utc, &out);
+      auto again = floe::types::ParseTimestamp(out);
+      Check(again && *again == *ts);
+    }
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static const std::vector<Schema>* schemas = new std::vector<Schema>(MakeSchemas());
+  static std::vector<std::unique_ptr<floe::types::JsonRowParser>>* parsers = [] {
+    auto* p = new std::vector<std::unique_ptr<floe::types::JsonRowParser>>();
+    for (const Schema& s : *schemas) p->push_back(std::make_unique<floe::types::JsonRowParser>(s));
+    return p;
+  }();
+  if (size == 0) return 0;
+  size_t mode = static_cast<uint8_t>(data[0] - '0') % (schemas->size() + 1);
+  std::string_view rest(reinterpret_cast<const char*>(data) + 1, size - 1);
+  if (mode < schemas->size()) {
+    FuzzRow((*schemas)[mode], *(*parsers)[mode], rest);
+  } else if (rest.size() >= 2) {
+    int precision = 1 + static_cast<uint8_t>(rest[0]) % 38;
+    int scale = static_cast<uint8_t>(rest[1]) % (precision + 1);
+    FuzzText(precision, scale, rest.substr(2));
+  }
+  return 0;
+}
