@@ -11,7 +11,11 @@ constexpr int64_t kMicrosPerDay = 86'400 * kMicrosPerSecond;
 
 // Floor division and modulo for negative values.
 inline int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
-inline int64_t FloorMod(int64_t a, int64_t b) { return a - FloorDiv(a, b) * b; }
+// For b > 0; without a multiplication, which overflows near INT64_MIN.
+inline int64_t FloorMod(int64_t a, int64_t b) {
+  int64_t r = a % b;
+  return r < 0 ? r + b : r;
+}
 
 inline void AppendPadded(int64_t v, int width, std::string* out) {
   char buf[24];
@@ -161,7 +165,7 @@ void AppendTimestamp(int64_t micros, bool utc, std::string* out) {
   int64_t days = FloorDiv(micros, kMicrosPerDay);
   AppendDate(static_cast<int32_t>(days), out);
   out->push_back('T');
-  AppendTimeOfDay(micros - days * kMicrosPerDay, out);
+  AppendTimeOfDay(FloorMod(micros, kMicrosPerDay), out);
   if (utc) out->append("+00:00");
 }
 
@@ -235,12 +239,15 @@ Result<int64_t> ParseTimestamp(std::string_view text) {
   if (!ok || !c.done()) {
     return InvalidArgument("'{}' is not a timestamp (YYYY-MM-DDTHH:MM:SS.ffffff[+HH:MM])", text);
   }
-  // days is bounded by the 9-digit year, so this does not overflow int64 for
-  // years within +-292,000; beyond that the value is refused.
-  if (days > 106'751'991 || days < -106'751'991) {
+  // days is bounded by the 9-digit year, so this fits 128 bits; the result
+  // must fit int64 micros (years about -290308 to +294247, the range
+  // AppendTimestamp writes).
+  __int128 value = static_cast<__int128>(days) * kMicrosPerDay + micros -
+                   static_cast<__int128>(offset_minutes) * 60 * kMicrosPerSecond;
+  if (value < INT64_MIN || value > INT64_MAX) {
     return InvalidArgument("timestamp '{}' is out of range", text);
   }
-  return days * kMicrosPerDay + micros - offset_minutes * 60 * kMicrosPerSecond;
+  return static_cast<int64_t>(value);
 }
 
 Result<int128_t> ParseDecimal(std::string_view text, int precision, int scale) {
@@ -274,8 +281,12 @@ Result<int128_t> ParseDecimal(std::string_view text, int precision, int scale) {
   if (!any) return InvalidArgument("'{}' is not a decimal number", text);
   unsigned __int128 limit = 1;
   for (int k = 0; k < precision; ++k) limit *= 10;
-  for (; fraction_digits < scale; ++fraction_digits) {
-    if (v >= limit) break;  // already too large; avoids overflow below
+  // Scale up; v * 10 reaches the limit exactly when v >= limit / 10, which is
+  // checked before multiplying (at precision 38, v * 10 could wrap 128 bits).
+  for (; fraction_digits < scale && v != 0; ++fraction_digits) {
+    if (v >= limit / 10) {
+      return InvalidArgument("'{}' does not fit decimal({}, {})", text, precision, scale);
+    }
     v *= 10;
   }
   if (v >= limit) return InvalidArgument("'{}' does not fit decimal({}, {})", text, precision, scale);

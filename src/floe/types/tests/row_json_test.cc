@@ -88,6 +88,9 @@ TEST(RowJsonTest, ErrorsNameTheField) {
   expect_error(R"({"i":1,"date":"2024-02-30"})", "field 'date'");
   expect_error(R"({"i":1,)", "invalid JSON");
   expect_error(R"([1,2])", "must be a JSON object");
+  // Regression (fuzz/row_json): a second object on the line was dropped.
+  expect_error(R"({"i":1}{"i":2})", "content after the row object at offset 7");
+  expect_error(R"({"i":1} x)", "invalid JSON");
 }
 
 TEST(RowJsonTest, DecimalAcceptsJsonNumbersExactly) {

@@ -39,6 +39,24 @@ TEST(TemporalTest, TimesAndTimestamps) {
   EXPECT_FALSE(ParseTimestamp("2024-02-29T12:00:00 junk"));
 }
 
+// Regression (fuzz/row_json): the extremes of int64 micros write and read back;
+// beyond them is an error, not a signed overflow.
+TEST(TemporalTest, TimestampExtremesRoundTrip) {
+  EXPECT_EQ(Ts(INT64_MIN), "-290308-12-21T19:59:05.224192");
+  EXPECT_EQ(Ts(INT64_MAX), "+294247-01-10T04:00:54.775807");
+  for (int64_t us : {INT64_MIN, INT64_MIN + 1, INT64_MAX - 1, INT64_MAX}) {
+    auto back = ParseTimestamp(Ts(us));
+    ASSERT_TRUE(back) << back.error().ToString();
+    EXPECT_EQ(*back, us);
+  }
+  // An offset may bring a day just past the range back into it.
+  EXPECT_EQ(*ParseTimestamp("-290308-12-22T00:00:00+01:00"), -9'223'372'026'000'000'000);
+  EXPECT_FALSE(ParseTimestamp("+294247-01-10T04:00:54.775808"));
+  EXPECT_FALSE(ParseTimestamp("+294247-01-10T04:00:54.775807-00:01"));
+  EXPECT_FALSE(ParseTimestamp("-290308-12-21T19:59:05.224191"));
+  EXPECT_FALSE(ParseTimestamp("+999999999-12-31T23:59:59"));
+}
+
 TEST(TemporalTest, Decimals) {
   EXPECT_EQ(Dec(1230, 2), "12.30");
   EXPECT_EQ(Dec(-5, 3), "-0.005");
@@ -54,6 +72,13 @@ TEST(TemporalTest, Decimals) {
   EXPECT_FALSE(ParseDecimal("12.345", 5, 2));      // no silent rounding
   EXPECT_FALSE(ParseDecimal("1234.5", 5, 2));      // too many integer digits
   EXPECT_FALSE(ParseDecimal("1e5", 9, 0));
+  // Regression (fuzz/row_json): scaling 38 digits up wrapped 128 bits, so
+  // 3999...9 (38 digits) was accepted by decimal(38, 1) as a small value.
+  EXPECT_FALSE(ParseDecimal("39999999999999999999999999999999999999", 38, 1));
+  EXPECT_FALSE(ParseDecimal("34028236692093846346337460743176821146", 38, 1));
+  EXPECT_FALSE(ParseDecimal("1", 38, 38));
+  EXPECT_EQ(*ParseDecimal("9999999999999999999999999999999999999", 38, 1), max38 - 9);
+  EXPECT_EQ(*ParseDecimal("-0.9999999999999999999999999999999999999", 38, 38), -(max38 - 9));
   EXPECT_FALSE(ParseDecimal("", 9, 0));
 }
 
