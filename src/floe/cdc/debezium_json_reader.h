@@ -28,14 +28,23 @@ struct DebeziumEvent {
     kTombstone,     ///< a `null` line (Kafka tombstone): skipped by ingest
     kHeartbeat,     ///< a heartbeat or transaction-metadata event: skipped
     kSchemaChange,  ///< a schema-change topic event (ddl, tableChanges): skipped
+    /// The source table was truncated (db/table say which): op "t", or a
+    /// `floe capture` schema-change event whose floe.kind is
+    /// "truncate_table". No row images.
+    kTruncate,
   };
   Kind kind = Kind::kRow;
-  ChangeOp op = ChangeOp::kInsert;  ///< from "op": c, r, u, d
+  ChangeOp op = ChangeOp::kInsert;  ///< from "op": c, r, u, d (kRow only)
   /// source.db and source.table (source.schema when there is no db, as for
   /// PostgreSQL).
   std::string db;
   std::string table;
   int64_t ts_ms = 0;
+  /// Schema-change events (kSchemaChange, and kTruncate from one): the
+  /// `floe.kind` member `floe capture` writes ("add_column",
+  /// "truncate_table", ... — cdc::SchemaChangeKindName); empty when the event
+  /// has none (Debezium's own connectors).
+  std::string schema_change_kind;
   /// The row schema from the envelope's `schema` block: Iceberg types for
   /// Debezium's types and logical types, field names and optionality, in the
   /// block's order, field ids 1..n. Null when the event has no schema block.
@@ -62,7 +71,9 @@ class DebeziumJsonReader {
   /// op, a missing source.table, a value that does not fit its type, no
   /// schema block and no `known` schema.
   /// A kRow event has `after` for c/r/u and `before` for d (an update may
-  /// lack `before`); required fields are checked in `after` only, since a
+  /// lack `before`); a kTruncate event (op "t", or a schema-change event of
+  /// kind "truncate_table") has source.table, else it is an error (op "t")
+  /// or stays kSchemaChange; required fields are checked in `after` only, since a
   /// `before` may carry only the key (PostgreSQL REPLICA IDENTITY DEFAULT).
   /// Steady state allocates nothing on the heap (names up to 15 bytes).
   /// Not thread-safe: one reader per thread.

@@ -312,6 +312,7 @@ struct IngestSource::Impl {
     auto decoded = reader.Decode(line.text, known != nullptr ? known : &empty_schema, &arena);
     if (!decoded) return BadInput(line, decoded.error());
     cdc::DebeziumEvent* event = &*decoded;
+    if (event->kind == cdc::DebeziumEvent::Kind::kTruncate) return Truncate(line, *event);
     if (event->kind != cdc::DebeziumEvent::Kind::kRow) {
       ++totals.skipped;
       stats->events_skipped.fetch_add(1, std::memory_order_relaxed);
@@ -413,6 +414,26 @@ struct IngestSource::Impl {
       }
     }
     return BadInput(line, Error(ErrorCode::kInvalidArgument, "unknown op"));
+  }
+
+  /// A truncation of the event's table: the rows before it go to their
+  /// writers, then every writer discards what it holds of the table and the
+  /// committers remove the table's files in this checkpoint's commit. A table
+  /// that does not exist (and cannot be created) has nothing to truncate.
+  Status Truncate(const Line& line, const cdc::DebeziumEvent& event) {
+    bool event_error = false;
+    auto state = resolver->Resolve(event.db, event.table, nullptr, &event_error);
+    if (!state) {
+      if (event_error && state.error().code() == ErrorCode::kNotFound) {
+        ++totals.skipped;
+        stats->events_skipped.fetch_add(1, std::memory_order_relaxed);
+        return Ok();
+      }
+      return FromResolver(line, std::move(state).error(), event_error);
+    }
+    FLOE_RETURN_IF_ERROR(batcher->Truncate(TableResolver::TargetOf(*state), *out));
+    stats->truncates.fetch_add(1, std::memory_order_relaxed);
+    return Ok();
   }
 
   /// Whether rows `before` and `after` (table order) differ in an equality field.

@@ -13,8 +13,13 @@
 ///                tables get only kUpdateAfter (it replaces its key), plus
 ///                kDelete(before) when the update changed the key
 ///   op d      -> kDelete(before)
+///   op t      -> RowBatcher::Truncate of the event's table (also a
+///                `floe capture` schema-change event of kind
+///                "truncate_table"); a table that does not exist and cannot
+///                be created has nothing to truncate (skipped)
 ///   json rows -> kInsert
-/// Tombstones, heartbeats and schema-change events are skipped and counted.
+/// Tombstones, heartbeats and other schema-change events are skipped and
+/// counted.
 ///
 /// Positions: its checkpoint state is the input file, the byte offset after
 /// the last consumed line, the line number, the dead-letter file's size and

@@ -19,8 +19,11 @@ struct IngestStats {
   std::atomic<int64_t> events_read{0};
   /// Rows handed to the writers (an update with a before image counts 2).
   std::atomic<int64_t> rows_emitted{0};
-  /// Tombstones, heartbeats and schema-change events skipped.
+  /// Tombstones, heartbeats and schema-change events skipped (and
+  /// truncations of tables that do not exist).
   std::atomic<int64_t> events_skipped{0};
+  /// Truncations handed to the writers (op "t", capture's TRUNCATE TABLE).
+  std::atomic<int64_t> truncates{0};
   /// Bad events written to the dead-letter file (--on-error skip).
   std::atomic<int64_t> dead_letters{0};
   /// Input bytes consumed.

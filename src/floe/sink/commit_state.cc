@@ -95,6 +95,7 @@ std::string SerializeCommitState(const CommitState& state) {
       t["records"] = table.records;
       t["deleted-records"] = table.deleted_records;
       t["overwrite"] = table.overwrite;
+      if (table.truncated) t["truncated"] = true;
       tables.push_back(std::move(t));
     }
     pending.push_back({{"checkpoint-id", id},
@@ -144,7 +145,8 @@ Result<CommitState> ParseCommitState(std::string_view text, std::string_view wha
           !r.Get(t, "delete-files", &table.delete_files, twhere) ||
           !r.Get(t, "records", &table.records, twhere) ||
           !r.Get(t, "deleted-records", &table.deleted_records, twhere) ||
-          !r.Get(t, "overwrite", &table.overwrite, twhere)) {
+          !r.Get(t, "overwrite", &table.overwrite, twhere) ||
+          (t.contains("truncated") && !r.Get(t, "truncated", &table.truncated, twhere))) {
         return std::unexpected(*r.error());
       }
       const json* manifests = r.Array(t, "manifests", twhere);

@@ -45,6 +45,11 @@ struct StagedTable {
   int64_t deleted_records = 0;
   /// Written in overwrite mode: replaces the partitions it writes.
   bool overwrite = false;
+  /// The table was truncated in this checkpoint: the commit removes every
+  /// live data and delete file of the table and adds `manifests`' files, in
+  /// one snapshot (docs/sink-commit.md, "Truncation"). JSON "truncated"
+  /// (absent: false, as in states written before truncation existed).
+  bool truncated = false;
   friend bool operator==(const StagedTable&, const StagedTable&) = default;
 };
 

@@ -63,6 +63,36 @@ struct TableBuffer {
   std::shared_ptr<const iceberg::TableMetadata> metadata;  ///< of the newest result
   std::map<int32_t, SpecFiles> specs;
   std::vector<std::string> referenced;
+  /// A writer truncated the table in this checkpoint.
+  bool truncated = false;
+};
+
+/// The snapshot of a checkpoint in which the source truncated the table: it
+/// removes every live data and delete file (as a delete with an always-true
+/// filter would, but delete files too) and adds the files written after the
+/// truncation, so readers see the truncation and the new rows at once. The
+/// removals are chosen again on every attempt, against the then current
+/// snapshot.
+class TruncateAndAdd final : public iceberg::SnapshotProducer {
+ public:
+  explicit TruncateAndAdd(iceberg::Table* table) : SnapshotProducer(table) {}
+  void AddData(iceberg::DataFile file, int32_t spec_id) { AddDataFile(std::move(file), spec_id); }
+  void AddDeletes(iceberg::DataFile file, int32_t spec_id) {
+    AddDeleteFile(std::move(file), spec_id);
+  }
+  std::string_view name() const override { return "truncate"; }
+
+ protected:
+  std::string_view operation() const override {
+    return adds_data_files() || adds_delete_files() ? iceberg::operation::kOverwrite
+                                                    : iceberg::operation::kDelete;
+  }
+  bool removes_data_files() const override { return true; }
+  bool removes_delete_files() const override { return true; }
+  Result<bool> Removes(const iceberg::ManifestEntry&, int32_t,
+                       const iceberg::TableMetadata&) override {
+    return true;
+  }
 };
 
 /// The files of a staged table, read back from its manifests.
@@ -148,6 +178,7 @@ struct CommitterOperator::Impl {
     StagedTable staged;
     staged.id = buffer.id;
     staged.overwrite = options.overwrite;
+    staged.truncated = buffer.truncated;
     staged.referenced_data_files = buffer.referenced;
     io::FileIO& io = catalog->file_io();
     Status s = Ok();
@@ -195,7 +226,14 @@ struct CommitterOperator::Impl {
                      iceberg::SnapshotId* snapshot_id) {
     auto txn = table.NewTransaction();
     iceberg::SnapshotProducer* producer = nullptr;
-    if (staged.manifests.empty()) {
+    if (staged.truncated) {
+      // Position deletes of this checkpoint point only at its own files
+      // (everything before the truncation was discarded by the writers).
+      auto& truncate = txn->Add(std::make_unique<TruncateAndAdd>(&table));
+      for (const auto& [file, spec] : files.data) truncate.AddData(file, spec);
+      for (const auto& [file, spec] : files.deletes) truncate.AddDeletes(file, spec);
+      producer = &truncate;
+    } else if (staged.manifests.empty()) {
       producer = &txn->NewAppend();  // an empty commit: records the position
     } else if (staged.overwrite) {
       auto& overwrite = txn->NewOverwrite();
@@ -397,6 +435,7 @@ Status CommitterOperator::Process(WriteResult result, engine::Collector<CommitOu
   TableBuffer& buffer = m.buffers[target.key];
   buffer.id = target.id;
   buffer.metadata = target.metadata;
+  if (result.truncated) buffer.truncated = true;
   SpecFiles& files = buffer.specs[result.spec_id];
   for (auto& f : result.data_files) files.data.push_back(std::move(f));
   for (auto& f : result.delete_files) files.deletes.push_back(std::move(f));

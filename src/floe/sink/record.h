@@ -67,6 +67,12 @@ struct RowBatch {
   std::vector<types::Row> rows;
   /// The writer subtask this batch goes to (set by the Router).
   uint32_t route = 0;
+  /// Truncate the table here: the writer discards everything it wrote for
+  /// the table in the current checkpoint before applying this batch's rows
+  /// (a truncate batch from RowBatcher::Truncate has no rows), and the
+  /// table's WriteResult of this checkpoint says `truncated`
+  /// (docs/sink-writers.md, "Truncation").
+  bool truncate = false;
 
   size_t size() const { return rows.size(); }
 };
@@ -85,6 +91,11 @@ struct WriteResult {
   std::vector<std::string> referenced_data_files;
   int64_t rows_written = 0;
   int64_t rows_deleted = 0;
+  /// The table was truncated in this checkpoint, before these files were
+  /// written: the commit removes every live data and delete file of the table
+  /// and adds these files in one snapshot (docs/sink-commit.md). A truncated
+  /// result may have no files at all.
+  bool truncated = false;
 };
 
 /// What a committer did with a table at a checkpoint; the check-commit sink

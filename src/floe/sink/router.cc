@@ -285,6 +285,19 @@ Status RowBatcher::Add(const TableTargetPtr& target, RowKind kind, types::Row ro
   return Ok();
 }
 
+Status RowBatcher::Truncate(const TableTargetPtr& target, engine::Collector<RowBatch>& out) {
+  FLOE_ASSIGN_OR_RETURN(Impl::Table * t, impl_->TableFor(target, out));
+  for (size_t s = 0; s < t->pending.size(); ++s) FLOE_RETURN_IF_ERROR(impl_->Emit(*t, s, out));
+  for (uint32_t route = 0; route < impl_->subtasks; ++route) {
+    RowBatch batch;
+    batch.target = target;
+    batch.route = route;
+    batch.truncate = true;
+    FLOE_RETURN_IF_ERROR(out.Emit(std::move(batch)));
+  }
+  return Ok();
+}
+
 Status RowBatcher::Flush(engine::Collector<RowBatch>& out) {
   for (auto& [key, t] : impl_->tables) {
     for (size_t s = 0; s < t.pending.size(); ++s) FLOE_RETURN_IF_ERROR(impl_->Emit(t, s, out));

@@ -36,6 +36,13 @@ class RowBatcher {
   /// an upsert/delete has a null equality field; Cancelled from `out`.
   Status Add(const TableTargetPtr& target, RowKind kind, types::Row row,
              engine::Collector<RowBatch>& out);
+  /// The source truncated the table of `target` at this point of the stream:
+  /// emits the table's pending batches (so the rows before the truncation
+  /// reach their writers first), then one empty batch with `truncate` set to
+  /// EVERY writer subtask (each may hold rows of the table in this
+  /// checkpoint). Rows added afterwards are batched as usual. Errors:
+  /// kInvalidArgument for a target without metadata; Cancelled from `out`.
+  Status Truncate(const TableTargetPtr& target, engine::Collector<RowBatch>& out);
   /// Emits every non-empty batch.
   Status Flush(engine::Collector<RowBatch>& out);
   /// The source is taking a checkpoint (call in SnapshotState, after Flush):

@@ -336,6 +336,7 @@ Result<std::vector<WriteResult>> TableWriter::Complete() {
     r.target = target_;
     r.spec_id = spec_id;
     r.writer_subtask = subtask_;
+    r.truncated = truncated_;
     for (const auto& f : files.data_files) r.rows_written += f.record_count;
     r.rows_deleted = files.rows_deleted;
     for (const auto& f : files.delete_files) {
@@ -346,6 +347,16 @@ Result<std::vector<WriteResult>> TableWriter::Complete() {
     r.referenced_data_files = std::move(files.referenced);
     results.push_back(std::move(r));
   }
+  if (truncated_ && results.empty()) {
+    // The truncation itself must reach the committer.
+    WriteResult r;
+    r.target = target_;
+    r.spec_id = target_->metadata->default_spec_id;
+    r.writer_subtask = subtask_;
+    r.truncated = true;
+    results.push_back(std::move(r));
+  }
+  truncated_ = false;
   completed_.clear();
   files_.clear();
   pending_deletes_.clear();
@@ -353,6 +364,11 @@ Result<std::vector<WriteResult>> TableWriter::Complete() {
   keys_.Clear();
   generation_base_ = 0;
   return results;
+}
+
+void TableWriter::Truncate() {
+  Abort();
+  truncated_ = true;
 }
 
 void TableWriter::Abort() {

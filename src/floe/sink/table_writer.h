@@ -90,9 +90,22 @@ class TableWriter {
   Status CloseFiles();
   size_t num_open_files() const;
 
+  /// The source truncated the table at this point of the stream
+  /// (docs/sink-writers.md, "Truncation"): deletes every file written since
+  /// the last Complete (open and completed data and equality delete files),
+  /// drops the pending position deletes and forgets the keys of this
+  /// checkpoint, and marks the checkpoint truncated. Rows written afterwards
+  /// go to new files as usual. Never fails (a file that cannot be deleted is
+  /// left as an orphan: it is never committed).
+  void Truncate();
+  /// Whether Truncate was called since the last Complete.
+  bool truncated() const { return truncated_; }
+
   /// Checkpoint: completes every file, writes the position deletes, and
   /// returns one WriteResult per partition spec with files (none when
-  /// nothing was written since the last Complete). Forgets the keys of this
+  /// nothing was written since the last Complete). After a Truncate every
+  /// result says `truncated`, and there is at least one (for the current
+  /// default spec, without files when nothing was written after it). Forgets the keys of this
   /// checkpoint. The returned files are the caller's: Abort no longer
   /// deletes them.
   Result<std::vector<WriteResult>> Complete();
@@ -153,6 +166,7 @@ class TableWriter {
   uint64_t hash_ = 0;
   std::vector<PendingDelete> pending_deletes_;
   std::vector<std::pair<int32_t, SpecFiles>> completed_;  ///< by spec, this checkpoint
+  bool truncated_ = false;                                ///< Truncate since the last Complete
   int64_t rows_written_total_ = 0;
   int64_t position_deletes_total_ = 0;
   int64_t equality_deletes_total_ = 0;

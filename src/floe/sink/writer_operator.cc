@@ -50,6 +50,12 @@ Status WriterOperator::Process(RowBatch batch, engine::Collector<WriteResult>& o
     return InvalidArgument("table {}: a batch with {} rows and {} row kinds", batch.target->key, n,
                            batch.kinds.size());
   }
+  if (batch.truncate) {
+    // Everything this subtask wrote for the table in this checkpoint goes;
+    // the committer removes what earlier checkpoints committed.
+    writer.Truncate();
+    ++truncates_;
+  }
   for (size_t i = 0; i < n; ++i) FLOE_RETURN_IF_ERROR(writer.Write(batch.kinds[i], batch.rows[i]));
   Account(table);
   account_->Report(total_bytes_);

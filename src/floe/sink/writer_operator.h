@@ -40,7 +40,9 @@ class WriterOperator final : public engine::Operator<RowBatch, WriteResult> {
   /// FileIO or catalog factory.
   Status Open(const engine::OperatorContext& context, const engine::RestoredState& state) override;
   /// Writes the batch to its table's writer (creating it, or switching it to
-  /// a new target). Errors: those of TableWriter (naming the table).
+  /// a new target); a batch with `truncate` set first truncates the table's
+  /// writer (TableWriter::Truncate), so the table's WriteResult of this
+  /// checkpoint says `truncated`. Errors: those of TableWriter (naming the table).
   Status Process(RowBatch batch, engine::Collector<WriteResult>& out) override;
   /// Completes every table's files and emits their WriteResults; returns "".
   Result<std::string> SnapshotState(engine::CheckpointId id,
@@ -54,6 +56,8 @@ class WriterOperator final : public engine::Operator<RowBatch, WriteResult> {
   int64_t buffered_bytes() const { return account_ ? account_->bytes() : 0; }
   int64_t flushes() const { return flushes_; }
   int64_t file_closes() const { return file_closes_; }
+  /// Truncate batches applied.
+  int64_t truncates() const { return truncates_; }
 
   /// Relieving memory, a table's row groups are flushed when they hold at
   /// least this much and most of its bytes; otherwise its files are closed.
@@ -78,6 +82,7 @@ class WriterOperator final : public engine::Operator<RowBatch, WriteResult> {
   int64_t total_bytes_ = 0;
   int64_t flushes_ = 0;
   int64_t file_closes_ = 0;
+  int64_t truncates_ = 0;
 };
 
 }  // namespace floe::sink

@@ -8,8 +8,10 @@ Kafka Connect `{"schema", "payload"}` wrapper, the way Debezium's MySQL connecto
 Tables (`TABLES`): each has a primary key; `shop.items` is meant to be partitioned by
 `region` (part of its key), so an update that changes `region` moves the row to another
 partition. Changes: inserts, updates (several per key, within and across checkpoints),
-deletes, key changes (an update whose before and after keys differ), and mid-stream schema
-changes (a new optional column, an int widened to a long) carried by the schema block.
+deletes, key changes (an update whose before and after keys differ), mid-stream schema
+changes (a new optional column, an int widened to a long) carried by the schema block, and,
+with `truncates=True`, rare truncations (Debezium's op "t", before and after null) that empty
+a table's model.
 """
 
 from __future__ import annotations
@@ -125,12 +127,16 @@ class ChangeStream:
     expected final state."""
 
     def __init__(self, seed: int, tables: list[SourceTable] | None = None,
-                 schema_changes: bool = True):
+                 schema_changes: bool = True, truncates: bool = False,
+                 truncate_rate: float = 0.0001):
         self.random = random.Random(seed)
         self.tables = tables if tables is not None else make_tables()
         self.next_id = 1
         self.ts_ms = 1_700_000_000_000
         self.schema_changes = schema_changes
+        self.truncates = truncates
+        self.truncate_rate = truncate_rate
+        self.truncated = 0  # op "t" lines written
         self._schema_text: dict[str, str] = {}
 
     def _random_row(self, table: SourceTable, key: dict | None = None) -> dict:
@@ -206,6 +212,11 @@ class ChangeStream:
         table = r.choice(self.tables)
         if self.schema_changes and r.random() < 0.0005:
             self._evolve(table)
+        # Drawn only when enabled, so streams without truncations stay as they were.
+        if self.truncates and r.random() < self.truncate_rate and table.rows:
+            table.rows.clear()
+            self.truncated += 1
+            return self._line(table, "t", None, None)
         choice = r.random()
         if not table.rows or choice < 0.35:
             row = self._random_row(table)

@@ -2,7 +2,7 @@
 
 A random change stream over three tables (one partitioned by a key column and, in
 changelog mode, one by a column outside the key, so updates move rows between partitions; inserts, updates, deletes, several changes to one key within and
-across checkpoints, schema changes mid-stream) grows in a file while `floe ingest --follow`
+across checkpoints, schema changes mid-stream, now and then a table truncated with op "t") grows in a file while `floe ingest --follow`
 runs; the test kills it with SIGKILL at random moments at least 20 times, restarting it
 each time with the same arguments, then lets a last run finish the file. Every table must
 then equal the model row for row, read by Iceberg Java and by the spec's rules over
@@ -50,7 +50,8 @@ def test_exactly_once_under_sigkill(mode, tmp_path, make_lake, java_peer, floe_i
     create_tables(binary, lake, tmp_path, changelog=mode == "changelog")
     seed = int(os.environ.get("FLOE_TEST_SEED", random.randrange(1 << 30)))
     print(f"seed {seed}")
-    stream = ChangeStream(seed)
+    # Truncations (op "t") now and then: a kill may land between a truncation and its commit.
+    stream = ChangeStream(seed, truncates=True, truncate_rate=0.00015)
     rnd = random.Random(seed)
     input_file = tmp_path / "changes.jsonl"
     input_file.touch()
@@ -87,7 +88,8 @@ def test_exactly_once_under_sigkill(mode, tmp_path, make_lake, java_peer, floe_i
     assert final.returncode == 0, final.stderr[-4000:]
     commits = check_lake(lake, stream, java_peer, f"{mode}, seed {seed}, {killed} kills")
     resumed = sum(1 for log in logs if "from checkpoint" in log.read_text())
-    print(f"{mode}: {killed} kills, {resumed} runs resumed from a checkpoint, commits per table {commits}")
+    print(f"{mode}: {killed} kills, {resumed} runs resumed from a checkpoint, {stream.truncated} truncations, "
+          f"commits per table {commits}")
     # The kills must have landed after commits too, not only before the first one.
     assert resumed >= killed // 2, f"only {resumed} of {killed} runs resumed from a checkpoint"
     assert all(n >= 3 for n in commits.values()), commits

@@ -167,7 +167,83 @@ TEST(DebeziumJsonReaderTest, TombstonesHeartbeatsTransactionsAndSchemaChanges) {
     EXPECT_EQ(e->db, "shop");
     EXPECT_EQ(e->table, "orders");
     EXPECT_EQ(e->row_schema, nullptr);  // the schema-change value schema has no row struct
+    EXPECT_EQ(e->schema_change_kind, "create_table");
   }
+}
+
+void ExpectError(DebeziumJsonReader& reader, std::string_view line, const types::Schema* known,
+                 std::string_view want);
+
+TEST(DebeziumJsonReaderTest, TruncateOpAndCaptureTruncateTable) {
+  DebeziumJsonReader reader;
+  Arena arena;
+  // Debezium's op "t" (MySQL and PostgreSQL connectors), bare and wrapped.
+  for (std::string_view line :
+       {std::string_view(R"({"before":null,"after":null,"source":{"connector":"mysql",)"
+                         R"("db":"shop","table":"orders"},"op":"t","ts_ms":7})"),
+        std::string_view(R"({"schema":null,"payload":{"op":"t","before":null,"after":null,)"
+                         R"("source":{"connector":"mysql","db":"shop","table":"orders"},)"
+                         R"("ts_ms":7}})")}) {
+    auto e = reader.Decode(line, nullptr, &arena);
+    ASSERT_TRUE(e) << e.error().ToString();
+    EXPECT_EQ(e->kind, Kind::kTruncate) << line;
+    EXPECT_EQ(e->db, "shop");
+    EXPECT_EQ(e->table, "orders");
+    EXPECT_EQ(e->ts_ms, 7);
+    EXPECT_TRUE(e->before.empty());
+    EXPECT_TRUE(e->after.empty());
+  }
+  // PostgreSQL: the schema names the namespace.
+  auto pg =
+      reader.Decode(R"({"op":"t","source":{"connector":"postgresql","db":null,"schema":"public",)"
+                    R"("table":"items"},"ts_ms":1})",
+                    nullptr, &arena);
+  ASSERT_TRUE(pg) << pg.error().ToString();
+  EXPECT_EQ(pg->kind, Kind::kTruncate);
+  EXPECT_EQ(pg->db, "public");
+  EXPECT_EQ(pg->table, "items");
+  // An op "t" must say which table.
+  ExpectError(reader, R"({"op":"t","source":{"db":"shop"}})", nullptr, "source.table: missing");
+  ExpectError(reader, R"({"op":"t"})", nullptr, "source: missing");
+
+  // floe capture's TRUNCATE TABLE: a schema-change event of kind
+  // truncate_table; other kinds stay schema changes.
+  SchemaChange sc;
+  sc.kind = SchemaChangeKind::kTruncateTable;
+  sc.table = {"shop", "orders"};
+  sc.ddl = "TRUNCATE TABLE orders";
+  for (bool with_schema : {true, false}) {
+    DebeziumJsonWriter writer(DebeziumJsonOptions{.include_schema = with_schema});
+    std::string line;
+    writer.AppendSchemaChange(sc, 5, &line);
+    auto e = reader.Decode(line, nullptr, &arena);
+    ASSERT_TRUE(e) << e.error().ToString();
+    EXPECT_EQ(e->kind, Kind::kTruncate) << line;
+    EXPECT_EQ(e->schema_change_kind, "truncate_table");
+    EXPECT_EQ(e->db, "shop");
+    EXPECT_EQ(e->table, "orders");
+    sc.kind = SchemaChangeKind::kDropTable;
+    line.clear();
+    writer.AppendSchemaChange(sc, 5, &line);
+    auto drop = reader.Decode(line, nullptr, &arena);
+    ASSERT_TRUE(drop) << drop.error().ToString();
+    EXPECT_EQ(drop->kind, Kind::kSchemaChange);
+    EXPECT_EQ(drop->schema_change_kind, "drop_table");
+    sc.kind = SchemaChangeKind::kTruncateTable;
+  }
+  // A truncate_table kind without a table is no truncation.
+  auto no_table = reader.Decode(
+      R"({"source":{"db":"shop","table":null},"ddl":"TRUNCATE x","floe":{"kind":"truncate_table"}})",
+      nullptr, &arena);
+  ASSERT_TRUE(no_table) << no_table.error().ToString();
+  EXPECT_EQ(no_table->kind, Kind::kSchemaChange);
+  // A "floe" member that is not an object is ignored; a kind that is not a
+  // string is an error.
+  auto other =
+      reader.Decode(R"({"ddl":"x","floe":[1,2],"source":{"db":"a","table":"b"}})", nullptr, &arena);
+  ASSERT_TRUE(other) << other.error().ToString();
+  EXPECT_EQ(other->kind, Kind::kSchemaChange);
+  ExpectError(reader, R"({"ddl":"x","floe":{"kind":3}})", nullptr, "floe.kind: expected a string");
 }
 
 void ExpectError(DebeziumJsonReader& reader, std::string_view line, const types::Schema* known,

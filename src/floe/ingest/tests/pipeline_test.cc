@@ -298,5 +298,92 @@ TEST_F(PipelineTest, OptionsAreChecked) {
   EXPECT_EQ(resolved->sink.pipeline_id, "mine");
 }
 
+/// Debezium's op "t" for table db.<table>.
+std::string TruncateEvent(std::string_view table) {
+  return fmt::format(
+      R"({{"schema":null,"payload":{{"before":null,"after":null,)"
+      R"("source":{{"connector":"mysql","db":"db","table":"{}"}},"op":"t","ts_ms":1}}}})",
+      table);
+}
+
+/// `floe capture`'s schema-change event for TRUNCATE TABLE db.<table>.
+std::string CaptureTruncateEvent(std::string_view table) {
+  return fmt::format(R"({{"source":{{"connector":"mysql","db":"db","table":"{0}"}},"ts_ms":1,)"
+                     R"("databaseName":"db","schemaName":null,"ddl":"TRUNCATE TABLE {0}",)"
+                     R"("floe":{{"kind":"truncate_table"}},"tableChanges":[{{"type":"ALTER",)"
+                     R"("id":"\"db\".\"{0}\"","table":null,"comment":null}}]}})",
+                     table);
+}
+
+std::string Insert(std::string_view table, int id, std::string_view name) {
+  return Event(table, "c", "null", fmt::format(R"({{"id":{},"name":"{}"}})", id, name));
+}
+
+TEST_F(PipelineTest, TruncateWithinOneCheckpointKeepsOnlyTheRowsAfterIt) {
+  // One Poll reads everything: rows, truncation and rows share a checkpoint.
+  Append({Insert("w", 1, "one"), Insert("w", 2, "two"), Insert("w", 3, "three"),
+          Event("w", "u", R"({"id":2,"name":"two"})", R"({"id":2,"name":"TWO"})"),
+          Insert("keep", 1, "k"), TruncateEvent("w"), Insert("w", 4, "four"),
+          // An update of a key from before the truncation: its delete finds
+          // nothing, its new image stays.
+          Event("w", "u", R"({"id":1,"name":"one"})", R"({"id":1,"name":"uno"})"),
+          Insert("w", 5, "five"), Event("w", "d", R"({"id":5,"name":"five"})", "null"),
+          TruncateEvent("missing")});
+  auto options = Options();
+  options.checkpoint_interval = std::chrono::milliseconds(60000);  // the final checkpoint only
+  IngestStats stats;
+  auto run = RunIngest(options, &stats);
+  ASSERT_TRUE(run.has_value()) << run.error().ToString();
+  EXPECT_EQ(stats.truncates.load(), 1);
+  EXPECT_EQ(run->skipped, 1);  // the truncation of a table that does not exist
+  iceberg::TableIdentifier w{{"lake"}, "db_w"};
+  EXPECT_EQ(ReadTable(*catalog_, w),
+            (std::vector<std::string>{R"({"id":1,"name":"uno"})", R"({"id":4,"name":"four"})"}));
+  EXPECT_EQ(CommittedCheckpoints(*catalog_, w).size(), 1u);
+  EXPECT_EQ(ReadTable(*catalog_, {{"lake"}, "db_keep"}),
+            (std::vector<std::string>{R"({"id":1,"name":"k"})"}));
+  EXPECT_FALSE(catalog_->LoadTable({{"lake"}, "db_missing"}).has_value());
+}
+
+TEST_F(PipelineTest, TruncateAcrossCheckpointsAndRunsRemovesCommittedRows) {
+  Append({Insert("x", 1, "one"), Insert("x", 2, "two"),
+          Event("x", "u", R"({"id":2,"name":"two"})", R"({"id":2,"name":"TWO"})")});
+  auto first = RunIngest(Options());
+  ASSERT_TRUE(first.has_value()) << first.error().ToString();
+  iceberg::TableIdentifier x{{"lake"}, "db_x"};
+  ASSERT_EQ(ReadTable(*catalog_, x).size(), 2u);
+
+  // A later run truncates the committed rows (op t) and adds new ones.
+  Append({TruncateEvent("x"), Insert("x", 3, "three"), Insert("x", 2, "again")});
+  auto second = RunIngest(Options());
+  ASSERT_TRUE(second.has_value()) << second.error().ToString();
+  EXPECT_EQ(ReadTable(*catalog_, x),
+            (std::vector<std::string>{R"({"id":2,"name":"again"})", R"({"id":3,"name":"three"})"}));
+  auto loaded = catalog_->LoadTable(x);
+  ASSERT_TRUE(loaded.has_value());
+  bool overwrite = false;
+  for (const auto& s : loaded->metadata.snapshots) overwrite |= s.operation == "overwrite";
+  EXPECT_TRUE(overwrite) << "the truncation and the new rows are one overwrite snapshot";
+
+  // floe capture's TRUNCATE TABLE, then more rows in later checkpoints.
+  std::vector<std::string> lines = {CaptureTruncateEvent("x")};
+  for (int i = 10; i < 20; ++i) lines.push_back(Insert("x", i, "n"));
+  Append(lines);
+  auto third = RunIngest(Options());
+  ASSERT_TRUE(third.has_value()) << third.error().ToString();
+  auto rows = ReadTable(*catalog_, x);
+  ASSERT_EQ(rows.size(), 10u);
+  EXPECT_EQ(rows.front(), R"({"id":10,"name":"n"})");
+  auto ids = CommittedCheckpoints(*catalog_, x);
+  std::set<int64_t> unique(ids.begin(), ids.end());
+  EXPECT_EQ(unique.size(), ids.size()) << "a checkpoint id committed twice";
+
+  // A truncation as the last event of a run, and nothing after it.
+  Append({TruncateEvent("x")});
+  auto fourth = RunIngest(Options());
+  ASSERT_TRUE(fourth.has_value()) << fourth.error().ToString();
+  EXPECT_TRUE(ReadTable(*catalog_, x).empty());
+}
+
 }  // namespace
 }  // namespace floe::ingest

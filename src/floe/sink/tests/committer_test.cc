@@ -466,5 +466,117 @@ TEST_F(CommitterTest, RowDeltaWithPositionDeletesValidatesReferencedFiles) {
   EXPECT_EQ(Metadata("p").CurrentSnapshot()->SummaryValue("added-position-delete-files"), "1");
 }
 
+/// Live files of the table's current snapshot: (data files, delete files).
+std::pair<size_t, size_t> LiveCounts(io::FileIO& io, const iceberg::TableMetadata& metadata) {
+  auto live = iceberg::ReadLiveFiles(io, metadata, metadata.CurrentSnapshot());
+  EXPECT_TRUE(live) << live.error().ToString();
+  std::pair<size_t, size_t> n{0, 0};
+  if (!live) return n;
+  for (const auto& f : *live) {
+    (f.entry.data_file.content == iceberg::DataFileContent::kData ? n.first : n.second) += 1;
+  }
+  return n;
+}
+
+TEST_F(CommitterTest, TruncatedCheckpointRemovesEveryFileAndAddsTheNewOnesInOneSnapshot) {
+  auto t = CreateTable("tr", "bucket(4, id)");
+  auto committer = NewCommitter();
+  FLOE_ASSERT_OK(committer->Process(ResultOf(t, WriteRows(t, {{1, "a"}, {2, "b"}})), out_));
+  Snapshot(*committer, 1);
+  FLOE_ASSERT_OK(committer->Process(
+      ResultOf(t, WriteRows(t, {{3, "c"}}), WriteEqualityDeletes(t, {1})), out_));
+  Snapshot(*committer, 2);
+  Notify(*committer, 2);
+  ASSERT_EQ(ReadRows("tr"), (Rows{{2, "b"}, {3, "c"}}));
+  auto before = LiveCounts(*io_, Metadata("tr"));
+  ASSERT_GE(before.first, 2u);  // ids 1 and 2 may share a bucket
+  ASSERT_EQ(before.second, 1u);
+
+  // Checkpoint 3: two writer subtasks saw the truncation; one wrote rows after it.
+  WriteResult after = ResultOf(t, WriteRows(t, {{10, "x"}, {11, "y"}}));
+  after.truncated = true;
+  const size_t new_files = after.data_files.size();
+  WriteResult empty = ResultOf(t, {});
+  empty.truncated = true;
+  empty.writer_subtask = 1;
+  FLOE_ASSERT_OK(committer->Process(std::move(empty), out_));
+  FLOE_ASSERT_OK(committer->Process(std::move(after), out_));
+  Snapshot(*committer, 3);
+  Notify(*committer, 3);
+  ASSERT_TRUE(Failures().empty()) << Failures()[0].status.error().ToString();
+
+  auto metadata = Metadata("tr");
+  ASSERT_EQ(metadata.snapshots.size(), 3u);  // one commit for checkpoint 3
+  const auto& snap = metadata.snapshots.back();
+  EXPECT_EQ(snap.operation, "overwrite");
+  EXPECT_EQ(snap.SummaryValue("floe.pipeline-id"), "p1");
+  EXPECT_EQ(snap.SummaryValue("floe.checkpoint-id"), "3");
+  EXPECT_EQ(snap.SummaryValue("floe.source-position"), "pos-3");
+  EXPECT_EQ(snap.SummaryValue("deleted-data-files"), std::to_string(before.first));
+  EXPECT_EQ(snap.SummaryValue("removed-equality-delete-files"), "1");
+  EXPECT_EQ(snap.SummaryValue("added-records"), "2");
+  EXPECT_EQ(metadata.Property("floe.committed-checkpoint.p1"), "3");
+  EXPECT_EQ(ReadRows("tr"), (Rows{{10, "x"}, {11, "y"}}));
+  auto live = LiveCounts(*io_, metadata);
+  EXPECT_EQ(live.second, 0u) << "the delete files are removed with the data";
+  EXPECT_EQ(live.first, new_files);
+
+  // A truncation with no rows after it: a delete snapshot leaving nothing.
+  WriteResult only = ResultOf(t, {});
+  only.truncated = true;
+  FLOE_ASSERT_OK(committer->Process(std::move(only), out_));
+  Snapshot(*committer, 4);
+  Notify(*committer, 4);
+  metadata = Metadata("tr");
+  ASSERT_EQ(metadata.snapshots.size(), 4u);
+  EXPECT_EQ(metadata.snapshots.back().operation, "delete");
+  EXPECT_EQ(metadata.snapshots.back().SummaryValue("floe.checkpoint-id"), "4");
+  EXPECT_TRUE(ReadRows("tr").empty());
+  EXPECT_EQ(LiveCounts(*io_, metadata), (std::pair<size_t, size_t>{0, 0}));
+  // And the table goes on normally.
+  FLOE_ASSERT_OK(committer->Process(ResultOf(t, WriteRows(t, {{7, "z"}})), out_));
+  Snapshot(*committer, 5);
+  Notify(*committer, 5);
+  EXPECT_EQ(ReadRows("tr"), (Rows{{7, "z"}}));
+  ExpectNoCheckpointTwice(CheckpointSnapshots("tr"), "tr");
+}
+
+TEST_F(CommitterTest, RestoredPendingTruncatedCheckpointCommitsTheTruncationOnce) {
+  auto t = CreateTable("trr");
+  {
+    auto committer = NewCommitter();
+    FLOE_ASSERT_OK(committer->Process(ResultOf(t, WriteRows(t, {{1, "a"}, {2, "b"}})), out_));
+    Snapshot(*committer, 1);
+    Notify(*committer, 1);
+  }
+  std::string state;
+  {
+    auto committer = NewCommitter();
+    WriteResult r = ResultOf(t, WriteRows(t, {{5, "e"}}));
+    r.truncated = true;
+    FLOE_ASSERT_OK(committer->Process(std::move(r), out_));
+    state = Snapshot(*committer, 2);
+    // The process dies before NotifyCheckpointComplete(2).
+  }
+  auto parsed = ParseCommitState(state, "test");
+  FLOE_ASSERT_OK(parsed);
+  ASSERT_EQ(parsed->pending.size(), 1u);
+  EXPECT_TRUE(parsed->pending.at(2).tables.at("ns.trr").truncated);
+  EXPECT_EQ(ParseCommitState(SerializeCommitState(*parsed), "again").value(), *parsed);
+  EXPECT_EQ(ReadRows("trr"), (Rows{{1, "a"}, {2, "b"}}));
+
+  auto restored = NewCommitter(Restored({state}, 2));
+  EXPECT_EQ(ReadRows("trr"), (Rows{{5, "e"}}));
+  auto metadata = Metadata("trr");
+  ASSERT_EQ(metadata.snapshots.size(), 2u);
+  EXPECT_EQ(metadata.snapshots.back().operation, "overwrite");
+  EXPECT_EQ(metadata.snapshots.back().SummaryValue("floe.checkpoint-id"), "2");
+  // A second recovery from the same checkpoint finds it committed.
+  auto again = NewCommitter(Restored({state}, 2));
+  EXPECT_EQ(Metadata("trr").snapshots.size(), 2u);
+  EXPECT_EQ(ReadRows("trr"), (Rows{{5, "e"}}));
+  ExpectNoCheckpointTwice(CheckpointSnapshots("trr"), "trr");
+}
+
 }  // namespace
 }  // namespace floe::sink::testing

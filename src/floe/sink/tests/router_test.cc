@@ -237,5 +237,41 @@ TEST_F(RouterTest, NewTargetEmitsPendingRowsFirstAndNullKeysAreRefused) {
   EXPECT_FALSE(Add(batcher, append, RowKind::kDelete, Person{1, "eu", "x", 1}));
 }
 
+TEST_F(RouterTest, TruncateSendsPendingRowsThenATruncateToEveryWriter) {
+  TestTable table("router_truncate", PeopleSchema());
+  auto keyed = MakeTarget(table, "keyed", {1}, false);
+  auto other = MakeTarget(table, "other", {1}, false);
+  SinkOptions options;
+  options.write_parallelism = 3;
+  RowBatcher batcher(options, 100);
+  for (int i = 0; i < 20; ++i)
+    FLOE_ASSERT_OK(Add(batcher, keyed, RowKind::kInsert, {i, "eu", "x", i}));
+  FLOE_ASSERT_OK(Add(batcher, other, RowKind::kInsert, {1, "eu", "o", 1}));
+  ASSERT_TRUE(out_.records.empty());
+  FLOE_ASSERT_OK(batcher.Truncate(keyed, out_));
+  // The table's pending rows first (all 20), then one empty truncate batch per
+  // writer subtask; the other table's rows stay pending.
+  size_t rows = 0, i = 0;
+  for (; i < out_.records.size() && !out_.records[i].truncate; ++i) {
+    EXPECT_EQ(out_.records[i].target, keyed);
+    rows += out_.records[i].size();
+  }
+  EXPECT_EQ(rows, 20u);
+  std::set<uint32_t> routes;
+  for (; i < out_.records.size(); ++i) {
+    EXPECT_TRUE(out_.records[i].truncate);
+    EXPECT_EQ(out_.records[i].target, keyed);
+    EXPECT_EQ(out_.records[i].size(), 0u);
+    routes.insert(out_.records[i].route);
+  }
+  EXPECT_EQ(routes, (std::set<uint32_t>{0, 1, 2}));
+  // Rows after the truncation are batched as usual, without the flag.
+  size_t before = out_.records.size();
+  FLOE_ASSERT_OK(Add(batcher, keyed, RowKind::kInsert, {5, "eu", "y", 5}));
+  FLOE_ASSERT_OK(batcher.Flush(out_));
+  ASSERT_EQ(out_.records.size(), before + 2);  // keyed's row and other's row
+  for (size_t k = before; k < out_.records.size(); ++k) EXPECT_FALSE(out_.records[k].truncate);
+}
+
 }  // namespace
 }  // namespace floe::sink::testing

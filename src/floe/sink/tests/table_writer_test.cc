@@ -374,5 +374,78 @@ TEST_F(TableWriterTest, FlushAndCloseFilesKeepPositionsValid) {
   }
 }
 
+/// Parquet files under the table's location, metadata excluded.
+size_t CountDataFiles(const std::string& location) {
+  size_t n = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(location)) {
+    if (e.is_regular_file() && e.path().extension() == ".parquet") ++n;
+  }
+  return n;
+}
+
+TEST_F(TableWriterTest, TruncateDiscardsTheCheckpointsFilesAndKeysAndMarksTheResult) {
+  table_ = std::make_unique<TestTable>("tw_truncate", PeopleSchema(), RegionSpec());
+  auto w = Make(MakeTarget(*table_, "truncate", {1, 2}, false));
+  const std::string location = table_->metadata().location;
+  // Checkpoint 1: committed, the writer no longer owns it.
+  FLOE_ASSERT_OK(Put(*w, RowKind::kInsert, Person{1, "eu", "one", 1}));
+  auto first = Complete(*w);
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_FALSE(first[0].truncated);
+  CommitResults(*table_, first);
+  const size_t committed_files = CountDataFiles(location);
+  ASSERT_EQ(committed_files, 1u);
+
+  // Checkpoint 2: a completed file (CloseFiles), an open one, a position
+  // delete, an equality delete of the committed row; then the truncation.
+  FLOE_ASSERT_OK(Put(*w, RowKind::kInsert, Person{2, "eu", "two", 2}));
+  FLOE_ASSERT_OK(w->CloseFiles());
+  FLOE_ASSERT_OK(Put(*w, RowKind::kInsert, Person{3, "us", "three", 3}));
+  FLOE_ASSERT_OK(Put(*w, RowKind::kUpdateBefore, Person{3, "us", "three", 3}));
+  FLOE_ASSERT_OK(Put(*w, RowKind::kUpdateAfter, Person{3, "us", "three'", 30}));
+  FLOE_ASSERT_OK(Put(*w, RowKind::kDelete, Person{1, "eu", "one", 1}));
+  EXPECT_GT(CountDataFiles(location), committed_files);
+  EXPECT_FALSE(w->truncated());
+  w->Truncate();
+  EXPECT_TRUE(w->truncated());
+  EXPECT_EQ(CountDataFiles(location), committed_files) << "the checkpoint's files are deleted";
+  EXPECT_EQ(w->num_open_files(), 0u);
+
+  // After the truncation: key 3 again (a fresh key, no delete of the
+  // discarded row), then an update of it within the checkpoint (a position
+  // delete in the new file only).
+  FLOE_ASSERT_OK(Put(*w, RowKind::kInsert, Person{3, "us", "new", 4}));
+  FLOE_ASSERT_OK(Put(*w, RowKind::kUpdateBefore, Person{3, "us", "new", 4}));
+  FLOE_ASSERT_OK(Put(*w, RowKind::kUpdateAfter, Person{3, "us", "newer", 5}));
+  auto second = Complete(*w);
+  ASSERT_EQ(second.size(), 1u);
+  const WriteResult& r = second[0];
+  EXPECT_TRUE(r.truncated);
+  ASSERT_EQ(r.data_files.size(), 1u);
+  EXPECT_EQ(r.rows_written, 2);
+  size_t width = 0;
+  EXPECT_EQ(ReadFirstColumn(table_->io(), r.data_files[0].file_path, &width),
+            (std::vector<int64_t>{3, 3}));
+  EXPECT_TRUE(OfContent(second, DataFileContent::kEqualityDeletes).empty());
+  auto pos = OfContent(second, DataFileContent::kPositionDeletes);
+  ASSERT_EQ(pos.size(), 1u);
+  EXPECT_EQ(ReadPositions(table_->io(), pos[0]),
+            (std::vector<std::pair<std::string, int64_t>>{{r.data_files[0].file_path, 0}}));
+  EXPECT_EQ(r.referenced_data_files, (std::vector<std::string>{r.data_files[0].file_path}));
+  EXPECT_FALSE(w->truncated()) << "Complete starts a checkpoint without truncation";
+
+  // A truncation with nothing after it still reaches the committer; the
+  // next checkpoint is an ordinary one.
+  FLOE_ASSERT_OK(Put(*w, RowKind::kInsert, Person{9, "eu", "nine", 9}));
+  w->Truncate();
+  auto third = Complete(*w);
+  ASSERT_EQ(third.size(), 1u);
+  EXPECT_TRUE(third[0].truncated);
+  EXPECT_TRUE(third[0].data_files.empty());
+  EXPECT_TRUE(third[0].delete_files.empty());
+  EXPECT_EQ(third[0].spec_id, table_->metadata().default_spec_id);
+  EXPECT_TRUE(Complete(*w).empty());
+}
+
 }  // namespace
 }  // namespace floe::sink::testing
