@@ -271,6 +271,7 @@ Result<IngestSummary> RunIngest(const IngestOptions& given, IngestStats* stats,
   summary.events = stats->events_read.load();
   summary.rows = stats->rows_emitted.load();
   summary.skipped = stats->events_skipped.load();
+  summary.truncates = stats->truncates.load();
   summary.dead_letters = stats->dead_letters.load();
   summary.bytes = stats->bytes_read.load();
   summary.commits = stats->commits.load();

@@ -97,6 +97,8 @@ struct IngestSummary {
   int64_t events = 0;
   int64_t rows = 0;
   int64_t skipped = 0;
+  /// Truncations applied (IngestStats::truncates).
+  int64_t truncates = 0;
   int64_t dead_letters = 0;
   int64_t bytes = 0;
   int64_t commits = 0;

@@ -335,6 +335,7 @@ TEST_F(PipelineTest, TruncateWithinOneCheckpointKeepsOnlyTheRowsAfterIt) {
   auto run = RunIngest(options, &stats);
   ASSERT_TRUE(run.has_value()) << run.error().ToString();
   EXPECT_EQ(stats.truncates.load(), 1);
+  EXPECT_EQ(run->truncates, 1);
   EXPECT_EQ(run->skipped, 1);  // the truncation of a table that does not exist
   iceberg::TableIdentifier w{{"lake"}, "db_w"};
   EXPECT_EQ(ReadTable(*catalog_, w),
