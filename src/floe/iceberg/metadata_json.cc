@@ -21,6 +21,9 @@ namespace {
 
 /// Metadata files larger than this when inflated are refused.
 constexpr size_t kMaxInflatedBytes = size_t{1} << 30;
+/// Metadata JSON nested deeper than this is refused: copying, converting and
+/// writing a JSON value recurse once per level (Jackson's default limit).
+constexpr int kMaxJsonDepth = 1000;
 
 std::unexpected<Error> Fail(ErrorCode code, std::string_view path, std::string_view message) {
   return std::unexpected(Error(code, fmt::format("{}: {}", path, message)));
@@ -444,8 +447,19 @@ Result<TableMetadata> ParseTableMetadata(std::string_view text, std::string_view
     inflated = std::move(*g);
     text = inflated;
   }
-  json j = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  bool too_deep = false;
+  json j = json::parse(
+      text.begin(), text.end(),
+      [&too_deep](int depth, json::parse_event_t, json&) {
+        if (depth <= kMaxJsonDepth) return true;
+        too_deep = true;
+        return false;  // not kept: the document never holds the deep part
+      },
+      /*allow_exceptions=*/false);
   if (j.is_discarded()) return Corruption("{}: not valid JSON", context);
+  if (too_deep) {
+    return Corruption("{}: JSON nested deeper than {} levels", context, kMaxJsonDepth);
+  }
   auto m = TableMetadataFromJson(j);
   if (!m) return std::unexpected(std::move(m).error().WithContext(context));
   return m;

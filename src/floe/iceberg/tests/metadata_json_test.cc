@@ -252,6 +252,25 @@ TEST(MetadataJsonTest, NotJsonIsCorruption) {
   EXPECT_EQ(m.error().message(), "metadata broken.json: not valid JSON");
 }
 
+// Regression (fuzz/table_metadata): an unknown member nested 100000 deep
+// overflowed the stack when it was copied to be kept.
+TEST(MetadataJsonTest, DeepNestingIsCorruption) {
+  json j = json::parse(ReadFixture("v2-valid.metadata.json"));
+  std::string text = j.dump();
+  text.pop_back();
+  std::string deep =
+      text + ",\"x-deep\":" + std::string(100000, '[') + std::string(100000, ']') + "}";
+  auto m = Parse(deep, "deep.json");
+  ASSERT_FALSE(m);
+  EXPECT_EQ(m.error().code(), ErrorCode::kCorruption);
+  EXPECT_EQ(m.error().message(), "metadata deep.json: JSON nested deeper than 1000 levels");
+  // Nesting within the limit is kept and written back.
+  std::string ok = text + ",\"x-deep\":" + std::string(900, '[') + std::string(900, ']') + "}";
+  auto kept = Parse(ok, "ok.json");
+  ASSERT_TRUE(kept) << kept.error().ToString();
+  EXPECT_NE(SerializeTableMetadata(*kept, -1).find(std::string(900, '[')), std::string::npos);
+}
+
 std::string Gzip(const std::string& in) {
   z_stream zs{};
   deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
