@@ -6,8 +6,8 @@
     same rows read with pyarrow's JSON reader, into the same SQL catalog;
 (b) upsert: a Debezium JSON stream (schema block on every event, 70% updates of existing
     keys, 30% inserts) with `floe ingest --upsert`: events/s and CPU-seconds per million;
-(c) peak memory (max RSS) of every run.
-Each side runs in its own process; wall time, CPU time and max RSS come from wait4.
+(c) peak memory of every run (VmHWM, as each process reports it).
+Each side runs in its own process; CPU time is the children's rusage.
 
 Usage: bench/ingest_bench.py [--rows N] [--events N] [--floe build/floe] [--parallelism P]
 Needs pyiceberg and pyarrow (the repo's .cache/venv has them). Results: bench/README.md.
@@ -17,6 +17,8 @@ import base64
 import json
 import os
 import random
+import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -29,15 +31,20 @@ import parquet_write_bench as rows_bench  # noqa: E402
 
 
 def run_measured(argv, env=None):
-    """Runs argv; returns (wall s, cpu s, max rss MiB, stderr tail)."""
+    """Runs argv; returns (wall s, cpu s, peak resident MiB, stdout). The peak is what the
+    program reports as "peak memory N MiB" (its VmHWM): the rusage of a child would keep
+    the peak of this (forking) process from before exec. CPU is the children's rusage."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-    err = proc.stderr.read()
-    _, status, usage = os.wait4(proc.pid, 0)
+    proc = subprocess.run(argv, capture_output=True, env=env)
     wall = time.perf_counter() - t0
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit("failed: %s\n%s" % (" ".join(argv), err.decode(errors="replace")[-3000:]))
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, err.decode(errors="replace")
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        sys.exit("failed: %s\n%s" % (" ".join(argv), proc.stderr.decode(errors="replace")[-3000:]))
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    text = proc.stdout.decode(errors="replace")
+    m = re.search(r"peak memory ([0-9.]+) MiB", text)
+    return wall, cpu, float(m.group(1)) if m else float("nan"), text
 
 
 PYICEBERG_APPEND = r"""
@@ -53,6 +60,9 @@ catalog.create_namespace_if_not_exists("bench")
 table = catalog.create_table("bench.pyiceberg_rows", schema=b.arrow_schema())
 rows = pj.read_json(data, parse_options=pj.ParseOptions(explicit_schema=b.arrow_schema()))
 table.append(rows.cast(b.arrow_schema()))
+for line in open("/proc/self/status"):
+    if line.startswith("VmHWM:"):
+        print("peak memory %.1f MiB" % (int(line.split()[1]) / 1024))
 """
 
 
@@ -172,12 +182,12 @@ def main():
                          "--schema", schema_path, "--catalog-config", config,
                          "--parallelism", str(args.parallelism), "--state-dir",
                          os.path.join(root, "state-append")])
-    print("(a) append  floe ingest:       wall %7.2f s %9.0f rows/s  cpu %7.2f s  max rss %7.1f MiB"
+    print("(a) append  floe ingest:       wall %7.2f s %9.0f rows/s  cpu %7.2f s  peak mem %7.1f MiB"
           % (floe[0], args.rows / floe[0], floe[1], floe[2]))
     if not args.skip_pyiceberg:
         py = run_measured([sys.executable, "-c", PYICEBERG_APPEND, uri, warehouse, data,
                            os.path.join(ROOT, "bench")])
-        print("(a) append  pyiceberg append:  wall %7.2f s %9.0f rows/s  cpu %7.2f s  max rss %7.1f MiB"
+        print("(a) append  pyiceberg append:  wall %7.2f s %9.0f rows/s  cpu %7.2f s  peak mem %7.1f MiB"
               % (py[0], args.rows / py[0], py[1], py[2]))
         print("(a) floe/pyiceberg: wall %.2fx faster, cpu %.2fx less, memory %.2fx less"
               % (py[0] / floe[0], py[1] / floe[1], py[2] / floe[2]))
@@ -195,7 +205,7 @@ def main():
                        "--parallelism", str(args.parallelism), "--state-dir",
                        os.path.join(root, "state-upsert")])
     print("(b) upsert  floe ingest:       wall %7.2f s %9.0f events/s  cpu %7.2f s (%.2f cpu-s per million)"
-          "  max rss %7.1f MiB  (%d events, 70%% updates, %.1f MiB)"
+          "  peak mem %7.1f MiB  (%d events, 70%% updates, %.1f MiB)"
           % (up[0], args.events / up[0], up[1], up[1] / args.events * 1e6, up[2], args.events,
              os.path.getsize(events) / 2**20))
 

@@ -236,12 +236,30 @@ class ProgressLine {
   std::thread thread_;
 };
 
+/// The process's peak resident memory in bytes (VmHWM; reset by exec, unlike
+/// getrusage's ru_maxrss, which keeps the peak of the process that forked us).
+int64_t PeakResidentBytes() {
+  std::FILE* f = std::fopen("/proc/self/status", "r");
+  if (f == nullptr) return -1;
+  char line[256];
+  int64_t kib = -1;
+  while (std::fgets(line, sizeof line, f) != nullptr) {
+    if (std::sscanf(line, "VmHWM: %lld kB", reinterpret_cast<long long*>(&kib)) == 1) break;
+  }
+  std::fclose(f);
+  return kib < 0 ? -1 : kib * 1024;
+}
+
 void PrintSummary(const ingest::IngestSummary& s, double seconds) {
   std::printf("ingested %s events (%s rows) in %.1f s: %.0f events/s\n", Thousands(s.events).c_str(),
               Thousands(s.rows).c_str(), seconds, seconds > 0 ? s.events / seconds : 0.0);
   std::printf("commits %s, last checkpoint %lld, tables created %s, schema changes %s\n",
               Thousands(s.commits).c_str(), static_cast<long long>(s.last_checkpoint),
               Thousands(s.tables_created).c_str(), Thousands(s.schema_changes).c_str());
+  if (s.truncates > 0) std::printf("truncations %s\n", Thousands(s.truncates).c_str());
+  if (int64_t peak = PeakResidentBytes(); peak >= 0) {
+    std::printf("peak memory %.1f MiB\n", peak / 1048576.0);
+  }
   if (s.skipped > 0 || s.dead_letters > 0) {
     std::printf("skipped %s (tombstones, heartbeats, schema events), dead letters %s\n",
                 Thousands(s.skipped).c_str(), Thousands(s.dead_letters).c_str());

@@ -1,13 +1,14 @@
 """Memory with many tables (issue 4): 2,000 tables receiving events at once, interleaved,
 through one `floe ingest`, stay under a stated memory budget, and every table gets its
 rows. The stated budget: `--memory-budget 64MiB` for buffered rows, and a process peak
-(max RSS) under MAX_RSS_MIB for the whole run."""
+(resident memory, as floe reports it) under MAX_RSS_MIB for the whole run."""
 
 from __future__ import annotations
 
 import json
 import os
 import random
+import re
 import subprocess
 import time
 
@@ -49,16 +50,18 @@ def test_two_thousand_tables_under_budget(tmp_path, make_lake, floe_ingest_ready
 
     argv = [str(binary), "ingest", str(input_file), "--catalog-config", str(lake.config_file),
             "--route", "{db}.{table}", "--schema", str(schema_file), "--memory-budget", "64MiB",
-            "--state-dir", str(tmp_path / "state"), "--checkpoint-interval", "5s"]
+            "--state-dir", str(tmp_path / "state"), "--checkpoint-interval", os.environ.get("FLOE_MANY_TABLES_INTERVAL", "5s")]
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    stderr = proc.stderr.read().decode(errors="replace")
-    _, status, usage = os.wait4(proc.pid, 0)
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=900)
     elapsed = time.perf_counter() - start
-    assert os.waitstatus_to_exitcode(status) == 0, stderr[-3000:]
-    max_rss_mib = usage.ru_maxrss / 1024
-    print(f"{TABLES} tables x {ROWS_PER_TABLE} rows: {elapsed:.1f} s, max RSS {max_rss_mib:.0f} MiB")
-    assert max_rss_mib < MAX_RSS_MIB, f"max RSS {max_rss_mib:.0f} MiB over the stated {MAX_RSS_MIB} MiB"
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    # floe's own peak (VmHWM): the rusage of a child keeps the peak of the forking
+    # (large) test process from before exec.
+    match = re.search(r"peak memory ([0-9.]+) MiB", proc.stdout)
+    assert match, proc.stdout
+    peak_mib = float(match.group(1))
+    print(f"{TABLES} tables x {ROWS_PER_TABLE} rows: {elapsed:.1f} s, peak memory {peak_mib:.0f} MiB")
+    assert peak_mib < MAX_RSS_MIB, f"peak memory {peak_mib:.0f} MiB over the stated {MAX_RSS_MIB} MiB"
 
     catalog = lake.py_catalog()
     tables = catalog.list_tables("many")
