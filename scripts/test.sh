@@ -121,7 +121,7 @@ run_pytest() {
     echo "no .cache/venv; the setup phase failed" >&2
     return 1
   fi
-  "${VENV_PY}" -m pytest tests -q -ra -p no:cacheprovider
+  "${VENV_PY}" -m pytest tests -q -ra -p no:cacheprovider --durations=12
   local rc=$?
   if ((rc == 5)); then
     echo "pytest collected no tests" >&2
