@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 
 #include <nlohmann/json.hpp>
 
@@ -33,6 +34,12 @@ Result<CompletedCheckpoint> CheckpointStore::Parse(std::string_view text, std::s
   auto states = j.find("states");
   if (id == j.end() || !id->is_number_integer()) return Corruption("{}: missing checkpoint-id", path);
   if (ts == j.end() || !ts->is_number_integer()) return Corruption("{}: missing timestamp-ms", path);
+  if (id->is_number_unsigned() && id->get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    return Corruption("{}: checkpoint-id out of range", path);
+  }
+  if (ts->is_number_unsigned() && ts->get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    return Corruption("{}: timestamp-ms out of range", path);
+  }
   if (states == j.end() || !states->is_object()) return Corruption("{}: missing states", path);
   c.id = id->get<int64_t>();
   c.timestamp_ms = ts->get<int64_t>();

@@ -69,6 +69,15 @@ TEST(CommitStateTest, BadStatesAreCorruptionNamingTheProblem) {
             "manifests": [{"path": "m", "length": 1, "spec-id": 0, "content": "bogus",
                            "files": 1, "records": 1}]}]}], "known-tables": []})",
        "manifest content 'bogus'"},
+      {R"({"format": 1, "pending": [{"checkpoint-id": 3, "source-position": "", "tables": [
+           {"namespace": ["n"], "name": "t", "referenced-data-files": [], "data-files": 0,
+            "delete-files": 0, "records": 0, "deleted-records": 0, "overwrite": false,
+            "manifests": [{"path": "m", "length": 1, "spec-id": 4294967296, "content": "data",
+                           "files": 1, "records": 1}]}]}], "known-tables": []})",
+       "'spec-id' is out of range"},
+      {R"({"format": 1, "pending": [{"checkpoint-id": 18446744073709551615, "source-position": ""}],
+           "known-tables": []})",
+       "'checkpoint-id' is out of range"},
   };
   for (const auto& c : cases) {
     auto parsed = ParseCommitState(c.text, "committer/1");
