@@ -14,81 +14,15 @@
 
 #include "floe/cdc/debezium_json_reader.h"
 #include "floe/cdc/debezium_json_reader_internal.h"
+#include "value_checks.h"
 
 namespace {
 
+using floe::fuzz::Check;
+using floe::fuzz::CheckValue;
 using floe::types::Type;
 using floe::types::TypeId;
 using floe::types::Value;
-
-void Check(bool ok) {
-  if (!ok) __builtin_trap();
-}
-
-void CheckValue(const Type& type, const Value& v, bool required_checked) {
-  if (v.is_null()) return;
-  switch (type.id()) {
-    case TypeId::kBoolean:
-      Check(v.kind == Value::Kind::kBool);
-      break;
-    case TypeId::kInt:
-    case TypeId::kDate:
-      Check(v.kind == Value::Kind::kInt32);
-      break;
-    case TypeId::kTime:
-      Check(v.kind == Value::Kind::kInt64 && v.i64 >= 0 && v.i64 < 86400LL * 1000000);
-      break;
-    case TypeId::kLong:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampTz:
-      Check(v.kind == Value::Kind::kInt64);
-      break;
-    case TypeId::kFloat:
-      Check(v.kind == Value::Kind::kFloat);
-      break;
-    case TypeId::kDouble:
-      Check(v.kind == Value::Kind::kDouble);
-      break;
-    case TypeId::kDecimal:
-      Check(v.kind == Value::Kind::kDecimal &&
-            floe::cdc::dbz::FitsPrecision(v.decimal, type.precision()));
-      break;
-    case TypeId::kString:
-    case TypeId::kBinary:
-      Check(v.kind == Value::Kind::kBytes);
-      break;
-    case TypeId::kUuid:
-      Check(v.kind == Value::Kind::kBytes && v.size == 16);
-      break;
-    case TypeId::kFixed:
-      Check(v.kind == Value::Kind::kBytes && v.size == static_cast<uint32_t>(type.length()));
-      break;
-    case TypeId::kStruct: {
-      Check(v.kind == Value::Kind::kStruct && v.size == type.fields().size());
-      for (size_t i = 0; i < v.size; ++i) {
-        const auto& f = type.fields()[i];
-        if (required_checked && f.required) Check(!v.children[i].is_null());
-        CheckValue(*f.type, v.children[i], required_checked);
-      }
-      break;
-    }
-    case TypeId::kList:
-      Check(v.kind == Value::Kind::kList);
-      for (size_t i = 0; i < v.size; ++i) {
-        if (required_checked && type.element().required) Check(!v.children[i].is_null());
-        CheckValue(*type.element().type, v.children[i], required_checked);
-      }
-      break;
-    case TypeId::kMap:
-      Check(v.kind == Value::Kind::kMap && v.size % 2 == 0);
-      for (size_t i = 0; i < v.size; i += 2) {
-        Check(!v.children[i].is_null());
-        CheckValue(*type.key().type, v.children[i], required_checked);
-        CheckValue(*type.value().type, v.children[i + 1], required_checked);
-      }
-      break;
-  }
-}
 
 void CheckRow(const floe::types::Schema& schema, floe::types::Row row, bool required_checked) {
   if (row.empty()) return;

@@ -31,6 +31,7 @@
 #include "floe/types/row_json.h"
 #include "floe/types/schema.h"
 #include "floe/types/temporal.h"
+#include "value_checks.h"
 
 namespace {
 
@@ -39,10 +40,8 @@ using floe::types::Schema;
 using floe::types::Type;
 using floe::types::TypeId;
 using floe::types::Value;
-
-void Check(bool ok) {
-  if (!ok) __builtin_trap();
-}
+using floe::fuzz::Check;
+using floe::fuzz::CheckValue;
 
 std::vector<Schema> MakeSchemas() {
   std::vector<Schema> schemas;
@@ -115,76 +114,6 @@ std::vector<Schema> MakeSchemas() {
 // ---------------------------------------------------------------------------
 // Accepted rows fit their schema.
 
-void CheckValue(const Type& type, const Value& v) {
-  if (v.is_null()) return;
-  switch (type.id()) {
-    case TypeId::kBoolean:
-      Check(v.kind == Value::Kind::kBool);
-      break;
-    case TypeId::kInt:
-    case TypeId::kDate:
-      Check(v.kind == Value::Kind::kInt32);
-      break;
-    case TypeId::kTime:
-      Check(v.kind == Value::Kind::kInt64 && v.i64 >= 0 && v.i64 < 86400LL * 1000000);
-      break;
-    case TypeId::kLong:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampTz:
-      Check(v.kind == Value::Kind::kInt64);
-      break;
-    case TypeId::kFloat:
-      Check(v.kind == Value::Kind::kFloat);
-      break;
-    case TypeId::kDouble:
-      Check(v.kind == Value::Kind::kDouble);
-      break;
-    case TypeId::kDecimal: {
-      Check(v.kind == Value::Kind::kDecimal);
-      unsigned __int128 limit = 1;
-      for (int k = 0; k < type.precision(); ++k) limit *= 10;
-      unsigned __int128 magnitude = v.decimal < 0 ? -static_cast<unsigned __int128>(v.decimal)
-                                                  : static_cast<unsigned __int128>(v.decimal);
-      Check(magnitude < limit);
-      break;
-    }
-    case TypeId::kString:
-    case TypeId::kBinary:
-      Check(v.kind == Value::Kind::kBytes);
-      break;
-    case TypeId::kUuid:
-      Check(v.kind == Value::Kind::kBytes && v.size == 16);
-      break;
-    case TypeId::kFixed:
-      Check(v.kind == Value::Kind::kBytes && v.size == static_cast<uint32_t>(type.length()));
-      break;
-    case TypeId::kStruct:
-      Check(v.kind == Value::Kind::kStruct && v.size == type.fields().size());
-      for (size_t i = 0; i < v.size; ++i) {
-        const auto& f = type.fields()[i];
-        if (f.required) Check(!v.children[i].is_null());
-        CheckValue(*f.type, v.children[i]);
-      }
-      break;
-    case TypeId::kList:
-      Check(v.kind == Value::Kind::kList);
-      for (size_t i = 0; i < v.size; ++i) {
-        if (type.element().required) Check(!v.children[i].is_null());
-        CheckValue(*type.element().type, v.children[i]);
-      }
-      break;
-    case TypeId::kMap:
-      Check(v.kind == Value::Kind::kMap && v.size % 2 == 0);
-      for (size_t i = 0; i < v.size; i += 2) {
-        Check(!v.children[i].is_null());
-        if (type.value().required) Check(!v.children[i + 1].is_null());
-        CheckValue(*type.key().type, v.children[i]);
-        CheckValue(*type.value().type, v.children[i + 1]);
-      }
-      break;
-  }
-}
-
 bool SameFloat(double a, double b) {
   if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
   return a == b && std::signbit(a) == std::signbit(b);
@@ -227,7 +156,7 @@ void FuzzRow(const Schema& schema, floe::types::JsonRowParser& parser, std::stri
   }
   Check(row->size() == schema.fields().size());
   Value root = Value::Struct(row->data(), row->size());
-  CheckValue(*schema.as_struct(), root);
+  CheckValue(*schema.as_struct(), root, true);
 
   std::string written;
   floe::types::AppendRowJson(schema, *row, &written);
