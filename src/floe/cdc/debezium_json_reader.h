@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "floe/cdc/change.h"
 #include "floe/common/arena.h"
@@ -45,6 +46,15 @@ struct DebeziumEvent {
   /// "truncate_table", ... — cdc::SchemaChangeKindName); empty when the event
   /// has none (Debezium's own connectors).
   std::string schema_change_kind;
+  /// Schema-change events: each table their `tableChanges` describe (from
+  /// its `id`, `"db"."table"` or `"db"."schema"."table"`) with the columns of
+  /// `table.primaryKeyColumnNames`. Empty for other events.
+  struct TableKey {
+    std::string db;
+    std::string table;
+    std::vector<std::string> primary_key;
+  };
+  std::vector<TableKey> table_keys;
   /// The row schema from the envelope's `schema` block: Iceberg types for
   /// Debezium's types and logical types, field names and optionality, in the
   /// block's order, field ids 1..n. Null when the event has no schema block.

@@ -78,6 +78,8 @@ struct SourceState {
   int64_t line = 0;
   int64_t dead_letter_bytes = 0;
   Totals totals;
+  /// Primary keys announced by schema-change events (TableResolver::NotePrimaryKey).
+  std::vector<NotedPrimaryKey> primary_keys;
 };
 
 std::string SerializeState(const SourceState& s, bool resumable) {
@@ -94,6 +96,13 @@ std::string SerializeState(const SourceState& s, bool resumable) {
                  {"rows", s.totals.rows},
                  {"skipped", s.totals.skipped},
                  {"dead_letters", s.totals.dead_letters}};
+  if (!s.primary_keys.empty()) {
+    nlohmann::json keys = nlohmann::json::array();
+    for (const auto& k : s.primary_keys) {
+      keys.push_back({{"db", k.db}, {"table", k.table}, {"columns", k.columns}});
+    }
+    j["primary_keys"] = std::move(keys);
+  }
   return j.dump();
 }
 
@@ -114,6 +123,12 @@ Result<SourceState> ParseState(std::string_view text) {
       s.totals.rows = c->value("rows", int64_t{0});
       s.totals.skipped = c->value("skipped", int64_t{0});
       s.totals.dead_letters = c->value("dead_letters", int64_t{0});
+    }
+    if (auto keys = j.find("primary_keys"); keys != j.end()) {
+      for (const auto& k : *keys) {
+        s.primary_keys.push_back({k.at("db").get<std::string>(), k.at("table").get<std::string>(),
+                                  k.at("columns").get<std::vector<std::string>>()});
+      }
     }
     if (s.offset < 0 || s.line < 0 || s.dead_letter_bytes < 0) {
       return Corruption("ingest source state: negative position in {}", std::string(text));
@@ -314,6 +329,11 @@ struct IngestSource::Impl {
     cdc::DebeziumEvent* event = &*decoded;
     if (event->kind == cdc::DebeziumEvent::Kind::kTruncate) return Truncate(line, *event);
     if (event->kind != cdc::DebeziumEvent::Kind::kRow) {
+      // A schema change names its tables' primary keys: the identifier
+      // fields of those tables when ingest creates them.
+      for (auto& key : event->table_keys) {
+        resolver->NotePrimaryKey(key.db, key.table, std::move(key.primary_key));
+      }
       ++totals.skipped;
       stats->events_skipped.fetch_add(1, std::memory_order_relaxed);
       return Ok();
@@ -497,6 +517,9 @@ Status IngestSource::Open(const engine::OperatorContext& context,
   SourceState restored;
   if (state.own && !state.own->empty()) {
     FLOE_ASSIGN_OR_RETURN(restored, ParseState(*state.own));
+    for (auto& key : restored.primary_keys) {
+      s.resolver->NotePrimaryKey(key.db, key.table, std::move(key.columns));
+    }
     // The restored file must be one of the inputs (normally at the same index).
     const auto& inputs = s.options.inputs;
     size_t index = restored.input_index;
@@ -578,6 +601,7 @@ Result<std::string> IngestSource::SnapshotState(engine::CheckpointId id) {
   state.line = s.source->line_number();
   state.dead_letter_bytes = s.dead_letters.is_open() ? s.dead_letters.size() : 0;
   state.totals = s.totals;
+  state.primary_keys = s.resolver->NotedPrimaryKeys();
   if (s.positions) {
     s.positions->Put(id, s.subtask, fmt::format("{}:{}", state.file, state.offset));
   }

@@ -350,10 +350,10 @@ Status TableResolver::EnsureNamespace(const iceberg::Namespace& ns) {
 }
 
 Status TableResolver::EnsurePrimaryKey(LoadedTable* loaded, bool* event_error) {
-  if (options_.primary_key.empty()) return Ok();
+  if (primary_key_.empty()) return Ok();
   const Schema& schema = *loaded->metadata.CurrentSchema();
   std::vector<std::string> have = IdentifierNames(schema);
-  std::vector<std::string> want = options_.primary_key;
+  std::vector<std::string> want = primary_key_;
   std::sort(have.begin(), have.end());
   std::sort(want.begin(), want.end());
   if (have == want) return Ok();
@@ -363,13 +363,13 @@ Status TableResolver::EnsurePrimaryKey(LoadedTable* loaded, bool* event_error) {
   if (!have.empty()) return Ok();
   iceberg::Table table(catalog_.get(), *loaded);
   auto op = table.NewUpdateSchema();
-  std::vector<std::string> columns = options_.primary_key;
+  std::vector<std::string> columns = primary_key_;
   op->Change([columns](iceberg::UpdateSchema& u) { u.SetIdentifierFields(columns); });
   if (auto s = op->Commit(); !s) {
     *event_error = false;
     return std::unexpected(std::move(s).error().WithContext(
-        fmt::format("table {}: setting identifier fields from --primary-key {}", name,
-                    JoinNames(options_.primary_key))));
+        fmt::format("table {}: setting identifier fields from the primary key {}", name,
+                    JoinNames(primary_key_))));
   }
   *loaded = table.loaded();
   return Ok();
@@ -401,12 +401,12 @@ Result<LoadedTable> TableResolver::LoadOrCreate(const TableIdentifier& id,
   int32_t next_id = 0;
   std::vector<NestedField> fields = AssignFreshIds(source->fields(), &next_id);
   std::vector<int32_t> identifier_ids;
-  for (const auto& column : options_.primary_key) {
+  for (const auto& column : primary_key_) {
     auto it = std::find_if(fields.begin(), fields.end(),
                            [&](const NestedField& f) { return f.name == column; });
     if (it == fields.end()) {
       *event_error = !options_.schema;  // a fixed --schema makes it a configuration error
-      return InvalidArgument("--primary-key column '{}' is not a column of table {} (columns: {})",
+      return InvalidArgument("primary key column '{}' is not a column of table {} (columns: {})",
                              column, name, ColumnList(*source));
     }
     it->required = true;
@@ -461,6 +461,25 @@ Result<LoadedTable> TableResolver::LoadOrCreate(const TableIdentifier& id,
   return created;
 }
 
+void TableResolver::NotePrimaryKey(std::string_view db, std::string_view table,
+                                   std::vector<std::string> columns) {
+  std::string key(db);
+  key.push_back('\0');
+  key.append(table);
+  if (columns.empty()) {
+    noted_keys_.erase(key);
+  } else {
+    noted_keys_[key] = NotedPrimaryKey{std::string(db), std::string(table), std::move(columns)};
+  }
+}
+
+std::vector<NotedPrimaryKey> TableResolver::NotedPrimaryKeys() const {
+  std::vector<NotedPrimaryKey> out;
+  out.reserve(noted_keys_.size());
+  for (const auto& [key, noted] : noted_keys_) out.push_back(noted);
+  return out;
+}
+
 Result<TableResolver::TableState*> TableResolver::Resolve(
     std::string_view db, std::string_view table, const std::shared_ptr<const Schema>& row_schema,
     bool* event_error) {
@@ -486,6 +505,12 @@ Result<TableResolver::TableState*> TableResolver::Resolve(
   if (auto it = tables_.find(name); it != tables_.end()) {
     state = it->second.get();
   } else {
+    primary_key_ = options_.primary_key;
+    if (primary_key_.empty()) {
+      if (auto noted = noted_keys_.find(key_buffer_); noted != noted_keys_.end()) {
+        primary_key_ = noted->second.columns;
+      }
+    }
     FLOE_ASSIGN_OR_RETURN(LoadedTable loaded, LoadOrCreate(id, row_schema, event_error));
     FLOE_ASSIGN_OR_RETURN(sink::TableTargetPtr target, MakeTarget(loaded));
     auto owned = std::make_unique<TableState>();

@@ -79,6 +79,13 @@ Status ValidateTableResolverOptions(const TableResolverOptions& options);
 Result<iceberg::TableIdentifier> RenderRoute(std::string_view route, std::string_view db,
                                              std::string_view table);
 
+/// A source table's primary key, as a schema-change event announced it.
+struct NotedPrimaryKey {
+  std::string db;
+  std::string table;
+  std::vector<std::string> columns;
+};
+
 /// How rows of one event schema become rows of one table version.
 class RowMapping {
  public:
@@ -147,6 +154,17 @@ class TableResolver {
   /// Every table resolved so far, by "ns.table".
   std::vector<std::string> TableNames() const;
 
+  /// Remembers the primary key of source table (db, table), as a
+  /// schema-change event announced it (Debezium's tableChanges
+  /// primaryKeyColumnNames, which `floe capture` writes for every table it
+  /// snapshots and every DDL). Used, when --primary-key is not given, as the
+  /// identifier fields of the table when ingest creates it (or when it has
+  /// none yet). Tables already resolved are not changed.
+  void NotePrimaryKey(std::string_view db, std::string_view table,
+                      std::vector<std::string> columns);
+  /// Every noted primary key (for the source's checkpoint state).
+  std::vector<NotedPrimaryKey> NotedPrimaryKeys() const;
+
  private:
   Result<sink::TableTargetPtr> MakeTarget(const iceberg::LoadedTable& loaded) const;
   Result<iceberg::LoadedTable> LoadOrCreate(const iceberg::TableIdentifier& id,
@@ -165,6 +183,11 @@ class TableResolver {
   std::unordered_map<std::string, std::unique_ptr<TableState>> tables_;
   /// By "db\0table" (the source table), pointing into tables_.
   std::unordered_map<std::string, TableState*> by_source_;
+  /// Primary keys from schema-change events, by "db\0table".
+  std::map<std::string, NotedPrimaryKey> noted_keys_;
+  /// The primary key of the table being loaded or created: --primary-key,
+  /// else the noted one.
+  std::vector<std::string> primary_key_;
   std::string key_buffer_;
 };
 

@@ -291,6 +291,25 @@ struct MySqlCapture::Impl {
       FLOE_ASSIGN_OR_RETURN(auto def, Definition(s.db, s.table));
       tables.push_back({&s, def});
     }
+    // As Debezium's snapshot does, first a CREATE schema change for every
+    // table: consumers learn the tables and their primary keys before any
+    // row (floe ingest takes identifier fields from them).
+    ChangeBatch creates;
+    auto source = std::make_shared<ChangeSource>();
+    source->snapshot = "true";
+    source->ts_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        std::chrono::system_clock::now().time_since_epoch())
+                        .count();
+    for (const auto& t : tables) {
+      cdc::SchemaChange sc;
+      sc.kind = cdc::SchemaChangeKind::kCreateTable;
+      sc.table = {t.schema->db, t.schema->table};
+      sc.table_after = t.definition;
+      sc.database = t.schema->db;
+      sc.source = source;
+      creates.events.emplace_back(std::move(sc));
+    }
+    if (!creates.events.empty()) FLOE_RETURN_IF_ERROR(sink(creates));
     IncrementalSnapshotOptions so;
     so.connection = options.connection;
     so.chunk_rows = options.snapshot_chunk_rows;

@@ -152,6 +152,7 @@ TEST(DebeziumJsonReaderTest, TombstonesHeartbeatsTransactionsAndSchemaChanges) {
   id.type_name = "INT";
   def->columns = {id};
   def->schema = types::Schema({{1, "id", true, Type::Int(), ""}});
+  def->primary_key = {"id"};
   SchemaChange sc;
   sc.kind = SchemaChangeKind::kCreateTable;
   sc.table = def->id;
@@ -168,7 +169,29 @@ TEST(DebeziumJsonReaderTest, TombstonesHeartbeatsTransactionsAndSchemaChanges) {
     EXPECT_EQ(e->table, "orders");
     EXPECT_EQ(e->row_schema, nullptr);  // the schema-change value schema has no row struct
     EXPECT_EQ(e->schema_change_kind, "create_table");
+    // The table it describes and its primary key (for ingest's identifier fields).
+    ASSERT_EQ(e->table_keys.size(), 1u);
+    EXPECT_EQ(e->table_keys[0].db, "shop");
+    EXPECT_EQ(e->table_keys[0].table, "orders");
+    EXPECT_EQ(e->table_keys[0].primary_key, (std::vector<std::string>{"id"}));
   }
+  // Debezium's own schema-change event: a PostgreSQL-style three-part id,
+  // a composite key, members in another order.
+  auto pg = reader.Decode(
+      R"({"source": {"db": "inventory", "table": "items"}, "ddl": "",
+          "tableChanges": [{"table": {"primaryKeyColumnNames": ["region", "id"], "columns": []},
+                            "type": "CREATE", "id": "\"inventory\".\"public\".\"items\""},
+                           {"type": "DROP", "id": "\"inventory\".\"public\".\"old\"",
+                            "table": null}]})",
+      nullptr, &arena);
+  ASSERT_TRUE(pg) << pg.error().ToString();
+  EXPECT_EQ(pg->kind, Kind::kSchemaChange);
+  ASSERT_EQ(pg->table_keys.size(), 2u);
+  EXPECT_EQ(pg->table_keys[0].db, "inventory");
+  EXPECT_EQ(pg->table_keys[0].table, "items");
+  EXPECT_EQ(pg->table_keys[0].primary_key, (std::vector<std::string>{"region", "id"}));
+  EXPECT_EQ(pg->table_keys[1].table, "old");
+  EXPECT_TRUE(pg->table_keys[1].primary_key.empty());
 }
 
 void ExpectError(DebeziumJsonReader& reader, std::string_view line, const types::Schema* known,
