@@ -114,39 +114,6 @@ std::vector<Schema> MakeSchemas() {
 // ---------------------------------------------------------------------------
 // Accepted rows fit their schema.
 
-bool SameFloat(double a, double b) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
-  return a == b && std::signbit(a) == std::signbit(b);
-}
-
-bool Equal(const Value& a, const Value& b) {
-  if (a.kind != b.kind) return false;
-  switch (a.kind) {
-    case Value::Kind::kNull:
-      return true;
-    case Value::Kind::kBool:
-      return a.b == b.b;
-    case Value::Kind::kInt32:
-      return a.i32 == b.i32;
-    case Value::Kind::kInt64:
-      return a.i64 == b.i64;
-    case Value::Kind::kFloat:
-      return SameFloat(a.f32, b.f32);
-    case Value::Kind::kDouble:
-      return SameFloat(a.f64, b.f64);
-    case Value::Kind::kDecimal:
-      return a.decimal == b.decimal;
-    case Value::Kind::kBytes:
-      return a.as_bytes() == b.as_bytes();
-    default:
-      if (a.size != b.size) return false;
-      for (size_t i = 0; i < a.size; ++i) {
-        if (!Equal(a.children[i], b.children[i])) return false;
-      }
-      return true;
-  }
-}
-
 void FuzzRow(const Schema& schema, floe::types::JsonRowParser& parser, std::string_view line) {
   floe::Arena arena;
   auto row = parser.Parse(line, &arena);
@@ -164,7 +131,7 @@ void FuzzRow(const Schema& schema, floe::types::JsonRowParser& parser, std::stri
   floe::Arena arena2;
   auto again = parser.Parse(written, &arena2);
   Check(static_cast<bool>(again));
-  Check(Equal(root, Value::Struct(again->data(), again->size())));
+  Check(floe::types::SameValue(root, Value::Struct(again->data(), again->size())));
   std::string rewritten;
   floe::types::AppendRowJson(schema, *again, &rewritten);
   Check(rewritten == written);

@@ -78,4 +78,10 @@ struct Value {
 /// A row is the values of a schema's top-level fields, in schema order.
 using Row = std::span<const Value>;
 
+/// Whether `a` and `b` are the same value: same kind and equal contents,
+/// nested values element by element; floats compare as values except that
+/// NaN equals NaN and -0.0 differs from +0.0 (what a reader must give back
+/// bit for bit).
+bool SameValue(const Value& a, const Value& b);
+
 }  // namespace floe::types

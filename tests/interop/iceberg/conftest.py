@@ -4,9 +4,8 @@ Iceberg Java, both ways).
 - `floe_tables_cli`: run_floe for `floe table ...`. While the binary has no `table`
   command (`floe table --help` fails) every test that needs it is skipped with the reason
   "floe table CLI not built yet"; with FLOE_ICEBERG_INTEROP_STRICT=1 it fails instead.
-- `java_peer`: the Iceberg Java program, built and cached by scripts/java-peer.sh.
-- `make_lake(kind)`: a fresh warehouse and catalog ("sql" or "hadoop") under the test's
-  tmp dir, with its floe catalog file.
+- `java_peer` and `make_lake(kind)` (a fresh warehouse and catalog, "sql" or "hadoop",
+  under the test's tmp dir): from lake_fixtures.py, shared with tests/interop/ingest/.
 
 The tests that only exercise the reference peers (test_reference_peers.py) run without floe.
 """
@@ -22,7 +21,8 @@ import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
-from iceberg_peers import FloeTables, Lake, env_flag, find_java_peer  # noqa: E402
+from iceberg_peers import FloeTables, env_flag  # noqa: E402
+from lake_fixtures import java_peer, make_lake  # noqa: E402,F401
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[3]
 
@@ -62,22 +62,6 @@ def floe_table_cli_ready() -> None:
 def floe_run(floe_table_cli_ready, request):
     """The shared run_floe fixture, once `floe table` exists."""
     return request.getfixturevalue("run_floe")
-
-
-@pytest.fixture(scope="session")
-def java_peer():
-    return find_java_peer()
-
-
-@pytest.fixture
-def make_lake(tmp_path: pathlib.Path):
-    count = [0]
-
-    def make(kind: str) -> Lake:
-        count[0] += 1
-        return Lake(kind, tmp_path / f"lake{count[0]}-{kind}")
-
-    return make
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "iceberg"))
 
-from iceberg_peers import Lake, find_java_peer  # noqa: E402
+from lake_fixtures import java_peer, make_lake  # noqa: E402,F401
 
 REPO_ROOT = HERE.parents[2]
 
@@ -31,19 +31,3 @@ def floe_ingest_ready() -> pathlib.Path:
     if proc.returncode != 0:
         pytest.fail(f"{path} ingest --help exited {proc.returncode}: {proc.stderr.decode(errors='replace')}")
     return path
-
-
-@pytest.fixture(scope="session")
-def java_peer():
-    return find_java_peer()
-
-
-@pytest.fixture
-def make_lake(tmp_path: pathlib.Path):
-    count = [0]
-
-    def make(kind: str) -> Lake:
-        count[0] += 1
-        return Lake(kind, tmp_path / f"lake{count[0]}-{kind}")
-
-    return make

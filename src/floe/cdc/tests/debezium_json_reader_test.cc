@@ -41,6 +41,7 @@ namespace {
 using types::Type;
 using types::TypeId;
 using types::Value;
+using types::SameValue;
 using Kind = DebeziumEvent::Kind;
 
 std::string ReadFile(const std::string& path) {
@@ -59,37 +60,6 @@ std::vector<std::string> ReadLines(const std::string& name) {
     start = end + 1;
   }
   return lines;
-}
-
-bool SameValue(const Value& a, const Value& b) {
-  if (a.kind != b.kind) return false;
-  switch (a.kind) {
-    case Value::Kind::kNull:
-      return true;
-    case Value::Kind::kBool:
-      return a.b == b.b;
-    case Value::Kind::kInt32:
-      return a.i32 == b.i32;
-    case Value::Kind::kInt64:
-      return a.i64 == b.i64;
-    case Value::Kind::kFloat:
-      return a.f32 == b.f32 || (std::isnan(a.f32) && std::isnan(b.f32));
-    case Value::Kind::kDouble:
-      return a.f64 == b.f64 || (std::isnan(a.f64) && std::isnan(b.f64));
-    case Value::Kind::kDecimal:
-      return a.decimal == b.decimal;
-    case Value::Kind::kBytes:
-      return a.as_bytes() == b.as_bytes();
-    case Value::Kind::kStruct:
-    case Value::Kind::kList:
-    case Value::Kind::kMap:
-      if (a.size != b.size) return false;
-      for (uint32_t i = 0; i < a.size; ++i) {
-        if (!SameValue(a.children[i], b.children[i])) return false;
-      }
-      return true;
-  }
-  return false;
 }
 
 std::string Describe(const Value& v) {

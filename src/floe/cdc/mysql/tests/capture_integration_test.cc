@@ -21,6 +21,7 @@ namespace floe::cdc::mysql {
 namespace {
 
 using types::Value;
+using types::SameValue;
 
 std::string Env(const char* name, const char* fallback) {
   const char* v = std::getenv(name);
@@ -89,21 +90,6 @@ class CaptureIntegrationTest : public ::testing::Test {
   std::unique_ptr<Connection> conn_;
   std::string suffix_;
 };
-
-bool SameValue(const Value& a, const Value& b) {
-  if (a.kind != b.kind) return false;
-  switch (a.kind) {
-    case Value::Kind::kNull: return true;
-    case Value::Kind::kBool: return a.b == b.b;
-    case Value::Kind::kInt32: return a.i32 == b.i32;
-    case Value::Kind::kInt64: return a.i64 == b.i64;
-    case Value::Kind::kFloat: return a.f32 == b.f32;
-    case Value::Kind::kDouble: return a.f64 == b.f64;
-    case Value::Kind::kDecimal: return a.decimal == b.decimal;
-    case Value::Kind::kBytes: return a.as_bytes() == b.as_bytes();
-    default: return false;
-  }
-}
 
 std::string Show(const Value& v) {
   switch (v.kind) {
