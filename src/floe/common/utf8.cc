@@ -36,6 +36,28 @@ size_t Utf8SequenceLength(const uint8_t* p, size_t remaining, uint32_t* cp_out) 
   return len;
 }
 
+size_t FindInvalidUtf8(std::string_view s) {
+  const auto* p = reinterpret_cast<const uint8_t*>(s.data());
+  size_t i = 0;
+  while (i < s.size()) {
+    if (p[i] < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t len = Utf8SequenceLength(p + i, s.size() - i);
+    if (len == 0) return i;
+    i += len;
+  }
+  return std::string_view::npos;
+}
+
+Status CheckUtf8(std::string_view s, std::string_view what) {
+  size_t bad = FindInvalidUtf8(s);
+  if (bad == std::string_view::npos) return Ok();
+  return InvalidArgument("{} is not valid UTF-8 (byte 0x{:02X} at offset {})", what,
+                         static_cast<uint8_t>(s[bad]), bad);
+}
+
 uint32_t DecodeUtf8(std::string_view s) {
   auto b = [&](size_t i) { return static_cast<uint32_t>(static_cast<uint8_t>(s[i])); };
   switch (s.size()) {

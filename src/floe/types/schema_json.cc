@@ -1,5 +1,9 @@
 #include "floe/types/schema_json.h"
 
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 #include "floe/io/file_io.h"
 
 namespace floe::types {
@@ -33,18 +37,21 @@ class Parser {
     return it->get<bool>();
   }
 
-  Result<TypePtr> ParseType(const json& j, const std::string& path) {
+  Result<TypePtr> ParseType(const json& j, const std::string& path, int depth = 0) {
     if (j.is_string()) {
       auto t = Type::ParsePrimitive(j.get_ref<const std::string&>());
       if (!t) return Fail(path, "{}", t.error().message());
       return t;
     }
     if (!j.is_object()) return Fail(path, "a type must be a string or an object");
+    if (depth >= kMaxTypeDepth) {
+      return Fail(path, "types nest deeper than the limit of {} levels", kMaxTypeDepth);
+    }
     auto kind = j.find("type");
     if (kind == j.end() || !kind->is_string()) return Fail(path, "missing 'type'");
     const std::string& k = kind->get_ref<const std::string&>();
     if (k == "struct") {
-      FLOE_ASSIGN_OR_RETURN(auto fields, ParseFields(j, path));
+      FLOE_ASSIGN_OR_RETURN(auto fields, ParseFields(j, path, depth + 1));
       return Type::Struct(std::move(fields));
     }
     if (k == "list") {
@@ -52,7 +59,7 @@ class Parser {
       FLOE_ASSIGN_OR_RETURN(bool required, Bool(j, "element-required", path));
       auto e = j.find("element");
       if (e == j.end()) return Fail(path, "missing 'element'");
-      FLOE_ASSIGN_OR_RETURN(TypePtr element, ParseType(*e, path + ".element"));
+      FLOE_ASSIGN_OR_RETURN(TypePtr element, ParseType(*e, path + ".element", depth + 1));
       return Type::List(id, required, std::move(element));
     }
     if (k == "map") {
@@ -63,14 +70,17 @@ class Parser {
       auto value = j.find("value");
       if (key == j.end()) return Fail(path, "missing 'key'");
       if (value == j.end()) return Fail(path, "missing 'value'");
-      FLOE_ASSIGN_OR_RETURN(TypePtr key_type, ParseType(*key, path + ".key"));
-      FLOE_ASSIGN_OR_RETURN(TypePtr value_type, ParseType(*value, path + ".value"));
+      FLOE_ASSIGN_OR_RETURN(TypePtr key_type, ParseType(*key, path + ".key", depth + 1));
+      FLOE_ASSIGN_OR_RETURN(TypePtr value_type, ParseType(*value, path + ".value", depth + 1));
       return Type::Map(key_id, std::move(key_type), value_id, required, std::move(value_type));
     }
     return Fail(path, "unknown type '{}'", k);
   }
 
-  Result<std::vector<NestedField>> ParseFields(const json& j, const std::string& path) {
+  // `depth` is the nesting level of the struct whose fields these are (0 for
+  // the schema itself).
+  Result<std::vector<NestedField>> ParseFields(const json& j, const std::string& path,
+                                               int depth) {
     auto fields = j.find("fields");
     if (fields == j.end() || !fields->is_array()) return Fail(path, "missing 'fields' array");
     std::vector<NestedField> out;
@@ -87,7 +97,7 @@ class Parser {
       FLOE_ASSIGN_OR_RETURN(field.required, Bool(f, "required", fpath));
       auto type = f.find("type");
       if (type == f.end()) return Fail(fpath, "missing 'type'");
-      FLOE_ASSIGN_OR_RETURN(field.type, ParseType(*type, fpath + ".type"));
+      FLOE_ASSIGN_OR_RETURN(field.type, ParseType(*type, fpath + ".type", depth));
       if (auto doc = f.find("doc"); doc != f.end() && doc->is_string()) field.doc = doc->get<std::string>();
       out.push_back(std::move(field));
     }
@@ -99,7 +109,7 @@ class Parser {
     if (auto t = j.find("type"); t != j.end() && (!t->is_string() || *t != "struct")) {
       return Fail("", "'type' must be \"struct\"");
     }
-    FLOE_ASSIGN_OR_RETURN(auto fields, ParseFields(j, ""));
+    FLOE_ASSIGN_OR_RETURN(auto fields, ParseFields(j, "", 0));
     int32_t schema_id = 0;
     if (j.contains("schema-id")) {
       FLOE_ASSIGN_OR_RETURN(schema_id, Id(j, "schema-id", ""));
@@ -132,6 +142,34 @@ json FieldsToJson(const std::vector<NestedField>& fields) {
 }
 
 }  // namespace
+
+int TypeDepth(const Type& type) {
+  if (type.is_primitive()) return 0;
+  int deepest = 0;
+  std::vector<std::pair<const Type*, int>> stack = {{&type, 1}};
+  while (!stack.empty()) {
+    auto [t, depth] = stack.back();
+    stack.pop_back();
+    deepest = std::max(deepest, depth);
+    for (const NestedField& f : t->fields()) {
+      if (f.type != nullptr && f.type->is_nested()) stack.push_back({f.type.get(), depth + 1});
+    }
+  }
+  return deepest;
+}
+
+Status CheckTypeDepth(const Schema& schema) {
+  for (const NestedField& f : schema.fields()) {
+    if (f.type == nullptr) continue;
+    int depth = TypeDepth(*f.type);
+    if (depth > kMaxTypeDepth) {
+      return InvalidArgument(
+          "schema field '{}' nests types {} levels deep, deeper than the limit of {}", f.name,
+          depth, kMaxTypeDepth);
+    }
+  }
+  return Ok();
+}
 
 Result<Schema> SchemaFromJson(const nlohmann::json& json, bool corruption) {
   return Parser(corruption).ParseSchema(json);
@@ -172,7 +210,27 @@ nlohmann::json SchemaToJson(const Schema& schema) {
 Result<Schema> ReadSchemaFile(std::string_view path) {
   io::LocalFileIO io;
   FLOE_ASSIGN_OR_RETURN(std::string text, io.ReadAll(path));
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return ParseSchemaText(text, path);
+}
+
+Result<Schema> ParseSchemaText(std::string_view text, std::string_view path) {
+  // Bounded while parsing, so that no deep document is ever built, copied or
+  // walked: a type level takes at most 3 JSON levels, plus a "schema" wrapper
+  // and room for the type check to name one level too many.
+  constexpr int kMaxJsonDepth = 3 * kMaxTypeDepth + 10;
+  bool too_deep = false;
+  nlohmann::json j = nlohmann::json::parse(
+      text.begin(), text.end(),
+      [&too_deep](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+        if (depth <= kMaxJsonDepth) return true;
+        too_deep = true;
+        return false;
+      },
+      /*allow_exceptions=*/false);
+  if (too_deep) {
+    return InvalidArgument("{}: JSON nested deeper than {} levels (types may nest {} levels)",
+                           path, kMaxJsonDepth, kMaxTypeDepth);
+  }
   if (j.is_discarded()) return InvalidArgument("{}: not valid JSON", path);
   if (j.is_object() && j.contains("schema") && j["schema"].is_object()) j = j["schema"];
   auto schema = SchemaFromJson(j);

@@ -73,5 +73,66 @@ TEST(TypeTest, ParsesPrimitiveNames) {
   EXPECT_FALSE(Type::ParsePrimitive("varchar"));
 }
 
+// Schema JSON with `levels` nested types (lists, or structs) under field "a".
+std::string NestedSchemaText(int levels, bool structs) {
+  std::string open, close;
+  for (int i = 0; i < levels; ++i) {
+    std::string id = std::to_string(i + 2);
+    open += structs ? R"({"type":"struct","fields":[{"id":)" + id +
+                          R"(,"name":"f","required":false,"type":)"
+                    : R"({"type":"list","element-id":)" + id +
+                          R"(,"element-required":false,"element":)";
+    close += structs ? "}]}" : "}";
+  }
+  return R"({"type":"struct","fields":[{"id":1,"name":"a","required":false,"type":)" + open +
+         "\"int\"" + close + "}]}";
+}
+
+TEST(SchemaJsonTest, TypesNestAtMostTheLimit) {
+  for (bool structs : {false, true}) {
+    auto ok = ParseSchemaText(NestedSchemaText(kMaxTypeDepth, structs), "deep.json");
+    ASSERT_TRUE(ok) << ok.error().ToString();
+    EXPECT_EQ(TypeDepth(*ok->fields()[0].type), kMaxTypeDepth);
+    EXPECT_TRUE(CheckTypeDepth(*ok));
+    auto wrapped = ParseSchemaText(
+        R"({"schema":)" + NestedSchemaText(kMaxTypeDepth, structs) + "}", "wrapped.json");
+    EXPECT_TRUE(wrapped) << wrapped.error().ToString();
+
+    auto deeper = ParseSchemaText(NestedSchemaText(kMaxTypeDepth + 1, structs), "deep.json");
+    ASSERT_FALSE(deeper);
+    EXPECT_NE(deeper.error().message().find("deeper than the limit of 100 levels"),
+              std::string::npos)
+        << deeper.error().message();
+  }
+}
+
+TEST(SchemaJsonTest, HostileNestingIsRefusedWithoutRecursion) {
+  // A --schema file nested 50,000 levels overflowed the stack (C5).
+  auto deep = ParseSchemaText(NestedSchemaText(50'000, false), "s.json");
+  ASSERT_FALSE(deep);
+  EXPECT_EQ(deep.error().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(deep.error().message().find("s.json: JSON nested deeper than 310 levels"),
+            std::string::npos)
+      << deep.error().message();
+  std::string brackets = R"({"type":"struct","fields":)" + std::string(200'000, '[') +
+                         std::string(200'000, ']') + "}";
+  EXPECT_FALSE(ParseSchemaText(brackets, "b.json"));
+  // A JSON value built elsewhere is bounded by the type depth while parsing.
+  auto parsed = nlohmann::json::parse(NestedSchemaText(kMaxTypeDepth + 1, false));
+  auto from_json = SchemaFromJson(parsed, /*corruption=*/true);
+  ASSERT_FALSE(from_json);
+  EXPECT_EQ(from_json.error().code(), ErrorCode::kCorruption);
+}
+
+TEST(SchemaJsonTest, CheckTypeDepthNamesTheField) {
+  TypePtr type = *Type::ParsePrimitive("int");
+  for (int i = 0; i < kMaxTypeDepth + 1; ++i) type = Type::List(i + 2, false, type);
+  Schema schema({NestedField{1, "deep", false, type, ""}});
+  auto status = CheckTypeDepth(schema);
+  ASSERT_FALSE(status);
+  EXPECT_EQ(status.error().message(),
+            "schema field 'deep' nests types 101 levels deep, deeper than the limit of 100");
+}
+
 }  // namespace
 }  // namespace floe::types

@@ -1,0 +1,26 @@
+#pragma once
+/// Text from outside floe (table names, file names, event data) made safe to
+/// print on a terminal or into a line-oriented log: one line stays one line,
+/// and a huge name does not bury the message.
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace floe {
+
+/// `s` with every control character (U+0000-U+001F, U+007F) escaped as
+/// `\n`, `\r`, `\t` or `\xHH`, and every byte that is not part of well-formed
+/// UTF-8 as `\xHH`. Other text, backslashes included, is unchanged.
+std::string EscapeControlCharacters(std::string_view s);
+
+/// Names (runs of bytes without spaces) longer than `max_name_bytes` in
+/// `message` cut to their first bytes (on a UTF-8 boundary) followed by
+/// "...[N bytes]", N the name's full length. Shorter messages are unchanged.
+std::string ShortenLongNames(std::string_view message, size_t max_name_bytes = 200);
+
+/// What the CLI prints for an error message or a log line:
+/// EscapeControlCharacters(ShortenLongNames(message)).
+std::string PrintableMessage(std::string_view message);
+
+}  // namespace floe
