@@ -26,6 +26,29 @@ ExpireSnapshots& ExpireSnapshots::CleanFiles(bool clean) {
   return *this;
 }
 
+ExpireSnapshots& ExpireSnapshots::DeleteOutsideLocation(bool allow) {
+  delete_outside_location_ = allow;
+  return *this;
+}
+
+std::vector<std::string> TableFolders(const TableMetadata& metadata) {
+  std::vector<std::string> out;
+  if (!metadata.location.empty()) out.push_back(metadata.location);
+  for (const char* key : {"write.data.path", "write.metadata.path", "write.object-storage.path",
+                          "write.folder-storage.path"}) {
+    auto it = metadata.properties.find(key);
+    if (it != metadata.properties.end() && !it->second.empty()) out.push_back(it->second);
+  }
+  return out;
+}
+
+bool IsInsideTable(const TableMetadata& metadata, std::string_view path) {
+  for (const auto& folder : TableFolders(metadata)) {
+    if (io::PathIsWithin(path, folder)) return true;
+  }
+  return false;
+}
+
 Result<std::vector<SnapshotId>> ExpireSnapshots::SnapshotsToExpire(const TableMetadata& base,
                                                                    int64_t now_ms) const {
   const int64_t default_cutoff = older_than_ms_.value_or(
@@ -98,16 +121,26 @@ Result<ExpireSnapshotsResult> ExpireSnapshots::Commit() {
   ExpireSnapshotsResult result;
   if (applied_ids_.empty() || !applied_base_) return result;
   if (clean_files_) {
-    FLOE_ASSIGN_OR_RETURN(result,
-                          DeleteUnreachableFiles(table_->io(), *applied_base_, table_->metadata()));
+    FLOE_ASSIGN_OR_RETURN(result, DeleteUnreachableFiles(table_->io(), *applied_base_,
+                                                         table_->metadata(),
+                                                         delete_outside_location_));
   }
   result.expired_snapshot_ids = applied_ids_;
   return result;
 }
 
 Result<ExpireSnapshotsResult> DeleteUnreachableFiles(io::FileIO& io, const TableMetadata& before,
-                                                     const TableMetadata& after) {
+                                                     const TableMetadata& after,
+                                                     bool delete_outside_location) {
   ExpireSnapshotsResult result;
+  // Deletes `path` if it may be deleted; true if it was.
+  auto remove = [&](const std::string& path) {
+    if (!delete_outside_location && !IsInsideTable(after, path)) {
+      result.skipped_outside_location.push_back(path);
+      return false;
+    }
+    return static_cast<bool>(io.Delete(path));
+  };
   std::set<std::string> kept_lists;
   std::set<std::string> kept_manifests;
   std::set<std::string> kept_files;
@@ -134,14 +167,14 @@ Result<ExpireSnapshotsResult> DeleteUnreachableFiles(io::FileIO& io, const Table
         const std::string& path = e.data_file.file_path;
         if (kept_files.contains(path)) continue;
         kept_files.insert(path);  // delete once
-        if (io.Delete(path)) {
+        if (remove(path)) {
           (e.data_file.is_delete() ? result.deleted_delete_files : result.deleted_data_files) += 1;
         }
       }
-      if (io.Delete(m.manifest_path)) result.deleted_manifests += 1;
+      if (remove(m.manifest_path)) result.deleted_manifests += 1;
     }
     if (!s.manifest_list.empty() && !kept_lists.contains(s.manifest_list)) {
-      if (io.Delete(s.manifest_list)) result.deleted_manifest_lists += 1;
+      if (remove(s.manifest_list)) result.deleted_manifest_lists += 1;
     }
   }
   return result;

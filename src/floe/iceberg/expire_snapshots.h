@@ -15,7 +15,10 @@
 ///
 /// Files: after the commit, manifest lists of removed snapshots, their
 /// manifests no kept snapshot lists, and data and delete files that no kept
-/// snapshot has live are deleted (with CleanFiles(false), none are).
+/// snapshot has live are deleted (with CleanFiles(false), none are). Only
+/// files inside the table's folders (TableFolders) are deleted unless
+/// DeleteOutsideLocation(true): a name outside them comes from rewritten or
+/// hostile metadata and is reported in `skipped_outside_location` instead.
 /// Metadata files are left to `write.metadata.previous-versions-max`.
 
 #include <cstdint>
@@ -33,7 +36,18 @@ struct ExpireSnapshotsResult {
   int64_t deleted_manifests = 0;
   int64_t deleted_data_files = 0;
   int64_t deleted_delete_files = 0;
+  /// Unreachable files outside the table's folders, left in place.
+  std::vector<std::string> skipped_outside_location;
 };
+
+/// The folders a table's files may live in: its location and the
+/// `write.data.path`, `write.metadata.path`, `write.object-storage.path` and
+/// `write.folder-storage.path` properties when set.
+std::vector<std::string> TableFolders(const TableMetadata& metadata);
+
+/// Whether `path` lies inside one of TableFolders(metadata) (io::PathIsWithin:
+/// lexical, ".." resolved).
+bool IsInsideTable(const TableMetadata& metadata, std::string_view path);
 
 class ExpireSnapshots final : public TableOperation {
  public:
@@ -46,6 +60,8 @@ class ExpireSnapshots final : public TableOperation {
   /// Remove this snapshot (not the head of a ref).
   ExpireSnapshots& ExpireSnapshotId(SnapshotId id);
   ExpireSnapshots& CleanFiles(bool clean);
+  /// Also delete unreachable files outside the table's folders (default: no).
+  ExpireSnapshots& DeleteOutsideLocation(bool allow);
 
   /// Commits (with retries) and deletes the unreachable files.
   Result<ExpireSnapshotsResult> Commit();
@@ -63,14 +79,18 @@ class ExpireSnapshots final : public TableOperation {
   std::optional<int> retain_last_;
   std::set<SnapshotId> explicit_ids_;
   bool clean_files_ = true;
+  bool delete_outside_location_ = false;
   std::optional<TableMetadata> applied_base_;
   std::vector<SnapshotId> applied_ids_;
 };
 
 /// Deletes the files reachable from the snapshots of `before` that `after`
-/// no longer has, and not reachable from any snapshot of `after`. Errors:
-/// reading manifests (deletion failures are ignored: best effort).
+/// no longer has, and not reachable from any snapshot of `after`; files
+/// outside the folders of `after` only with `delete_outside_location` (else
+/// they are listed in `skipped_outside_location`). Errors: reading manifests
+/// (deletion failures are ignored: best effort).
 Result<ExpireSnapshotsResult> DeleteUnreachableFiles(io::FileIO& io, const TableMetadata& before,
-                                                     const TableMetadata& after);
+                                                     const TableMetadata& after,
+                                                     bool delete_outside_location = false);
 
 }  // namespace floe::iceberg

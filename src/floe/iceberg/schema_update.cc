@@ -199,6 +199,19 @@ UpdateSchema& UpdateSchema::DeleteColumn(std::string_view name) {
                            name)));
     return *this;
   }
+  // Dropping a struct drops the identifier fields inside it (Iceberg Java
+  // refuses this too).
+  const std::string dropped = schema_.FindColumnName(*id);
+  for (int32_t identifier : identifiers) {
+    const std::string nested = schema_.FindColumnName(identifier);
+    if (!identifier_names_ && !dropped.empty() && nested.starts_with(dropped + ".")) {
+      Fail(Error(ErrorCode::kSchemaIncompatible,
+                 fmt::format("drop column '{}': it holds identifier field '{}'; change the "
+                             "identifier fields first",
+                             name, nested)));
+      return *this;
+    }
+  }
   if (options_.partition_source_ids.contains(*id)) {
     Fail(Error(ErrorCode::kSchemaIncompatible,
                fmt::format("drop column '{}': a partition spec reads it; drop the partition "

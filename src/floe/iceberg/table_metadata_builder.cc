@@ -1,12 +1,17 @@
 #include "floe/iceberg/table_metadata_builder.h"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <random>
 
 #include "floe/types/schema_json.h"
 
 namespace floe::iceberg {
+
+namespace {
+constexpr std::string_view kFormatVersionProperty = "format-version";
+}  // namespace
 
 namespace up = update;
 
@@ -126,11 +131,28 @@ Status TableMetadataBuilder::Apply(const TableUpdate& u) {
             return Ok();
           },
           [&](const up::SetProperties& a) -> Status {
-            for (const auto& [k, v] : a.updates) m.properties[k] = v;
-            changes_.push_back(a);
+            up::SetProperties stored;
+            for (const auto& [k, v] : a.updates) {
+              if (k == kFormatVersionProperty) {
+                FLOE_RETURN_IF_ERROR(SetFormatVersionProperty(v));
+                continue;
+              }
+              stored.updates[k] = v;
+            }
+            if (stored.updates.empty()) return Ok();
+            for (const auto& [k, v] : stored.updates) m.properties[k] = v;
+            changes_.push_back(std::move(stored));
             return Ok();
           },
           [&](const up::RemoveProperties& a) -> Status {
+            for (const auto& k : a.removals) {
+              if (k == kFormatVersionProperty) {
+                return InvalidArgument(
+                    "remove-properties: '{}' is reserved: it is the table's format version, "
+                    "not a property",
+                    k);
+              }
+            }
             for (const auto& k : a.removals) m.properties.erase(k);
             changes_.push_back(a);
             return Ok();
@@ -207,6 +229,34 @@ Status TableMetadataBuilder::Apply(const TableUpdate& u) {
       },
       u);
   return status;
+}
+
+Status TableMetadataBuilder::SetFormatVersionProperty(std::string_view text) {
+  TableMetadata& m = metadata_;
+  int version = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), version);
+  if (ec != std::errc() || p != text.data() + text.size()) {
+    return InvalidArgument("set-properties: format-version '{}' is not a number", text);
+  }
+  if (version < kMinFormatVersion || version > kMaxFormatVersion) {
+    return NotSupported("set-properties: format-version {} is not supported (floe writes {} to {})",
+                        version, kMinFormatVersion, kMaxFormatVersion);
+  }
+  if (is_new_ && m.snapshots.empty()) {
+    // A table being created takes any supported version (as Java reads the
+    // property when it creates a table).
+    if (version == m.format_version) return Ok();
+    if (version < m.format_version) {
+      m.format_version = version;
+      if (version < 3) m.next_row_id.reset();
+      changes_.push_back(update::UpgradeFormatVersion{version});
+      return Ok();
+    }
+  } else if (version < m.format_version) {
+    return InvalidArgument("set-properties: cannot downgrade format-version from {} to {}",
+                           m.format_version, version);
+  }
+  return UpgradeFormatVersion(version);
 }
 
 Status TableMetadataBuilder::UpgradeFormatVersion(int version) {

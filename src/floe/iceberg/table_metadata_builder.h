@@ -50,7 +50,11 @@ class TableMetadataBuilder {
   /// Applies one update. Errors: kInvalidArgument naming the update and the
   /// rule (unknown schema id, duplicate snapshot, stale sequence number,
   /// removing the current schema, ...), kNotSupported (format version > 3).
-  /// After an error the builder should be discarded.
+  /// `format-version` is reserved, not a property: set-properties with it
+  /// upgrades the format version through upgrade-format-version (a table
+  /// being created may take any supported version); a downgrade is
+  /// kInvalidArgument, an unsupported version kNotSupported, and removing it
+  /// kInvalidArgument. After an error the builder should be discarded.
   Status Apply(const TableUpdate& update);
   Status ApplyAll(const std::vector<TableUpdate>& updates);
 
@@ -82,6 +86,9 @@ class TableMetadataBuilder {
   Status RemoveSnapshots(const update::RemoveSnapshots& u);
   Status RemoveRef(const std::string& name);
   Status UpgradeFormatVersion(int version);
+  /// `format-version` given as a property: reserved, never stored; it
+  /// upgrades the format version (any supported version for a new table).
+  Status SetFormatVersionProperty(std::string_view text);
 
   TableMetadata metadata_;
   bool is_new_ = false;

@@ -1,7 +1,8 @@
 #pragma once
 /// FileIO: the storage interface every module writes and reads through.
 /// Implementations: LocalFileIO (POSIX, fsync + atomic rename); later memory,
-/// fault-injecting and S3. Paths are plain paths or `file://` URIs.
+/// fault-injecting and S3. Paths are plain paths or `file://` URIs; LocalFileIO
+/// refuses any other scheme (`s3://...`) with kNotSupported.
 ///
 /// Durability contract: data written to an OutputFile is durable only after
 /// `Sync()` succeeds. `Close()` without `Sync()` may lose it on a crash.
@@ -88,10 +89,45 @@ class FileIO {
   /// Writes `bytes` to `path` so that readers see either the old file or the
   /// whole new one: write a temporary, sync, rename (replacing).
   Status WriteAtomically(std::string_view path, std::string_view bytes);
+
+  /// Creates `path` holding `bytes`, never replacing a file: writes a
+  /// temporary beside it, syncs it and renames it into place without
+  /// replacing. kAlreadyExists if `path` exists (then nothing changed). On any
+  /// error the temporary is removed, so `path` is either absent or whole: a
+  /// failed write (disk full) never leaves a partial file under `path`. An
+  /// error other than kAlreadyExists from the final rename can come after the
+  /// file appeared; callers that must know check Exists(path).
+  Status WriteNew(std::string_view path, std::string_view bytes);
 };
 
 /// Strips a `file://` scheme; other schemes are returned unchanged.
 std::string_view LocalPath(std::string_view path_or_uri);
+
+/// The scheme of a URI, lower-cased ("s3" for "s3://bucket/key", "file" for
+/// "file:///a"); empty for a plain path. A scheme is letters, digits, '+',
+/// '-' or '.' after a letter, followed by "://" (or "file:/").
+std::string UriScheme(std::string_view path_or_uri);
+
+/// `path_or_uri` fit to print in a message or a log: the password of a
+/// user-info part (`scheme://user:secret@host` -> `scheme://user:***@host`)
+/// and the values of query parameters that carry secrets (password, passwd,
+/// pwd, token, secret, key, credential, signature and names containing them,
+/// case-insensitive) are replaced by `***`. Every URI that goes into a message
+/// goes through this.
+std::string RedactUri(std::string_view path_or_uri);
+
+/// An absolute, lexically normalized local path for `path_or_uri` (a plain
+/// path or a file:// URI; the scheme is dropped): a relative path is taken
+/// relative to `base_dir`, or to the current folder when `base_dir` is empty.
+/// No trailing '/' (except for "/"). URIs of other schemes are returned
+/// unchanged.
+std::string AbsoluteLocalPath(std::string_view path_or_uri, std::string_view base_dir = {});
+
+/// Whether `path` is `dir` or lies inside it, compared lexically after
+/// dropping a file:// scheme and normalizing "." and ".." (so
+/// "/t/data/../../etc/x" is not inside "/t"). Paths with different schemes
+/// never match.
+bool PathIsWithin(std::string_view path, std::string_view dir);
 
 /// POSIX file system. Stateless and thread-safe.
 class LocalFileIO final : public FileIO {

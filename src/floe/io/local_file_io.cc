@@ -27,6 +27,17 @@ std::string ParentOf(std::string_view path) {
   return std::string(path.substr(0, slash));
 }
 
+// LocalFileIO reads plain paths and file:// URIs only: an s3:// (or any
+// other) URI must not become a relative folder named "s3:".
+Status CheckLocal(std::string_view path) {
+  std::string scheme = UriScheme(path);
+  if (!scheme.empty() && scheme != "file") {
+    return NotSupported("scheme '{}' not supported (only local paths and file:// URIs): {}",
+                        scheme, RedactUri(path));
+  }
+  return Ok();
+}
+
 Status SyncDirectory(const std::string& dir) {
   int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return Errno("opening folder", dir, errno);
@@ -119,6 +130,7 @@ std::string_view LocalPath(std::string_view path_or_uri) {
 }
 
 Status CreateDirectories(std::string_view dir_in) {
+  FLOE_RETURN_IF_ERROR(CheckLocal(dir_in));
   std::string dir(LocalPath(dir_in));
   if (dir.empty()) return Ok();
   struct stat st;
@@ -133,6 +145,7 @@ Status CreateDirectories(std::string_view dir_in) {
 }
 
 Result<std::unique_ptr<InputFile>> LocalFileIO::OpenInput(std::string_view path_in) {
+  FLOE_RETURN_IF_ERROR(CheckLocal(path_in));
   std::string path(LocalPath(path_in));
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Errno("opening", path, errno);
@@ -151,6 +164,7 @@ Result<std::unique_ptr<InputFile>> LocalFileIO::OpenInput(std::string_view path_
 
 Result<std::unique_ptr<OutputFile>> LocalFileIO::CreateOutput(std::string_view path_in,
                                                               bool overwrite) {
+  FLOE_RETURN_IF_ERROR(CheckLocal(path_in));
   std::string path(LocalPath(path_in));
   FLOE_RETURN_IF_ERROR(CreateDirectories(ParentOf(path)));
   int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (overwrite ? O_TRUNC : O_EXCL);
@@ -160,12 +174,14 @@ Result<std::unique_ptr<OutputFile>> LocalFileIO::CreateOutput(std::string_view p
 }
 
 Status LocalFileIO::Delete(std::string_view path_in) {
+  FLOE_RETURN_IF_ERROR(CheckLocal(path_in));
   std::string path(LocalPath(path_in));
   if (::unlink(path.c_str()) != 0 && errno != ENOENT) return Errno("deleting", path, errno);
   return Ok();
 }
 
 Result<bool> LocalFileIO::Exists(std::string_view path_in) {
+  FLOE_RETURN_IF_ERROR(CheckLocal(path_in));
   std::string path(LocalPath(path_in));
   struct stat st;
   if (::stat(path.c_str(), &st) == 0) return true;
@@ -174,6 +190,8 @@ Result<bool> LocalFileIO::Exists(std::string_view path_in) {
 }
 
 Status LocalFileIO::Rename(std::string_view from_in, std::string_view to_in, bool replace) {
+  FLOE_RETURN_IF_ERROR(CheckLocal(from_in));
+  FLOE_RETURN_IF_ERROR(CheckLocal(to_in));
   std::string from(LocalPath(from_in));
   std::string to(LocalPath(to_in));
   FLOE_RETURN_IF_ERROR(CreateDirectories(ParentOf(to)));
@@ -194,6 +212,7 @@ Status LocalFileIO::Rename(std::string_view from_in, std::string_view to_in, boo
 }
 
 Result<std::vector<FileInfo>> LocalFileIO::List(std::string_view dir_in) {
+  FLOE_RETURN_IF_ERROR(CheckLocal(dir_in));
   std::string dir(LocalPath(dir_in));
   std::vector<FileInfo> out;
   DIR* d = ::opendir(dir.c_str());
@@ -218,6 +237,7 @@ Result<std::vector<FileInfo>> LocalFileIO::List(std::string_view dir_in) {
 }
 
 Status LocalFileIO::DeleteDirectory(std::string_view dir_in) {
+  FLOE_RETURN_IF_ERROR(CheckLocal(dir_in));
   std::string dir(LocalPath(dir_in));
   if (::rmdir(dir.c_str()) != 0) {
     if (errno == ENOENT) return Ok();
@@ -249,6 +269,28 @@ Status FileIO::WriteAtomically(std::string_view path, std::string_view bytes) {
     }
   }
   Status s = Rename(tmp, path, /*replace=*/true);
+  if (!s) (void)Delete(tmp);
+  return s;
+}
+
+Status FileIO::WriteNew(std::string_view path, std::string_view bytes) {
+  static thread_local std::mt19937_64 rng{std::random_device{}()};
+  std::string_view name = path.substr(path.rfind('/') + 1);
+  std::string_view dir = path.substr(0, path.size() - name.size());
+  // A hidden name that no reader takes for a table file.
+  std::string tmp = fmt::format("{}.{}.{:016x}.tmp", dir, name, rng());
+  {
+    FLOE_ASSIGN_OR_RETURN(auto out, CreateOutput(tmp, /*overwrite=*/false));
+    Status s = out->Write(bytes);
+    if (s) s = out->Sync();
+    if (s) s = out->Close();
+    if (!s) {
+      (void)out->Close();
+      (void)Delete(tmp);
+      return std::unexpected(std::move(s).error().WithContext(fmt::format("writing {}", path)));
+    }
+  }
+  Status s = Rename(tmp, path, /*replace=*/false);
   if (!s) (void)Delete(tmp);
   return s;
 }

@@ -2,7 +2,10 @@
 
 #include <charconv>
 #include <random>
+#include <set>
 
+#include "floe/iceberg/expire_snapshots.h"
+#include "floe/iceberg/manifest.h"
 #include "floe/iceberg/metadata_json.h"
 
 namespace floe::iceberg {
@@ -15,23 +18,6 @@ std::string RandomUuid() {
   lo = (lo & ~(0xC000ull << 48)) | (0x8000ull << 48);       // variant 10
   return fmt::format("{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", hi >> 32, (hi >> 16) & 0xffff,
                      hi & 0xffff, lo >> 48, lo & 0xffffffffffffull);
-}
-
-// Deletes every file under `dir`, depth first. Errors are collected.
-void DeleteTree(io::FileIO& io, const std::string& dir, std::string* errors) {
-  auto entries = io.List(dir);
-  if (!entries) {
-    *errors += entries.error().ToString() + "; ";
-    return;
-  }
-  for (const auto& e : *entries) {
-    if (e.is_directory) {
-      DeleteTree(io, e.path, errors);
-      (void)io.DeleteDirectory(e.path);
-    } else if (auto s = io.Delete(e.path); !s) {
-      *errors += s.error().ToString() + "; ";
-    }
-  }
 }
 
 }  // namespace
@@ -105,20 +91,100 @@ std::string NextMetadataLocation(const std::string& table_location,
   return fmt::format("{}/metadata/{:05d}-{}.metadata.json", base, version + 1, RandomUuid());
 }
 
-Status PurgeTableFiles(io::FileIO& io, const LoadedTable& table) {
-  // Every file floe or the reference writers put for a table lives under its
-  // location (data/ and metadata/); a table whose files live elsewhere is
-  // only dropped, not purged, beyond its own folders.
-  std::string errors;
-  std::string base = table.metadata.location;
-  while (!base.empty() && base.back() == '/') base.pop_back();
-  if (base.empty()) return InvalidArgument("table {} has no location to purge", table.id.ToString());
-  for (const char* folder : {"/data", "/metadata"}) {
-    DeleteTree(io, base + folder, &errors);
-    (void)io.DeleteDirectory(base + folder);
+Status WriteNewMetadataFile(io::FileIO& io, const std::string& location,
+                            const TableMetadata& metadata) {
+  return io.WriteNew(location, SerializeTableMetadata(metadata));
+}
+
+Result<bool> LocationHoldsTable(io::FileIO& io, const std::string& location) {
+  std::string base = location;
+  while (base.size() > 1 && base.back() == '/') base.pop_back();
+  FLOE_ASSIGN_OR_RETURN(auto entries, io.List(base + "/metadata"));
+  for (const auto& e : entries) {
+    if (e.is_directory) continue;
+    std::string_view file = std::string_view(e.path).substr(e.path.rfind('/') + 1);
+    if (file == "version-hint.text") return true;
+    // An empty file is a leftover of an interrupted non-atomic write: no table.
+    if (!file.starts_with(".") && file.ends_with(".metadata.json") && e.size > 0) return true;
   }
-  if (!errors.empty()) return IoError("purging {}: {}", table.id.ToString(), errors);
-  return Ok();
+  return false;
+}
+
+Result<PurgeResult> PurgeTableFiles(io::FileIO& io, const LoadedTable& table,
+                                    const PurgeOptions& options) {
+  const TableMetadata& m = table.metadata;
+  if (m.location.empty()) return InvalidArgument("table {} has no location to purge", table.id.ToString());
+  PurgeResult result;
+  // Ordered groups: content files, manifests, manifest lists and statistics, metadata files.
+  std::vector<std::string> content, manifests, lists, metadata_files;
+  std::set<std::string> seen;
+  auto add = [&](std::vector<std::string>& group, const std::string& path) {
+    if (!path.empty() && seen.insert(path).second) group.push_back(path);
+  };
+  for (const Snapshot& s : m.snapshots) {
+    add(lists, s.manifest_list);
+    auto files = SnapshotManifests(io, s, m.format_version);
+    if (!files) {
+      result.errors.push_back(files.error().ToString());
+      continue;
+    }
+    for (const auto& manifest : *files) {
+      if (seen.contains(manifest.manifest_path)) continue;
+      add(manifests, manifest.manifest_path);
+      auto entries = ReadManifest(io, manifest, m);
+      if (!entries) {
+        result.errors.push_back(entries.error().ToString());
+        continue;
+      }
+      for (const auto& e : *entries) add(content, e.data_file.file_path);
+    }
+  }
+  for (const auto& f : m.statistics) add(lists, f.statistics_path);
+  for (const auto& f : m.partition_statistics) add(lists, f.statistics_path);
+  for (const auto& entry : m.metadata_log) add(metadata_files, entry.metadata_file);
+  add(metadata_files, table.metadata_location);
+
+  std::set<std::string> folders;
+  for (const auto* group : {&content, &manifests, &lists, &metadata_files}) {
+    for (const auto& path : *group) {
+      if (!options.delete_outside_location && !IsInsideTable(m, path)) {
+        result.skipped_outside_location.push_back(path);
+        continue;
+      }
+      if (auto s = io.Delete(path); !s) {
+        result.errors.push_back(s.error().ToString());
+        continue;
+      }
+      ++result.deleted_files;
+      std::string local(io::LocalPath(path));
+      size_t slash = local.rfind('/');
+      if (slash != std::string::npos && slash > 0) folders.insert(local.substr(0, slash));
+    }
+  }
+  // Remove folders left empty, deepest first, up to and including the location.
+  std::string base(io::LocalPath(m.location));
+  while (base.size() > 1 && base.back() == '/') base.pop_back();
+  folders.insert(base + "/data");
+  folders.insert(base + "/metadata");
+  std::set<std::string> all;
+  for (std::string dir : folders) {
+    while (io::PathIsWithin(dir, base) && all.insert(dir).second) {
+      if (dir == base) break;
+      dir = dir.substr(0, dir.rfind('/'));
+    }
+  }
+  all.insert(base);
+  for (auto it = all.rbegin(); it != all.rend(); ++it) {
+    if (io::PathIsWithin(*it, base)) (void)io.DeleteDirectory(*it);
+  }
+  return result;
+}
+
+Result<PurgeResult> DropAndPurgeTable(Catalog& catalog, const TableIdentifier& id,
+                                      const PurgeOptions& options) {
+  FLOE_ASSIGN_OR_RETURN(LoadedTable table, catalog.LoadTable(id));
+  FLOE_RETURN_IF_ERROR(catalog.DropTable(id, /*purge=*/false));
+  return PurgeTableFiles(catalog.file_io(), table, options);
 }
 
 }  // namespace floe::iceberg

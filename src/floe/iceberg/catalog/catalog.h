@@ -74,8 +74,11 @@ class Catalog {
   virtual Result<bool> TableExists(const TableIdentifier& id) = 0;
 
   /// Creates a table whose first metadata is `metadata` (its `location`, when
-  /// empty, becomes DefaultTableLocation). kAlreadyExists if the table exists;
-  /// kNotFound if the namespace does not.
+  /// empty, becomes DefaultTableLocation; a relative one is made absolute
+  /// against the current folder). kAlreadyExists if the table exists or its
+  /// location already holds another table's metadata (LocationHoldsTable);
+  /// kNotFound if the namespace does not. On failure the table does not exist
+  /// and no metadata file is left behind.
   virtual Result<LoadedTable> CreateTable(const TableIdentifier& id, TableMetadata metadata) = 0;
 
   /// kNotFound if the table does not exist; kCorruption if its metadata is bad.
@@ -92,11 +95,14 @@ class Catalog {
   /// kNotFound if `from` is missing, kAlreadyExists if `to` exists.
   virtual Status RenameTable(const TableIdentifier& from, const TableIdentifier& to) = 0;
 
-  /// Removes the table from the catalog; with `purge` also deletes its data,
-  /// manifests and metadata files.
+  /// Removes the table from the catalog; with `purge` also deletes the files
+  /// its metadata references inside its folders (PurgeTableFiles with default
+  /// options; kIo listing what could not be deleted). To learn which files
+  /// were skipped, use DropAndPurgeTable.
   virtual Status DropTable(const TableIdentifier& id, bool purge) = 0;
 
-  /// Where a new table's files go when it does not say.
+  /// Where a new table's files go when it does not say (an absolute path);
+  /// empty when the catalog has no place for it.
   virtual std::string DefaultTableLocation(const TableIdentifier& id) = 0;
 };
 
@@ -106,9 +112,50 @@ class Catalog {
 std::string NextMetadataLocation(const std::string& table_location,
                                  const std::string& previous_metadata_location);
 
-/// Deletes every file a table's metadata reaches: data and delete files,
-/// manifests, manifest lists, previous metadata files (best effort; errors
-/// are collected into the returned status).
-Status PurgeTableFiles(io::FileIO& io, const LoadedTable& table);
+/// Writes a metadata file that appears whole or not at all (temporary file,
+/// fsync, rename without replacing): after a failure such as a full disk no
+/// partial file is left under `location`. kAlreadyExists if it exists.
+Status WriteNewMetadataFile(io::FileIO& io, const std::string& location,
+                            const TableMetadata& metadata);
+
+/// Whether folder `location` is in use by a table: its `metadata/` folder
+/// holds a `*.metadata.json` file or `version-hint.text`. Catalogs refuse to
+/// create a table at such a location (kAlreadyExists), so that no two tables
+/// share files and purging one cannot destroy another.
+Result<bool> LocationHoldsTable(io::FileIO& io, const std::string& location);
+
+struct PurgeOptions {
+  /// Also delete files the metadata names outside the table's folders
+  /// (TableFolders in expire_snapshots.h). Off by default: such a name comes from hand-edited or
+  /// hostile metadata, and deleting it could destroy another table's or an
+  /// unrelated file (Iceberg's procedures ask for the same opt-in).
+  bool delete_outside_location = false;
+};
+
+struct PurgeResult {
+  int64_t deleted_files = 0;
+  /// Files named by the metadata but outside the table's folders, left in place.
+  std::vector<std::string> skipped_outside_location;
+  /// Files or manifests that could not be read or deleted, with the reason.
+  std::vector<std::string> errors;
+};
+
+/// Every file a table's metadata references, as Iceberg Java's dropTableData
+/// finds them: the current and every logged metadata file, the manifest
+/// lists, manifests, data and delete files of all snapshots (entries of every
+/// status), and statistics and partition statistics files. Nothing else under
+/// the table's location is touched: another table's files, or a stranger's,
+/// stay. Data files go first and metadata files last. Best effort: a manifest
+/// that cannot be read or a file that cannot be deleted is recorded in
+/// `errors` and the rest continues. Folders left empty below the location
+/// (and the location itself) are removed.
+Result<PurgeResult> PurgeTableFiles(io::FileIO& io, const LoadedTable& table,
+                                    const PurgeOptions& options = {});
+
+/// Drops table `id` from `catalog` and then purges its files
+/// (PurgeTableFiles with `options`). Errors: those of LoadTable and
+/// DropTable; purge problems are in the result (the table is dropped then).
+Result<PurgeResult> DropAndPurgeTable(Catalog& catalog, const TableIdentifier& id,
+                                      const PurgeOptions& options = {});
 
 }  // namespace floe::iceberg

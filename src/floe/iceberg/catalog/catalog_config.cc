@@ -2,7 +2,9 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <optional>
 
 #include "floe/iceberg/catalog/hadoop_catalog.h"
 #include "floe/iceberg/catalog/sql_catalog.h"
@@ -55,56 +57,138 @@ Result<std::string> FindCatalogConfigFile(const std::string& explicit_path) {
                   "your home folder (see examples/floe.yaml)");
 }
 
-Result<CatalogConfig> ReadCatalogConfig(const std::string& path, const std::string& name) {
-  YAML::Node root;
+Result<CatalogConfig> ParseCatalogConfig(std::string_view yaml, const std::string& source,
+                                         const std::string& name) {
+  // yaml-cpp reports errors by throwing: nothing it throws leaves this function.
   try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::Exception& e) {
-    return InvalidArgument("{}: {}", path, e.what());
-  }
-  YAML::Node catalogs = root["catalog"];
-  if (!catalogs || !catalogs.IsMap()) return InvalidArgument("{}: no 'catalog:' section", path);
-  YAML::Node entry = catalogs[name];
-  if (!entry) {
+    YAML::Node root = YAML::Load(std::string(yaml));
+    if (!root.IsMap()) {
+      return InvalidArgument("{}: not a catalog config (expected a map with a 'catalog:' section)",
+                             source);
+    }
+    const YAML::Node catalogs = root["catalog"];
+    if (!catalogs || !catalogs.IsMap()) return InvalidArgument("{}: no 'catalog:' section", source);
+    std::optional<YAML::Node> entry;
     std::string names;
-    for (const auto& kv : catalogs) names += (names.empty() ? "" : ", ") + kv.first.as<std::string>();
-    return NotFound("{}: no catalog named '{}' (it has: {})", path, name, names);
+    for (const auto& kv : catalogs) {
+      if (!kv.first.IsScalar()) {
+        return InvalidArgument("{}: catalog names under 'catalog:' must be plain names", source);
+      }
+      std::string key = kv.first.as<std::string>();
+      if (key == name) entry.emplace(kv.second);
+      names += (names.empty() ? "" : ", ") + key;
+    }
+    if (!entry) return NotFound("{}: no catalog named '{}' (it has: {})", source, name, names);
+    if (!entry->IsMap()) {
+      return InvalidArgument("{}: catalog '{}' must be a map of settings", source, name);
+    }
+    CatalogConfig config;
+    config.name = name;
+    for (const auto& kv : *entry) {
+      if (!kv.first.IsScalar()) {
+        return InvalidArgument("{}: catalog '{}' has a setting whose name is not a plain name",
+                               source, name);
+      }
+      std::string key = kv.first.as<std::string>();
+      if (!kv.second.IsScalar()) {
+        return InvalidArgument("{}: catalog.{}.{} must be a value", source, name, key);
+      }
+      auto value = ExpandEnvironment(kv.second.as<std::string>(), key);
+      if (!value) {
+        return std::unexpected(std::move(value).error().WithContext(
+            fmt::format("{}: catalog '{}'", source, name)));
+      }
+      config.properties[key] = std::move(*value);
+    }
+    auto type = config.properties.find("type");
+    if (type == config.properties.end()) {
+      // PyIceberg infers sql from a sqlite uri; do the same.
+      auto uri = config.properties.find("uri");
+      if (uri != config.properties.end() && uri->second.starts_with("sqlite:")) {
+        config.type = "sql";
+      } else {
+        return InvalidArgument("{}: catalog '{}' needs a 'type' (sql or hadoop)", source, name);
+      }
+    } else {
+      config.type = type->second;
+    }
+    return config;
+  } catch (const YAML::Exception& e) {
+    return InvalidArgument("{}: {}", source, e.what());
+  } catch (const std::exception& e) {
+    return InvalidArgument("{}: not a readable catalog config: {}", source, e.what());
   }
-  if (!entry.IsMap()) return InvalidArgument("{}: catalog '{}' must be a map of settings", path, name);
-  CatalogConfig config;
-  config.name = name;
-  for (const auto& kv : entry) {
-    std::string key = kv.first.as<std::string>();
-    if (!kv.second.IsScalar()) return InvalidArgument("{}: catalog.{}.{} must be a value", path, name, key);
-    FLOE_ASSIGN_OR_RETURN(config.properties[key], ExpandEnvironment(kv.second.as<std::string>(), key));
+}
+
+Result<CatalogConfig> ReadCatalogConfig(const std::string& path, const std::string& name) {
+  io::LocalFileIO io;
+  auto text = io.ReadAll(path);
+  if (!text) {
+    return std::unexpected(std::move(text).error().WithContext("reading catalog config"));
   }
-  auto type = config.properties.find("type");
-  if (type == config.properties.end()) {
-    // PyIceberg infers sql from a sqlite uri; do the same.
-    auto uri = config.properties.find("uri");
-    if (uri != config.properties.end() && uri->second.starts_with("sqlite:")) config.type = "sql";
-    else return InvalidArgument("{}: catalog '{}' needs a 'type' (sql or hadoop)", path, name);
-  } else {
-    config.type = type->second;
-  }
+  FLOE_ASSIGN_OR_RETURN(CatalogConfig config, ParseCatalogConfig(*text, path, name));
+  std::string absolute = io::AbsoluteLocalPath(path);
+  config.base_dir = absolute.substr(0, std::max<size_t>(1, absolute.rfind('/')));
   return config;
 }
+
+namespace {
+
+// The sqlite uri with a relative database path made absolute against `base_dir`.
+std::string ResolveSqliteUri(const std::string& uri, const std::string& base_dir) {
+  std::string_view path = uri;
+  std::string prefix;
+  if (path.starts_with("sqlite:///")) {
+    path.remove_prefix(10);
+    prefix = "sqlite:///";
+  } else if (!io::UriScheme(path).empty() || path.find("://") != std::string_view::npos) {
+    return uri;  // refused (or redacted) by SqlCatalog::Open
+  }
+  if (path.empty() || path == ":memory:" || path.starts_with("/") || path.starts_with("file:")) {
+    return uri;
+  }
+  return prefix + io::AbsoluteLocalPath(path, base_dir);
+}
+
+Status CheckLocalWarehouse(const CatalogConfig& config, const std::string& warehouse) {
+  std::string scheme = io::UriScheme(warehouse);
+  if (!scheme.empty() && scheme != "file") {
+    return NotSupported("catalog '{}': warehouse '{}': scheme '{}' not supported (only local paths "
+                        "and file:// URIs)",
+                        config.name, io::RedactUri(warehouse), scheme);
+  }
+  return Ok();
+}
+
+}  // namespace
 
 Result<std::unique_ptr<Catalog>> OpenCatalog(const CatalogConfig& config, io::FileIO* file_io) {
   auto get = [&](const char* key) {
     auto it = config.properties.find(key);
     return it == config.properties.end() ? std::string() : it->second;
   };
+  std::string warehouse = get("warehouse");
+  if (config.type == "sql" || config.type == "hadoop") {
+    if (warehouse.empty()) {
+      return InvalidArgument("catalog '{}': a {} catalog needs a 'warehouse' (the folder new "
+                             "tables go to)",
+                             config.name, config.type);
+    }
+    FLOE_RETURN_IF_ERROR(CheckLocalWarehouse(config, warehouse));
+    warehouse = io::AbsoluteLocalPath(warehouse, config.base_dir);
+  }
   if (config.type == "sql") {
     if (get("uri").empty()) return InvalidArgument("catalog '{}': a sql catalog needs a 'uri'", config.name);
-    FLOE_ASSIGN_OR_RETURN(auto catalog, SqlCatalog::Open(config.name, get("uri"), get("warehouse"), file_io));
-    return std::unique_ptr<Catalog>(std::move(catalog));
+    std::string uri = ResolveSqliteUri(get("uri"), config.base_dir);
+    auto catalog = SqlCatalog::Open(config.name, uri, warehouse, file_io);
+    if (!catalog) {
+      return std::unexpected(std::move(catalog).error().WithContext(
+          fmt::format("catalog '{}'", config.name)));
+    }
+    return std::unique_ptr<Catalog>(std::move(*catalog));
   }
   if (config.type == "hadoop") {
-    if (get("warehouse").empty()) {
-      return InvalidArgument("catalog '{}': a hadoop catalog needs a 'warehouse'", config.name);
-    }
-    return std::unique_ptr<Catalog>(std::make_unique<HadoopCatalog>(config.name, get("warehouse"), file_io));
+    return std::unique_ptr<Catalog>(std::make_unique<HadoopCatalog>(config.name, warehouse, file_io));
   }
   return NotSupported("catalog '{}': type '{}' is not supported (sql, hadoop)", config.name, config.type);
 }

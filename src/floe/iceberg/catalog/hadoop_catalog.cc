@@ -3,6 +3,8 @@
 #include <charconv>
 #include <random>
 
+#include <fmt/ranges.h>
+
 #include "floe/iceberg/metadata_json.h"
 
 namespace floe::iceberg {
@@ -26,7 +28,7 @@ int64_t VersionOfFile(std::string_view file) {
 }  // namespace
 
 HadoopCatalog::HadoopCatalog(std::string name, std::string warehouse, io::FileIO* file_io)
-    : name_(std::move(name)), warehouse_(io::LocalPath(warehouse)), io_(file_io) {
+    : name_(std::move(name)), warehouse_(io::AbsoluteLocalPath(warehouse)), io_(file_io) {
   while (warehouse_.size() > 1 && warehouse_.back() == '/') warehouse_.pop_back();
 }
 
@@ -59,29 +61,67 @@ Result<bool> HadoopCatalog::IsTable(const std::string& path) {
   FLOE_ASSIGN_OR_RETURN(auto entries, io_->List(path + "/metadata"));
   for (const auto& e : entries) {
     std::string file = BaseName(e.path);
-    if (file == kVersionHint || VersionOfFile(file) > 0) return true;
+    // An empty version file is the leftover of an interrupted write, not a table.
+    if (file == kVersionHint || (VersionOfFile(file) > 0 && e.size > 0)) return true;
   }
   return false;
 }
 
+Result<bool> HadoopCatalog::VersionIsComplete(const std::string& table_path, int64_t version) {
+  auto file = io_->OpenInput(VersionLocation(table_path, version));
+  if (!file) {
+    if (file.error().code() == ErrorCode::kNotFound) return false;
+    return std::unexpected(file.error());
+  }
+  // floe publishes version files whole (write, sync, link); an empty one was
+  // left by an interrupted write of an older writer and holds nothing.
+  return (*file)->size() > 0;
+}
+
 Result<int64_t> HadoopCatalog::CurrentVersion(const std::string& table_path) {
-  int64_t version = 0;
-  auto hint = io_->ReadAll(table_path + "/metadata/" + std::string(kVersionHint));
+  const std::string hint_path = table_path + "/metadata/" + std::string(kVersionHint);
+  FLOE_ASSIGN_OR_RETURN(auto entries, io_->List(table_path + "/metadata"));
+  int64_t newest = 0;
+  for (const auto& e : entries) {
+    int64_t v = VersionOfFile(BaseName(e.path));
+    if (v > 0 && e.size > 0) newest = std::max(newest, v);
+  }
+  int64_t version = newest;
+  auto hint = io_->ReadAll(hint_path);
+  if (!hint && hint.error().code() != ErrorCode::kNotFound) {
+    return std::unexpected(hint.error());
+  }
   if (hint) {
     std::string_view text = *hint;
-    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
-    auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), version);
-    if (ec != std::errc()) version = 0;
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) {
+      text.remove_suffix(1);
+    }
+    int64_t hinted = 0;
+    auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), hinted);
+    bool valid = ec == std::errc() && p == text.data() + text.size() && hinted > 0;
+    std::string shown(text.substr(0, 40));
+    if (!valid) {
+      // As Iceberg's HadoopTableOperations: fall back to the newest version file.
+      if (newest == 0) {
+        return Corruption("{}: '{}' is not a version number, and {}/metadata holds no "
+                          "v<N>.metadata.json file",
+                          hint_path, shown, table_path);
+      }
+    } else if (hinted > newest) {
+      // The hint is written after its version file: it may lag, never lead.
+      FLOE_ASSIGN_OR_RETURN(bool complete, VersionIsComplete(table_path, hinted));
+      if (!complete) {
+        return Corruption("{} names version {}, but {} does not exist{}", hint_path, hinted,
+                          VersionLocation(table_path, hinted),
+                          newest > 0 ? fmt::format(" (the newest is v{})", newest) : "");
+      }
+      version = hinted;
+    }
   }
-  if (version == 0) {
-    // No usable hint: take the newest version file.
-    FLOE_ASSIGN_OR_RETURN(auto entries, io_->List(table_path + "/metadata"));
-    for (const auto& e : entries) version = std::max(version, VersionOfFile(BaseName(e.path)));
-    return version;
-  }
-  // The hint is written after the version file, so it may lag: probe forward.
+  if (version == 0) return version;
+  // A commit may have published a version after the listing: probe forward.
   while (true) {
-    FLOE_ASSIGN_OR_RETURN(bool next, io_->Exists(VersionLocation(table_path, version + 1)));
+    FLOE_ASSIGN_OR_RETURN(bool next, VersionIsComplete(table_path, version + 1));
     if (!next) return version;
     ++version;
   }
@@ -163,6 +203,16 @@ Result<bool> HadoopCatalog::TableExists(const TableIdentifier& id) {
   return IsTable(path);
 }
 
+Status HadoopCatalog::RemoveIncompleteVersions(const std::string& table_path) {
+  FLOE_ASSIGN_OR_RETURN(auto entries, io_->List(table_path + "/metadata"));
+  for (const auto& e : entries) {
+    if (!e.is_directory && e.size == 0 && VersionOfFile(BaseName(e.path)) > 0) {
+      FLOE_RETURN_IF_ERROR(io_->Delete(e.path));
+    }
+  }
+  return Ok();
+}
+
 Result<LoadedTable> HadoopCatalog::CreateTable(const TableIdentifier& id, TableMetadata metadata) {
   FLOE_ASSIGN_OR_RETURN(std::string path, TablePath(id));
   FLOE_ASSIGN_OR_RETURN(std::string ns_path, NamespacePath(id.ns));
@@ -171,18 +221,34 @@ Result<LoadedTable> HadoopCatalog::CreateTable(const TableIdentifier& id, TableM
   FLOE_ASSIGN_OR_RETURN(bool exists, IsTable(path));
   if (exists) return AlreadyExists("table {} already exists", id.ToString());
   if (metadata.location.empty()) metadata.location = path;
-  if (io::LocalPath(metadata.location) != path) {
-    return InvalidArgument("a hadoop catalog table lives at {}, not {}", path, metadata.location);
+  if (io::AbsoluteLocalPath(metadata.location) != path) {
+    return InvalidArgument("a hadoop catalog table lives at {}, not {}", path,
+                           io::RedactUri(metadata.location));
   }
+  metadata.location = path;
+  FLOE_ASSIGN_OR_RETURN(bool used, LocationHoldsTable(*io_, path));
+  if (used) {
+    return AlreadyExists("cannot create table {}: {}/metadata already holds another table's "
+                         "metadata files",
+                         id.ToString(), path);
+  }
+  FLOE_RETURN_IF_ERROR(RemoveIncompleteVersions(path));
   std::string location = VersionLocation(path, 1);
-  auto written = WriteTableMetadata(*io_, location, metadata);
+  auto written = WriteNewMetadataFile(*io_, location, metadata);
   if (!written) {
     if (written.error().code() == ErrorCode::kAlreadyExists) {
       return AlreadyExists("table {} already exists", id.ToString());
     }
-    return std::unexpected(written.error());
+    // The file is either absent (the table does not exist) or whole (it does):
+    // the rename may have failed only after the name appeared.
+    auto complete = VersionIsComplete(path, 1);
+    if (!complete || !*complete) {
+      return std::unexpected(std::move(written).error().WithContext(
+          fmt::format("creating table {}", id.ToString())));
+    }
   }
-  FLOE_RETURN_IF_ERROR(io_->WriteAtomically(path + "/metadata/" + std::string(kVersionHint), "1"));
+  // The table exists now. A missing hint only makes readers list the folder.
+  (void)io_->WriteAtomically(path + "/metadata/" + std::string(kVersionHint), "1");
   return LoadedTable{id, location, std::move(metadata)};
 }
 
@@ -203,22 +269,26 @@ Result<LoadedTable> HadoopCatalog::CommitTable(const LoadedTable& base, const Ta
     return CommitConflict("table {} was changed concurrently: it is at version {} now",
                           base.id.ToString(), version);
   }
-  static thread_local std::mt19937_64 rng{std::random_device{}()};
-  std::string tmp = fmt::format("{}/metadata/.{:016x}.metadata.json.tmp", path, rng());
-  FLOE_RETURN_IF_ERROR(WriteTableMetadata(*io_, tmp, updated));
   std::string next = VersionLocation(path, version + 1);
-  auto renamed = io_->Rename(tmp, next, /*replace=*/false);
-  if (!renamed) {
-    (void)io_->Delete(tmp);
-    if (renamed.error().code() == ErrorCode::kAlreadyExists) {
+  FLOE_RETURN_IF_ERROR(RemoveIncompleteVersions(path));
+  // Written to a temporary, synced, then linked to v(N+1) without replacing:
+  // of two racing writers exactly one creates the name.
+  auto written = WriteNewMetadataFile(*io_, next, updated);
+  if (!written) {
+    if (written.error().code() == ErrorCode::kAlreadyExists) {
       return CommitConflict("table {} was changed concurrently: version {} exists",
                             base.id.ToString(), version + 1);
     }
-    // The rename may have happened before the error (a link made, the
-    // temporary name not removed): the caller must reload and look.
+    auto exists = VersionIsComplete(path, version + 1);
+    if (exists && !*exists) {
+      // Nothing was published: a plain failure.
+      return std::unexpected(std::move(written).error().WithContext(
+          fmt::format("committing table {}", base.id.ToString())));
+    }
+    // The link may have happened before the error: the caller must reload and look.
     return CommitStateUnknown("table {}: publishing version {} failed ({}); the commit may or may "
                               "not have happened",
-                              base.id.ToString(), version + 1, renamed.error().ToString());
+                              base.id.ToString(), version + 1, written.error().ToString());
   }
   // The commit has happened. A failure to update the hint only makes
   // readers probe one step further.
@@ -235,12 +305,23 @@ Status HadoopCatalog::RenameTable(const TableIdentifier& from, const TableIdenti
 Status HadoopCatalog::DropTable(const TableIdentifier& id, bool purge) {
   FLOE_ASSIGN_OR_RETURN(LoadedTable table, LoadTable(id));
   FLOE_ASSIGN_OR_RETURN(std::string path, TablePath(id));
+  // The catalog's record of the table: its version files and hint (and
+  // temporaries of interrupted writes). Manifests and data stay unless purged.
+  FLOE_ASSIGN_OR_RETURN(auto entries, io_->List(path + "/metadata"));
+  for (const auto& e : entries) {
+    if (e.is_directory) continue;
+    std::string file = BaseName(e.path);
+    if (file == kVersionHint || VersionOfFile(file) > 0 ||
+        (file.starts_with(".") && file.ends_with(".tmp"))) {
+      FLOE_RETURN_IF_ERROR(io_->Delete(e.path));
+    }
+  }
   if (purge) {
-    FLOE_RETURN_IF_ERROR(PurgeTableFiles(*io_, table));
-  } else {
-    // The metadata folder is the hadoop catalog's record of the table.
-    FLOE_ASSIGN_OR_RETURN(auto entries, io_->List(path + "/metadata"));
-    for (const auto& e : entries) FLOE_RETURN_IF_ERROR(io_->Delete(e.path));
+    FLOE_ASSIGN_OR_RETURN(PurgeResult purged, PurgeTableFiles(*io_, table));
+    if (!purged.errors.empty()) {
+      return IoError("dropped table {}, but purging its files failed: {}", id.ToString(),
+                     fmt::join(purged.errors, "; "));
+    }
   }
   (void)io_->DeleteDirectory(path + "/metadata");
   (void)io_->DeleteDirectory(path + "/data");

@@ -8,7 +8,11 @@
 /// v(N+1).metadata.json without replacing (an atomic create-if-absent on a
 /// local or POSIX file system), so of two racing writers exactly one wins; the
 /// loser gets kCommitConflict. `version-hint.text` is then replaced
-/// atomically; a reader that finds it lagging probes forward. Namespace
+/// atomically; a reader that finds it lagging probes forward. A hint that is
+/// not a number falls back to the newest version file; one that names a
+/// missing version is kCorruption naming the hint. An empty version file (a
+/// leftover of a writer that wrote in place and was interrupted) is ignored
+/// and removed by the next create or commit. Namespace
 /// properties are not stored (as in Iceberg's HadoopCatalog); renaming a
 /// table is not supported (its files hold absolute paths).
 
@@ -18,7 +22,9 @@ namespace floe::iceberg {
 
 class HadoopCatalog final : public Catalog {
  public:
-  /// `warehouse` is a folder path or file:// URI; `file_io` must outlive this.
+  /// `warehouse` is a folder path or file:// URI (a relative path is taken
+  /// from the current folder and stored absolute, so table metadata holds
+  /// absolute locations); `file_io` must outlive this.
   HadoopCatalog(std::string name, std::string warehouse, io::FileIO* file_io);
 
   const std::string& name() const override { return name_; }
@@ -48,6 +54,11 @@ class HadoopCatalog final : public Catalog {
   /// The current version of the table at `table_path` (0 if none).
   Result<int64_t> CurrentVersion(const std::string& table_path);
   Result<bool> IsTable(const std::string& path);
+  /// Whether v<version>.metadata.json exists and is not empty.
+  Result<bool> VersionIsComplete(const std::string& table_path, int64_t version);
+  /// Deletes empty v<N>.metadata.json files (left by interrupted writes of
+  /// older writers that wrote in place).
+  Status RemoveIncompleteVersions(const std::string& table_path);
 
   std::string name_;
   std::string warehouse_;

@@ -4,6 +4,8 @@
 
 #include <set>
 
+#include <fmt/ranges.h>
+
 #include "floe/iceberg/metadata_json.h"
 
 namespace floe::iceberg {
@@ -115,11 +117,14 @@ Result<std::unique_ptr<SqlCatalog>> SqlCatalog::Open(std::string name, std::stri
   if (uri.starts_with("sqlite:///")) {
     path = std::string(uri.substr(10));
   } else if (uri.starts_with("sqlite://")) {
-    return InvalidArgument("sql catalog uri '{}': use sqlite:///PATH (three slashes)", uri);
+    return InvalidArgument("sql catalog uri '{}': use sqlite:///PATH (three slashes)",
+                           io::RedactUri(uri));
   } else if (uri.find("://") != std::string_view::npos) {
-    return NotSupported("sql catalog uri '{}': only sqlite is supported", uri);
+    return NotSupported("sql catalog uri '{}': only sqlite is supported", io::RedactUri(uri));
   }
-  if (path.empty()) return InvalidArgument("sql catalog uri '{}' names no database file", uri);
+  if (path.empty()) {
+    return InvalidArgument("sql catalog uri '{}' names no database file", io::RedactUri(uri));
+  }
   if (path != ":memory:") {
     size_t slash = path.rfind('/');
     if (slash != std::string::npos && slash > 0) FLOE_RETURN_IF_ERROR(io::CreateDirectories(path.substr(0, slash)));
@@ -132,7 +137,8 @@ Result<std::unique_ptr<SqlCatalog>> SqlCatalog::Open(std::string name, std::stri
     return IoError("opening sql catalog {}: {}", path, message);
   }
   std::unique_ptr<SqlCatalog> catalog(
-      new SqlCatalog(std::move(name), std::string(io::LocalPath(warehouse)), file_io, db));
+      new SqlCatalog(std::move(name), warehouse.empty() ? std::string() : io::AbsoluteLocalPath(warehouse),
+                     file_io, db));
   // Other processes (floe, PyIceberg, Java) share the file: wait for their locks.
   sqlite3_busy_timeout(db, 30'000);
   FLOE_RETURN_IF_ERROR(Exec(db, kCreateTables));
@@ -293,6 +299,11 @@ Result<std::string> SqlCatalog::MetadataLocationOf(const TableIdentifier& id) {
   st.Bind(name_).Bind(key).Bind(id.name);
   FLOE_ASSIGN_OR_RETURN(bool row, st.Step());
   if (!row) return NotFound("table {} does not exist", id.ToString());
+  if (st.IsNull(0) || st.Text(0).empty()) {
+    return Corruption("table {}: its row in sql catalog '{}' (iceberg_tables) has no "
+                      "metadata_location",
+                      id.ToString(), name_);
+  }
   return st.Text(0);
 }
 
@@ -311,10 +322,11 @@ std::string SqlCatalog::DefaultTableLocation(const TableIdentifier& id) {
   st.Bind(name_).Bind(ns);
   auto row = st.Step();
   if (row && *row && !st.Text(0).empty()) {
-    std::string base = st.Text(0);
+    std::string base = io::AbsoluteLocalPath(st.Text(0));
     while (!base.empty() && base.back() == '/') base.pop_back();
     return base + "/" + id.name;
   }
+  if (warehouse_.empty()) return std::string();
   return fmt::format("{}/{}.db/{}", warehouse_, ns, id.name);
 }
 
@@ -326,12 +338,21 @@ Result<LoadedTable> SqlCatalog::CreateTable(const TableIdentifier& id, TableMeta
   if (!ns_exists) return NotFound("namespace {} does not exist", key);
   auto existing = MetadataLocationOf(id);
   if (existing) return AlreadyExists("table {} already exists", id.ToString());
+  if (metadata.location.empty()) metadata.location = DefaultTableLocation(id);
   if (metadata.location.empty()) {
-    if (warehouse_.empty()) return InvalidArgument("the sql catalog has no warehouse for new tables");
-    metadata.location = DefaultTableLocation(id);
+    return InvalidArgument("cannot create table {}: sql catalog '{}' has no 'warehouse' and the "
+                           "namespace no 'location'",
+                           id.ToString(), name_);
+  }
+  metadata.location = io::AbsoluteLocalPath(metadata.location);
+  FLOE_ASSIGN_OR_RETURN(bool used, LocationHoldsTable(*io_, metadata.location));
+  if (used) {
+    return AlreadyExists("cannot create table {}: location {} already holds another table's "
+                         "metadata files",
+                         id.ToString(), io::RedactUri(metadata.location));
   }
   std::string location = NextMetadataLocation(metadata.location, "");
-  FLOE_RETURN_IF_ERROR(WriteTableMetadata(*io_, location, metadata));
+  FLOE_RETURN_IF_ERROR(WriteNewMetadataFile(*io_, location, metadata));
   Statement st(db_, has_iceberg_type_
                         ? "INSERT INTO iceberg_tables VALUES (?, ?, ?, ?, NULL, 'TABLE')"
                         : "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, "
@@ -358,7 +379,7 @@ Result<LoadedTable> SqlCatalog::LoadTable(const TableIdentifier& id) {
 
 Result<LoadedTable> SqlCatalog::CommitTable(const LoadedTable& base, const TableMetadata& updated) {
   std::string location = NextMetadataLocation(updated.location, base.metadata_location);
-  FLOE_RETURN_IF_ERROR(WriteTableMetadata(*io_, location, updated));
+  FLOE_RETURN_IF_ERROR(WriteNewMetadataFile(*io_, location, updated));
   std::lock_guard lock(mu_);
   FLOE_ASSIGN_OR_RETURN(std::string key, NamespaceKey(base.id.ns));
   Statement st(db_, "UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ? "
@@ -405,12 +426,21 @@ Status SqlCatalog::DropTable(const TableIdentifier& id, bool purge) {
   {
     std::lock_guard lock(mu_);
     FLOE_ASSIGN_OR_RETURN(std::string key, NamespaceKey(id.ns));
-    FLOE_RETURN_IF_ERROR(MetadataLocationOf(id));
+    // A row without a metadata location can still be dropped (not purged).
+    if (auto row = MetadataLocationOf(id); !row && row.error().code() != ErrorCode::kCorruption) {
+      return std::unexpected(row.error());
+    }
     Statement st(db_, "DELETE FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? "
                       "AND table_name = ?");
     FLOE_RETURN_IF_ERROR(st.Bind(name_).Bind(key).Bind(id.name).Run());
   }
-  if (purge) return PurgeTableFiles(*io_, table);
+  if (purge) {
+    FLOE_ASSIGN_OR_RETURN(PurgeResult purged, PurgeTableFiles(*io_, table));
+    if (!purged.errors.empty()) {
+      return IoError("dropped table {}, but purging its files failed: {}", id.ToString(),
+                     fmt::join(purged.errors, "; "));
+    }
+  }
   return Ok();
 }
 

@@ -13,7 +13,9 @@
 /// kCommitConflict. Namespaces are dotted strings ("a.b"); a namespace exists
 /// while it has a property row (PyIceberg writes "exists" = "true") or a
 /// table. New tables go to `<warehouse>/<ns>.db/<table>` (PyIceberg's layout),
-/// or `<namespace location>/<table>` when the namespace has a location.
+/// or `<namespace location>/<table>` when the namespace has a location; with
+/// neither, creating a table is kInvalidArgument. Locations are stored as
+/// absolute paths. A table row without metadata_location is kCorruption.
 
 #include <mutex>
 
@@ -26,8 +28,12 @@ namespace floe::iceberg {
 class SqlCatalog final : public Catalog {
  public:
   /// Opens (creating if needed) the SQLite database at `uri`
-  /// ("sqlite:///relative/path.db", "sqlite:////absolute/path.db", or a path).
-  /// `file_io` must outlive the catalog.
+  /// ("sqlite:///relative/path.db", "sqlite:////absolute/path.db", or a path;
+  /// a relative path is taken from the current folder — OpenCatalog resolves
+  /// it against the config file's folder first). `warehouse` may be empty
+  /// (then tables need a location); a relative one is made absolute. Errors
+  /// print the uri with its credentials redacted. `file_io` must outlive the
+  /// catalog.
   static Result<std::unique_ptr<SqlCatalog>> Open(std::string name, std::string_view uri,
                                                   std::string warehouse, io::FileIO* file_io);
   ~SqlCatalog() override;

@@ -98,5 +98,43 @@ TEST_F(ProducerTest, ExpireKeepsRetainLastAndRecentSnapshots) {
   EXPECT_EQ(LivePaths(table).size(), 4u);  // all data is still live in the current snapshot
 }
 
+// A manifest that names a file outside the table's location (rewritten or
+// hostile metadata) must not make expire delete it unless asked to.
+TEST_F(ProducerTest, ExpireSkipsFilesOutsideTheTableLocationUnlessAllowed) {
+  for (bool allow : {false, true}) {
+    SCOPED_TRACE(allow ? "allowed" : "default");
+    std::filesystem::remove_all(dir_ / "warehouse" / "ns" / "t");
+    Table table = CreateTable();
+    const auto victim = dir_ / "outside" / "victim.parquet";
+    std::filesystem::create_directories(victim.parent_path());
+    std::ofstream(victim) << "not the table's";
+    DataFile foreign = MakeFile("foreign", 1);
+    foreign.file_path = victim.string();
+    DataFile sneaky = MakeFile("sneaky", 1);  // inside by prefix, outside after ".."
+    sneaky.file_path = table.metadata().location + "/data/../../../../outside/victim.parquet";
+    auto s1 = table.NewAppend();
+    s1->AppendFile(foreign).AppendFile(sneaky);
+    ASSERT_OK(s1->Commit());
+    auto s2 = table.NewDelete();
+    s2->DeleteFile(foreign.file_path).DeleteFile(sneaky.file_path);
+    ASSERT_OK(s2->Commit());
+    auto expire = table.NewExpireSnapshots();
+    expire->ExpireOlderThan(table.metadata().CurrentSnapshot()->timestamp_ms + 1).RetainLast(1);
+    expire->DeleteOutsideLocation(allow);
+    auto result = expire->Commit();
+    ASSERT_OK(result);
+    EXPECT_EQ(result->expired_snapshot_ids.size(), 1u);
+    if (allow) {
+      EXPECT_FALSE(std::filesystem::exists(victim));
+      EXPECT_TRUE(result->skipped_outside_location.empty());
+    } else {
+      EXPECT_TRUE(std::filesystem::exists(victim));
+      EXPECT_EQ(result->deleted_data_files, 0);
+      EXPECT_EQ(result->skipped_outside_location,
+                (std::vector<std::string>{foreign.file_path, sneaky.file_path}));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace floe::iceberg::testing

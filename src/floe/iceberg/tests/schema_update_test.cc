@@ -95,6 +95,21 @@ TEST(SchemaUpdateTest, DropColumns) {
   EXPECT_EQ(r->last_column_id, 11);  // ids are never reused
 }
 
+TEST(SchemaUpdateTest, DropStructHoldingAnIdentifierFieldIsRefused) {
+  auto key = Type::Struct({{3, "tenant", true, Type::Long(), ""}, {4, "n", false, Type::Int(), ""}});
+  types::Schema schema({{1, "id", true, Type::Long(), ""}, {2, "key", true, key, ""}}, 0, {3});
+  auto dropped = UpdateSchema(schema, 4, {2, {}}).DeleteColumn("key").Apply();
+  ASSERT_FALSE(dropped);
+  EXPECT_EQ(dropped.error().code(), ErrorCode::kSchemaIncompatible);
+  EXPECT_NE(dropped.error().message().find("key.tenant"), std::string::npos)
+      << dropped.error().message();
+  // Other fields of the struct may go; after changing the identifier fields, the struct too.
+  ASSERT_TRUE(UpdateSchema(schema, 4, {2, {}}).DeleteColumn("key.n").Apply());
+  auto ok = UpdateSchema(schema, 4, {2, {}}).SetIdentifierFields({"id"}).DeleteColumn("key").Apply();
+  ASSERT_TRUE(ok) << ok.error().ToString();
+  EXPECT_EQ(ok->schema.identifier_field_ids(), std::vector<int32_t>{1});
+}
+
 TEST(SchemaUpdateTest, DropIdentifierOrPartitionSourceIsRefused) {
   auto id = Update().DeleteColumn("id").Apply();
   ASSERT_FALSE(id);

@@ -401,5 +401,62 @@ TEST(TableRequirementJsonTest, EveryRequirementRoundTrips) {
   }
 }
 
+// format-version is reserved: set as a property it upgrades the table
+// through upgrade-format-version, and is never stored as a property.
+TEST(TableMetadataBuilderTest, FormatVersionPropertyIsReserved) {
+  TableMetadata v2 = NewTable(2);
+  {
+    auto b = TableMetadataBuilder::ForUpdate(v2, "file:///wh/t/metadata/v1.metadata.json");
+    auto s = b.Apply(up::SetProperties{{{"format-version", "99"}}});
+    ASSERT_FALSE(s);
+    EXPECT_EQ(s.error().code(), ErrorCode::kNotSupported);
+    EXPECT_NE(s.error().message().find("99"), std::string::npos);
+  }
+  {
+    auto b = TableMetadataBuilder::ForUpdate(v2, "file:///wh/t/metadata/v1.metadata.json");
+    auto s = b.Apply(up::SetProperties{{{"format-version", "1"}}});
+    ASSERT_FALSE(s);
+    EXPECT_EQ(s.error().code(), ErrorCode::kInvalidArgument);
+    EXPECT_NE(s.error().message().find("downgrade"), std::string::npos);
+  }
+  {
+    auto b = TableMetadataBuilder::ForUpdate(v2, "file:///wh/t/metadata/v1.metadata.json");
+    EXPECT_EQ(b.Apply(up::SetProperties{{{"format-version", "two"}}}).error().code(),
+              ErrorCode::kInvalidArgument);
+    EXPECT_EQ(b.Apply(up::RemoveProperties{{"format-version"}}).error().code(),
+              ErrorCode::kInvalidArgument);
+  }
+  {
+    auto b = TableMetadataBuilder::ForUpdate(v2, "file:///wh/t/metadata/v1.metadata.json");
+    ASSERT_TRUE(b.Apply(up::SetProperties{{{"format-version", "3"}, {"color", "blue"}}}));
+    auto m = b.Build();
+    ASSERT_TRUE(m) << m.error().ToString();
+    EXPECT_EQ(m->format_version, 3);
+    EXPECT_TRUE(m->next_row_id.has_value());
+    EXPECT_FALSE(m->properties.contains("format-version"));
+    EXPECT_EQ(m->properties.at("color"), "blue");
+    ASSERT_EQ(b.changes().size(), 2u);
+    EXPECT_TRUE(std::holds_alternative<up::UpgradeFormatVersion>(b.changes()[0]));
+  }
+  {
+    // The same version is a no-op.
+    auto b = TableMetadataBuilder::ForUpdate(v2, "file:///wh/t/metadata/v1.metadata.json");
+    ASSERT_TRUE(b.Apply(up::SetProperties{{{"format-version", "2"}}}));
+    EXPECT_TRUE(b.changes().empty());
+  }
+  {
+    // A table being created takes any supported version.
+    auto b = TableMetadataBuilder::ForNewTable(2, {.now_ms = 1000});
+    ASSERT_TRUE(b);
+    ASSERT_TRUE(b->ApplyAll({up::AddSchema{BaseSchema(), {}}, up::SetCurrentSchema{-1},
+                             up::SetLocation{"file:///wh/t"},
+                             up::SetProperties{{{"format-version", "1"}}}}));
+    auto m = b->Build();
+    ASSERT_TRUE(m) << m.error().ToString();
+    EXPECT_EQ(m->format_version, 1);
+    EXPECT_FALSE(m->properties.contains("format-version"));
+  }
+}
+
 }  // namespace
 }  // namespace floe::iceberg
