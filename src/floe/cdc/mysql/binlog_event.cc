@@ -153,8 +153,12 @@ bool ColumnInfo::is_text() const {
                               type == column_type::kMediumBlob || type == column_type::kLongBlob));
 }
 
-bool ColumnInfo::is_numeric() const {
+bool ColumnInfo::in_signedness_bitmap(bool mariadb) const {
   switch (type) {
+    case column_type::kYear:
+      // MariaDB's YEAR is an integer field underneath and keeps its bit;
+      // MySQL's list of numeric binlog types leaves YEAR out.
+      return mariadb;
     case column_type::kTiny:
     case column_type::kShort:
     case column_type::kInt24:
@@ -218,7 +222,7 @@ Status ParseOptionalMetadata(std::span<const uint8_t> bytes, bool mariadb, Table
     if (c.real_type == column_type::kEnum) enum_cols.push_back(i);
     if (c.real_type == column_type::kSet) set_cols.push_back(i);
     if (c.type == column_type::kGeometry) geo_cols.push_back(i);
-    if (c.is_numeric()) numeric_cols.push_back(i);
+    if (c.in_signedness_bitmap(mariadb)) numeric_cols.push_back(i);
   }
   auto read_charsets = [&](std::span<const uint8_t> v, const std::vector<uint32_t>& targets,
                            bool with_default) -> Status {

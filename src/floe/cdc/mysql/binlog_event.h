@@ -183,7 +183,11 @@ struct ColumnInfo {
   bool in_primary_key = false;
 
   bool is_text() const;    ///< a character column whose charset is not binary
-  bool is_numeric() const;
+  /// Whether the server gives this column a bit in TABLE_MAP's SIGNEDNESS
+  /// optional metadata. Both count TINYINT, SMALLINT, MEDIUMINT, INT, BIGINT,
+  /// DECIMAL, FLOAT and DOUBLE; MariaDB (`mariadb`) also counts YEAR, MySQL
+  /// does not. No other type has a bit (BIT, dates, times, strings, ...).
+  bool in_signedness_bitmap(bool mariadb) const;
 };
 
 /// TABLE_MAP_EVENT: binds a table id to a table and its column types for the

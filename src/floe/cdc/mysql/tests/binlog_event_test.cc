@@ -208,8 +208,9 @@ AllTypes MakeAllTypesTableMap() {
   tm.lenenc(meta.b.size()).append(meta);
   tm.le(0x7FFFFE, 3);  // nullable: all but column 0
   // Optional metadata.
-  // SIGNEDNESS over numeric columns 0..7 (id,u,tiny,med,big,dec,f,d): u and big unsigned.
-  tm.u8(1).lenenc(1).u8(0b01001000);
+  // SIGNEDNESS over numeric columns 0..7 (id,u,tiny,med,big,dec,f,d): u and big unsigned;
+  // then MariaDB's bit for YEAR column 9 (MariaDB counts YEAR, and sets it unsigned).
+  tm.u8(1).lenenc(2).u8(0b01001000).u8(0b10000000);
   // COLUMN_CHARSET for character columns 14 (latin1=8), 15 (binary=63), 16 (binary), 21 (utf8mb4=45)
   // (MariaDB counts GEOMETRY column 20 among them.)
   tm.u8(3).lenenc(5).lenenc(8).lenenc(63).lenenc(63).lenenc(63).lenenc(45);
@@ -460,6 +461,263 @@ TEST_F(DecoderTest, TruncatedRowIsCorruption) {
     auto r = decoder_.Decode(Event(et::kTableMap, tm2, 5000));
     if (!r) EXPECT_EQ(r.error().code(), ErrorCode::kCorruption) << r.error().ToString();
   }
+}
+
+// ---------------------------------------------------------------------------
+// The SIGNEDNESS optional metadata has one bit per column the server counts as
+// numeric. MySQL 8 counts TINYINT, SMALLINT, MEDIUMINT, INT, BIGINT, DECIMAL,
+// FLOAT and DOUBLE; MariaDB counts YEAR as well. A decoder that counts one
+// column too many or too few gives every later integer its neighbour's flag.
+// These tests build TABLE_MAPs the way each server does, with every column
+// type before and after every integer column (signed and unsigned, values
+// with the top bit set), and check every decoded value.
+
+struct ColumnCase {
+  std::string name;
+  uint8_t type = 0;
+  Bytes meta;            // the column's TABLE_MAP metadata
+  Bytes value;           // its bytes in the row image
+  Value expected;        // what the decoder must give
+  bool in_mysql = false;    // counted in MySQL 8's SIGNEDNESS bitmap
+  bool in_mariadb = false;  // counted in MariaDB's
+  bool is_unsigned = false;  // integer columns: the column's flag
+  bool is_integer = false;
+};
+
+// The integer columns, each signed and unsigned, with the same bytes: a value
+// whose top bit is set, so a wrong flag changes the decoded value.
+std::vector<ColumnCase> IntegerCases() {
+  std::vector<ColumnCase> out;
+  auto add = [&](const char* name, uint8_t type, int bytes, Value as_signed, Value as_unsigned) {
+    for (bool u : {false, true}) {
+      ColumnCase c;
+      c.name = std::string(name) + (u ? " UNSIGNED" : "");
+      c.type = type;
+      c.value.le(~uint64_t{6}, bytes);  // -7 in two's complement
+      c.expected = u ? as_unsigned : as_signed;
+      c.in_mysql = c.in_mariadb = true;
+      c.is_unsigned = u;
+      c.is_integer = true;
+      out.push_back(std::move(c));
+    }
+  };
+  add("TINYINT", ct::kTiny, 1, Value::Int32(-7), Value::Int32(249));
+  add("SMALLINT", ct::kShort, 2, Value::Int32(-7), Value::Int32(65529));
+  add("MEDIUMINT", ct::kInt24, 3, Value::Int32(-7), Value::Int32(16777209));
+  add("INT", ct::kLong, 4, Value::Int32(-7), Value::Int64(4294967289LL));
+  add("BIGINT", ct::kLongLong, 8, Value::Int64(-7),
+      Value::Decimal(static_cast<types::int128_t>(18446744073709551609ull)));
+  return out;
+}
+
+// Every other column type floe decodes, with one value each.
+std::vector<ColumnCase> OtherCases() {
+  std::vector<ColumnCase> out = IntegerCases();
+  auto add = [&](const char* name, uint8_t type, Bytes meta, Bytes value, Value expected,
+                 bool in_mysql, bool in_mariadb) {
+    ColumnCase c;
+    c.name = name;
+    c.type = type;
+    c.meta = std::move(meta);
+    c.value = std::move(value);
+    c.expected = expected;
+    c.in_mysql = in_mysql;
+    c.in_mariadb = in_mariadb;
+    out.push_back(std::move(c));
+  };
+  {
+    Bytes d;  // DECIMAL(10,2) -1234.56
+    d.be(1234, 4).u8(56);
+    d.b[0] ^= 0x80;
+    for (auto& x : d.b) x = static_cast<uint8_t>(~x);
+    add("DECIMAL(10,2)", ct::kNewDecimal, Bytes().u8(10).u8(2), d, Value::Decimal(-123456), true,
+        true);
+  }
+  float f = -1.5f;
+  uint32_t fb;
+  std::memcpy(&fb, &f, 4);
+  add("FLOAT", ct::kFloat, Bytes().u8(4), Bytes().le(fb, 4), Value::Float(f), true, true);
+  double dd = -2.25;
+  uint64_t db;
+  std::memcpy(&db, &dd, 8);
+  add("DOUBLE", ct::kDouble, Bytes().u8(8), Bytes().le(db, 8), Value::Double(dd), true, true);
+  add("YEAR", ct::kYear, Bytes(), Bytes().u8(101), Value::Int32(2001), false, true);
+  add("BIT(10)", ct::kBit, Bytes().u8(2).u8(1), Bytes().u8(0x02).u8(0x01),
+      Value::Bytes(std::string_view("\x02\x01", 2)), false, false);
+  add("BIT(1)", ct::kBit, Bytes().u8(1).u8(0), Bytes().u8(1), Value::Bool(true), false, false);
+  add("DATE", ct::kDate, Bytes(), Bytes().le((2024u << 9) | (2u << 5) | 29u, 3),
+      Value::Int32(19782), false, false);
+  {
+    uint64_t ymd = ((2024 * 13 + 2) << 5) | 29;
+    uint64_t hms = (13 << 12) | (45 << 6) | 7;
+    add("DATETIME(6)", ct::kDateTime2, Bytes().u8(6),
+        Bytes().be(((ymd << 17) | hms) + 0x8000000000ull, 5).be(123456, 3),
+        Value::Int64((19782LL * 86400 + 13 * 3600 + 45 * 60 + 7) * 1000000 + 123456), false,
+        false);
+  }
+  add("DATETIME (old format)", ct::kDateTime, Bytes(), Bytes().le(20240229134507ull, 8),
+      Value::Int64((19782LL * 86400 + 13 * 3600 + 45 * 60 + 7) * 1000000), false, false);
+  add("TIMESTAMP(3)", ct::kTimestamp2, Bytes().u8(3), Bytes().be(1700000000, 4).be(123, 2),
+      Value::Int64(1700000000LL * 1000000 + 12300), false, false);
+  add("TIMESTAMP (old format)", ct::kTimestamp, Bytes(), Bytes().le(1700000000, 4),
+      Value::Int64(1700000000LL * 1000000), false, false);
+  add("TIME(0) 25:00:00", ct::kTime2, Bytes().u8(0), Bytes().be((25 << 12) + 0x800000, 3),
+      Value::Int64(25LL * 3600 * 1000000), false, false);
+  add("TIME (old format) -838:59:59", ct::kTime, Bytes(),
+      Bytes().le(static_cast<uint32_t>(-8385959) & 0xFFFFFF, 3),
+      Value::Int64(-(838LL * 3600 + 59 * 60 + 59) * 1000000), false, false);
+  add("VARCHAR(20)", ct::kVarchar, Bytes().le(20, 2), Bytes().u8(3).str("abc"),
+      Value::Bytes("abc"), false, false);
+  add("CHAR(4)", ct::kString, Bytes().u8(ct::kString).u8(4), Bytes().u8(2).str("ab"),
+      Value::Bytes("ab"), false, false);
+  add("BLOB", ct::kBlob, Bytes().u8(2), Bytes().le(3, 2).str(std::string_view("\x00\x01\xff", 3)),
+      Value::Bytes(std::string_view("\x00\x01\xff", 3)), false, false);
+  add("ENUM", ct::kString, Bytes().u8(ct::kEnum).u8(1), Bytes().u8(2), Value::Bytes("2"), false,
+      false);
+  add("SET", ct::kString, Bytes().u8(ct::kSet).u8(1), Bytes().u8(0b101), Value::Bytes("5"), false,
+      false);
+  add("JSON", ct::kJson, Bytes().u8(4), Bytes().le(2, 4).u8(0x04).u8(0x01), Value::Bytes("true"),
+      false, false);
+  add("GEOMETRY", ct::kGeometry, Bytes().u8(4), Bytes().le(7, 4).le(0, 4).str("\x01\x02\x03"),
+      Value::Bytes("\x01\x02\x03"), false, false);
+  return out;
+}
+
+// Decodes one row of a table (id BIGINT, columns..., z TINYINT UNSIGNED) whose
+// TABLE_MAP carries the SIGNEDNESS bitmap the server would write. A column
+// that is counted but is not an integer gets the flag opposite to `hint`, so
+// that a shifted bitmap shows.
+void CheckRow(BinlogDecoder& decoder, bool mariadb, uint64_t table_id,
+              const std::vector<const ColumnCase*>& middle, bool hint, Arena* arena,
+              const std::string& what) {
+  ColumnCase id;
+  id.name = "id BIGINT";
+  id.type = ct::kLongLong;
+  id.value.le(static_cast<uint64_t>(-3), 8);
+  id.expected = Value::Int64(-3);
+  id.in_mysql = id.in_mariadb = id.is_integer = true;
+  ColumnCase z;
+  z.name = "z TINYINT UNSIGNED";
+  z.type = ct::kTiny;
+  z.value.u8(0xFE);
+  z.expected = Value::Int32(254);
+  z.in_mysql = z.in_mariadb = z.is_integer = z.is_unsigned = true;
+  std::vector<const ColumnCase*> cols = {&id};
+  cols.insert(cols.end(), middle.begin(), middle.end());
+  cols.push_back(&z);
+
+  Bytes tm;
+  tm.le(table_id, 6).le(1, 2).u8(1).str("d").u8(0).u8(1).str("t").u8(0);
+  tm.lenenc(cols.size());
+  Bytes meta;
+  for (const ColumnCase* c : cols) {
+    tm.u8(c->type);
+    meta.append(c->meta);
+  }
+  tm.lenenc(meta.b.size()).append(meta);
+  tm.le(0, (cols.size() + 7) / 8);  // nullable bitmap: all NOT NULL
+  std::vector<bool> bits;
+  for (const ColumnCase* c : cols) {
+    if (mariadb ? c->in_mariadb : c->in_mysql) bits.push_back(c->is_integer ? c->is_unsigned : !hint);
+  }
+  Bytes bitmap;
+  for (size_t i = 0; i < bits.size(); i += 8) {
+    uint8_t byte = 0;
+    for (size_t k = 0; k < 8 && i + k < bits.size(); ++k) {
+      if (bits[i + k]) byte |= static_cast<uint8_t>(0x80 >> k);
+    }
+    bitmap.u8(byte);
+  }
+  tm.u8(1).lenenc(bitmap.b.size()).append(bitmap);
+  auto tme = decoder.Decode(Event(et::kTableMap, tm, 1000));
+  ASSERT_TRUE(tme) << what << ": " << tme.error().ToString();
+  const TableMapEvent* map = std::get<const TableMapEvent*>(tme->body);
+
+  Bytes rows;
+  rows.le(table_id, 6).le(1, 2);
+  if (!mariadb) rows.le(2, 2);  // MySQL: v2 rows, no extra data
+  rows.lenenc(cols.size());
+  for (size_t i = 0; i < (cols.size() + 7) / 8; ++i) rows.u8(0xFF);  // every column present
+  rows.le(0, (cols.size() + 7) / 8);                                  // no NULLs
+  for (const ColumnCase* c : cols) rows.append(c->value);
+  auto re = decoder.Decode(Event(mariadb ? et::kWriteRowsV1 : et::kWriteRowsV2, rows, 2000));
+  ASSERT_TRUE(re) << what << ": " << re.error().ToString();
+  RowImageDecoder rd;
+  auto reset = rd.Reset(*map, std::get<RowsEvent>(re->body), "f:2000");
+  ASSERT_TRUE(reset) << what << ": " << reset.error().ToString();
+  types::Row before, after;
+  auto more = rd.Next(arena, &before, &after);
+  ASSERT_TRUE(more) << what << ": " << more.error().ToString();
+  ASSERT_TRUE(*more) << what;
+  ASSERT_EQ(after.size(), cols.size()) << what;
+  for (size_t i = 0; i < cols.size(); ++i) {
+    EXPECT_TRUE(types::SameValue(after[i], cols[i]->expected))
+        << what << ": column " << i << " (" << cols[i]->name << ") decoded wrong";
+  }
+}
+
+void CheckEveryTypeAroundEveryInteger(bool mariadb) {
+  BinlogDecoder decoder;
+  decoder.set_current_file("bin.000001");
+  auto fde = decoder.Decode(Fde(mariadb ? "10.11.6-MariaDB-log" : "8.0.36"));
+  ASSERT_TRUE(fde) << fde.error().ToString();
+  ASSERT_EQ(std::get<FormatDescriptionEvent>(fde->body).is_mariadb, mariadb);
+  Arena arena;
+  uint64_t table_id = 100;
+  auto integers = IntegerCases();
+  auto others = OtherCases();
+  for (const ColumnCase& i : integers) {
+    for (const ColumnCase& x : others) {
+      for (bool x_first : {true, false}) {
+        std::vector<const ColumnCase*> middle =
+            x_first ? std::vector<const ColumnCase*>{&x, &i} : std::vector<const ColumnCase*>{&i, &x};
+        std::string what = std::string(mariadb ? "MariaDB" : "MySQL 8") + " table (id, " +
+                           middle[0]->name + ", " + middle[1]->name + ", z)";
+        CheckRow(decoder, mariadb, table_id++, middle, i.is_unsigned, &arena, what);
+      }
+    }
+  }
+}
+
+TEST(SignednessTest, MariaDbCountsYearEveryTypeAroundEveryInteger) {
+  CheckEveryTypeAroundEveryInteger(/*mariadb=*/true);
+}
+
+TEST(SignednessTest, MySql8SkipsYearEveryTypeAroundEveryInteger) {
+  CheckEveryTypeAroundEveryInteger(/*mariadb=*/false);
+}
+
+// The reproducer: MariaDB, t(id BIGINT PRIMARY KEY, y YEAR, k TINYINT,
+// i INT), INSERT (2, 2001, -5, -7); the bitmap has bits for id, y (unsigned),
+// k, i. k decoded as 251 before the fix.
+TEST(SignednessTest, MariaDbYearBeforeSignedIntegers) {
+  BinlogDecoder decoder;
+  decoder.set_current_file("mariadb-bin.000001");
+  ASSERT_TRUE(decoder.Decode(Fde("10.11.6-MariaDB-log")));
+  Bytes tm;
+  tm.le(9, 6).le(1, 2).u8(1).str("d").u8(0).u8(1).str("t").u8(0);
+  tm.lenenc(4).u8(ct::kLongLong).u8(ct::kYear).u8(ct::kTiny).u8(ct::kLong);
+  tm.lenenc(0).u8(0b1110);
+  tm.u8(1).lenenc(1).u8(0b01000000);  // id signed, y unsigned, k signed, i signed
+  auto tme = decoder.Decode(Event(et::kTableMap, tm, 100));
+  ASSERT_TRUE(tme) << tme.error().ToString();
+  const TableMapEvent* map = std::get<const TableMapEvent*>(tme->body);
+  EXPECT_FALSE(map->columns[2].is_unsigned);
+  EXPECT_FALSE(map->columns[3].is_unsigned);
+  Bytes rows;
+  rows.le(9, 6).le(1, 2).lenenc(4).u8(0x0F).u8(0);
+  rows.le(2, 8).u8(101).u8(static_cast<uint8_t>(-5)).le(static_cast<uint32_t>(-7), 4);
+  auto re = decoder.Decode(Event(et::kWriteRowsV1, rows, 200));
+  ASSERT_TRUE(re) << re.error().ToString();
+  RowImageDecoder rd;
+  ASSERT_TRUE(rd.Reset(*map, std::get<RowsEvent>(re->body), "f:1"));
+  Arena arena;
+  types::Row before, after;
+  auto more = rd.Next(&arena, &before, &after);
+  ASSERT_TRUE(more && *more);
+  EXPECT_TRUE(types::SameValue(after[1], Value::Int32(2001)));
+  EXPECT_TRUE(types::SameValue(after[2], Value::Int32(-5)));
+  EXPECT_TRUE(types::SameValue(after[3], Value::Int32(-7)));
 }
 
 TEST(BinaryDecimalTest, KnownEncodings) {
