@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -10,7 +11,10 @@
 
 #include <fmt/format.h>
 
+#include "floe/cli/atomic_output.h"
+#include "floe/cli/cli_values.h"
 #include "floe/cli/commands.h"
+#include "floe/common/json_dump.h"
 #include "floe/format/avro/data_file.h"
 #include "floe/format/avro/json.h"
 #include "floe/io/file_io.h"
@@ -19,8 +23,8 @@ namespace floe::cli {
 namespace {
 
 void Fail(const Error& error, int* exit_code) {
-  std::fprintf(stderr, "error: %s\n", error.ToString().c_str());
-  *exit_code = 1;
+  PrintError(error);
+  *exit_code = kExitFailure;
 }
 
 Result<avro::Schema> ReadSchemaFile(const std::string& path) {
@@ -52,7 +56,7 @@ Status RunSchema(const std::string& path, bool schema_only) {
       if (key != "avro.schema") metadata[key] = value;
     }
     out["metadata"] = std::move(metadata);
-    text = out.dump(2, ' ', false, avro::Json::error_handler_t::replace);
+    text = DumpJson(out, 2);
   }
   text.push_back('\n');
   std::fwrite(text.data(), 1, text.size(), stdout);
@@ -116,7 +120,8 @@ Status RunWrite(const WriteArgs& args) {
     in = &file;
   }
   io::LocalFileIO fs;
-  FLOE_ASSIGN_OR_RETURN(auto out, fs.CreateOutput(args.output, /*overwrite=*/true));
+  AtomicOutput output(fs, args.output);
+  FLOE_ASSIGN_OR_RETURN(auto out, output.Create());
   FLOE_ASSIGN_OR_RETURN(auto writer,
                         avro::DataFileWriter::Make(std::move(out), schema, std::move(options)));
   std::string line;
@@ -133,7 +138,8 @@ Status RunWrite(const WriteArgs& args) {
     FLOE_RETURN_IF_ERROR(writer->Append(*datum));
   }
   if (in->bad()) return IoError("reading {} failed", args.input);
-  return writer->Close();
+  FLOE_RETURN_IF_ERROR(writer->Close());
+  return output.Commit();
 }
 
 }  // namespace
@@ -155,7 +161,8 @@ void AddAvroCommands(CLI::App& app, int* exit_code) {
   auto cat_args = std::make_shared<CatArgs>();
   CLI::App* cat = avro->add_subcommand("cat", "Print records as JSON Lines");
   cat->add_option("FILE", cat_args->path, "Avro container file")->required();
-  cat->add_option("--limit", cat_args->limit, "Print at most N records");
+  cat->add_option("--limit", cat_args->limit, "Print at most N records")
+      ->check(IntegerIn(0, std::numeric_limits<int64_t>::max()));
   cat->add_option("--reader-schema", cat_args->reader_schema,
                   "Resolve records to this schema (.avsc file)");
   cat->add_flag("--raw", cat_args->raw,
@@ -170,9 +177,10 @@ void AddAvroCommands(CLI::App& app, int* exit_code) {
   write->add_option("--schema", write_args->schema_path, "Avro schema (.avsc file)")->required();
   write->add_option("--codec", write_args->codec, "null, deflate, snappy or zstandard");
   write->add_option("--meta", write_args->metadata, "File metadata key=value (repeatable)");
-  write->add_option("--block-size", write_args->block_size, "Block size in bytes (64 KiB)");
+  write->add_option("--block-size", write_args->block_size, "Block size in bytes (64 KiB)")
+      ->check(IntegerIn(1, int64_t{1} << 30));
   write->add_option("IN", write_args->input, "JSON Lines input, - for stdin")->required();
-  write->add_option("OUT", write_args->output, "Avro file to create (replaced)")->required();
+  write->add_option("OUT", write_args->output, "Avro file to create (replaced only when complete)")->required();
   write->callback([=] {
     if (Status s = RunWrite(*write_args); !s) Fail(s.error(), exit_code);
   });

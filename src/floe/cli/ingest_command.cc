@@ -24,10 +24,14 @@
 #include "floe/cli/cli_values.h"
 #include "floe/cli/commands.h"
 #include "floe/common/json_text.h"
+#include "floe/common/printable.h"
 #include "floe/ingest/pipeline.h"
 
 namespace floe::cli {
 namespace {
+
+/// The largest size any size option accepts (1 TiB).
+constexpr int64_t kMaxBytes = int64_t{1} << 40;
 
 std::atomic<bool> g_stop{false};
 void OnSignal(int) { g_stop.store(true); }
@@ -132,6 +136,22 @@ Result<ingest::IngestOptions> ToOptions(const IngestArgs& a) {
   return o;
 }
 
+/// spdlog flag %E: the message with control characters escaped (for
+/// --log-format text), so that a name or value from event data never starts
+/// a line of its own.
+class EscapedMessageFlag final : public spdlog::custom_flag_formatter {
+ public:
+  void format(const spdlog::details::log_msg& msg, const std::tm&,
+              spdlog::memory_buf_t& dest) override {
+    std::string out =
+        EscapeControlCharacters(std::string_view(msg.payload.data(), msg.payload.size()));
+    dest.append(out.data(), out.data() + out.size());
+  }
+  std::unique_ptr<custom_flag_formatter> clone() const override {
+    return std::make_unique<EscapedMessageFlag>();
+  }
+};
+
 /// spdlog flag %J: the message as a JSON string literal (for --log-format json).
 class JsonMessageFlag final : public spdlog::custom_flag_formatter {
  public:
@@ -159,7 +179,9 @@ Status SetUpLogging(const IngestArgs& a) {
         R"({"time":"%Y-%m-%dT%H:%M:%S.%fZ","level":"%l","thread":%t,"message":%J})");
     logger->set_formatter(std::move(formatter));
   } else if (a.log_format == "text") {
-    logger->set_pattern("%Y-%m-%d %H:%M:%S.%e %^%l%$ %v");
+    auto formatter = std::make_unique<spdlog::pattern_formatter>();
+    formatter->add_flag<EscapedMessageFlag>('E').set_pattern("%Y-%m-%d %H:%M:%S.%e %^%l%$ %E");
+    logger->set_formatter(std::move(formatter));
   } else {
     return InvalidArgument("--log-format '{}': text or json", a.log_format);
   }
@@ -257,6 +279,9 @@ void PrintSummary(const ingest::IngestSummary& s, double seconds) {
               Thousands(s.commits).c_str(), static_cast<long long>(s.last_checkpoint),
               Thousands(s.tables_created).c_str(), Thousands(s.schema_changes).c_str());
   if (s.truncates > 0) std::printf("truncations %s\n", Thousands(s.truncates).c_str());
+  if (s.already_committed > 0) {
+    std::printf("already in the lake (skipped) %s events\n", Thousands(s.already_committed).c_str());
+  }
   if (int64_t peak = PeakResidentBytes(); peak >= 0) {
     std::printf("peak memory %.1f MiB\n", peak / 1048576.0);
   }
@@ -277,24 +302,36 @@ void AddIngestCommand(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "ingest", "Write change events (Debezium JSON or JSON rows) from files or standard input "
                 "into Iceberg tables, exactly once");
+  // Input names are kept in the state and names go into Iceberg metadata:
+  // both are read back as strict JSON, so they must be valid UTF-8.
   cmd->add_option("inputs", args->inputs, "Input files, read in order; - for standard input")
-      ->required();
-  cmd->add_option("--format", args->format, "debezium-json or json")->capture_default_str();
-  cmd->add_option("--table", args->table, "The one destination table NS.T");
+      ->required()
+      ->check(Utf8Text());
+  cmd->add_option("--format", args->format, "debezium-json or json")
+      ->capture_default_str()
+      ->check(OneOf({"debezium-json", "json"}));
+  cmd->add_option("--table", args->table, "The one destination table NS.T")->check(Utf8Text());
   cmd->add_option("--route", args->route,
-                  "One table per source table, e.g. \"{db}.{table}\" or \"lake.{db}_{table}\"");
+                  "One table per source table, e.g. \"{db}.{table}\" or \"lake.{db}_{table}\"")
+      ->check(Utf8Text());
   cmd->add_option("--schema", args->schema_file,
                   "Iceberg schema JSON for created tables and for events without a schema block");
-  cmd->add_option("--primary-key", args->primary_key, "Identifier fields of created tables: a,b");
+  cmd->add_option("--primary-key", args->primary_key, "Identifier fields of created tables: a,b")
+      ->check(Utf8Text());
   cmd->add_option("--partition-by", args->partition_by,
-                  "Partition spec of created tables, e.g. \"bucket(16, id), day(ts)\"");
+                  "Partition spec of created tables, e.g. \"bucket(16, id), day(ts)\"")
+      ->check(Utf8Text());
   AddCatalogOptions(*cmd, &args->catalog);
   cmd->add_option("--checkpoint-interval", args->checkpoint_interval,
                   "Time between checkpoints (and commits)")
-      ->capture_default_str();
-  cmd->add_option("--parallelism", args->parallelism, "Writer threads")->capture_default_str();
+      ->capture_default_str()
+      ->check(DurationIn(1, 7 * 86'400'000LL));
+  cmd->add_option("--parallelism", args->parallelism, "Writer threads")
+      ->capture_default_str()
+      ->check(IntegerIn(1, kMaxThreads));
   cmd->add_option("--commit-parallelism", args->commit_parallelism, "Committer threads")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(IntegerIn(1, kMaxThreads));
   cmd->add_flag("--upsert", args->upsert,
                 "Upsert: an insert or update replaces the row with the same primary key "
                 "(default: each table's write.upsert.enabled)");
@@ -305,41 +342,49 @@ void AddIngestCommand(CLI::App& app, int* exit_code) {
   cmd->add_flag("--follow", args->follow, "Keep reading the last input as it grows, like tail -f");
   cmd->add_option("--on-error", args->on_error,
                   "fail: stop at the first bad event; skip: write it to the dead-letter file")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(OneOf({"fail", "skip"}));
   cmd->add_option("--dead-letter", args->dead_letter,
                   "Dead-letter file (default: <state-dir>/dead-letter.jsonl)");
   cmd->add_option("--pipeline-id", args->pipeline_id,
-                  "floe.pipeline-id in snapshot summaries (default: kept in the state folder)");
+                  "floe.pipeline-id in snapshot summaries (default: kept in the state folder)")
+      ->check(Utf8Text());
   cmd->add_option("--distribution-mode", args->distribution_mode,
-                  "write.distribution-mode: none, hash or range (default: the table's, else none)");
+                  "write.distribution-mode: none, hash or range (default: the table's, else none)")
+      ->check(OneOf({"none", "hash", "range"}));
   cmd->add_option("--target-file-size", args->target_file_size,
-                  "write.target-file-size-bytes, e.g. 128MiB (default: the table's)");
+                  "write.target-file-size-bytes, e.g. 128MiB (default: the table's)")
+      ->check(ByteSizeIn(1, kMaxBytes));
   cmd->add_option("--compression-codec", args->compression_codec,
                   "write.parquet.compression-codec (default: the table's, else zstd)");
   cmd->add_option("--memory-budget", args->memory_budget,
                   "Memory for buffered rows over all writers; the largest buffers are flushed "
                   "beyond it")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(ByteSizeIn(1 << 20, kMaxBytes));
   cmd->add_option("--max-continuous-empty-commits", args->max_empty_commits,
                   "Commit an empty snapshot after this many checkpoints with nothing new, to "
                   "record the position")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(IntegerIn(1, 1'000'000));
   cmd->add_option("--progress", args->progress, "auto (on a terminal), always or never")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(OneOf({"auto", "always", "never"}));
   cmd->add_option("--log-format", args->log_format, "text or json (one object per line)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(OneOf({"text", "json"}));
   cmd->add_option("--log-level", args->log_level, "trace, debug, info, warn, error or off")
       ->capture_default_str();
   cmd->callback([args, exit_code] {
     if (auto s = SetUpLogging(*args); !s) {
-      std::fprintf(stderr, "floe ingest: %s\n", s.error().ToString().c_str());
-      *exit_code = 2;
+      PrintError(s.error());
+      *exit_code = kExitUsage;
       return;
     }
     auto options = ToOptions(*args);
     if (!options) {
-      std::fprintf(stderr, "floe ingest: %s\n", options.error().ToString().c_str());
-      *exit_code = 2;
+      PrintError(options.error());
+      *exit_code = kExitUsage;
       return;
     }
     std::signal(SIGINT, OnSignal);
@@ -357,11 +402,12 @@ void AddIngestCommand(CLI::App& app, int* exit_code) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (!summary) {
       spdlog::error("ingest failed: {}", summary.error().ToString());
-      std::fprintf(stderr, "floe ingest: error: %s\n", summary.error().ToString().c_str());
+      PrintError(summary.error());
+      // Options the pipeline itself finds contradictory, before any event.
       *exit_code = summary.error().code() == ErrorCode::kInvalidArgument &&
                            stats.events_read.load() == 0
-                       ? 2
-                       : 1;
+                       ? kExitUsage
+                       : kExitFailure;
       return;
     }
     PrintSummary(*summary, seconds);

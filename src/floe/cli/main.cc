@@ -1,6 +1,45 @@
 #include <cstdio>
+#include <string>
+#include <vector>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "floe/cli/cli_values.h"
 #include "floe/cli/commands.h"
+
+namespace {
+
+/// The command path of the deepest subcommand the parser entered ("floe table").
+const CLI::App* DeepestCommand(const CLI::App& app, std::string* path) {
+  const CLI::App* deepest = &app;
+  *path = app.get_name();
+  while (true) {
+    auto chosen = deepest->get_subcommands();
+    if (chosen.empty()) return deepest;
+    deepest = chosen.front();
+    *path += " " + deepest->get_name();
+  }
+}
+
+/// The message for a wrong command line: CLI11's, except that a word where a
+/// command was expected is named ("unknown command 'floe bogus'").
+std::string UsageMessage(const CLI::App& app, const CLI::ParseError& e) {
+  std::string path;
+  const CLI::App* deepest = DeepestCommand(app, &path);
+  std::vector<std::string> rest = app.remaining(/*recurse=*/true);
+  auto all = [](const CLI::App*) { return true; };
+  auto commands = deepest->get_subcommands(all);
+  if (!rest.empty() && !commands.empty() && !rest.front().starts_with("-")) {
+    std::vector<std::string> names;
+    for (const CLI::App* sub : commands) names.push_back(sub->get_name());
+    return fmt::format("unknown command '{} {}' (expected one of: {})", path, rest.front(),
+                       fmt::join(names, ", "));
+  }
+  return fmt::format("{}: {}", path, e.what());
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"floe: mirror whole databases into Apache Iceberg, exactly once", "floe"};
@@ -15,10 +54,12 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // --help and --version print and succeed; a wrong command line exits 2
-    // (the usual code for usage errors) rather than CLI11's internal codes.
-    int code = app.exit(e);
-    return code == 0 ? 0 : 2;
+    // --help and --version print and succeed.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    // A wrong command line is a usage error: exit 2 (docs/errors.md).
+    floe::cli::PrintError(UsageMessage(app, e));
+    std::fprintf(stderr, "run with --help for usage\n");
+    return floe::cli::kExitUsage;
   }
   return exit_code;
 }

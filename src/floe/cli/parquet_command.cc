@@ -3,6 +3,7 @@
 // lives in parquet_write_command.cc.
 
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -10,7 +11,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "floe/cli/cli_values.h"
 #include "floe/cli/commands.h"
+#include "floe/common/json_dump.h"
+#include "floe/common/printable.h"
 #include "floe/format/parquet/reader.h"
 #include "floe/io/file_io.h"
 #include "floe/types/row_json.h"
@@ -22,8 +26,8 @@ namespace {
 using parquet::ParquetReader;
 
 void Fail(const Error& error, int* exit_code) {
-  std::fprintf(stderr, "error: %s\n", error.ToString().c_str());
-  *exit_code = 1;
+  PrintError(error);
+  *exit_code = kExitFailure;
 }
 
 void Print(const std::string& text) { std::fwrite(text.data(), 1, text.size(), stdout); }
@@ -43,12 +47,12 @@ std::string Lower(std::string s) {
 ///   optional fixed_len_byte_array(16) u (UUID) = 7;
 void PrintSchemaElements(const std::vector<parquet::SchemaElement>& elements, size_t* pos,
                          int indent, int depth, std::string* out) {
-  if (*pos >= elements.size() || depth > 64) return;
+  if (*pos >= elements.size() || depth > 2 * types::kMaxTypeDepth + 1) return;
   const auto& e = elements[(*pos)++];
   std::string pad(indent, ' ');
   bool group = !e.type.has_value();
   if (depth == 0) {
-    *out += fmt::format("message {} {{\n", e.name);
+    *out += fmt::format("message {} {{\n", EscapeControlCharacters(e.name));
   } else {
     std::string rep = e.repetition_type ? Lower(parquet::RepetitionName(*e.repetition_type))
                                         : std::string("required");
@@ -65,7 +69,7 @@ void PrintSchemaElements(const std::vector<parquet::SchemaElement>& elements, si
         annotation += fmt::format("({},{})", e.precision.value_or(0), e.scale.value_or(0));
       }
     }
-    *out += fmt::format("{}{} {} {}", pad, rep, type, e.name);
+    *out += fmt::format("{}{} {} {}", pad, rep, type, EscapeControlCharacters(e.name));
     if (!annotation.empty()) *out += fmt::format(" ({})", annotation);
     if (e.field_id) *out += fmt::format(" = {}", *e.field_id);
     *out += group ? " {\n" : ";\n";
@@ -82,7 +86,8 @@ void PrintSchemaElements(const std::vector<parquet::SchemaElement>& elements, si
 Status RunSchema(const std::string& path, bool iceberg_only) {
   FLOE_ASSIGN_OR_RETURN(auto reader, OpenReader(path));
   std::string out;
-  std::string json = types::SchemaToJson(reader->parquet_schema().schema).dump(2);
+  // Column names are the file's bytes: DumpJson escapes any that are not UTF-8.
+  std::string json = DumpJson(types::SchemaToJson(reader->parquet_schema().schema), 2);
   if (iceberg_only) {
     out = json + "\n";
   } else {
@@ -234,7 +239,8 @@ void AddParquetCommands(CLI::App& app, int* exit_code) {
   auto cat_args = std::make_shared<CatArgs>();
   CLI::App* cat = parquet->add_subcommand("cat", "Print rows as JSON Lines");
   cat->add_option("file", cat_args->path, "Parquet file")->required();
-  cat->add_option("--limit", cat_args->limit, "Print at most N rows");
+  cat->add_option("--limit", cat_args->limit, "Print at most N rows")
+      ->check(IntegerIn(0, std::numeric_limits<int64_t>::max()));
   cat->add_option("--field-id", cat_args->field_ids,
                   "Print only these fields (Iceberg field ids, repeatable)");
   cat->callback([=] {

@@ -12,6 +12,8 @@
 
 #include <fmt/format.h>
 
+#include "floe/cli/atomic_output.h"
+#include "floe/cli/cli_values.h"
 #include "floe/cli/commands.h"
 #include "floe/common/arena.h"
 #include "floe/format/parquet/writer.h"
@@ -105,8 +107,8 @@ bool IsBlank(std::string_view s) {
 }
 
 // Converts; on error the message is printed by the caller.
-Result<parquet::DataFileMetrics> Convert(const WriteArgs& args, io::FileIO& fio,
-                                         const std::string& temp_path, std::string* where) {
+Result<parquet::DataFileMetrics> Convert(const WriteArgs& args, AtomicOutput& output,
+                                         std::string* where) {
   FLOE_ASSIGN_OR_RETURN(types::Schema schema, types::ReadSchemaFile(args.schema_path));
   parquet::WriterOptions options;
   FLOE_ASSIGN_OR_RETURN(options.codec, ParseCodec(args.codec));
@@ -129,7 +131,7 @@ Result<parquet::DataFileMetrics> Convert(const WriteArgs& args, io::FileIO& fio,
     }
   } closer{fd};
 
-  FLOE_ASSIGN_OR_RETURN(auto out, fio.CreateOutput(temp_path, /*overwrite=*/true));
+  FLOE_ASSIGN_OR_RETURN(auto out, output.Create());
   FLOE_ASSIGN_OR_RETURN(auto writer,
                         parquet::ParquetWriter::Open(std::move(out), schema, options));
   types::JsonRowParser parser(schema);
@@ -163,33 +165,26 @@ Result<parquet::DataFileMetrics> Convert(const WriteArgs& args, io::FileIO& fio,
 
 void RunWrite(const WriteArgs& args, int* exit_code) {
   io::LocalFileIO fio;
-  // The temporary sits beside the output so the final rename stays on one file system.
-  std::string output(io::LocalPath(args.output));
-  size_t slash = output.rfind('/');
-  std::string dir = slash == std::string::npos ? "" : output.substr(0, slash + 1);
-  std::string base = slash == std::string::npos ? output : output.substr(slash + 1);
-  std::string temp_path = fmt::format("{}.{}.floe-tmp-{}", dir, base, ::getpid());
-
+  AtomicOutput output(fio, args.output);
   std::string where;
-  auto metrics = Convert(args, fio, temp_path, &where);
+  auto metrics = Convert(args, output, &where);
   if (metrics) {
-    auto renamed = fio.Rename(temp_path, output, /*replace=*/true);
+    auto renamed = output.Commit();
     if (renamed) {
       fmt::print("wrote {} rows to {} ({} bytes, {} row groups)\n", metrics->record_count,
-                 output, metrics->file_size_in_bytes, metrics->split_offsets.size());
+                 output.final_path(), metrics->file_size_in_bytes, metrics->split_offsets.size());
       *exit_code = 0;
       return;
     }
     metrics = std::unexpected(std::move(renamed).error());
   }
-  (void)fio.Delete(temp_path);
   const Error& error = metrics.error();
   if (where.empty()) {
-    fmt::print(stderr, "error: {}\n", error.message());
+    PrintError(error.message());
   } else {
-    fmt::print(stderr, "error: {}: {}\n", where, error.message());
+    PrintError(fmt::format("{}: {}", where, error.message()));
   }
-  *exit_code = 1;
+  *exit_code = kExitFailure;
 }
 
 }  // namespace
@@ -199,14 +194,19 @@ void AddParquetWriteCommand(CLI::App& parquet, int* exit_code) {
   CLI::App* cmd = parquet.add_subcommand(
       "write", "Convert JSON Lines (one row per line, floe's JSON row form) to a Parquet file");
   cmd->add_option("--schema", args->schema_path, "Iceberg schema JSON file")->required();
-  cmd->add_option("--codec", args->codec, "zstd (default), snappy, gzip, lz4_raw, uncompressed");
+  cmd->add_option("--codec", args->codec, "zstd (default), snappy, gzip, lz4_raw, uncompressed")
+      ->check(OneOf({"zstd", "snappy", "gzip", "lz4_raw", "uncompressed", "none"}));
   cmd->add_option("--compression-level", args->compression_level,
-                  "codec level; 0 = codec default (zstd 1, gzip 6)");
+                  "codec level; 0 = codec default (zstd 1, gzip 6)")
+      ->check(IntegerIn(0, 22));
   cmd->add_option("--row-group-size", args->row_group_size,
-                  "row group size in bytes (default 134217728)");
-  cmd->add_option("--page-size", args->page_size, "page size in bytes (default 1048576)");
+                  "row group size in bytes (default 134217728)")
+      ->check(IntegerIn(1, int64_t{1} << 40));
+  cmd->add_option("--page-size", args->page_size, "page size in bytes (default 1048576)")
+      ->check(IntegerIn(1, int64_t{1} << 30));
   cmd->add_option("--dict-size", args->dict_size,
-                  "dictionary size limit in bytes before falling back to PLAIN (default 2097152)");
+                  "dictionary size limit in bytes before falling back to PLAIN (default 2097152)")
+      ->check(IntegerIn(0, int64_t{1} << 30));
   cmd->add_flag("--no-dictionary", args->no_dictionary, "PLAIN encoding only");
   cmd->add_option("--page-version", args->page_version, "data page version, 1 (default) or 2")
       ->check(CLI::IsMember({1, 2}));

@@ -1,6 +1,8 @@
 // `floe table ...`: catalogs, namespaces and Iceberg tables from the command
 // line (in the spirit of the PyIceberg CLI). `floe table scan` lives in
-// table_scan_command.cc. Errors print `error: <message>` and exit 1.
+// table_scan_command.cc. Errors print `error: <message>` and exit 1; a wrong
+// command line (bad option values, names that are not valid UTF-8) exits 2
+// before the catalog is opened (cli_values.h).
 
 #include <chrono>
 #include <cstdio>
@@ -16,6 +18,8 @@
 #include "floe/cli/cli_values.h"
 #include "floe/cli/commands.h"
 #include "floe/common/arena.h"
+#include "floe/common/json_dump.h"
+#include "floe/common/printable.h"
 #include "floe/format/parquet/reader.h"
 #include "floe/iceberg/data_writer.h"
 #include "floe/iceberg/delete_files.h"
@@ -49,10 +53,25 @@ std::function<void()> Run(int* exit_code, F body) {
   return [exit_code, body]() {
     Status s = body();
     if (!s) {
-      std::fprintf(stderr, "error: %s\n", s.error().ToString().c_str());
-      *exit_code = 1;
+      PrintError(s.error());
+      *exit_code = kExitFailure;
     }
   };
+}
+
+/// --older-than: a duration or a timestamp or date.
+CLI::Validator OlderThanText() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        if (ParseDuration(value) || types::ParseTimestamp(value) || types::ParseDate(value)) {
+          return "";
+        }
+        return fmt::format(
+            "'{}' is not a duration (7d, 12h, 30m, 45s, 500ms) or a timestamp "
+            "(2024-01-01T00:00:00)",
+            PrintableMessage(value));
+      },
+      "DURATION|TIMESTAMP");
 }
 
 Result<Table> LoadTable(iceberg::Catalog& catalog, const std::string& name) {
@@ -137,7 +156,7 @@ Status Describe(iceberg::Catalog& catalog, const std::string& name, bool json) {
   FLOE_ASSIGN_OR_RETURN(Table table, LoadTable(catalog, name));
   const auto& m = table.metadata();
   if (json) {
-    Print(iceberg::SerializeTableMetadata(m) + "\n");
+    Print(DumpJson(iceberg::TableMetadataToJson(m), 2) + "\n");
     return Ok();
   }
   std::string out;
@@ -190,7 +209,7 @@ Status Snapshots(iceberg::Catalog& catalog, const std::string& name, bool json) 
   if (json) {
     nlohmann::ordered_json arr = nlohmann::ordered_json::array();
     for (const auto& s : m.snapshots) arr.push_back(iceberg::SnapshotToJson(s, m.format_version));
-    Print(arr.dump(2) + "\n");
+    Print(DumpJson(arr, 2) + "\n");
     return Ok();
   }
   std::string out =
@@ -237,7 +256,7 @@ Status Files(iceberg::Catalog& catalog, const std::string& name, std::optional<i
       if (f.entry.file_sequence_number) j["file_sequence_number"] = *f.entry.file_sequence_number;
       if (f.entry.snapshot_id) j["snapshot_id"] = *f.entry.snapshot_id;
       if (d.referenced_data_file) j["referenced_data_file"] = *d.referenced_data_file;
-      out += j.dump() + "\n";
+      out += DumpJson(j) + "\n";
     } else {
       out += fmt::format("{:<16} {:>9} {:>10} seq {:<4} {} {}\n",
                          iceberg::DataFileContentName(d.content), d.record_count,
@@ -546,7 +565,7 @@ Status SetProperties(iceberg::Catalog& catalog, const std::string& name,
 }
 
 Status Expire(iceberg::Catalog& catalog, const std::string& name, const std::string& older_than,
-              std::optional<int> retain_last, bool json) {
+              std::optional<int> retain_last, bool json, bool outside) {
   FLOE_ASSIGN_OR_RETURN(Table table, LoadTable(catalog, name));
   auto op = table.NewExpireSnapshots();
   if (!older_than.empty()) {
@@ -564,7 +583,12 @@ Status Expire(iceberg::Catalog& catalog, const std::string& name, const std::str
     }
   }
   if (retain_last) op->RetainLast(*retain_last);
+  op->DeleteOutsideLocation(outside);
   FLOE_ASSIGN_OR_RETURN(auto result, op->Commit());
+  for (const auto& path : result.skipped_outside_location) {
+    std::fprintf(stderr, "warning: kept %s: outside the table's location "
+                 "(--delete-outside-location deletes it)\n", PrintableMessage(path).c_str());
+  }
   if (json) {
     nlohmann::ordered_json j;
     j["expired_snapshot_ids"] = result.expired_snapshot_ids;
@@ -572,7 +596,7 @@ Status Expire(iceberg::Catalog& catalog, const std::string& name, const std::str
     j["deleted_manifests"] = result.deleted_manifests;
     j["deleted_data_files"] = result.deleted_data_files;
     j["deleted_delete_files"] = result.deleted_delete_files;
-    Print(j.dump() + "\n");
+    Print(DumpJson(j) + "\n");
     return Ok();
   }
   Print(fmt::format(
@@ -618,7 +642,7 @@ void AddTableCommands(CLI::App& app, int* exit_code) {
                         }
                         std::sort(names.begin(), names.end());
                         if (*json) {
-                          Print(nlohmann::json(names).dump() + "\n");
+                          Print(DumpJson(nlohmann::json(names)) + "\n");
                         } else {
                           for (const auto& n : names) Print(n + "\n");
                         }
@@ -629,8 +653,11 @@ void AddTableCommands(CLI::App& app, int* exit_code) {
     auto* cmd = table->add_subcommand("create-namespace", "create a namespace");
     auto ns = std::make_shared<std::string>();
     auto props = std::make_shared<std::vector<std::string>>();
-    cmd->add_option("namespace", *ns, "namespace, e.g. sales or sales.eu")->required();
-    cmd->add_option("--property", *props, "namespace property key=value (repeatable)");
+    cmd->add_option("namespace", *ns, "namespace, e.g. sales or sales.eu")
+        ->required()
+        ->check(Utf8Text());
+    cmd->add_option("--property", *props, "namespace property key=value (repeatable)")
+        ->check(KeyValueText());
     cmd->callback(Run(exit_code, with_catalog([ns, props](iceberg::Catalog& c) -> Status {
                         FLOE_ASSIGN_OR_RETURN(auto parsed, iceberg::ParseNamespace(*ns));
                         iceberg::Properties properties;
@@ -673,7 +700,7 @@ void AddTableCommands(CLI::App& app, int* exit_code) {
                         }
                         std::sort(names.begin(), names.end());
                         if (*json) {
-                          Print(nlohmann::json(names).dump() + "\n");
+                          Print(DumpJson(nlohmann::json(names)) + "\n");
                         } else {
                           for (const auto& n : names) Print(n + "\n");
                         }
@@ -683,13 +710,17 @@ void AddTableCommands(CLI::App& app, int* exit_code) {
   {
     auto* cmd = table->add_subcommand("create", "create a table");
     auto args = std::make_shared<CreateArgs>();
-    cmd->add_option("table", args->table, "NS.TABLE")->required();
+    cmd->add_option("table", args->table, "NS.TABLE")->required()->check(Utf8Text());
     cmd->add_option("--schema", args->schema_file, "Iceberg schema JSON file")->required();
     cmd->add_option("--partition-by", args->partition_by,
-                    "partition spec, e.g. \"bucket(16, id), day(ts)\"");
-    cmd->add_option("--sort-by", args->sort_by, "sort order, e.g. \"id desc nulls last\"");
-    cmd->add_option("--property", args->properties, "table property key=value (repeatable)");
-    cmd->add_option("--location", args->location, "table location (default: the catalog's)");
+                    "partition spec, e.g. \"bucket(16, id), day(ts)\"")
+        ->check(Utf8Text());
+    cmd->add_option("--sort-by", args->sort_by, "sort order, e.g. \"id desc nulls last\"")
+        ->check(Utf8Text());
+    cmd->add_option("--property", args->properties, "table property key=value (repeatable)")
+        ->check(KeyValueText());
+    cmd->add_option("--location", args->location, "table location (default: the catalog's)")
+        ->check(Utf8Text());
     cmd->callback(Run(exit_code,
                       with_catalog([args](iceberg::Catalog& c) { return CreateTable(c, *args); })));
   }
@@ -749,11 +780,20 @@ void AddTableCommands(CLI::App& app, int* exit_code) {
     auto* cmd = table->add_subcommand("evolve", "change the schema (one commit)");
     auto args = std::make_shared<EvolveArgs>();
     cmd->add_option("table", args->table, "NS.TABLE")->required();
-    cmd->add_option("--add", args->add, "add an optional column: \"name type\"");
+    cmd->add_option("--add", args->add, "add an optional column: \"name type\"")
+        ->check(Utf8Text());
     cmd->add_option("--drop", args->drop, "drop a column");
-    cmd->add_option("--rename", args->rename, "rename a column: old=new");
+    cmd->add_option("--rename", args->rename, "rename a column: old=new")
+        ->check(KeyValueText("old=new"));
     cmd->add_option("--widen", args->widen, "widen a column's type: \"name type\"");
     cmd->add_option("--optional", args->optional, "make a required column optional");
+    cmd->parse_complete_callback([args] {
+      if (args->add.empty() && args->drop.empty() && args->rename.empty() &&
+          args->widen.empty() && args->optional.empty()) {
+        throw CLI::ValidationError(
+            "nothing to change: give --add, --drop, --rename, --widen or --optional");
+      }
+    });
     cmd->callback(
         Run(exit_code, with_catalog([args](iceberg::Catalog& c) { return Evolve(c, *args); })));
   }
@@ -763,7 +803,7 @@ void AddTableCommands(CLI::App& app, int* exit_code) {
     auto pairs = std::make_shared<std::vector<std::string>>();
     auto removes = std::make_shared<std::vector<std::string>>();
     cmd->add_option("table", *name, "NS.TABLE")->required();
-    cmd->add_option("properties", *pairs, "key=value");
+    cmd->add_option("properties", *pairs, "key=value")->check(KeyValueText());
     cmd->add_option("--remove", *removes, "a property to remove");
     cmd->callback(Run(exit_code, with_catalog([name, pairs, removes](iceberg::Catalog& c) {
                         return SetProperties(c, *name, *pairs, *removes);
@@ -777,11 +817,15 @@ void AddTableCommands(CLI::App& app, int* exit_code) {
     auto json = std::make_shared<bool>(false);
     cmd->add_option("table", *name, "NS.TABLE")->required();
     cmd->add_option("--older-than", *older,
-                    "a duration (7d, 12h, 30m, 45s) or a timestamp (default: 5 days)");
-    cmd->add_option("--retain-last", *retain, "snapshots to keep on each branch (default 1)");
+                    "a duration (7d, 12h, 30m, 45s) or a timestamp (default: 5 days)")
+        ->check(OlderThanText());
+    cmd->add_option("--retain-last", *retain, "snapshots to keep on each branch (default 1)")
+        ->check(IntegerIn(1, 1'000'000));
     cmd->add_flag("--json", *json, "print the outcome as JSON");
-    cmd->callback(Run(exit_code, with_catalog([name, older, retain, json](iceberg::Catalog& c) {
-                        return Expire(c, *name, *older, *retain, *json);
+    auto outside = std::make_shared<bool>(false);
+    cmd->add_flag("--delete-outside-location", *outside, "also delete files outside the table's location");
+    cmd->callback(Run(exit_code, with_catalog([name, older, retain, json, outside](iceberg::Catalog& c) {
+                        return Expire(c, *name, *older, *retain, *json, *outside);
                       })));
   }
   {
@@ -789,10 +833,23 @@ void AddTableCommands(CLI::App& app, int* exit_code) {
     auto name = std::make_shared<std::string>();
     auto purge = std::make_shared<bool>(false);
     cmd->add_option("table", *name, "NS.TABLE")->required();
-    cmd->add_flag("--purge", *purge, "also delete its data and metadata files");
-    cmd->callback(Run(exit_code, with_catalog([name, purge](iceberg::Catalog& c) -> Status {
+    cmd->add_flag("--purge", *purge, "also delete the files its metadata references");
+    auto outside = std::make_shared<iceberg::PurgeOptions>();
+    cmd->add_flag("--delete-outside-location", outside->delete_outside_location,
+                  "with --purge, also delete referenced files outside the table's location");
+    cmd->callback(Run(exit_code, with_catalog([name, purge, outside](iceberg::Catalog& c) -> Status {
                         FLOE_ASSIGN_OR_RETURN(TableIdentifier id, TableIdentifier::Parse(*name));
-                        FLOE_RETURN_IF_ERROR(c.DropTable(id, *purge));
+                        if (!*purge) FLOE_RETURN_IF_ERROR(c.DropTable(id, false));
+                        if (*purge) {
+                          FLOE_ASSIGN_OR_RETURN(auto purged, iceberg::DropAndPurgeTable(c, id, *outside));
+                          for (const auto& p : purged.skipped_outside_location) {
+                            std::fprintf(stderr, "warning: kept %s: outside the table's location\n",
+                                         PrintableMessage(p).c_str());
+                          }
+                          for (const auto& e : purged.errors) {
+                            std::fprintf(stderr, "warning: %s\n", PrintableMessage(e).c_str());
+                          }
+                        }
                         Print(fmt::format("dropped table {}{}\n", id.ToString(),
                                           *purge ? " and its files" : ""));
                         return Ok();
@@ -803,7 +860,7 @@ void AddTableCommands(CLI::App& app, int* exit_code) {
     auto from = std::make_shared<std::string>();
     auto to = std::make_shared<std::string>();
     cmd->add_option("from", *from, "NS.TABLE")->required();
-    cmd->add_option("to", *to, "NS2.TABLE2")->required();
+    cmd->add_option("to", *to, "NS2.TABLE2")->required()->check(Utf8Text());
     cmd->callback(Run(exit_code, with_catalog([from, to](iceberg::Catalog& c) -> Status {
                         FLOE_ASSIGN_OR_RETURN(TableIdentifier a, TableIdentifier::Parse(*from));
                         FLOE_ASSIGN_OR_RETURN(TableIdentifier b, TableIdentifier::Parse(*to));

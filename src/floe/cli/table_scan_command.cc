@@ -7,6 +7,7 @@
 
 #include <charconv>
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -15,8 +16,10 @@
 #include <nlohmann/json.hpp>
 
 #include "floe/cli/catalog_options.h"
+#include "floe/cli/cli_values.h"
 #include "floe/cli/commands.h"
 #include "floe/common/arena.h"
+#include "floe/common/json_dump.h"
 #include "floe/iceberg/data_reader.h"
 #include "floe/iceberg/expression_parser.h"
 #include "floe/iceberg/table_scan.h"
@@ -129,7 +132,7 @@ Status RunScan(const CLI::App& command, const ScanArgs& args) {
 
   if (args.plan) {
     std::string out;
-    for (const auto& t : tasks) out += TaskJson(t).dump() + "\n";
+    for (const auto& t : tasks) out += DumpJson(TaskJson(t)) + "\n";
     Write(out);
     return Ok();
   }
@@ -179,15 +182,16 @@ void AddTableScanCommand(CLI::App& table, int* exit_code) {
   auto* ref = cmd->add_option("--ref", args->ref, "read the snapshot of this branch or tag");
   snapshot->excludes(as_of)->excludes(ref);
   as_of->excludes(ref);
-  cmd->add_option("--limit", args->limit, "print at most N rows")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--limit", args->limit, "print at most N rows")
+      ->check(IntegerIn(0, std::numeric_limits<int64_t>::max()));
   cmd->add_flag("--plan", args->plan,
                 "print the planned file tasks (file, record count, deletes) as JSON Lines");
   cmd->callback([cmd, args, exit_code]() {
     Status s = RunScan(*cmd, *args);
     if (!s) {
       std::fflush(stdout);
-      std::fprintf(stderr, "error: %s\n", s.error().ToString().c_str());
-      *exit_code = 1;
+      PrintError(s.error());
+      *exit_code = kExitFailure;
     }
   });
 }

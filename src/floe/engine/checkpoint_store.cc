@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "floe/common/json_dump.h"
+
 namespace floe::engine {
 namespace {
 constexpr std::string_view kPrefix = "checkpoint-";
@@ -22,7 +24,7 @@ std::string CheckpointStore::PathOf(CheckpointId id) const {
 std::string CheckpointStore::Serialize(const CompletedCheckpoint& c) {
   nlohmann::json j = {{"checkpoint-id", c.id}, {"timestamp-ms", c.timestamp_ms},
                       {"states", c.states}};
-  return j.dump(2) + "\n";
+  return DumpJson(j, 2) + "\n";  // never throws on state that is not UTF-8
 }
 
 Result<CompletedCheckpoint> CheckpointStore::Parse(std::string_view text, std::string_view path) {

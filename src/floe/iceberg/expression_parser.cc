@@ -153,6 +153,26 @@ class Parser {
     return false;
   }
 
+  // Enters one level of parentheses or NOT; refuses to go deeper than
+  // kMaxFilterDepth, so that recursion (here and in every walk of the tree)
+  // stays bounded.
+  Status Enter(const Token& at) {
+    if (++depth_ > kMaxFilterDepth) {
+      return Error(at, fmt::format("parentheses and NOT nest deeper than {} levels",
+                                   kMaxFilterDepth));
+    }
+    return Ok();
+  }
+
+  // Counts one more term of AND/OR; a chain of terms becomes a tree as deep
+  // as it is long.
+  Status CountTerm(const Token& at) {
+    if (++terms_ > kMaxFilterTerms) {
+      return Error(at, fmt::format("more than {} terms", kMaxFilterTerms));
+    }
+    return Ok();
+  }
+
   Result<ExprPtr> ParseOr() {
     FLOE_ASSIGN_OR_RETURN(ExprPtr left, ParseAnd());
     while (EatKeyword("or")) {
@@ -172,17 +192,21 @@ class Parser {
   }
 
   Result<ExprPtr> ParseUnary() {
-    if (EatKeyword("not")) {
+    if (IsKeyword(Peek(), "not")) {
+      FLOE_RETURN_IF_ERROR(Enter(Next()));
       FLOE_ASSIGN_OR_RETURN(ExprPtr e, ParseUnary());
+      --depth_;
       return Expression::Not(e);
     }
     if (Peek().kind == Tok::kLParen) {
-      Next();
+      FLOE_RETURN_IF_ERROR(Enter(Next()));
       FLOE_ASSIGN_OR_RETURN(ExprPtr e, ParseOr());
       if (Peek().kind != Tok::kRParen) return Error(Peek(), "expected ')'");
       Next();
+      --depth_;
       return e;
     }
+    FLOE_RETURN_IF_ERROR(CountTerm(Peek()));
     if ((IsKeyword(Peek(), "true") || IsKeyword(Peek(), "false")) && IsBoundary(Peek(1))) {
       bool v = IsKeyword(Next(), "true");
       return v ? Expression::True() : Expression::False();
@@ -405,6 +429,8 @@ class Parser {
   std::string_view text_;
   std::vector<Token> tokens_;
   size_t next_ = 0;
+  int depth_ = 0;
+  int terms_ = 0;
 };
 
 }  // namespace

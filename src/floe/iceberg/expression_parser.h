@@ -21,9 +21,16 @@
 
 namespace floe::iceberg {
 
+/// How deep parentheses and NOT may nest in a filter.
+inline constexpr int kMaxFilterDepth = 100;
+/// How many comparisons (and TRUE/FALSE terms) a filter may hold.
+inline constexpr int kMaxFilterTerms = 1000;
+
 /// Parses a filter. Errors: kInvalidArgument "at position N (near '...')"
-/// (1-based) for syntax errors, unterminated strings or quoted names, and
-/// comparisons with null (suggesting IS NULL).
+/// (1-based) for syntax errors, unterminated strings or quoted names,
+/// comparisons with null (suggesting IS NULL), and filters that nest deeper
+/// than kMaxFilterDepth or hold more than kMaxFilterTerms terms (never a
+/// stack overflow, whatever the input).
 Result<ExprPtr> ParseFilter(std::string_view text);
 
 }  // namespace floe::iceberg

@@ -24,6 +24,8 @@ constexpr size_t kMaxInflatedBytes = size_t{1} << 30;
 /// Metadata JSON nested deeper than this is refused: copying, converting and
 /// writing a JSON value recurse once per level (Jackson's default limit).
 constexpr int kMaxJsonDepth = 1000;
+// Every schema floe writes (types::kMaxTypeDepth) fits within the limit.
+static_assert(3 * types::kMaxTypeDepth + 10 < kMaxJsonDepth);
 
 std::unexpected<Error> Fail(ErrorCode code, std::string_view path, std::string_view message) {
   return std::unexpected(Error(code, fmt::format("{}: {}", path, message)));
@@ -554,6 +556,10 @@ Result<TableMetadata> ReadTableMetadata(io::FileIO& io, std::string_view locatio
 
 Status WriteTableMetadata(io::FileIO& io, std::string_view location,
                           const TableMetadata& metadata) {
+  // Nothing is written that ParseTableMetadata would refuse to read back.
+  for (const types::Schema& schema : metadata.schemas) {
+    FLOE_RETURN_IF_ERROR_CTX(types::CheckTypeDepth(schema), "writing metadata {}", location);
+  }
   std::string text = SerializeTableMetadata(metadata);
   FLOE_ASSIGN_OR_RETURN(auto out, io.CreateOutput(location, /*overwrite=*/false));
   FLOE_RETURN_IF_ERROR_CTX(out->Write(text), "writing metadata {}", location);

@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "floe/common/json_dump.h"
+
 namespace floe::sink {
 namespace {
 
@@ -119,7 +121,7 @@ std::string SerializeCommitState(const CommitState& state) {
   }
   json j = {
       {"format", kFormat}, {"pending", std::move(pending)}, {"known-tables", std::move(known)}};
-  return j.dump();
+  return DumpJson(j);  // never throws on a name that is not UTF-8
 }
 
 Result<CommitState> ParseCommitState(std::string_view text, std::string_view what) {

@@ -3,11 +3,15 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "floe/types/schema_json.h"
+
 namespace floe::parquet {
 
 namespace {
 
-constexpr int kMaxSchemaDepth = 64;
+// A type level is at most 2 Parquet levels (a list's or map's group and its
+// repeated group), below the root: the depth floe's own files can reach.
+constexpr int kMaxSchemaDepth = 2 * types::kMaxTypeDepth + 1;
 
 using types::NestedField;
 using types::TypePtr;
@@ -28,7 +32,8 @@ struct PNode {
 Status BuildPTree(const std::vector<SchemaElement>& elements, size_t* pos, PNode* node, int depth,
                   std::vector<std::string>* path, std::vector<ReaderLeaf>* leaves) {
   if (depth > kMaxSchemaDepth) {
-    return Corruption("parquet schema nests deeper than {} levels", kMaxSchemaDepth);
+    return Corruption("parquet schema nests deeper than {} levels (types may nest {} levels)",
+                      kMaxSchemaDepth, types::kMaxTypeDepth);
   }
   const SchemaElement& e = elements[*pos];
   node->element = &e;
@@ -403,6 +408,9 @@ Result<FileSchema> BuildFileSchema(const FileMetaData& metadata) {
   fs.root.leader = fs.root.children.empty() ? -1 : fs.root.children[0].leader;
   fs.root.leaf_end = fs.root.children.empty() ? -1 : fs.root.children.back().leaf_end;
   fs.schema = MakeSchema(fs.root);
+  if (Status depth = types::CheckTypeDepth(fs.schema); !depth) {
+    return NotSupported("parquet schema: {}", depth.error().message());
+  }
   return fs;
 }
 

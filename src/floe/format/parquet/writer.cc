@@ -86,6 +86,7 @@ Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Open(std::unique_ptr<io::O
                                                            const types::Schema& schema,
                                                            WriterOptions options) {
   if (file == nullptr) return InvalidArgument("parquet writer needs an output file");
+  FLOE_RETURN_IF_ERROR(types::CheckTypeDepth(schema));
   if (options.data_page_version != 1 && options.data_page_version != 2) {
     return InvalidArgument("data page version must be 1 or 2, not {}", options.data_page_version);
   }

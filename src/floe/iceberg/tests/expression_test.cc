@@ -146,5 +146,29 @@ TEST(ExpressionBindTest, Errors) {
   EXPECT_FALSE(Bind(ParseOk("amount = 1.234"), TestSchema()).has_value());
 }
 
+TEST(ExpressionParserTest, NestingAndLengthAreBounded) {
+  // `--where` with 20,000 nested parentheses overflowed the stack (C4).
+  std::string deep = std::string(20'000, '(') + "id = 1" + std::string(20'000, ')');
+  auto e = ParseFilter(deep);
+  ASSERT_FALSE(e);
+  EXPECT_NE(e.error().message().find("parentheses and NOT nest deeper than 100 levels"),
+            std::string::npos)
+      << e.error().message();
+  EXPECT_NE(e.error().message().find("at position 101"), std::string::npos);
+  std::string nots;
+  for (int i = 0; i < 5000; ++i) nots += "NOT ";
+  EXPECT_FALSE(ParseFilter(nots + "id = 1"));
+
+  std::string ok = std::string(kMaxFilterDepth, '(') + "id = 1" + std::string(kMaxFilterDepth, ')');
+  EXPECT_TRUE(ParseFilter(ok));
+
+  std::string terms = "id = 0";
+  for (int i = 1; i < kMaxFilterTerms; ++i) terms += " AND id = " + std::to_string(i);
+  EXPECT_TRUE(ParseFilter(terms));
+  auto many = ParseFilter(terms + " OR id = 5");
+  ASSERT_FALSE(many);
+  EXPECT_NE(many.error().message().find("more than 1000 terms"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace floe::iceberg

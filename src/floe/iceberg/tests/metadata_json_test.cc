@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/types/schema_json.h"
+
 namespace floe::iceberg {
 namespace {
 
@@ -310,6 +312,25 @@ TEST(MetadataJsonTest, WriteIsExclusiveAndReadsBack) {
   ASSERT_TRUE(read) << read.error().ToString();
   EXPECT_EQ(SerializeTableMetadata(*read), SerializeTableMetadata(*m));
   (void)io.Delete(path);
+}
+
+TEST(MetadataJsonTest, WriteRefusesSchemasItCouldNotReadBack) {
+  // `floe table create` wrote a schema nested 5,000 levels that the reader
+  // (JSON limit 1000) refused: the writer now checks the one type depth limit
+  // before creating the file.
+  auto m = Parse(ReadFixture("v2-valid.metadata.json"));
+  ASSERT_TRUE(m);
+  types::TypePtr type = *types::Type::ParsePrimitive("int");
+  for (int i = 0; i < types::kMaxTypeDepth + 1; ++i) type = types::Type::List(1000 + i, false, type);
+  m->schemas.push_back(types::Schema({types::NestedField{999, "deep", false, type, ""}}, 7));
+  io::LocalFileIO io;
+  std::string path = ::testing::TempDir() + "/floe_metadata_json_deep/v1.metadata.json";
+  (void)io.Delete(path);
+  auto written = WriteTableMetadata(io, path, *m);
+  ASSERT_FALSE(written);
+  EXPECT_NE(written.error().message().find("deeper than the limit of 100"), std::string::npos)
+      << written.error().message();
+  EXPECT_FALSE(*io.Exists(path));
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "floe/format/parquet/reader.h"
 #include "floe/format/parquet/writer.h"
 #include "floe/io/file_io.h"
+#include "floe/types/schema_json.h"
 
 namespace floe::parquet {
 namespace {
@@ -67,6 +68,23 @@ TEST(WriterFlushTest, FlushWritesOneRowGroupPerCallAndRowsReadBack) {
     EXPECT_EQ(row[0].i64, expect++);
   }
   EXPECT_EQ(expect, 1500);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(WriterFlushTest, OpenRefusesTypesNestedDeeperThanTheReaderReads) {
+  types::TypePtr type = Type::Long();
+  for (int i = 0; i < types::kMaxTypeDepth + 1; ++i) type = Type::List(i + 2, false, type);
+  types::Schema schema({{1, "deep", false, type, ""}});
+  auto dir = std::filesystem::temp_directory_path() /
+             ("floe_parquet_deep_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  io::LocalFileIO io;
+  auto out = io.CreateOutput((dir / "f.parquet").string());
+  ASSERT_TRUE(out);
+  auto writer = ParquetWriter::Open(std::move(*out), schema);
+  ASSERT_FALSE(writer);
+  EXPECT_NE(writer.error().message().find("deeper than the limit of 100"), std::string::npos)
+      << writer.error().message();
   std::filesystem::remove_all(dir);
 }
 
