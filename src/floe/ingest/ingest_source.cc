@@ -249,8 +249,18 @@ struct IngestSource::Impl {
   const std::string* last_table_key = nullptr;
   int64_t* last_table_count = nullptr;
 
+  /// IngestSourceOptions::committed_until, emptied once passed, and its
+  /// largest position.
+  std::map<std::string, InputPosition> committed_until;
+  InputPosition committed_until_max;
+
   Impl(IngestSourceOptions o, std::shared_ptr<sink::CheckpointPositions> p, IngestStats* s)
-      : options(std::move(o)), positions(std::move(p)), stats(s != nullptr ? s : &own_stats) {}
+      : options(std::move(o)), positions(std::move(p)), stats(s != nullptr ? s : &own_stats) {
+    committed_until = options.committed_until;
+    for (const auto& [table, position] : committed_until) {
+      committed_until_max = std::max(committed_until_max, position);
+    }
+  }
 
   bool follow_current() const { return options.follow && input_index + 1 == options.inputs.size(); }
 
@@ -341,6 +351,7 @@ struct IngestSource::Impl {
     bool event_error = false;
     auto state = resolver->Resolve(event->db, event->table, event->row_schema, &event_error);
     if (!state) return FromResolver(line, std::move(state).error(), event_error);
+    if (AlreadyCommitted(*TableResolver::TargetOf(*state), line)) return Ok();
 
     std::optional<cdc::DebeziumEvent> redecoded;
     if (!event->row_schema) {
@@ -451,9 +462,26 @@ struct IngestSource::Impl {
       }
       return FromResolver(line, std::move(state).error(), event_error);
     }
+    if (AlreadyCommitted(*TableResolver::TargetOf(*state), line)) return Ok();
     FLOE_RETURN_IF_ERROR(batcher->Truncate(TableResolver::TargetOf(*state), *out));
     stats->truncates.fetch_add(1, std::memory_order_relaxed);
     return Ok();
+  }
+
+  /// Whether the event at `line` is already in its table (the table is ahead
+  /// of the restored checkpoint): then it is counted and skipped. Once the
+  /// input has passed every such table's position, the check costs nothing.
+  bool AlreadyCommitted(const sink::TableTarget& target, const Line& line) {
+    if (committed_until.empty()) return false;
+    InputPosition here{input_index, line.offset};
+    if (here >= committed_until_max) {
+      committed_until.clear();
+      return false;
+    }
+    auto it = committed_until.find(target.key);
+    if (it == committed_until.end() || here >= it->second) return false;
+    stats->already_committed.fetch_add(1, std::memory_order_relaxed);
+    return true;
   }
 
   /// Whether rows `before` and `after` (table order) differ in an equality field.
@@ -473,6 +501,7 @@ struct IngestSource::Impl {
     bool event_error = false;
     auto state = resolver->Resolve("", "", nullptr, &event_error);
     if (!state) return FromResolver(line, std::move(state).error(), event_error);
+    if (AlreadyCommitted(*TableResolver::TargetOf(*state), line)) return Ok();
     auto mapping = resolver->MappingFor(*state, nullptr, &event_error);
     if (!mapping) return FromResolver(line, std::move(mapping).error(), event_error);
     const RowMapping& m = **mapping;

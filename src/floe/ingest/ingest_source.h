@@ -43,6 +43,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -70,6 +71,14 @@ enum class OnError : uint8_t {
 };
 Result<OnError> ParseOnError(std::string_view text);
 
+/// A place in the inputs: the index of the input and a byte offset in it.
+/// Ordered by input, then offset.
+struct InputPosition {
+  size_t input_index = 0;
+  int64_t offset = 0;
+  friend auto operator<=>(const InputPosition&, const InputPosition&) = default;
+};
+
 struct IngestSourceOptions {
   /// Input files, read one after the other; "-" is standard input.
   std::vector<std::string> inputs;
@@ -82,6 +91,11 @@ struct IngestSourceOptions {
   std::string dead_letter_path;
   /// Destination tables, creation and evolution.
   TableResolverOptions tables;
+  /// Tables that already hold more than the restored checkpoint (its state
+  /// was lost or damaged after they committed; docs/ingest.md, "Positions and
+  /// restarts"), by table key ("ns.table"): an event of such a table that
+  /// starts before the position is already in the table and is skipped.
+  std::map<std::string, InputPosition> committed_until;
   /// The sink options (write parallelism and distribution for the
   /// RowBatcher; `catalog` opens the source's own catalog).
   sink::SinkOptions sink;

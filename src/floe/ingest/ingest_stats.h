@@ -24,6 +24,9 @@ struct IngestStats {
   std::atomic<int64_t> events_skipped{0};
   /// Truncations handed to the writers (op "t", capture's TRUNCATE TABLE).
   std::atomic<int64_t> truncates{0};
+  /// Events skipped because their table already holds them: the lake was
+  /// ahead of the restored checkpoint (IngestSourceOptions::committed_until).
+  std::atomic<int64_t> already_committed{0};
   /// Bad events written to the dead-letter file (--on-error skip).
   std::atomic<int64_t> dead_letters{0};
   /// Input bytes consumed.

@@ -1,11 +1,14 @@
 #include "floe/ingest/pipeline.h"
 
+#include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include "floe/engine/checkpoint_store.h"
@@ -94,27 +97,104 @@ bool RouteNamespaceIsFixed(std::string_view route) {
   return route.substr(0, last_dot).find('{') == std::string_view::npos;
 }
 
-Result<engine::CheckpointId> MinCheckpointId(const IngestOptions& options) {
-  FLOE_ASSIGN_OR_RETURN(std::shared_ptr<iceberg::Catalog> catalog, options.catalog());
+/// The tables this pipeline may have committed to: the destination table, the
+/// tables of a route's fixed namespace, or every table two levels deep.
+Result<std::vector<iceberg::TableIdentifier>> CandidateTables(const IngestOptions& options,
+                                                              iceberg::Catalog& catalog) {
   std::vector<iceberg::TableIdentifier> tables;
-  if (!options.table.empty() || RouteNamespaceIsFixed(options.route)) {
-    if (!options.table.empty()) {
-      FLOE_ASSIGN_OR_RETURN(auto id, iceberg::TableIdentifier::Parse(options.table));
-      tables.push_back(id);
-    } else {
-      size_t last_dot = options.route.rfind('.');
-      FLOE_ASSIGN_OR_RETURN(auto ns, iceberg::ParseNamespace(options.route.substr(0, last_dot)));
-      auto listed = catalog->ListTables(ns);
-      if (listed) {
-        tables = std::move(*listed);
-      } else if (listed.error().code() != ErrorCode::kNotFound) {
-        return std::unexpected(std::move(listed).error());
-      }
-    }
-  } else {
-    FLOE_ASSIGN_OR_RETURN(tables, AllTables(*catalog));
+  if (!options.table.empty()) {
+    FLOE_ASSIGN_OR_RETURN(auto id, iceberg::TableIdentifier::Parse(options.table));
+    tables.push_back(id);
+    return tables;
   }
-  return sink::MaxCommittedCheckpoint(*catalog, options.pipeline_id, tables);
+  if (!RouteNamespaceIsFixed(options.route)) return AllTables(catalog);
+  size_t last_dot = options.route.rfind('.');
+  FLOE_ASSIGN_OR_RETURN(auto ns, iceberg::ParseNamespace(options.route.substr(0, last_dot)));
+  auto listed = catalog.ListTables(ns);
+  if (listed) return std::move(*listed);
+  if (listed.error().code() != ErrorCode::kNotFound) return std::unexpected(std::move(listed).error());
+  return tables;
+}
+
+/// Where a restart begins, decided before the job starts.
+struct ResumePlan {
+  /// Checkpoint ids above every id the tables hold (JobOptions::min_checkpoint_id).
+  engine::CheckpointId min_checkpoint_id = 0;
+  /// Tables ahead of the restored checkpoint (IngestSourceOptions::committed_until).
+  std::map<std::string, InputPosition> committed_until;
+};
+
+/// Parses a checkpoint's source position "FILE:OFFSET" against the inputs.
+Result<InputPosition> ParseInputPosition(const IngestOptions& options, std::string_view position) {
+  size_t colon = position.rfind(':');
+  int64_t offset = -1;
+  if (colon != std::string_view::npos) {
+    std::string_view digits = position.substr(colon + 1);
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), offset);
+    if (ec != std::errc() || end != digits.data() + digits.size()) offset = -1;
+  }
+  if (offset < 0) return Corruption("source position '{}' is not FILE:OFFSET", position);
+  std::string_view file = position.substr(0, colon);
+  auto it = std::find(options.inputs.begin(), options.inputs.end(), file);
+  if (it == options.inputs.end()) {
+    return InvalidArgument("its source position is in '{}', which is not among the inputs", file);
+  }
+  return InputPosition{static_cast<size_t>(it - options.inputs.begin()), offset};
+}
+
+/// Compares what the tables hold with the newest readable checkpoint of the
+/// state folder. A table that committed a later checkpoint than the one the
+/// job will restore (the newer checkpoint files are damaged or gone, or the
+/// state folder was deleted) must not get those events again: its events
+/// up to the position its last commit recorded are skipped. When that
+/// position is unknown (snapshot expired, or standard input, which cannot be
+/// read again) the run stops instead: appending twice is never an option.
+Result<ResumePlan> PlanResume(const IngestOptions& options, engine::CheckpointStore& store) {
+  FLOE_ASSIGN_OR_RETURN(std::shared_ptr<iceberg::Catalog> catalog, options.catalog());
+  FLOE_ASSIGN_OR_RETURN(auto tables, CandidateTables(options, *catalog));
+  FLOE_ASSIGN_OR_RETURN(auto progress,
+                        sink::CommittedProgress(*catalog, options.pipeline_id, tables));
+  std::string warning;
+  FLOE_ASSIGN_OR_RETURN(auto restored, store.LoadLatest(&warning));
+  engine::CheckpointId restored_id = restored ? restored->id : 0;
+  if (!warning.empty()) spdlog::warn("ingest: unreadable checkpoint files skipped: {}", warning);
+
+  ResumePlan plan;
+  std::vector<std::string> ahead;
+  for (const auto& p : progress) {
+    plan.min_checkpoint_id = std::max(plan.min_checkpoint_id, p.checkpoint);
+    if (p.checkpoint <= restored_id) continue;
+    std::string table = p.table.ToString();
+    auto why_not = [&](std::string_view reason) {
+      return Corruption(
+          "table {} holds checkpoint {} of pipeline '{}', but the newest readable checkpoint in "
+          "{} is {}{}; {}. Resuming would write that table's events again: restore the state "
+          "folder, or ingest into new tables with a new --state-dir",
+          table, p.checkpoint, options.pipeline_id, options.state_dir,
+          restored_id == 0 ? std::string("none") : std::to_string(restored_id),
+          warning.empty() ? "" : " (" + warning.substr(0, warning.size() - 2) + ")", reason);
+    };
+    if (options.inputs.size() == 1 && options.inputs[0] == kStandardInput) {
+      return why_not("standard input cannot be read again from that table's position");
+    }
+    if (!p.source_position) {
+      return why_not("the snapshot of that checkpoint (with its source position) was expired");
+    }
+    auto position = ParseInputPosition(options, *p.source_position);
+    if (!position) return why_not(position.error().message());
+    plan.committed_until[table] = *position;
+    ahead.push_back(fmt::format("{} (checkpoint {}, up to {})", table, p.checkpoint,
+                                *p.source_position));
+  }
+  if (!ahead.empty()) {
+    spdlog::warn(
+        "ingest: the state folder {} is behind the lake (restoring checkpoint {}{}): the events "
+        "these tables already hold are skipped: {}",
+        options.state_dir, restored_id,
+        warning.empty() ? "" : "; " + warning.substr(0, warning.size() - 2),
+        fmt::join(ahead, ", "));
+  }
+  return plan;
 }
 
 }  // namespace
@@ -164,6 +244,7 @@ Result<IngestSourceOptions> MakeSourceOptions(const IngestOptions& options) {
   source.follow = options.follow;
   source.on_error = options.on_error;
   source.dead_letter_path = options.dead_letter_path;
+  source.committed_until = options.committed_until;
   source.sink = options.sink;
   TableResolverOptions& tables = source.tables;
   if (!options.table.empty()) {
@@ -241,7 +322,9 @@ Result<IngestSummary> RunIngest(const IngestOptions& given, IngestStats* stats,
   engine::JobOptions job_options;
   job_options.checkpoint_interval = options.checkpoint_interval;
   job_options.store = &store;
-  FLOE_ASSIGN_OR_RETURN(job_options.min_checkpoint_id, MinCheckpointId(options));
+  FLOE_ASSIGN_OR_RETURN(ResumePlan plan, PlanResume(options, store));
+  job_options.min_checkpoint_id = plan.min_checkpoint_id;
+  options.committed_until = std::move(plan.committed_until);
 
   FLOE_ASSIGN_OR_RETURN(IngestJob built, BuildIngestJob(options, job_options, stats));
   spdlog::info("ingest: pipeline '{}', state in {}, {} input(s), checkpoints every {} ms",
@@ -272,6 +355,7 @@ Result<IngestSummary> RunIngest(const IngestOptions& given, IngestStats* stats,
   summary.rows = stats->rows_emitted.load();
   summary.skipped = stats->events_skipped.load();
   summary.truncates = stats->truncates.load();
+  summary.already_committed = stats->already_committed.load();
   summary.dead_letters = stats->dead_letters.load();
   summary.bytes = stats->bytes_read.load();
   summary.commits = stats->commits.load();

@@ -86,6 +86,9 @@ struct IngestOptions {
   sink::SinkOptions sink;
   /// Checkpoints kept in the state folder.
   int retain_checkpoints = 3;
+  /// Set by RunIngest: tables ahead of the restored checkpoint
+  /// (IngestSourceOptions::committed_until).
+  std::map<std::string, InputPosition> committed_until;
   /// Called for every successful commit, on the check-commit sink's thread.
   std::function<void(const sink::CommitOutcome&)> on_commit;
 };
@@ -99,6 +102,8 @@ struct IngestSummary {
   int64_t skipped = 0;
   /// Truncations applied (IngestStats::truncates).
   int64_t truncates = 0;
+  /// Events skipped because their table already held them (IngestStats).
+  int64_t already_committed = 0;
   int64_t dead_letters = 0;
   int64_t bytes = 0;
   int64_t commits = 0;
@@ -131,7 +136,11 @@ Result<IngestJob> BuildIngestJob(const IngestOptions& options, engine::JobOption
 
 /// Runs an ingest: resolves the options, opens the checkpoint store in the
 /// state folder ("<state-dir>/checkpoints"), sets JobOptions::min_checkpoint_id
-/// from the destination tables, runs the job until the input ends (and a
+/// from the destination tables, compares what each table committed with the
+/// newest readable checkpoint (a table ahead of it — the newer checkpoint
+/// files damaged or deleted — has its already committed events skipped, by
+/// the source position of its last commit; kCorruption when that position
+/// is unknown or the input is standard input), runs the job until the input ends (and a
 /// final checkpoint is committed) or `*stop` becomes true (then it stops at
 /// the current position with a final checkpoint), and returns a summary.
 /// `stats` (may be null) receives live counts for a progress display.

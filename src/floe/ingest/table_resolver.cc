@@ -230,6 +230,15 @@ Result<TableIdentifier> RenderRoute(std::string_view route, std::string_view db,
     return InvalidArgument("route '{}' gives '{}' for db '{}' table '{}': {}", route, out, db,
                            table, id.error().message());
   }
+  // A name that the file system cannot hold would fail every commit of the
+  // table (and stop the run at the same event forever): the event's fault.
+  auto too_long = [](std::string_view name) { return name.size() > kMaxRoutedNameBytes; };
+  if (too_long(id->name) || std::any_of(id->ns.begin(), id->ns.end(), too_long)) {
+    return InvalidArgument(
+        "route '{}' gives a table name with a part longer than {} bytes for db '{:.64}' table "
+        "'{:.64}'",
+        route, kMaxRoutedNameBytes, db, table);
+  }
   return id;
 }
 

@@ -74,8 +74,14 @@ struct TableResolverOptions {
 /// table/route, a valid template, upsert not with overwrite.
 Status ValidateTableResolverOptions(const TableResolverOptions& options);
 
+/// The longest namespace level or table name a route may give, in bytes: the
+/// catalogs make folders of them (a file system allows 255 bytes per name,
+/// and the SQL catalog adds ".db" to a namespace).
+inline constexpr size_t kMaxRoutedNameBytes = 240;
+
 /// Renders a route template for (db, table). kInvalidArgument for a result
-/// that is not "namespace.table" with valid names.
+/// that is not "namespace.table" with valid names, or with a part longer than
+/// kMaxRoutedNameBytes (an event error: --on-error skip can skip it).
 Result<iceberg::TableIdentifier> RenderRoute(std::string_view route, std::string_view db,
                                              std::string_view table);
 

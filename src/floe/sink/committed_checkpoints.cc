@@ -90,10 +90,10 @@ const iceberg::Snapshot* FindCheckpointSnapshot(const iceberg::TableMetadata& me
   return found;
 }
 
-Result<engine::CheckpointId> MaxCommittedCheckpoint(
+Result<std::vector<TableProgress>> CommittedProgress(
     iceberg::Catalog& catalog, std::string_view pipeline_id,
     const std::vector<iceberg::TableIdentifier>& tables) {
-  engine::CheckpointId max_id = 0;
+  std::vector<TableProgress> progress;
   for (const auto& id : tables) {
     auto loaded = catalog.LoadTable(id);
     if (!loaded) {
@@ -105,8 +105,23 @@ Result<engine::CheckpointId> MaxCommittedCheckpoint(
     if (!table_max) {
       return std::unexpected(std::move(table_max).error().WithContext(id.ToString()));
     }
-    max_id = std::max(max_id, *table_max);
+    if (*table_max == 0) continue;
+    TableProgress p{id, *table_max, std::nullopt};
+    if (const iceberg::Snapshot* s = FindCheckpointSnapshot(loaded->metadata, pipeline_id, p.checkpoint)) {
+      auto position = s->summary.find(std::string(kSummarySourcePosition));
+      if (position != s->summary.end()) p.source_position = position->second;
+    }
+    progress.push_back(std::move(p));
   }
+  return progress;
+}
+
+Result<engine::CheckpointId> MaxCommittedCheckpoint(
+    iceberg::Catalog& catalog, std::string_view pipeline_id,
+    const std::vector<iceberg::TableIdentifier>& tables) {
+  FLOE_ASSIGN_OR_RETURN(auto progress, CommittedProgress(catalog, pipeline_id, tables));
+  engine::CheckpointId max_id = 0;
+  for (const auto& p : progress) max_id = std::max(max_id, p.checkpoint);
   return max_id;
 }
 

@@ -7,6 +7,7 @@
 /// walking parents from the current snapshot (survives a writer that drops
 /// unknown properties). The answer is the larger of the two.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,6 +44,23 @@ const iceberg::Snapshot* FindCheckpointSnapshot(const iceberg::TableMetadata& me
 /// Catalog::LoadTable other than kNotFound, and of the overload above, with
 /// the table named.
 Result<engine::CheckpointId> MaxCommittedCheckpoint(
+    iceberg::Catalog& catalog, std::string_view pipeline_id,
+    const std::vector<iceberg::TableIdentifier>& tables);
+
+/// What one pipeline has committed to one table: the highest checkpoint id
+/// and the source position its snapshot records (`floe.source-position`).
+struct TableProgress {
+  iceberg::TableIdentifier table;
+  engine::CheckpointId checkpoint = 0;
+  /// The position of that checkpoint's snapshot; nullopt when the snapshot
+  /// was expired (the table property alone survives expiry) or carries none.
+  std::optional<std::string> source_position;
+};
+
+/// The progress of `pipeline_id` on each of `tables` that exists and has at
+/// least one commit of it (tables without one are left out). Errors: as the
+/// catalog-wide MaxCommittedCheckpoint.
+Result<std::vector<TableProgress>> CommittedProgress(
     iceberg::Catalog& catalog, std::string_view pipeline_id,
     const std::vector<iceberg::TableIdentifier>& tables);
 

@@ -85,6 +85,17 @@ TEST_F(TableResolverTest, RouteTemplatesAreChecked) {
       resolver->Resolve("db", "a/b", RowSchema({Field(1, "x", Type::Int())}), &event_error);
   ASSERT_FALSE(state.has_value());
   EXPECT_TRUE(event_error);
+  // So is a name no file system can hold as a folder (it failed every commit
+  // with ENAMETOOLONG, which --on-error skip could not skip).
+  std::string long_name(kMaxRoutedNameBytes + 1, 't');
+  event_error = false;
+  state = resolver->Resolve("db", long_name, RowSchema({Field(1, "x", Type::Int())}), &event_error);
+  ASSERT_FALSE(state.has_value());
+  EXPECT_TRUE(event_error);
+  EXPECT_NE(state.error().message().find("longer than 240 bytes"), std::string::npos)
+      << state.error().message();
+  EXPECT_TRUE(RenderRoute("{db}.{table}", "db", std::string(kMaxRoutedNameBytes, 't')).has_value());
+  EXPECT_FALSE(RenderRoute("{db}.{table}", std::string(kMaxRoutedNameBytes + 1, 'd'), "t").has_value());
 }
 
 TEST_F(TableResolverTest, MissingTableWithoutSchemaCannotBeCreated) {

@@ -90,7 +90,9 @@ TEST(RowJsonTest, ErrorsNameTheField) {
   expect_error(R"([1,2])", "must be a JSON object");
   // Regression (fuzz/row_json): a second object on the line was dropped.
   expect_error(R"({"i":1}{"i":2})", "content after the row object at offset 7");
-  expect_error(R"({"i":1} x)", "invalid JSON");
+  expect_error(R"({"i":1} x)", "content after the row object at offset 8");
+  expect_error(R"({"i":1}})", "content after the row object at offset 7");
+  expect_error(R"({"s":"}"} x)", "content after the row object at offset 10");
 }
 
 TEST(RowJsonTest, DecimalAcceptsJsonNumbersExactly) {
