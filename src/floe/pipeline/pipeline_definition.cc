@@ -1,0 +1,241 @@
+#include "floe/pipeline/pipeline_definition.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "floe/pipeline/values.h"
+
+namespace floe::pipeline {
+namespace {
+
+constexpr std::string_view kMask = "****";
+
+/// A YAML scalar: bare when that reads back as the same string, else double-quoted.
+std::string Quote(std::string_view value) {
+  bool plain = !value.empty();
+  for (char c : value) {
+    plain = plain && (std::isalnum(static_cast<unsigned char>(c)) != 0 ||
+                      std::string_view("_-./:+").find(c) != std::string_view::npos);
+  }
+  if (plain && (value == "true" || value == "false" || value == "null" || value == "~" ||
+                value.front() == '-' || value.front() == ':')) {
+    plain = false;
+  }
+  if (plain) return std::string(value);
+  std::string out = "\"";
+  for (char c : value) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string Shown(const SettingValue& value) {
+  return value.secret ? Quote(kMask) : Quote(value.value);
+}
+
+void Line(std::string& out, int indent, std::string_view key, const std::string& value) {
+  out.append(static_cast<size_t>(indent), ' ');
+  out += key;
+  out += ": ";
+  out += value;
+  out += '\n';
+}
+
+std::string Bool(bool value) { return value ? "true" : "false"; }
+
+void DescribeSource(const SourceDefinition& source, std::string& out) {
+  const MySqlSourceDefinition& s = source.mysql;
+  out += "source:\n";
+  Line(out, 2, "type", Quote(source.type));
+  Line(out, 2, "hostname", Quote(s.hostname));
+  Line(out, 2, "port", std::to_string(s.port));
+  Line(out, 2, "username", Quote(s.username));
+  if (!s.password.value.empty()) Line(out, 2, "password", Shown(s.password));
+  Line(out, 2, "tables", Quote(s.tables.include.text));
+  if (!s.tables.exclude.empty()) Line(out, 2, "tables.exclude", Quote(s.tables.exclude.text));
+  if (s.server_id) {
+    Line(out, 2, "server-id",
+         s.server_id->first == s.server_id->last
+             ? std::to_string(s.server_id->first)
+             : fmt::format("{}-{}", s.server_id->first, s.server_id->last));
+  }
+  if (!s.server_time_zone.empty()) Line(out, 2, "server-time-zone", Quote(s.server_time_zone));
+  Line(out, 2, "scan.startup.mode", std::string(StartupModeName(s.startup_mode)));
+  if (!s.specific_offset_file.empty()) {
+    Line(out, 2, "scan.startup.specific-offset.file", Quote(s.specific_offset_file));
+  }
+  if (s.specific_offset_pos) {
+    Line(out, 2, "scan.startup.specific-offset.pos", std::to_string(*s.specific_offset_pos));
+  }
+  if (!s.specific_offset_gtid_set.empty()) {
+    Line(out, 2, "scan.startup.specific-offset.gtid-set", Quote(s.specific_offset_gtid_set));
+  }
+  if (s.startup_mode == StartupMode::kSpecificOffset) {
+    Line(out, 2, "scan.startup.specific-offset.skip-events",
+         std::to_string(s.specific_offset_skip_events));
+    Line(out, 2, "scan.startup.specific-offset.skip-rows",
+         std::to_string(s.specific_offset_skip_rows));
+  }
+  if (s.startup_timestamp_millis) {
+    Line(out, 2, "scan.startup.timestamp-millis", std::to_string(*s.startup_timestamp_millis));
+  }
+  Line(out, 2, "scan.incremental.snapshot.chunk.size", std::to_string(s.snapshot_chunk_size));
+  Line(out, 2, "scan.snapshot.fetch.size", std::to_string(s.snapshot_fetch_size));
+  Line(out, 2, "scan.newly-added-table.enabled", Bool(s.newly_added_table_enabled));
+  Line(out, 2, "scan.binlog.newly-added-table.enabled", Bool(s.binlog_newly_added_table_enabled));
+  Line(out, 2, "scan.incremental.close-idle-reader.enabled", Bool(s.close_idle_reader_enabled));
+  Line(out, 2, "schema-change.enabled", Bool(s.schema_change_enabled));
+  Line(out, 2, "connect.timeout", FormatDuration(s.connect_timeout));
+  Line(out, 2, "connect.max-retries", std::to_string(s.connect_max_retries));
+  Line(out, 2, "connection.pool.size", std::to_string(s.connection_pool_size));
+  Line(out, 2, "heartbeat.interval", FormatDuration(s.heartbeat_interval));
+  for (const auto& [name, value] : s.jdbc_properties) {
+    Line(out, 2, "jdbc.properties." + name, Shown(value));
+  }
+}
+
+void DescribeSink(const SinkDefinition& sink, std::string& out) {
+  out += "sink:\n";
+  Line(out, 2, "type", Quote(sink.type));
+  if (!sink.catalog.config) {
+    Line(out, 2, "catalog", Quote(sink.catalog.name));
+  } else {
+    const iceberg::CatalogConfig& config = *sink.catalog.config;
+    out += "  catalog:\n";
+    Line(out, 4, "name", Quote(config.name));
+    Line(out, 4, "type", Quote(config.type));
+    for (const auto& [key, value] : config.properties) {
+      if (key == "type") continue;
+      Line(out, 4, key,
+           sink.catalog.secret_properties.contains(key) ? Quote(kMask) : Quote(value));
+    }
+  }
+  for (const auto& [key, value] : sink.table_properties) {
+    Line(out, 2, "table.properties." + key, Quote(value));
+  }
+  if (!sink.partition_keys.empty()) {
+    std::string text;
+    for (const auto& key : sink.partition_keys) {
+      text += (text.empty() ? "" : ";") + key.table.ToString() + ":" + key.spec_text;
+    }
+    Line(out, 2, "partition.key", Quote(text));
+  }
+  std::string changes;
+  for (SchemaChangeType type : sink.schema_changes) {
+    changes += (changes.empty() ? "" : ", ") + std::string(SchemaChangeTypeName(type));
+  }
+  Line(out, 2, "include.schema.changes", "[" + changes + "]");
+}
+
+}  // namespace
+
+std::string_view StartupModeName(StartupMode mode) {
+  switch (mode) {
+    case StartupMode::kInitial: return "initial";
+    case StartupMode::kLatestOffset: return "latest-offset";
+    case StartupMode::kEarliestOffset: return "earliest-offset";
+    case StartupMode::kSpecificOffset: return "specific-offset";
+    case StartupMode::kTimestamp: return "timestamp";
+    case StartupMode::kSnapshot: return "snapshot";
+  }
+  return "?";
+}
+
+std::string_view SchemaChangeTypeName(SchemaChangeType type) {
+  switch (type) {
+    case SchemaChangeType::kAddColumn: return "add.column";
+    case SchemaChangeType::kAlterColumnType: return "alter.column.type";
+    case SchemaChangeType::kCreateTable: return "create.table";
+    case SchemaChangeType::kDropColumn: return "drop.column";
+    case SchemaChangeType::kDropTable: return "drop.table";
+    case SchemaChangeType::kRenameColumn: return "rename.column";
+    case SchemaChangeType::kTruncateTable: return "truncate.table";
+  }
+  return "?";
+}
+
+std::string_view SchemaChangeBehaviorName(SchemaChangeBehavior behavior) {
+  switch (behavior) {
+    case SchemaChangeBehavior::kException: return "exception";
+    case SchemaChangeBehavior::kEvolve: return "evolve";
+    case SchemaChangeBehavior::kTryEvolve: return "try_evolve";
+    case SchemaChangeBehavior::kLenient: return "lenient";
+    case SchemaChangeBehavior::kIgnore: return "ignore";
+  }
+  return "?";
+}
+
+std::string PipelineDefinition::Describe() const {
+  std::string out;
+  DescribeSource(source, out);
+  DescribeSink(sink, out);
+  if (!routes.empty()) {
+    out += "route:\n";
+    for (const auto& route : routes) {
+      Line(out, 2, "- source-table", Quote(route.source_table.text));
+      Line(out, 4, "sink-table", Quote(route.sink_table));
+      if (!route.replace_symbol.empty()) Line(out, 4, "replace-symbol", Quote(route.replace_symbol));
+      if (!route.description.empty()) Line(out, 4, "description", Quote(route.description));
+    }
+  }
+  out += "pipeline:\n";
+  Line(out, 2, "name", Quote(pipeline.name));
+  Line(out, 2, "parallelism", std::to_string(pipeline.parallelism));
+  Line(out, 2, "schema.change.behavior",
+       std::string(SchemaChangeBehaviorName(pipeline.schema_change_behavior)));
+  Line(out, 2, "checkpoint.interval", FormatDuration(pipeline.checkpoint_interval));
+  Line(out, 2, "state.dir", Quote(pipeline.state_dir));
+  if (pipeline.http) {
+    Line(out, 2, "http", Quote(fmt::format("{}:{}", pipeline.http->host, pipeline.http->port)));
+  }
+  if (!pipeline.local_time_zone.empty()) {
+    Line(out, 2, "local-time-zone", Quote(pipeline.local_time_zone));
+  }
+  return out;
+}
+
+std::vector<std::string> PipelineDefinition::SecretValues() const {
+  std::vector<std::string> out;
+  auto add = [&](const SettingValue& value) {
+    if (value.secret && !value.value.empty()) out.push_back(value.value);
+  };
+  add(source.mysql.password);
+  for (const auto& [name, value] : source.mysql.jdbc_properties) add(value);
+  if (sink.catalog.config) {
+    for (const auto& key : sink.catalog.secret_properties) {
+      auto it = sink.catalog.config->properties.find(key);
+      if (it != sink.catalog.config->properties.end() && !it->second.empty()) {
+        out.push_back(it->second);
+      }
+    }
+  }
+  std::sort(out.begin(), out.end(),
+            [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+std::string PipelineDefinition::Redact(std::string_view text) const {
+  std::string out(text);
+  for (const auto& secret : SecretValues()) {
+    for (size_t pos = out.find(secret); pos != std::string::npos;
+         pos = out.find(secret, pos + kMask.size())) {
+      out.replace(pos, secret.size(), kMask);
+    }
+  }
+  return out;
+}
+
+Result<iceberg::CatalogConfig> ResolveSinkCatalog(const SinkDefinition& sink,
+                                                  const std::string& catalog_config_path) {
+  if (sink.catalog.config) return *sink.catalog.config;
+  FLOE_ASSIGN_OR_RETURN(std::string path, iceberg::FindCatalogConfigFile(catalog_config_path));
+  return iceberg::ReadCatalogConfig(path, sink.catalog.name);
+}
+
+}  // namespace floe::pipeline

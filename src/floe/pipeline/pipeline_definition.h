@@ -1,0 +1,216 @@
+#pragma once
+/// The pipeline file: what `floe run PIPELINE.yaml` mirrors, from where to
+/// where and how (docs/pipeline.md is the reference for every key). The
+/// shape and the key names are Flink CDC's YAML pipelines', so a Flink CDC
+/// pipeline moves over by editing a few lines:
+///
+///   source:   {type: mysql, hostname: ..., tables: "shop.\.*", ...}
+///   sink:     {type: iceberg, catalog: {...} or NAME, table.properties.*, partition.key}
+///   route:    [{source-table: ..., sink-table: ..., replace-symbol: ...}]
+///   pipeline: {name: ..., parallelism: ..., schema.change.behavior: ..., checkpoint.interval: ...}
+///
+/// This header is the typed model and the parser. Nothing here connects to a
+/// server or opens a catalog; a definition is a plain value, safe to copy and
+/// to read from several threads.
+///
+/// Secrets: a password, and any value substituted from the environment into
+/// a URI (`uri: ${CATALOG_URI}`), are marked secret. `Describe()` prints them
+/// as `****`, and `Redact()` removes them from any text (an error message
+/// from a driver, a log line) before it is shown.
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "floe/common/result.h"
+#include "floe/iceberg/catalog/catalog.h"
+#include "floe/iceberg/catalog/catalog_config.h"
+#include "floe/pipeline/environment.h"
+#include "floe/pipeline/partition_key.h"
+#include "floe/pipeline/table_selector.h"
+
+namespace floe::pipeline {
+
+/// A setting that may hold a secret.
+struct SettingValue {
+  std::string value;
+  bool secret = false;
+  bool operator==(const SettingValue&) const = default;
+};
+
+/// `scan.startup.mode`, as Flink CDC's MySQL source defines the modes.
+enum class StartupMode {
+  kInitial,         ///< "initial": snapshot every table, then follow the binlog (default)
+  kLatestOffset,    ///< "latest-offset": no snapshot; changes from now on
+  kEarliestOffset,  ///< "earliest-offset": no snapshot; from the oldest binlog kept
+  kSpecificOffset,  ///< "specific-offset": from a binlog file:pos or a GTID set
+  kTimestamp,       ///< "timestamp": from the first binlog event at or after a time
+  kSnapshot,        ///< "snapshot": the snapshot only, then stop
+};
+std::string_view StartupModeName(StartupMode mode);
+
+/// `server-id`: one id ("5400") or an inclusive range ("5400-5404").
+struct ServerIdRange {
+  uint32_t first = 0;
+  uint32_t last = 0;
+  bool operator==(const ServerIdRange&) const = default;
+};
+
+/// `source:` with `type: mysql` (MySQL and MariaDB).
+struct MySqlSourceDefinition {
+  std::string hostname;   ///< required
+  int port = 3306;        ///< 1..65535
+  std::string username;   ///< required
+  SettingValue password;  ///< always secret
+  SourceTables tables;    ///< `tables` (required) and `tables.exclude`
+  std::optional<ServerIdRange> server_id;
+  std::string server_time_zone;  ///< `server-time-zone`; empty: the server's
+  StartupMode startup_mode = StartupMode::kInitial;
+  /// `scan.startup.specific-offset.*`, set only with kSpecificOffset.
+  std::string specific_offset_file;
+  std::optional<uint64_t> specific_offset_pos;
+  std::string specific_offset_gtid_set;
+  int64_t specific_offset_skip_events = 0;
+  int64_t specific_offset_skip_rows = 0;
+  /// `scan.startup.timestamp-millis`, set only with kTimestamp.
+  std::optional<int64_t> startup_timestamp_millis;
+  int64_t snapshot_chunk_size = 8096;  ///< `scan.incremental.snapshot.chunk.size`, >= 1
+  int64_t snapshot_fetch_size = 1024;  ///< `scan.snapshot.fetch.size`, >= 1
+  bool newly_added_table_enabled = false;         ///< `scan.newly-added-table.enabled`
+  bool binlog_newly_added_table_enabled = false;  ///< `scan.binlog.newly-added-table.enabled`
+  bool close_idle_reader_enabled = false;  ///< `scan.incremental.close-idle-reader.enabled`
+  bool schema_change_enabled = true;       ///< `schema-change.enabled`
+  std::chrono::milliseconds connect_timeout{30000};    ///< `connect.timeout`
+  int connect_max_retries = 3;                         ///< `connect.max-retries`, >= 0
+  int connection_pool_size = 20;                       ///< `connection.pool.size`, >= 1
+  std::chrono::milliseconds heartbeat_interval{30000};  ///< `heartbeat.interval`
+  /// `jdbc.properties.<name>`: connection options, by name without the prefix.
+  std::map<std::string, SettingValue> jdbc_properties;
+};
+
+struct SourceDefinition {
+  std::string type;  ///< "mysql": the one source type floe has
+  MySqlSourceDefinition mysql;
+};
+
+/// The schema change event types of Flink CDC.
+enum class SchemaChangeType {
+  kAddColumn,        ///< "add.column"
+  kAlterColumnType,  ///< "alter.column.type"
+  kCreateTable,      ///< "create.table"
+  kDropColumn,       ///< "drop.column"
+  kDropTable,        ///< "drop.table"
+  kRenameColumn,     ///< "rename.column"
+  kTruncateTable,    ///< "truncate.table"
+};
+std::string_view SchemaChangeTypeName(SchemaChangeType type);
+
+/// The catalog of the sink: written inline (`catalog: {type: sql, ...}`, or
+/// Flink CDC's `catalog.properties.*` keys) or named (`catalog: NAME`, a
+/// catalog of the `--catalog-config` file, resolved by ResolveSinkCatalog).
+struct SinkCatalog {
+  /// Set for the named form.
+  std::string name;
+  /// Set for the inline form: name (the inline `name` key, default
+  /// "default": it is the catalog name a SQL catalog stores), type ("sql" or
+  /// "hadoop") and every property.
+  std::optional<iceberg::CatalogConfig> config;
+  /// The inline properties whose values are secrets.
+  std::set<std::string> secret_properties;
+};
+
+/// `sink:` with `type: iceberg`.
+struct SinkDefinition {
+  std::string type;  ///< "iceberg"
+  SinkCatalog catalog;
+  /// `table.properties.<name>`: properties of the tables the sink creates.
+  std::map<std::string, std::string> table_properties;
+  /// `partition.key`.
+  std::vector<TablePartitionKey> partition_keys;
+  /// The schema changes the sink applies: `include.schema.changes` (default:
+  /// all) minus `exclude.schema.changes`; the others are dropped.
+  std::set<SchemaChangeType> schema_changes;
+};
+
+/// `pipeline.schema.change.behavior`, as Flink CDC defines the five.
+enum class SchemaChangeBehavior { kException, kEvolve, kTryEvolve, kLenient, kIgnore };
+std::string_view SchemaChangeBehaviorName(SchemaChangeBehavior behavior);
+
+struct HttpAddress {
+  std::string host;
+  int port = 0;
+  bool operator==(const HttpAddress&) const = default;
+};
+
+/// `pipeline:`.
+struct PipelineSettings {
+  std::string name;  ///< default: the file's name without folder and extension
+  int parallelism = 1;  ///< 1..256
+  SchemaChangeBehavior schema_change_behavior = SchemaChangeBehavior::kLenient;
+  std::chrono::milliseconds checkpoint_interval{10000};  ///< `checkpoint.interval`, >= 1ms
+  /// `state.dir`; default: the file's path without extension + ".floe-state".
+  std::string state_dir;
+  std::optional<HttpAddress> http;  ///< `http: host:port`
+  std::string local_time_zone;      ///< `local-time-zone`; empty: the system's
+};
+
+struct PipelineDefinition {
+  std::string file;  ///< the file name it was parsed from, for messages
+  SourceDefinition source;
+  SinkDefinition sink;
+  std::vector<Route> routes;
+  PipelineSettings pipeline;
+
+  /// Whether the pipeline reads `db`.`table` (source `tables` minus `tables.exclude`).
+  bool MatchesSourceTable(std::string_view db, std::string_view table) const {
+    return pipeline::MatchesSourceTable(source.mysql.tables, db, table);
+  }
+  /// The sink table of `db`.`table`: see pipeline::RouteFor.
+  Result<iceberg::TableIdentifier> RouteFor(std::string_view db, std::string_view table) const {
+    return pipeline::RouteFor(routes, db, table);
+  }
+
+  /// Every key with its value after defaults, in the file's shape (YAML),
+  /// secrets as `****`. Safe to print and log.
+  std::string Describe() const;
+  /// `text` with every secret value replaced by `****`.
+  std::string Redact(std::string_view text) const;
+  /// The secret values (non-empty), longest first.
+  std::vector<std::string> SecretValues() const;
+};
+
+/// Parses and validates a pipeline file. `file_name` is used in messages and
+/// for the defaults of `pipeline.name` and `pipeline.state.dir`; `env`
+/// supplies `${VAR}`; `overrides` are `--set key=value` texts applied in
+/// order after substitution and before validation (see ApplyOverride).
+///
+/// Errors, each naming the file, line and column (or the override), the key
+/// path and what is allowed:
+///  - kInvalidArgument: YAML syntax; an unset variable; an unknown key or
+///    section (with the nearest known key: "did you mean ...?"); a wrong type
+///    (a list where a value or mapping is needed, text where a number is
+///    needed); a number out of range; a bad regex, duration, enum value or
+///    table name; a missing required key; an unknown source or sink type
+///    (listing the supported ones); input over kMaxDocumentBytes or nested
+///    deeper than kMaxDocumentDepth.
+///  - kNotSupported: a `transform:` section, and Flink CDC keys floe does not
+///    implement yet (each named).
+/// Never throws.
+Result<PipelineDefinition> ParsePipelineDefinition(std::string_view yaml_text,
+                                                   std::string_view file_name,
+                                                   const Environment& env,
+                                                   const std::vector<std::string>& overrides);
+
+/// The catalog settings of the sink: the inline ones, or for `catalog: NAME`
+/// that catalog of the config file (`catalog_config_path`, or the default
+/// places; see iceberg::FindCatalogConfigFile). Errors: as
+/// iceberg::FindCatalogConfigFile and iceberg::ReadCatalogConfig.
+Result<iceberg::CatalogConfig> ResolveSinkCatalog(const SinkDefinition& sink,
+                                                  const std::string& catalog_config_path);
+
+}  // namespace floe::pipeline

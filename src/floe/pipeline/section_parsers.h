@@ -1,0 +1,30 @@
+#pragma once
+/// The parsers of the sections of a pipeline file, one per section; the
+/// entry point is ParsePipelineDefinition (pipeline_definition.h). Internal.
+
+#include <string>
+#include <vector>
+
+#include "floe/common/result.h"
+#include "floe/pipeline/document.h"
+#include "floe/pipeline/pipeline_definition.h"
+
+namespace floe::pipeline {
+
+/// Whether a value under `key` is a secret: always for keys naming a
+/// password, secret, token or credential; for keys naming a URI or URL when
+/// the value came from the environment.
+bool IsSecretSetting(std::string_view key, bool from_environment);
+
+/// `source:` (a mapping). Errors as ParsePipelineDefinition.
+Result<SourceDefinition> ParseSourceSection(const DocumentEntry& section);
+/// `sink:` (a mapping).
+Result<SinkDefinition> ParseSinkSection(const DocumentEntry& section);
+/// `route:` (a list of mappings).
+Result<std::vector<Route>> ParseRouteSection(const DocumentEntry& section);
+/// `pipeline:` (a mapping; absent: `section` is nullptr). `file_name` gives
+/// the defaults of name and state.dir.
+Result<PipelineSettings> ParsePipelineSection(const DocumentEntry* section,
+                                              std::string_view file_name);
+
+}  // namespace floe::pipeline

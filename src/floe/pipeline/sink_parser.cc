@@ -1,0 +1,246 @@
+// sink: (type iceberg) of a pipeline file.
+
+#include <algorithm>
+#include <cctype>
+
+#include "floe/pipeline/block_reader.h"
+#include "floe/pipeline/section_parsers.h"
+#include "floe/pipeline/values.h"
+
+namespace floe::pipeline {
+namespace {
+
+const std::vector<std::string> kSinkTypes = {"iceberg"};
+const std::vector<std::string> kSinkKeys = {
+    "type", "catalog", "table.properties", "partition.key", "include.schema.changes",
+    "exclude.schema.changes",
+};
+const std::vector<std::string> kCatalogTypes = {"sql", "hadoop"};
+/// The catalog keys floe reads; other keys are passed through to the catalog.
+const std::vector<std::string> kCatalogKeys = {"name", "type", "uri", "warehouse"};
+
+constexpr SchemaChangeType kAllSchemaChanges[] = {
+    SchemaChangeType::kAddColumn,  SchemaChangeType::kAlterColumnType,
+    SchemaChangeType::kCreateTable, SchemaChangeType::kDropColumn,
+    SchemaChangeType::kDropTable,  SchemaChangeType::kRenameColumn,
+    SchemaChangeType::kTruncateTable,
+};
+
+/// The event types a name in include/exclude.schema.changes stands for: an
+/// event type, or a family (its first word, "column", "table", "all").
+std::vector<SchemaChangeType> SchemaChangeFamily(std::string_view name) {
+  std::vector<SchemaChangeType> out;
+  for (SchemaChangeType type : kAllSchemaChanges) {
+    std::string_view full = SchemaChangeTypeName(type);
+    std::string_view verb = full.substr(0, full.find('.'));
+    bool is_column = full.find(".column") != std::string_view::npos;
+    if (name == full || name == verb || name == "all" || (name == "column" && is_column) ||
+        (name == "table" && !is_column)) {
+      out.push_back(type);
+    }
+  }
+  return out;
+}
+
+Result<std::set<SchemaChangeType>> ParseSchemaChanges(BlockReader& r, std::string_view key) {
+  std::set<SchemaChangeType> out;
+  FLOE_ASSIGN_OR_RETURN(auto text, r.StringOrList(key));
+  if (!text) return out;
+  std::vector<std::string> names;
+  for (SchemaChangeType type : kAllSchemaChanges) names.emplace_back(SchemaChangeTypeName(type));
+  std::string_view rest = *text;
+  while (true) {
+    size_t comma = rest.find(',');
+    std::string name(rest.substr(0, comma));
+    name.erase(0, name.find_first_not_of(" \t"));
+    name.erase(name.find_last_not_of(" \t") + 1);
+    if (!name.empty()) {
+      std::vector<SchemaChangeType> types = SchemaChangeFamily(name);
+      if (types.empty()) {
+        return r.Fail(*r.Get(key),
+                      "'{}' is not a schema change event type (expected: {}; or a family: add, "
+                      "alter, create, drop, rename, truncate, column, table, all){}",
+                      name, JoinNames(names), DidYouMean(name, names));
+      }
+      out.insert(types.begin(), types.end());
+    }
+    if (comma == std::string_view::npos) break;
+    rest = rest.substr(comma + 1);
+  }
+  return out;
+}
+
+Status CheckCatalogConfig(const iceberg::CatalogConfig& config, const Origin& origin) {
+  auto has = [&](const char* key) {
+    auto it = config.properties.find(key);
+    return it != config.properties.end() && !it->second.empty();
+  };
+  if (std::find(kCatalogTypes.begin(), kCatalogTypes.end(), config.type) == kCatalogTypes.end()) {
+    return InvalidArgument("{}: sink.catalog.type: catalog type '{}' is not supported (supported: "
+                           "{}){}",
+                           origin.ToString(), config.type, JoinNames(kCatalogTypes),
+                           DidYouMean(config.type, kCatalogTypes));
+  }
+  if (config.type == "sql" && (!has("uri") || !has("warehouse"))) {
+    return InvalidArgument("{}: sink.catalog: a sql catalog needs 'uri' (e.g. "
+                           "sqlite:///lake/catalog.db) and 'warehouse' (e.g. file:///lake/warehouse)",
+                           origin.ToString());
+  }
+  if (config.type == "hadoop" && !has("warehouse")) {
+    return InvalidArgument("{}: sink.catalog: a hadoop catalog needs 'warehouse' (a folder)",
+                           origin.ToString());
+  }
+  return Ok();
+}
+
+/// Adds one inline catalog property. `key_path` is for messages.
+Status AddCatalogProperty(SinkCatalog& catalog, const std::string& name, const DocumentValue& value,
+                          const std::string& key_path) {
+  if (!value.is_scalar() && !value.is_null()) {
+    return InvalidArgument("{}: {}: expected a single value, found {}", value.origin.ToString(),
+                           key_path, KindName(value.kind));
+  }
+  if (std::find(kCatalogKeys.begin(), kCatalogKeys.end(), name) == kCatalogKeys.end()) {
+    // Open-ended (PyIceberg passes properties through), but a near miss of a
+    // key floe reads is a typo.
+    std::optional<std::string> nearest = NearestKey(name, kCatalogKeys);
+    if (nearest && name.size() > 2) {
+      return InvalidArgument("{}: {}: unknown catalog key (did you mean '{}'?)",
+                             value.origin.ToString(), key_path, *nearest);
+    }
+  }
+  if (name == "name") {
+    catalog.config->name = value.scalar;
+    return Ok();
+  }
+  catalog.config->properties[name] = value.scalar;
+  if (IsSecretSetting(name, value.from_environment)) catalog.secret_properties.insert(name);
+  return Ok();
+}
+
+Status FinishInlineCatalog(SinkCatalog& catalog, const Origin& origin) {
+  iceberg::CatalogConfig& config = *catalog.config;
+  if (config.name.empty()) config.name = "default";
+  auto type = config.properties.find("type");
+  if (type != config.properties.end()) {
+    config.type = type->second;
+  } else {
+    auto uri = config.properties.find("uri");
+    // As PyIceberg and ReadCatalogConfig: a sqlite uri means a sql catalog.
+    if (uri == config.properties.end() || !uri->second.starts_with("sqlite:")) {
+      return InvalidArgument("{}: sink.catalog: needs 'type' (supported: {})", origin.ToString(),
+                             JoinNames(kCatalogTypes));
+    }
+    config.type = "sql";
+  }
+  return CheckCatalogConfig(config, origin);
+}
+
+Result<SinkCatalog> ParseCatalog(BlockReader& r) {
+  SinkCatalog catalog;
+  const DocumentEntry* entry = r.Get("catalog");
+  std::vector<const DocumentEntry*> flat = r.GetPrefixed("catalog.properties.");
+  if (entry != nullptr && !flat.empty()) {
+    return r.Fail(*flat.front(), "give the catalog either as 'catalog:' or as catalog.properties.* "
+                  "keys, not both");
+  }
+  if (entry == nullptr && flat.empty()) {
+    return r.FailBlock("needs 'catalog': a mapping such as {type: sql, uri: ..., warehouse: ...}, "
+                       "or the name of a catalog of the catalog config file");
+  }
+  if (entry != nullptr && entry->value.is_scalar()) {
+    if (entry->value.scalar.empty()) return r.Fail(*entry, "the catalog name is empty");
+    catalog.name = entry->value.scalar;
+    return catalog;
+  }
+  catalog.config.emplace();
+  if (entry != nullptr) {
+    if (!entry->value.is_map()) {
+      return r.Fail(*entry, "expected a catalog name or a mapping of catalog settings, found {}",
+                    KindName(entry->value.kind));
+    }
+    for (const auto& property : entry->value.entries) {
+      FLOE_RETURN_IF_ERROR(AddCatalogProperty(catalog, property.key, property.value,
+                                              r.KeyPath("catalog." + property.key)));
+    }
+    FLOE_RETURN_IF_ERROR(FinishInlineCatalog(catalog, entry->value.origin));
+    return catalog;
+  }
+  for (const DocumentEntry* property : flat) {
+    std::string name = property->key.substr(std::string_view("catalog.properties.").size());
+    FLOE_RETURN_IF_ERROR(
+        AddCatalogProperty(catalog, name, property->value, r.KeyPath(property->key)));
+  }
+  FLOE_RETURN_IF_ERROR(FinishInlineCatalog(catalog, flat.front()->value.origin));
+  return catalog;
+}
+
+Status AddTableProperty(BlockReader& r, SinkDefinition& sink, const std::string& name,
+                        const DocumentEntry& entry) {
+  if (!entry.value.is_scalar()) {
+    return r.Fail(entry, "expected a single value, found {}", KindName(entry.value.kind));
+  }
+  sink.table_properties[name] = entry.value.scalar;
+  return Ok();
+}
+
+}  // namespace
+
+Result<SinkDefinition> ParseSinkSection(const DocumentEntry& section) {
+  if (!section.value.is_map()) {
+    return InvalidArgument("{}: sink: expected a mapping of settings (type: iceberg, catalog: "
+                           "..., ...), found {}",
+                           section.value.origin.ToString(), KindName(section.value.kind));
+  }
+  BlockReader r(section.value, "sink");
+  FLOE_RETURN_IF_ERROR(r.Refuse({"job.id.prefix"}, {"sink.compaction.", "sink.maintenance."},
+                                "floe does not compact or maintain tables while it writes"));
+  FLOE_RETURN_IF_ERROR(r.Refuse({}, {"hadoop.conf."}, "floe has no Hadoop configuration"));
+  r.Declare(kSinkKeys, {"catalog.properties.", "table.properties."});
+  FLOE_RETURN_IF_ERROR(r.Finish());
+
+  SinkDefinition sink;
+  FLOE_ASSIGN_OR_RETURN(auto type, r.String("type"));
+  if (!type) return r.FailBlock("needs 'type' (supported: " + JoinNames(kSinkTypes) + ")");
+  if (*type != "iceberg") {
+    return r.Fail(*r.Get("type"), "sink type '{}' is not supported (supported: {}){}", *type,
+                  JoinNames(kSinkTypes), DidYouMean(*type, kSinkTypes));
+  }
+  sink.type = *type;
+  FLOE_ASSIGN_OR_RETURN(sink.catalog, ParseCatalog(r));
+
+  if (const DocumentEntry* block = r.Get("table.properties")) {
+    if (!block->value.is_map()) {
+      return r.Fail(*block, "expected a mapping of table properties, found {}",
+                    KindName(block->value.kind));
+    }
+    for (const auto& property : block->value.entries) {
+      FLOE_RETURN_IF_ERROR(AddTableProperty(r, sink, property.key, property));
+    }
+  }
+  for (const DocumentEntry* entry : r.GetPrefixed("table.properties.")) {
+    std::string name = entry->key.substr(std::string_view("table.properties.").size());
+    FLOE_RETURN_IF_ERROR(AddTableProperty(r, sink, name, *entry));
+  }
+
+  FLOE_ASSIGN_OR_RETURN(auto partition_key, r.String("partition.key"));
+  if (partition_key) {
+    auto keys = ParsePartitionKeys(*partition_key);
+    if (!keys) return r.Fail(*r.Get("partition.key"), "{}", keys.error().message());
+    sink.partition_keys = std::move(*keys);
+  }
+
+  FLOE_ASSIGN_OR_RETURN(std::set<SchemaChangeType> include,
+                        ParseSchemaChanges(r, "include.schema.changes"));
+  FLOE_ASSIGN_OR_RETURN(std::set<SchemaChangeType> exclude,
+                        ParseSchemaChanges(r, "exclude.schema.changes"));
+  if (r.Get("include.schema.changes") == nullptr) {
+    include.insert(std::begin(kAllSchemaChanges), std::end(kAllSchemaChanges));
+  }
+  for (SchemaChangeType type : include) {
+    if (!exclude.contains(type)) sink.schema_changes.insert(type);
+  }
+  return sink;
+}
+
+}  // namespace floe::pipeline

@@ -1,0 +1,220 @@
+// source: (type mysql) of a pipeline file.
+
+#include <limits>
+
+#include "floe/pipeline/block_reader.h"
+#include "floe/pipeline/section_parsers.h"
+#include "floe/pipeline/values.h"
+
+namespace floe::pipeline {
+namespace {
+
+const std::vector<std::string> kSourceTypes = {"mysql"};
+const std::vector<std::string> kMySqlKeys = {
+    "type",
+    "hostname",
+    "port",
+    "username",
+    "password",
+    "tables",
+    "tables.exclude",
+    "server-id",
+    "server-time-zone",
+    "scan.startup.mode",
+    "scan.startup.specific-offset.file",
+    "scan.startup.specific-offset.pos",
+    "scan.startup.specific-offset.gtid-set",
+    "scan.startup.specific-offset.skip-events",
+    "scan.startup.specific-offset.skip-rows",
+    "scan.startup.timestamp-millis",
+    "scan.incremental.snapshot.chunk.size",
+    "scan.snapshot.fetch.size",
+    "scan.newly-added-table.enabled",
+    "scan.binlog.newly-added-table.enabled",
+    "scan.incremental.close-idle-reader.enabled",
+    "schema-change.enabled",
+    "connect.timeout",
+    "connect.max-retries",
+    "connection.pool.size",
+    "heartbeat.interval",
+};
+const std::vector<std::string> kStartupModes = {"initial",         "latest-offset",
+                                                "earliest-offset", "specific-offset",
+                                                "timestamp",       "snapshot"};
+
+Result<ServerIdRange> ParseServerId(std::string_view text) {
+  constexpr int64_t kMax = std::numeric_limits<uint32_t>::max();
+  size_t dash = text.find('-');
+  ServerIdRange range;
+  if (dash == std::string_view::npos) {
+    auto id = ParseInteger(text, 1, kMax);
+    if (!id) {
+      return InvalidArgument("'{}' is not a server id (a number 1..{} or a range such as "
+                             "5400-5404)",
+                             text, kMax);
+    }
+    range.first = range.last = static_cast<uint32_t>(*id);
+    return range;
+  }
+  auto first = ParseInteger(text.substr(0, dash), 1, kMax);
+  auto last = ParseInteger(text.substr(dash + 1), 1, kMax);
+  if (!first || !last) {
+    return InvalidArgument("'{}' is not a server id range (two numbers 1..{} such as 5400-5404)",
+                           text, kMax);
+  }
+  if (*first > *last) {
+    return InvalidArgument("'{}': the range's first id is larger than its last", text);
+  }
+  range.first = static_cast<uint32_t>(*first);
+  range.last = static_cast<uint32_t>(*last);
+  return range;
+}
+
+Result<MySqlSourceDefinition> ParseMySql(BlockReader& r) {
+  MySqlSourceDefinition s;
+  using std::chrono::milliseconds;
+
+  FLOE_ASSIGN_OR_RETURN(auto hostname, r.String("hostname"));
+  if (!hostname || hostname->empty()) return r.FailBlock("needs 'hostname' (the server to read)");
+  s.hostname = *hostname;
+  FLOE_ASSIGN_OR_RETURN(auto port, r.Integer("port", 1, 65535));
+  if (port) s.port = static_cast<int>(*port);
+  FLOE_ASSIGN_OR_RETURN(auto username, r.String("username"));
+  if (!username || username->empty()) return r.FailBlock("needs 'username'");
+  s.username = *username;
+  FLOE_ASSIGN_OR_RETURN(auto password, r.String("password"));
+  if (password) s.password = SettingValue{*password, true};
+
+  FLOE_ASSIGN_OR_RETURN(auto tables, r.StringOrList("tables"));
+  if (!tables) {
+    return r.FailBlock("needs 'tables' (the tables to mirror, e.g. \"shop.\\.*\" for every table "
+                       "of shop)");
+  }
+  auto include = ParseTableSelector(*tables);
+  if (!include) return r.Fail(*r.Get("tables"), "{}", include.error().message());
+  s.tables.include = std::move(*include);
+  FLOE_ASSIGN_OR_RETURN(auto exclude, r.StringOrList("tables.exclude"));
+  if (exclude) {
+    auto parsed = ParseTableSelector(*exclude);
+    if (!parsed) return r.Fail(*r.Get("tables.exclude"), "{}", parsed.error().message());
+    s.tables.exclude = std::move(*parsed);
+  }
+
+  FLOE_ASSIGN_OR_RETURN(auto server_id, r.String("server-id"));
+  if (server_id) {
+    auto parsed = ParseServerId(*server_id);
+    if (!parsed) return r.Fail(*r.Get("server-id"), "{}", parsed.error().message());
+    s.server_id = *parsed;
+  }
+  FLOE_ASSIGN_OR_RETURN(auto time_zone, r.String("server-time-zone"));
+  if (time_zone) s.server_time_zone = *time_zone;
+
+  FLOE_ASSIGN_OR_RETURN(auto mode, r.Choice("scan.startup.mode", kStartupModes));
+  if (mode) s.startup_mode = static_cast<StartupMode>(*mode);
+  constexpr std::string_view kOffset = "scan.startup.specific-offset.";
+  FLOE_ASSIGN_OR_RETURN(auto file, r.String("scan.startup.specific-offset.file"));
+  FLOE_ASSIGN_OR_RETURN(auto pos, r.Integer("scan.startup.specific-offset.pos", 0,
+                                            std::numeric_limits<int64_t>::max()));
+  FLOE_ASSIGN_OR_RETURN(auto gtid, r.String("scan.startup.specific-offset.gtid-set"));
+  FLOE_ASSIGN_OR_RETURN(auto skip_events, r.Integer("scan.startup.specific-offset.skip-events", 0,
+                                                    std::numeric_limits<int64_t>::max()));
+  FLOE_ASSIGN_OR_RETURN(auto skip_rows, r.Integer("scan.startup.specific-offset.skip-rows", 0,
+                                                  std::numeric_limits<int64_t>::max()));
+  FLOE_ASSIGN_OR_RETURN(auto millis, r.Integer("scan.startup.timestamp-millis", 0,
+                                               std::numeric_limits<int64_t>::max()));
+  bool any_offset = file || pos || gtid || skip_events || skip_rows;
+  if (s.startup_mode == StartupMode::kSpecificOffset) {
+    if (file.has_value() != pos.has_value()) {
+      return r.FailBlock(fmt::format("scan.startup.mode specific-offset: give both {}file and "
+                                     "{}pos, or {}gtid-set",
+                                     kOffset, kOffset, kOffset));
+    }
+    if (!file && !gtid) {
+      return r.FailBlock(fmt::format("scan.startup.mode specific-offset needs {}file and {}pos, "
+                                     "or {}gtid-set",
+                                     kOffset, kOffset, kOffset));
+    }
+    if (file) s.specific_offset_file = *file;
+    if (pos) s.specific_offset_pos = static_cast<uint64_t>(*pos);
+    if (gtid) s.specific_offset_gtid_set = *gtid;
+    if (skip_events) s.specific_offset_skip_events = *skip_events;
+    if (skip_rows) s.specific_offset_skip_rows = *skip_rows;
+  } else if (any_offset) {
+    for (const char* key : {"file", "pos", "gtid-set", "skip-events", "skip-rows"}) {
+      const DocumentEntry* entry = r.Get(std::string(kOffset) + key);
+      if (entry != nullptr) {
+        return r.Fail(*entry, "only used with scan.startup.mode: specific-offset (the mode is {})",
+                      StartupModeName(s.startup_mode));
+      }
+    }
+  }
+  if (s.startup_mode == StartupMode::kTimestamp) {
+    if (!millis) return r.FailBlock("scan.startup.mode timestamp needs scan.startup.timestamp-millis");
+    s.startup_timestamp_millis = *millis;
+  } else if (millis) {
+    return r.Fail(*r.Get("scan.startup.timestamp-millis"),
+                  "only used with scan.startup.mode: timestamp (the mode is {})",
+                  StartupModeName(s.startup_mode));
+  }
+
+  constexpr int64_t kIntMax = std::numeric_limits<int32_t>::max();
+  FLOE_ASSIGN_OR_RETURN(auto chunk, r.Integer("scan.incremental.snapshot.chunk.size", 1, kIntMax));
+  if (chunk) s.snapshot_chunk_size = *chunk;
+  FLOE_ASSIGN_OR_RETURN(auto fetch, r.Integer("scan.snapshot.fetch.size", 1, kIntMax));
+  if (fetch) s.snapshot_fetch_size = *fetch;
+  FLOE_ASSIGN_OR_RETURN(auto newly, r.Bool("scan.newly-added-table.enabled"));
+  if (newly) s.newly_added_table_enabled = *newly;
+  FLOE_ASSIGN_OR_RETURN(auto binlog_newly, r.Bool("scan.binlog.newly-added-table.enabled"));
+  if (binlog_newly) s.binlog_newly_added_table_enabled = *binlog_newly;
+  FLOE_ASSIGN_OR_RETURN(auto close_idle, r.Bool("scan.incremental.close-idle-reader.enabled"));
+  if (close_idle) s.close_idle_reader_enabled = *close_idle;
+  FLOE_ASSIGN_OR_RETURN(auto schema_change, r.Bool("schema-change.enabled"));
+  if (schema_change) s.schema_change_enabled = *schema_change;
+  FLOE_ASSIGN_OR_RETURN(auto connect_timeout, r.Duration("connect.timeout", milliseconds(1)));
+  if (connect_timeout) s.connect_timeout = *connect_timeout;
+  FLOE_ASSIGN_OR_RETURN(auto retries, r.Integer("connect.max-retries", 0, kIntMax));
+  if (retries) s.connect_max_retries = static_cast<int>(*retries);
+  FLOE_ASSIGN_OR_RETURN(auto pool, r.Integer("connection.pool.size", 1, kIntMax));
+  if (pool) s.connection_pool_size = static_cast<int>(*pool);
+  FLOE_ASSIGN_OR_RETURN(auto heartbeat, r.Duration("heartbeat.interval", milliseconds(1)));
+  if (heartbeat) s.heartbeat_interval = *heartbeat;
+  for (const DocumentEntry* entry : r.GetPrefixed("jdbc.properties.")) {
+    if (!entry->value.is_scalar()) {
+      return r.Fail(*entry, "expected a single value, found {}", KindName(entry->value.kind));
+    }
+    std::string name = entry->key.substr(std::string_view("jdbc.properties.").size());
+    s.jdbc_properties[name] =
+        SettingValue{entry->value.scalar, IsSecretSetting(name, entry->value.from_environment)};
+  }
+  return s;
+}
+
+}  // namespace
+
+Result<SourceDefinition> ParseSourceSection(const DocumentEntry& section) {
+  if (!section.value.is_map()) {
+    return InvalidArgument("{}: source: expected a mapping of settings (type: mysql, hostname: "
+                           "..., ...), found {}",
+                           section.value.origin.ToString(), KindName(section.value.kind));
+  }
+  BlockReader r(section.value, "source");
+  SourceDefinition source;
+  // Keys first, so that a typo is reported as one (mysql is the only type).
+  FLOE_RETURN_IF_ERROR(r.Refuse(
+      {}, {"debezium."},
+      "floe reads the binlog itself, without Debezium; see docs/pipeline.md for its settings"));
+  r.Declare(kMySqlKeys, {"jdbc.properties."});
+  FLOE_RETURN_IF_ERROR(r.Finish());
+  FLOE_ASSIGN_OR_RETURN(auto type, r.String("type"));
+  if (!type) return r.FailBlock("needs 'type' (supported: " + JoinNames(kSourceTypes) + ")");
+  if (*type != "mysql") {
+    return r.Fail(*r.Get("type"), "source type '{}' is not supported (supported: {}; MariaDB is "
+                  "read as mysql){}",
+                  *type, JoinNames(kSourceTypes), DidYouMean(*type, kSourceTypes));
+  }
+  source.type = *type;
+  FLOE_ASSIGN_OR_RETURN(source.mysql, ParseMySql(r));
+  return source;
+}
+
+}  // namespace floe::pipeline
