@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/common/json_dump.h"
+#include "floe/engine/checkpoint_store.h"
 #include "floe/sink/committer_operator.h"
+#include "floe/types/schema_json.h"
 
 namespace floe::sink {
 namespace {
@@ -124,6 +127,38 @@ TEST(CommitStateTest, RouteIsStableAndSpreadsTables) {
   for (int c : counts) EXPECT_GT(c, 60);
   // FNV-1a 64 of "a" is 0xaf63dc4c8601ec8c.
   EXPECT_EQ(CommitterSubtaskOf("a", 1000), 0xaf63dc4c8601ec8cULL % 1000);
+}
+
+// Every JSON writer on names and state from outside floe, given bytes that
+// are not UTF-8 (C1-C3: nlohmann's dump threw and the process aborted, at
+// every checkpoint). Each must write without throwing, keep the bytes as
+// \udcXX escapes, and a strict reader must refuse the text rather than read
+// something else.
+TEST(CommitStateTest, EveryJsonWriterSurvivesInvalidUtf8) {
+  const std::string bad("caf\xE9", 4);
+
+  CommitState state = SampleState();
+  state.pending.at(7).source_position = bad + ".jsonl:12";
+  StagedTable t;
+  t.id = {{"db"}, bad};
+  state.pending.at(7).tables.emplace(t.id.ToString(), t);
+  std::string commit_text;
+  ASSERT_NO_THROW(commit_text = SerializeCommitState(state));
+  EXPECT_NE(commit_text.find("caf\\udce9.jsonl:12"), std::string::npos);
+  auto parsed = ParseCommitState(commit_text, "committer/0");
+  ASSERT_FALSE(parsed);
+  EXPECT_EQ(parsed.error().code(), ErrorCode::kCorruption);
+
+  engine::CompletedCheckpoint checkpoint{3, 1000, {{"source/0", "{\"file\":\"" + bad + "\"}"}}};
+  std::string checkpoint_text;
+  ASSERT_NO_THROW(checkpoint_text = engine::CheckpointStore::Serialize(checkpoint));
+  EXPECT_NE(checkpoint_text.find("caf\\udce9"), std::string::npos);
+  EXPECT_FALSE(engine::CheckpointStore::Parse(checkpoint_text, "checkpoint-3.json"));
+
+  types::Schema schema({types::NestedField{1, bad, false, types::Type::Long(), bad}});
+  std::string schema_text;
+  ASSERT_NO_THROW(schema_text = DumpJson(types::SchemaToJson(schema), 2));
+  EXPECT_NE(schema_text.find("\"name\": \"caf\\udce9\""), std::string::npos);
 }
 
 }  // namespace
