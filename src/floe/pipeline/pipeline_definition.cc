@@ -52,6 +52,7 @@ void DescribeSource(const SourceDefinition& source, std::string& out) {
   const MySqlSourceDefinition& s = source.mysql;
   out += "source:\n";
   Line(out, 2, "type", Quote(source.type));
+  if (!source.name.empty()) Line(out, 2, "name", Quote(source.name));
   Line(out, 2, "hostname", Quote(s.hostname));
   Line(out, 2, "port", std::to_string(s.port));
   Line(out, 2, "username", Quote(s.username));
@@ -102,6 +103,7 @@ void DescribeSource(const SourceDefinition& source, std::string& out) {
 void DescribeSink(const SinkDefinition& sink, std::string& out) {
   out += "sink:\n";
   Line(out, 2, "type", Quote(sink.type));
+  if (!sink.name.empty()) Line(out, 2, "name", Quote(sink.name));
   if (!sink.catalog.config) {
     Line(out, 2, "catalog", Quote(sink.catalog.name));
   } else {

@@ -95,6 +95,7 @@ struct MySqlSourceDefinition {
 
 struct SourceDefinition {
   std::string type;  ///< "mysql": the one source type floe has
+  std::string name;  ///< `name`: a display name, as in Flink CDC; may be empty
   MySqlSourceDefinition mysql;
 };
 
@@ -127,6 +128,7 @@ struct SinkCatalog {
 /// `sink:` with `type: iceberg`.
 struct SinkDefinition {
   std::string type;  ///< "iceberg"
+  std::string name;  ///< `name`: a display name, as in Flink CDC; may be empty
   SinkCatalog catalog;
   /// `table.properties.<name>`: properties of the tables the sink creates.
   std::map<std::string, std::string> table_properties;

@@ -12,7 +12,7 @@ namespace {
 
 const std::vector<std::string> kSinkTypes = {"iceberg"};
 const std::vector<std::string> kSinkKeys = {
-    "type", "catalog", "table.properties", "partition.key", "include.schema.changes",
+    "type", "name", "catalog", "table.properties", "partition.key", "include.schema.changes",
     "exclude.schema.changes",
 };
 const std::vector<std::string> kCatalogTypes = {"sql", "hadoop"};
@@ -207,6 +207,8 @@ Result<SinkDefinition> ParseSinkSection(const DocumentEntry& section) {
                   JoinNames(kSinkTypes), DidYouMean(*type, kSinkTypes));
   }
   sink.type = *type;
+  FLOE_ASSIGN_OR_RETURN(auto name, r.String("name"));
+  if (name) sink.name = *name;
   FLOE_ASSIGN_OR_RETURN(sink.catalog, ParseCatalog(r));
 
   if (const DocumentEntry* block = r.Get("table.properties")) {

@@ -12,6 +12,7 @@ namespace {
 const std::vector<std::string> kSourceTypes = {"mysql"};
 const std::vector<std::string> kMySqlKeys = {
     "type",
+    "name",
     "hostname",
     "port",
     "username",
@@ -213,6 +214,8 @@ Result<SourceDefinition> ParseSourceSection(const DocumentEntry& section) {
                   *type, JoinNames(kSourceTypes), DidYouMean(*type, kSourceTypes));
   }
   source.type = *type;
+  FLOE_ASSIGN_OR_RETURN(auto name, r.String("name"));
+  if (name) source.name = *name;
   FLOE_ASSIGN_OR_RETURN(source.mysql, ParseMySql(r));
   return source;
 }

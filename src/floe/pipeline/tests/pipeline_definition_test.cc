@@ -481,3 +481,62 @@ TEST(PipelineDefinitionTest, NeverThrowsOnHostileInput) {
 
 }  // namespace
 }  // namespace floe::pipeline
+
+namespace floe::pipeline {
+namespace {
+
+TEST(PipelineExampleTest, TheShippedExampleParses) {
+  std::ifstream in(std::string(FLOE_TEST_DATA_DIR) + "/../../examples/pipeline.yaml");
+  ASSERT_TRUE(in.good());
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto parsed = ParsePipelineDefinition(
+      text, "examples/pipeline.yaml",
+      Environment::FromMap({{"MYSQL_PASSWORD", "floe"}, {"PWD", "/srv"}}), {});
+  ASSERT_TRUE(parsed) << parsed.error().message();
+  EXPECT_EQ(parsed->source.mysql.port, 3307);
+  EXPECT_EQ(parsed->source.mysql.server_id, (ServerIdRange{5400, 5404}));
+  EXPECT_EQ(parsed->sink.catalog.config->properties.at("warehouse"), "file:///srv/lake/warehouse");
+  EXPECT_FALSE(parsed->sink.schema_changes.contains(SchemaChangeType::kDropTable));
+  EXPECT_TRUE(parsed->MatchesSourceTable("shop", "orders"));
+  EXPECT_FALSE(parsed->MatchesSourceTable("shop", "tmp_x"));
+  EXPECT_EQ(parsed->RouteFor("shop", "order_items_2024").value().ToString(), "shop.order_items");
+  EXPECT_EQ(parsed->RouteFor("shop", "customers").value().ToString(), "shop.customers");
+}
+
+TEST(PipelineExampleTest, AFlinkCdcPipelineNeedsNoEdits) {
+  // The shape of Flink CDC's MySQL-to-Iceberg example: display names,
+  // catalog.properties.*, a server-id range, several db.table patterns.
+  constexpr std::string_view kFlink = R"(source:
+  type: mysql
+  name: Orders Source
+  hostname: db.internal
+  port: 3306
+  username: cdc
+  password: pw
+  tables: sales.\.*, hr.staff_[0-9]+, [ab]pp.order_\.*
+  server-id: 6000-6003
+sink:
+  type: iceberg
+  name: Lake Sink
+  catalog.properties.type: hadoop
+  catalog.properties.warehouse: /data/warehouse
+  partition.key: sales.orders:year(created);hr.staff_1:bucket[4](id)
+pipeline:
+  name: Sales to Lake
+  parallelism: 4
+)";
+  auto parsed = ParsePipelineDefinition(kFlink, "flink.yaml", Environment::FromMap({}), {});
+  ASSERT_TRUE(parsed) << parsed.error().message();
+  EXPECT_EQ(parsed->source.name, "Orders Source");
+  EXPECT_EQ(parsed->sink.name, "Lake Sink");
+  EXPECT_EQ(parsed->sink.catalog.config->type, "hadoop");
+  EXPECT_TRUE(parsed->MatchesSourceTable("hr", "staff_12"));
+  EXPECT_TRUE(parsed->MatchesSourceTable("app", "order_1"));
+  EXPECT_TRUE(parsed->MatchesSourceTable("bpp", "order_1"));
+  EXPECT_FALSE(parsed->MatchesSourceTable("hr", "staff_x"));
+  EXPECT_EQ(parsed->sink.partition_keys.size(), 2u);
+  EXPECT_EQ(parsed->pipeline.parallelism, 4);
+}
+
+}  // namespace
+}  // namespace floe::pipeline
