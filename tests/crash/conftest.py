@@ -7,13 +7,11 @@ from __future__ import annotations
 
 import os
 import pathlib
-import sys
 
 import pytest
 
 HERE = pathlib.Path(__file__).resolve().parent
 REPO_ROOT = HERE.parents[1]
-sys.path.insert(0, str(HERE))
 
 
 def _required(path: pathlib.Path, what: str, hint: str) -> pathlib.Path:
