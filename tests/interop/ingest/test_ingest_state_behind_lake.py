@@ -33,7 +33,7 @@ SCHEMA = {
         {"id": 2, "name": "payload", "required": False, "type": "string"},
     ],
 }
-ROWS = 60_000
+ROWS = 400_000
 
 
 def _json_ingest(binary, lake, input_arg, state, *extra, stdin=None):
@@ -111,37 +111,56 @@ def test_json_rerun_after_damaged_state(kind, tmp_path, make_lake, floe_ingest_r
     assert _committed_checkpoint(lake, "cp.a") >= committed
 
 
+def _total_records(lake, ident: str) -> int:
+    try:
+        meta = lake.metadata(ident)
+    except Exception:  # not created yet, or the catalog is being written
+        return 0
+    current = meta.get("current-snapshot-id")
+    for snap in meta.get("snapshots", []):
+        if snap["snapshot-id"] == current:
+            return int(snap["summary"].get("total-records", 0))
+    return 0
+
+
 def test_json_kill_then_damaged_state_resumes_from_the_lake(tmp_path, make_lake, floe_ingest_ready):
-    """Killed mid-input, newest checkpoints truncated: the rerun resumes from the lake's
-    position, so every row is there exactly once."""
+    """`--follow` killed with SIGKILL, its newest checkpoints truncated, more rows appended:
+    the rerun skips what the table holds and adds only the new rows."""
     binary = floe_ingest_ready
     lake = make_lake("sql")
     (tmp_path / "schema.json").write_text(json.dumps(SCHEMA))
     input_file = tmp_path / "rows.jsonl"
-    total = 600_000
+    first_rows, more_rows = 200_000, 100_000
     with open(input_file, "w") as out:
-        for i in range(total):
+        for i in range(first_rows):
             out.write(json.dumps({"id": i, "payload": f"row {i}"}) + "\n")
     state = tmp_path / "state"
     argv = [str(binary), "ingest", str(input_file), "--format", "json", "--table", "cp.a", "--schema",
             str(tmp_path / "schema.json"), "--catalog-config", str(lake.config_file),
-            "--state-dir", str(state), "--checkpoint-interval", "50ms"]
+            "--state-dir", str(state), "--checkpoint-interval", "50ms", "--follow"]
     proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
-        if _committed_checkpoint(lake, "cp.a") >= 3:
+        if _total_records(lake, "cp.a") == first_rows:
             break
-        time.sleep(0.02)
-    assert proc.poll() is None, "the first run ended before it could be killed: make the input larger"
+        time.sleep(0.05)
+    assert proc.poll() is None, proc.stderr.read().decode(errors="replace")[-3000:]
     proc.send_signal(signal.SIGKILL)
     proc.wait()
+    proc.stderr.close()
     committed = _committed_checkpoint(lake, "cp.a")
-    assert 0 < len(_ids(lake, "cp.a")) < total
+    assert len(_ids(lake, "cp.a")) == first_rows
+    assert len(_checkpoint_files(state)) >= 2
     _damage("truncated", state, committed)
+    with open(input_file, "a") as out:
+        for i in range(first_rows, first_rows + more_rows):
+            out.write(json.dumps({"id": i, "payload": f"row {i}"}) + "\n")
 
     again = _json_ingest(binary, lake, input_file, state)
     assert again.returncode == 0, again.stderr[-3000:]
+    assert "behind the lake" in again.stderr, again.stderr[-3000:]
     ids = _ids(lake, "cp.a")
+    total = first_rows + more_rows
     assert len(ids) == total and len(set(ids)) == total, f"{len(ids)} rows for {total} ids"
 
 
@@ -179,16 +198,19 @@ def test_debezium_changelog_kills_and_lost_state(kind, tmp_path, make_lake, java
     input_file.touch()
     state = tmp_path / "state"
     stop = threading.Event()
-    grower = threading.Thread(target=_grow, args=(input_file, stream, 25_000, stop), daemon=True)
+    # About 10,000 events a second: the input still grows when the state is damaged.
+    grower = threading.Thread(target=_grow, args=(input_file, stream, 80_000, stop), daemon=True)
     grower.start()
     damaged = False
+    logs = []
     try:
         for run in range(6):
-            proc = subprocess.Popen(ingest_argv(binary, lake, input_file, state, "--follow"),
-                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                    stderr=subprocess.DEVNULL)
+            logs.append(tmp_path / f"run{run}.log")
+            with open(logs[-1], "w") as err:
+                proc = subprocess.Popen(ingest_argv(binary, lake, input_file, state, "--follow"),
+                                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
             time.sleep(rnd.uniform(0.8, 1.6))
-            assert proc.poll() is None, f"run {run} exited {proc.returncode} on its own"
+            assert proc.poll() is None, f"run {run} exited {proc.returncode}:\n{logs[-1].read_text()[-3000:]}"
             proc.send_signal(signal.SIGKILL)
             proc.wait()
             if run == 1:
@@ -202,6 +224,8 @@ def test_debezium_changelog_kills_and_lost_state(kind, tmp_path, make_lake, java
         stop.set()
         grower.join()
     assert damaged
+    # The first run after the damage saw the tables ahead of its state.
+    assert "behind the lake" in logs[4].read_text(), logs[4].read_text()[-3000:]
     final = subprocess.run(ingest_argv(binary, lake, input_file, state), stdin=subprocess.DEVNULL,
                            capture_output=True, text=True, timeout=600)
     assert final.returncode == 0, final.stderr[-4000:]
