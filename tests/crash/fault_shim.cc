@@ -23,6 +23,12 @@
 //                            many calls were counted and how many were failed
 //   FLOE_FAULT_TRACE=F       append "<N> <kind> <call> <path>\n" per counted
 //                            call (to name the call behind an N)
+//   FLOE_FAULT_AUDIT=F       append a line per durability mistake a power cut
+//                            would expose (no fault is needed): "unsynced-rename
+//                            FROM TO" when a file written since its last sync is
+//                            renamed or linked to a new name, and, at exit,
+//                            "unsynced-folder DIR" when a rename or link into DIR
+//                            was not followed by an fsync of DIR
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -38,7 +44,11 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
 #include <string>
+#include <utility>
 
 namespace {
 
@@ -75,6 +85,7 @@ struct Config {
   uint64_t at = 0;
   const char* count_file = nullptr;
   int trace_fd = -1;
+  int audit_fd = -1;
 };
 
 Config config;
@@ -94,6 +105,10 @@ __attribute__((constructor)) void Init() {
     FLOE_NEXT(open);
     config.trace_fd = real(trace, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   }
+  if (const char* audit = std::getenv("FLOE_FAULT_AUDIT")) {
+    FLOE_NEXT(open);
+    config.audit_fd = real(audit, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  }
   if (at != nullptr && *at != '\0') {
     config.at = std::strtoull(at, nullptr, 10);
     std::string k = kind != nullptr ? kind : "";
@@ -106,10 +121,71 @@ __attribute__((constructor)) void Init() {
       std::abort();
     }
   }
-  config.counting = config.at != 0 || config.count_file != nullptr || config.trace_fd >= 0;
+  config.counting = config.at != 0 || config.count_file != nullptr || config.trace_fd >= 0 ||
+                    config.audit_fd >= 0;
+}
+
+// The audit's bookkeeping: files written since their last sync, and folders that
+// received a name since their last sync, by (device, inode).
+using FileId = std::pair<dev_t, ino_t>;
+struct Audit {
+  std::mutex mu;
+  std::set<FileId> dirty;
+  std::map<FileId, std::string> pending_folders;
+};
+Audit& audit() {
+  static Audit* a = new Audit;  // never destroyed: used until the last destructor
+  return *a;
+}
+
+void AuditLine(const std::string& line) { RawWrite(config.audit_fd, line.data(), line.size()); }
+
+void AuditWrite(int fd) {
+  struct stat st;
+  if (config.audit_fd < 0 || ::fstat(fd, &st) != 0) return;
+  std::lock_guard lock(audit().mu);
+  audit().dirty.insert({st.st_dev, st.st_ino});
+}
+
+void AuditSync(int fd) {
+  struct stat st;
+  if (config.audit_fd < 0 || ::fstat(fd, &st) != 0) return;
+  std::lock_guard lock(audit().mu);
+  audit().dirty.erase({st.st_dev, st.st_ino});
+  audit().pending_folders.erase({st.st_dev, st.st_ino});
+}
+
+// Before a rename or link of `from` (relative to from_dir) to `to`.
+void AuditBeforeName(int from_dir, const char* from, const char* to) {
+  struct stat st;
+  if (config.audit_fd < 0 || ::fstatat(from_dir, from, &st, AT_SYMLINK_NOFOLLOW) != 0) return;
+  bool unsynced;
+  {
+    std::lock_guard lock(audit().mu);
+    unsynced = audit().dirty.count({st.st_dev, st.st_ino}) != 0;
+  }
+  if (unsynced) AuditLine(std::string("unsynced-rename ") + from + " " + to + "\n");
+}
+
+// After a successful rename or link to `to` (relative to to_dir).
+void AuditAfterName(int to_dir, const char* to) {
+  if (config.audit_fd < 0) return;
+  std::string path = to;
+  size_t slash = path.rfind('/');
+  std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  struct stat st;
+  if (::fstatat(to_dir, folder.c_str(), &st, 0) != 0) return;
+  std::lock_guard lock(audit().mu);
+  audit().pending_folders.emplace(FileId{st.st_dev, st.st_ino}, folder);
 }
 
 __attribute__((destructor)) void Report() {
+  if (config.audit_fd >= 0) {
+    std::lock_guard lock(audit().mu);
+    for (const auto& [id, folder] : audit().pending_folders) {
+      AuditLine("unsynced-folder " + folder + "\n");
+    }
+  }
   if (config.count_file == nullptr) return;
   FLOE_NEXT(open);
   int fd = real(config.count_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -147,6 +223,8 @@ bool Fault(Kind kind, const char* call, int fd, const char* path) {
   if (path == nullptr) {
     if (!FdIs(fd, /*dirs_too=*/kind == Kind::kSync)) return false;
   }
+  if (path == nullptr && kind == Kind::kData) AuditWrite(fd);
+  if (path == nullptr && kind == Kind::kSync) AuditSync(fd);
   uint64_t n = calls.fetch_add(1) + 1;
   if (config.trace_fd >= 0) Trace(n, kind, call, fd, path);
   if (config.kill && n == config.at) {
@@ -252,31 +330,46 @@ int fdatasync(int fd) {
 int rename(const char* from, const char* to) {
   FLOE_NEXT(rename);
   if (Fault(Kind::kName, "rename", -1, to)) return -1;
-  return real(from, to);
+  AuditBeforeName(AT_FDCWD, from, to);
+  int rc = real(from, to);
+  if (rc == 0) AuditAfterName(AT_FDCWD, to);
+  return rc;
 }
 
 int renameat(int from_dir, const char* from, int to_dir, const char* to) {
   FLOE_NEXT(renameat);
   if (Fault(Kind::kName, "renameat", -1, to)) return -1;
-  return real(from_dir, from, to_dir, to);
+  AuditBeforeName(from_dir, from, to);
+  int rc = real(from_dir, from, to_dir, to);
+  if (rc == 0) AuditAfterName(to_dir, to);
+  return rc;
 }
 
 int renameat2(int from_dir, const char* from, int to_dir, const char* to, unsigned int flags) {
   FLOE_NEXT(renameat2);
   if (Fault(Kind::kName, "renameat2", -1, to)) return -1;
-  return real(from_dir, from, to_dir, to, flags);
+  AuditBeforeName(from_dir, from, to);
+  int rc = real(from_dir, from, to_dir, to, flags);
+  if (rc == 0) AuditAfterName(to_dir, to);
+  return rc;
 }
 
 int link(const char* from, const char* to) {
   FLOE_NEXT(link);
   if (Fault(Kind::kName, "link", -1, to)) return -1;
-  return real(from, to);
+  AuditBeforeName(AT_FDCWD, from, to);
+  int rc = real(from, to);
+  if (rc == 0) AuditAfterName(AT_FDCWD, to);
+  return rc;
 }
 
 int linkat(int from_dir, const char* from, int to_dir, const char* to, int flags) {
   FLOE_NEXT(linkat);
   if (Fault(Kind::kName, "linkat", -1, to)) return -1;
-  return real(from_dir, from, to_dir, to, flags);
+  AuditBeforeName(from_dir, from, to);
+  int rc = real(from_dir, from, to_dir, to, flags);
+  if (rc == 0) AuditAfterName(to_dir, to);
+  return rc;
 }
 
 int unlink(const char* path) {
