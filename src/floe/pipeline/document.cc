@@ -5,6 +5,7 @@
 #include <cctype>
 #include <charconv>
 #include <exception>
+#include <unordered_map>
 
 namespace floe::pipeline {
 namespace {
@@ -104,6 +105,7 @@ class Converter {
         return value;
       case YAML::NodeType::Map:
         value.kind = DocumentValue::Kind::kMap;
+        std::unordered_map<std::string, int> first_lines;  // key -> line, for duplicates
         for (const auto& kv : node) {
           Origin key_origin = MakeOrigin(file_, kv.first.Mark());
           if (!kv.first.IsScalar()) {
@@ -111,9 +113,10 @@ class Converter {
                                    kv.first.IsNull() ? "empty" : "a mapping or list");
           }
           std::string key = kv.first.Scalar();
-          if (const DocumentEntry* first = value.Find(key)) {
+          auto [first, inserted] = first_lines.emplace(key, key_origin.line);
+          if (!inserted) {
             return InvalidArgument("{}: key '{}' appears twice (first at line {})",
-                                   key_origin.ToString(), key, first->key_origin.line);
+                                   key_origin.ToString(), key, first->second);
           }
           FLOE_ASSIGN_OR_RETURN(DocumentValue converted, Convert(kv.second, depth + 1));
           value.entries.push_back(DocumentEntry{std::move(key), std::move(key_origin),
