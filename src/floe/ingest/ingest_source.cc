@@ -16,7 +16,9 @@
 
 #include "floe/cdc/debezium_json_reader.h"
 #include "floe/common/arena.h"
+#include "floe/common/json_dump.h"
 #include "floe/ingest/line_source.h"
+#include "floe/ingest/row_change_writer.h"
 #include "floe/sink/router.h"
 #include "floe/sink/row_key.h"
 #include "floe/types/row_json.h"
@@ -103,7 +105,7 @@ std::string SerializeState(const SourceState& s, bool resumable) {
     }
     j["primary_keys"] = std::move(keys);
   }
-  return j.dump();
+  return DumpJson(j);  // never throws on a name that is not UTF-8
 }
 
 Result<SourceState> ParseState(std::string_view text) {
@@ -242,8 +244,8 @@ struct IngestSource::Impl {
   sink::TableTargetPtr json_target;
   /// Rows in table order (reused: no allocation per row).
   std::vector<Value> scratch_a;
-  std::string key_before, key_after;
-  std::vector<Value> scratch_b;
+  /// Turns row changes into writer rows (after `batcher`).
+  std::unique_ptr<RowChangeWriter> changes;
   /// Rows emitted per table since the last Poll ended.
   std::unordered_map<std::string, int64_t> rows_per_table;
   const std::string* last_table_key = nullptr;
@@ -325,10 +327,15 @@ struct IngestSource::Impl {
   /// Adds one row (already mapped into `row`) to the batcher.
   Status Emit(const sink::TableTargetPtr& target, RowKind kind, std::span<Value> row) {
     FLOE_RETURN_IF_ERROR(batcher->Add(target, kind, Row(row.data(), row.size()), *out));
-    ++totals.rows;
-    stats->rows_emitted.fetch_add(1, std::memory_order_relaxed);
-    CountRows(*target, 1);
+    CountEmitted(*target, 1);
     return Ok();
+  }
+
+  /// Counts `n` rows handed to the batcher for `target`.
+  void CountEmitted(const sink::TableTarget& target, int64_t n) {
+    totals.rows += n;
+    stats->rows_emitted.fetch_add(n, std::memory_order_relaxed);
+    CountRows(target, n);
   }
 
   Status ProcessDebezium(const Line& line) {
@@ -370,81 +377,13 @@ struct IngestSource::Impl {
     auto mapping = resolver->MappingFor(*state, event->row_schema, &event_error);
     if (!mapping) return FromResolver(line, std::move(mapping).error(), event_error);
     const RowMapping& m = **mapping;
-    const sink::TableTargetPtr& target = m.target();
-    scratch_a.resize(m.width());
-    scratch_b.resize(m.width());
-    std::span<Value> a(scratch_a);
-    std::span<Value> b(scratch_b);
-
-    auto need_key = [&](std::string_view what) -> Status {
-      if (target->equality_field_ids.empty()) {
-        return BadInput(line, Error(ErrorCode::kInvalidArgument,
-                                    fmt::format("{} for table {}, which has no identifier fields "
-                                                "(primary key): give --primary-key",
-                                                what, target->key)));
-      }
-      return Ok();
-    };
-    auto missing = [&](std::string_view column, std::string_view image) {
-      return Error(ErrorCode::kInvalidArgument,
-                   fmt::format("table {}: column '{}' is null in the {} image but is required "
-                               "(an identifier field or NOT NULL)",
-                               target->key, column, image));
-    };
-
-    switch (event->op) {
-      case cdc::ChangeOp::kInsert:
-      case cdc::ChangeOp::kRead: {
-        if (event->after.empty()) {
-          return BadInput(line,
-                          Error(ErrorCode::kInvalidArgument, "op c/r without an \"after\" image"));
-        }
-        if (auto col = m.Map(event->after, a, false); !col.empty()) {
-          return BadInput(line, missing(col, "after"));
-        }
-        return Emit(target, RowKind::kInsert, a);
-      }
-      case cdc::ChangeOp::kUpdate: {
-        if (event->after.empty()) {
-          return BadInput(line,
-                          Error(ErrorCode::kInvalidArgument, "op u without an \"after\" image"));
-        }
-        if (auto col = m.Map(event->after, b, false); !col.empty()) {
-          return BadInput(line, missing(col, "after"));
-        }
-        if (!event->before.empty()) {
-          if (target->equality_field_ids.empty()) return need_key("an update");
-          if (auto col = m.Map(event->before, a, true); !col.empty()) {
-            return BadInput(line, missing(col, "before"));
-          }
-          if (!target->upsert) {
-            FLOE_RETURN_IF_ERROR(Emit(target, RowKind::kUpdateBefore, a));
-          } else if (KeyChanged(m, a, b)) {
-            // Upsert replaces rows by the after image's key; when the update
-            // changed the key, the row under the old key must go too.
-            FLOE_RETURN_IF_ERROR(Emit(target, RowKind::kDelete, a));
-          }
-        } else if (!target->upsert && !target->equality_field_ids.empty()) {
-          // No before image (PostgreSQL's REPLICA IDENTITY DEFAULT when the
-          // key did not change): the old row is the one with the after
-          // image's key, which is all an update-before deletes by.
-          FLOE_RETURN_IF_ERROR(Emit(target, RowKind::kUpdateBefore, b));
-        }
-        return Emit(target, RowKind::kUpdateAfter, b);
-      }
-      case cdc::ChangeOp::kDelete: {
-        if (event->before.empty()) {
-          return BadInput(line,
-                          Error(ErrorCode::kInvalidArgument, "op d without a \"before\" image"));
-        }
-        if (target->equality_field_ids.empty()) return need_key("a delete");
-        if (auto col = m.Map(event->before, a, true); !col.empty()) {
-          return BadInput(line, missing(col, "before"));
-        }
-        return Emit(target, RowKind::kDelete, a);
-      }
+    auto rows = changes->Write(m, event->op, event->before, event->after, *out, &event_error);
+    if (!rows) {
+      if (event_error) return BadInput(line, rows.error());
+      return std::unexpected(std::move(rows).error());
     }
-    return BadInput(line, Error(ErrorCode::kInvalidArgument, "unknown op"));
+    CountEmitted(*m.target(), *rows);
+    return Ok();
   }
 
   /// A truncation of the event's table: the rows before it go to their
@@ -482,18 +421,6 @@ struct IngestSource::Impl {
     if (it == committed_until.end() || here >= it->second) return false;
     stats->already_committed.fetch_add(1, std::memory_order_relaxed);
     return true;
-  }
-
-  /// Whether rows `before` and `after` (table order) differ in an equality field.
-  bool KeyChanged(const RowMapping& m, std::span<const Value> before,
-                  std::span<const Value> after) {
-    key_before.clear();
-    key_after.clear();
-    for (int position : m.equality_positions()) {
-      sink::AppendValueKey(before[position], &key_before);
-      sink::AppendValueKey(after[position], &key_after);
-    }
-    return key_before != key_after;
   }
 
   Status ProcessJson(const Line& line) {
@@ -542,6 +469,7 @@ Status IngestSource::Open(const engine::OperatorContext& context,
   FLOE_ASSIGN_OR_RETURN(std::shared_ptr<iceberg::Catalog> catalog, s.options.sink.catalog());
   s.resolver = std::make_unique<TableResolver>(s.options.tables, std::move(catalog), s.stats);
   s.batcher = std::make_unique<sink::RowBatcher>(s.options.sink, s.options.batch_rows);
+  s.changes = std::make_unique<RowChangeWriter>(s.batcher.get());
 
   SourceState restored;
   if (state.own && !state.own->empty()) {
