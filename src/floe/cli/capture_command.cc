@@ -33,14 +33,16 @@ struct CaptureArgs {
   std::string tables = ".*";
   std::string startup = "initial";
   std::string state;
-  uint32_t server_id = 54321;
+  int64_t server_id = 54321;
   std::string server_name = "floe";
-  size_t chunk_rows = 10000;
+  int64_t chunk_rows = 10000;
   int snapshot_parallelism = 2;
   bool no_schema = false;
 };
 
-Status RunCapture(const CaptureArgs& args) {
+// The options as capture takes them; every error here is a usage error
+// (kInvalidArgument, exit code 2). The numeric ranges were checked by CLI11.
+Result<cdc::mysql::CaptureOptions> ToOptions(const CaptureArgs& args) {
   cdc::mysql::CaptureOptions o;
   o.connection.host = args.host;
   o.connection.port = static_cast<uint16_t>(args.port);
@@ -56,12 +58,14 @@ Status RunCapture(const CaptureArgs& args) {
   o.tables = args.tables;
   FLOE_RETURN_IF_ERROR(cdc::mysql::ParseStartup(args.startup, &o));
   o.state_file = args.state;
-  o.server_id = args.server_id;
-  o.snapshot_chunk_rows = args.chunk_rows;
-  if (args.snapshot_parallelism < 1) {
-    return InvalidArgument("--snapshot-parallelism {}: needs at least 1", args.snapshot_parallelism);
-  }
+  o.server_id = static_cast<uint32_t>(args.server_id);
+  o.snapshot_chunk_rows = static_cast<size_t>(args.chunk_rows);
   o.snapshot_parallelism = args.snapshot_parallelism;
+  FLOE_RETURN_IF_ERROR(cdc::mysql::CheckCaptureOptions(o));
+  return o;
+}
+
+Status RunCapture(const CaptureArgs& args, cdc::mysql::CaptureOptions o) {
   FLOE_ASSIGN_OR_RETURN(auto capture, cdc::mysql::MySqlCapture::Open(std::move(o)));
   cdc::DebeziumJsonWriter writer(
       cdc::DebeziumJsonOptions{.server_name = args.server_name, .include_schema = !args.no_schema});
@@ -98,7 +102,9 @@ void AddCaptureCommands(CLI::App& app, int* exit_code) {
   auto* mysql = capture->add_subcommand(
       "mysql", "Print a MySQL/MariaDB server's changes (snapshot + binlog) as Debezium JSON Lines");
   mysql->add_option("--host", args->host, "Server host")->capture_default_str();
-  mysql->add_option("--port", args->port, "Server port")->capture_default_str();
+  mysql->add_option("--port", args->port, "Server port")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 65535));
   mysql->add_option("--user", args->user, "User (needs REPLICATION SLAVE, REPLICATION CLIENT, SELECT)")
       ->capture_default_str();
   mysql->add_option("--password-env", args->password_env,
@@ -111,22 +117,32 @@ void AddCaptureCommands(CLI::App& app, int* exit_code) {
   mysql->add_option("--state", args->state,
                     "State file: resume from it, and record the position after every transaction");
   mysql->add_option("--server-id", args->server_id, "Replica server id of this client")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{1}, int64_t{cdc::mysql::kMaxServerId}));
   mysql->add_option("--server-name", args->server_name, "Debezium logical server name")
       ->capture_default_str();
   mysql->add_option("--chunk-rows", args->chunk_rows, "Snapshot chunk size in rows")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{1}, int64_t{cdc::mysql::kMaxSnapshotChunkRows}));
   mysql->add_option("--snapshot-parallelism", args->snapshot_parallelism,
                     "Snapshot chunk readers in parallel (each a connection; their binlog readers "
                     "use server ids --server-id + 1 ...)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(1, cdc::mysql::kMaxSnapshotParallelism));
   mysql->add_flag("--no-schema", args->no_schema, "Omit the Debezium schema block");
   mysql->callback([args, exit_code]() {
     auto logger = spdlog::stderr_color_mt("capture");
     spdlog::set_default_logger(logger);
     std::signal(SIGINT, OnSignal);
     std::signal(SIGTERM, OnSignal);
-    auto status = RunCapture(*args);
+    auto options = ToOptions(*args);
+    if (!options) {
+      // A usage error, like CLI11's own: exit code 2.
+      std::fprintf(stderr, "error: %s\n", options.error().ToString().c_str());
+      *exit_code = 2;
+      return;
+    }
+    auto status = RunCapture(*args, std::move(*options));
     if (!status) {
       std::fprintf(stderr, "error: %s\n", status.error().ToString().c_str());
       *exit_code = 1;

@@ -16,6 +16,7 @@
 #include "floe/cdc/mysql/snapshot.h"
 #include "floe/cdc/mysql/table_schema_json.h"
 #include "floe/cdc/mysql/type_mapping.h"
+#include "floe/common/json_dump.h"
 #include "floe/io/file_io.h"
 
 namespace floe::cdc::mysql {
@@ -108,6 +109,39 @@ Result<TableDefinitionPtr> MakeTableDefinition(const TableSchema& schema, int64_
   return TableDefinitionPtr(std::move(def));
 }
 
+Status CheckCaptureOptions(const CaptureOptions& o) {
+  try {
+    std::regex check(o.tables, std::regex::ECMAScript);
+  } catch (const std::regex_error& e) {
+    return InvalidArgument("--tables '{}' is not a valid regular expression: {}", o.tables,
+                           e.what());
+  }
+  if (o.snapshot_parallelism < 1 || o.snapshot_parallelism > kMaxSnapshotParallelism) {
+    return InvalidArgument("--snapshot-parallelism {}: expected 1..{}", o.snapshot_parallelism,
+                           kMaxSnapshotParallelism);
+  }
+  if (o.server_id < 1 ||
+      o.server_id > kMaxServerId - static_cast<uint32_t>(o.snapshot_parallelism)) {
+    return InvalidArgument(
+        "--server-id {}: expected 1..{} (the snapshot's {} readers use the ids after it)",
+        o.server_id, kMaxServerId - static_cast<uint32_t>(o.snapshot_parallelism),
+        o.snapshot_parallelism);
+  }
+  if (o.snapshot_chunk_rows < 1 || o.snapshot_chunk_rows > kMaxSnapshotChunkRows) {
+    return InvalidArgument("--chunk-rows {}: expected 1..{}", o.snapshot_chunk_rows,
+                           kMaxSnapshotChunkRows);
+  }
+  if (o.heartbeat_seconds < 1 || o.heartbeat_seconds > kMaxHeartbeatSeconds) {
+    return InvalidArgument("heartbeat of {} s: expected 1..{}", o.heartbeat_seconds,
+                           kMaxHeartbeatSeconds);
+  }
+  if (o.reconnect_attempts < 0 || o.reconnect_attempts > kMaxReconnectAttempts) {
+    return InvalidArgument("{} reconnect attempts: expected 0..{}", o.reconnect_attempts,
+                           kMaxReconnectAttempts);
+  }
+  return Ok();
+}
+
 Status ParseStartup(std::string_view text, CaptureOptions* o) {
   if (text == "initial") {
     o->startup = StartupMode::kInitial;
@@ -150,11 +184,16 @@ struct MySqlCapture::Impl {
   std::unique_ptr<Connection> meta;  // information_schema reads
   SchemaTracker tracker;
   std::map<std::pair<std::string, std::string>, TableDefinitionPtr> definitions;
-  /// Tables whose schema was read from information_schema when streaming
-  /// starts at a past position (file:pos, GTID, timestamp): their current
-  /// schema, which a CREATE or RENAME in the stream (a table that did not yet
-  /// exist at the start position) replaces instead of colliding with.
+  /// Tables whose schema was read from information_schema after the position
+  /// streaming starts from (a past file:pos, GTID or timestamp; or the
+  /// snapshot's or `latest`'s position, taken before the tables are listed):
+  /// their schema as of the listing, which a CREATE or RENAME in the stream
+  /// (a table that did not yet exist at the start position) replaces instead
+  /// of colliding with. Only until the stream reaches `provisional_end`, the
+  /// end of the binlog once the listing was done: a CREATE after it is of a
+  /// table the listing could not have seen.
   std::set<std::pair<std::string, std::string>> provisional;
+  BinlogFilePos provisional_end;
   int64_t version = 0;
   io::LocalFileIO file_io;
   SourcePosition committed;  // resume point after the last transaction
@@ -191,11 +230,18 @@ struct MySqlCapture::Impl {
     nlohmann::json j;
     j["position"] = committed.ToJson();
     if (!filter.empty()) j["snapshot_filter"] = filter.ToJson();
+    if (!provisional.empty()) {
+      nlohmann::json p;
+      p["until"] = provisional_end.ToString();
+      p["tables"] = nlohmann::json::array();
+      for (const auto& [db, table] : provisional) p["tables"].push_back({db, table});
+      j["provisional"] = std::move(p);
+    }
     j["schemas"] = nlohmann::json::array();
     for (const TableSchema* t : tracker.Tables()) {
       if (Selected(t->db, t->table)) j["schemas"].push_back(TableSchemaToJson(*t));
     }
-    FLOE_RETURN_IF_ERROR_CTX(file_io.WriteAtomically(options.state_file, j.dump()),
+    FLOE_RETURN_IF_ERROR_CTX(file_io.WriteAtomically(options.state_file, DumpJson(j)),
                              "writing the capture state {}", options.state_file);
     last_state_write = std::chrono::steady_clock::now();
     return Ok();
@@ -227,6 +273,24 @@ struct MySqlCapture::Impl {
       }
       filter = std::move(*f);
     }
+    if (j.contains("provisional")) {
+      const auto& p = j["provisional"];
+      auto bad = [&]() {
+        return Corruption("capture state {}: 'provisional' is not {{until, tables}}",
+                          options.state_file);
+      };
+      if (!p.is_object() || !p.contains("until") || !p["until"].is_string() ||
+          !p.contains("tables") || !p["tables"].is_array()) {
+        return bad();
+      }
+      auto until = BinlogFilePos::Parse(p["until"].get<std::string>());
+      if (!until) return bad();
+      provisional_end = *until;
+      for (const auto& t : p["tables"]) {
+        if (!t.is_array() || t.size() != 2 || !t[0].is_string() || !t[1].is_string()) return bad();
+        provisional.emplace(t[0].get<std::string>(), t[1].get<std::string>());
+      }
+    }
     spdlog::info("capture: resuming from {} (state {})", committed.binlog.ToString(), options.state_file);
     return true;
   }
@@ -243,15 +307,26 @@ struct MySqlCapture::Impl {
     return out;
   }
 
-  Status LoadSelectedSchemas(Connection& conn, bool mark_provisional) {
+  /// Reads the schema of every selected table the tracker does not know,
+  /// after the start position was taken: each is provisional until the end of
+  /// the binlog as it is once they are read.
+  Status LoadSelectedSchemas(Connection& conn) {
     FLOE_ASSIGN_OR_RETURN(auto tables, SelectedTables(conn));
     for (const auto& [db, table] : tables) {
       if (tracker.Find(db, table)) continue;
       FLOE_ASSIGN_OR_RETURN(auto loaded, ReadTableSchema(conn.handle(), db, table));
       if (!loaded) continue;
       tracker.Put(std::move(*loaded));
-      if (mark_provisional) provisional.emplace(db, table);
+      provisional.emplace(db, table);
     }
+    return EndProvisionalWindow(conn);
+  }
+
+  /// Sets `provisional_end` to the current end of the binlog.
+  Status EndProvisionalWindow(Connection& conn) {
+    if (provisional.empty()) return Ok();
+    FLOE_ASSIGN_OR_RETURN(auto end, CurrentPosition(conn));
+    provisional_end = end.binlog;
     return Ok();
   }
 
@@ -263,7 +338,11 @@ struct MySqlCapture::Impl {
     auto st = ParseDdl(sql);
     if (!st) return;
     std::vector<TableRef> targets;
-    if (st->kind == DdlKind::kCreateTable || st->kind == DdlKind::kCreateTableLike) {
+    // CREATE ... IF NOT EXISTS does nothing to a table that exists: if it
+    // existed, the schema read from the server is right; if it is new, that
+    // schema was read just after this statement.
+    if ((st->kind == DdlKind::kCreateTable || st->kind == DdlKind::kCreateTableLike) &&
+        !st->if_not_exists) {
       targets.push_back(st->table);
     } else if (st->kind == DdlKind::kRenameTable) {
       for (const auto& [from, to] : st->renames) targets.push_back(to);
@@ -278,14 +357,23 @@ struct MySqlCapture::Impl {
   }
 
   Status RunSnapshot(const Sink& sink) {
+    // The stream's start first, then the tables: a table created before the
+    // start is in the listing, one created after it has its CREATE TABLE in
+    // the stream (and if it is in the listing too, it is provisional: the
+    // CREATE replaces its schema, the snapshot filter drops its rows that the
+    // snapshot holds). Listing first would lose the tables created between
+    // the two.
+    FLOE_ASSIGN_OR_RETURN(SourcePosition start, CurrentPosition(*meta));
     FLOE_ASSIGN_OR_RETURN(auto names, SelectedTables(*meta));
     std::vector<TableSchema> schemas;
     for (const auto& [db, table] : names) {
       FLOE_ASSIGN_OR_RETURN(auto loaded, ReadTableSchema(meta->handle(), db, table));
       if (!loaded) continue;
       tracker.Put(*loaded);
+      provisional.emplace(db, table);
       schemas.push_back(std::move(*loaded));
     }
+    FLOE_RETURN_IF_ERROR(EndProvisionalWindow(*meta));
     std::vector<SnapshotTable> tables;
     for (const auto& s : schemas) {
       FLOE_ASSIGN_OR_RETURN(auto def, Definition(s.db, s.table));
@@ -315,6 +403,7 @@ struct MySqlCapture::Impl {
     so.chunk_rows = options.snapshot_chunk_rows;
     so.parallelism = options.snapshot_parallelism;
     so.first_server_id = options.server_id + 1;
+    so.start = start;
     FLOE_ASSIGN_OR_RETURN(auto result, RunIncrementalSnapshot(so, *meta, tables, sink));
     committed = result.start;
     filter = std::move(result.filter);
@@ -332,6 +421,7 @@ bool MySqlCapture::Selected(std::string_view db, std::string_view table) const {
 }
 
 Result<std::unique_ptr<MySqlCapture>> MySqlCapture::Open(CaptureOptions options) {
+  FLOE_RETURN_IF_ERROR(CheckCaptureOptions(options));
   auto impl = std::make_unique<Impl>();
   try {
     impl->regex = std::regex(options.tables, std::regex::ECMAScript | std::regex::optimize);
@@ -380,8 +470,7 @@ Status MySqlCapture::Run(const Sink& sink, const std::atomic<bool>& stop) {
       }
     }
     if (m.options.startup != StartupMode::kInitial) {
-      FLOE_RETURN_IF_ERROR(
-          m.LoadSelectedSchemas(*m.meta, m.options.startup != StartupMode::kLatest));
+      FLOE_RETURN_IF_ERROR(m.LoadSelectedSchemas(*m.meta));
     }
   }
   return m.Stream(sink, stop);
@@ -441,6 +530,9 @@ Status MySqlCapture::Impl::Stream(const Sink& sink, const std::atomic<bool>& sto
       bool had_events = !batch.events.empty();
       if (had_events) FLOE_RETURN_IF_ERROR(sink(batch));
       committed = resume;
+      if (!provisional.empty() && Compare(committed.binlog, provisional_end) >= 0) {
+        provisional.clear();
+      }
       bool filter_done = !filter.empty() && Compare(committed.binlog, filter.end()) >= 0;
       if (filter_done) {
         spdlog::info("capture: the stream passed the snapshot's last high watermark {}",

@@ -56,6 +56,21 @@ struct CaptureOptions {
   int reconnect_attempts = 30;
 };
 
+/// Bounds of CaptureOptions' counts, checked by CheckCaptureOptions.
+inline constexpr uint32_t kMaxServerId = 4294967295u;
+inline constexpr size_t kMaxSnapshotChunkRows = 10'000'000;
+inline constexpr int kMaxSnapshotParallelism = 64;
+inline constexpr unsigned kMaxHeartbeatSeconds = 3600;
+inline constexpr int kMaxReconnectAttempts = 1'000'000;
+
+/// Checks options that need no server: the --tables regular expression, and
+/// every count within its bounds (server_id 1.., with room for the snapshot
+/// readers' ids server_id + 1 .. server_id + snapshot_parallelism; chunk rows
+/// 1..kMaxSnapshotChunkRows; parallelism 1..kMaxSnapshotParallelism;
+/// heartbeat 1..kMaxHeartbeatSeconds s; reconnect attempts
+/// 0..kMaxReconnectAttempts). kInvalidArgument naming the option.
+Status CheckCaptureOptions(const CaptureOptions& options);
+
 /// Parses --startup text: "initial", "latest", "FILE:POS", "gtid:SET", "ts:TIME"
 /// (TIME as unix seconds or "YYYY-MM-DD HH:MM:SS" UTC). kInvalidArgument.
 Status ParseStartup(std::string_view text, CaptureOptions* options);
@@ -64,8 +79,8 @@ class MySqlCapture {
  public:
   using Sink = std::function<Status(ChangeBatch& batch)>;
 
-  /// Connects, checks the server (CheckServerForCapture), compiles the table
-  /// regex. Errors: kInvalidArgument for bad options or server settings (the
+  /// Checks the options (CheckCaptureOptions), connects, checks the server
+  /// (CheckServerForCapture). Errors: kInvalidArgument for bad options or server settings (the
   /// message names the fix), kIo for connection trouble.
   static Result<std::unique_ptr<MySqlCapture>> Open(CaptureOptions options);
   ~MySqlCapture();
