@@ -620,7 +620,11 @@ Result<IncrementalSnapshotResult> RunIncrementalSnapshot(
     const IncrementalSnapshotOptions& options, Connection& meta,
     const std::vector<SnapshotTable>& tables, const std::function<Status(ChangeBatch&)>& sink) {
   IncrementalSnapshotResult result;
-  FLOE_ASSIGN_OR_RETURN(result.start, CurrentPosition(meta));
+  if (options.start) {
+    result.start = *options.start;
+  } else {
+    FLOE_ASSIGN_OR_RETURN(result.start, CurrentPosition(meta));
+  }
   spdlog::info(
       "snapshot: streaming will start at binlog {}; {} tables, {} chunk readers, {} rows "
       "per chunk",

@@ -6,7 +6,8 @@
 /// description and the argument for its correctness.
 ///
 /// In short:
-///  1. S = the server's current binlog position (where streaming will start).
+///  1. S = the server's current binlog position (where streaming will start),
+///     taken before the tables are listed (`IncrementalSnapshotOptions::start`).
 ///  2. Each selected table whose primary key has only comparable types
 ///     (integers, DECIMAL, DATE, DATETIME, TIMESTAMP, TIME, YEAR) is split into
 ///     key ranges [lo, hi) of about `chunk_rows` rows. Every chunk is read by
@@ -123,6 +124,10 @@ struct IncrementalSnapshotOptions {
   /// replica of the server (a server drops a dump connection when another
   /// one registers with the same id).
   uint32_t first_server_id = 54322;
+  /// Where streaming will start (S), taken by the caller before it listed the
+  /// tables, so that every table is in the snapshot or has its CREATE TABLE
+  /// after S. Default: the current position when the snapshot starts.
+  std::optional<SourcePosition> start;
 };
 
 /// One table to snapshot: its schema and change-model definition.
