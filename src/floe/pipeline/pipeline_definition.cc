@@ -173,7 +173,7 @@ std::string_view SchemaChangeBehaviorName(SchemaChangeBehavior behavior) {
 }
 
 std::string PipelineDefinition::Describe() const {
-  std::string out;
+  std::string out = "# " + file + " (relative paths are taken from " + base_dir + ")\n";
   DescribeSource(source, out);
   DescribeSink(sink, out);
   if (!routes.empty()) {

@@ -119,7 +119,7 @@ struct SinkCatalog {
   std::string name;
   /// Set for the inline form: name (the inline `name` key, default
   /// "default": it is the catalog name a SQL catalog stores), type ("sql" or
-  /// "hadoop") and every property.
+  /// "hadoop"), every property, and base_dir = the pipeline file's folder.
   std::optional<iceberg::CatalogConfig> config;
   /// The inline properties whose values are secrets.
   std::set<std::string> secret_properties;
@@ -155,7 +155,9 @@ struct PipelineSettings {
   int parallelism = 1;  ///< 1..256
   SchemaChangeBehavior schema_change_behavior = SchemaChangeBehavior::kLenient;
   std::chrono::milliseconds checkpoint_interval{10000};  ///< `checkpoint.interval`, >= 1ms
-  /// `state.dir`; default: the file's path without extension + ".floe-state".
+  /// `state.dir`, made absolute: a relative path is taken from the folder
+  /// of the pipeline file. Default: the file's path without its extension,
+  /// plus ".floe-state" (`shop.yaml` -> `<folder>/shop.floe-state`).
   std::string state_dir;
   std::optional<HttpAddress> http;  ///< `http: host:port`
   std::string local_time_zone;      ///< `local-time-zone`; empty: the system's
@@ -163,6 +165,10 @@ struct PipelineSettings {
 
 struct PipelineDefinition {
   std::string file;  ///< the file name it was parsed from, for messages
+  /// The absolute folder of `file`: relative paths in the file (state.dir,
+  /// an inline catalog's uri and warehouse) are taken from it, as relative
+  /// paths of a catalog config file are taken from that file's folder.
+  std::string base_dir;
   SourceDefinition source;
   SinkDefinition sink;
   std::vector<Route> routes;

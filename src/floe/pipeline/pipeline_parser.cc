@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "floe/io/file_io.h"
 #include "floe/pipeline/block_reader.h"
 #include "floe/pipeline/document.h"
 #include "floe/pipeline/pipeline_definition.h"
@@ -68,12 +69,13 @@ bool IsSecretSetting(std::string_view key, bool from_environment) {
 }
 
 Result<PipelineSettings> ParsePipelineSection(const DocumentEntry* section,
-                                              std::string_view file_name) {
+                                              std::string_view file_name,
+                                              const std::string& base_dir) {
   PipelineSettings p;
   std::string stem = WithoutExtension(file_name);
   size_t slash = stem.rfind('/');
   p.name = slash == std::string::npos ? stem : stem.substr(slash + 1);
-  p.state_dir = stem + ".floe-state";
+  p.state_dir = io::AbsoluteLocalPath(p.name + ".floe-state", base_dir);
   if (section == nullptr || section->value.is_null()) return p;
   if (!section->value.is_map()) {
     return InvalidArgument("{}: pipeline: expected a mapping of settings (name: ..., "
@@ -98,7 +100,7 @@ Result<PipelineSettings> ParsePipelineSection(const DocumentEntry* section,
   FLOE_ASSIGN_OR_RETURN(auto state_dir, r.String("state.dir"));
   if (state_dir) {
     if (state_dir->empty()) return r.Fail(*r.Get("state.dir"), "the folder name is empty");
-    p.state_dir = *state_dir;
+    p.state_dir = io::AbsoluteLocalPath(*state_dir, base_dir);
   }
   FLOE_ASSIGN_OR_RETURN(auto http, r.String("http"));
   if (http) {
@@ -144,6 +146,8 @@ Result<PipelineDefinition> Parse(std::string_view yaml_text, std::string_view fi
   }
   PipelineDefinition definition;
   definition.file = std::string(file_name);
+  std::string absolute = io::AbsoluteLocalPath(file_name);
+  definition.base_dir = absolute.substr(0, std::max<size_t>(1, absolute.rfind('/')));
   const DocumentEntry* source = root.Find("source");
   if (source == nullptr) {
     return InvalidArgument("{}: needs a 'source:' section (type: mysql, hostname: ..., tables: "
@@ -155,12 +159,13 @@ Result<PipelineDefinition> Parse(std::string_view yaml_text, std::string_view fi
   if (sink == nullptr) {
     return InvalidArgument("{}: needs a 'sink:' section (type: iceberg, catalog: ...)", file_name);
   }
-  FLOE_ASSIGN_OR_RETURN(definition.sink, ParseSinkSection(*sink));
+  FLOE_ASSIGN_OR_RETURN(definition.sink, ParseSinkSection(*sink, definition.base_dir));
   if (const DocumentEntry* route = root.Find("route")) {
     FLOE_ASSIGN_OR_RETURN(definition.routes, ParseRouteSection(*route));
   }
   FLOE_ASSIGN_OR_RETURN(definition.pipeline,
-                        ParsePipelineSection(root.Find("pipeline"), file_name));
+                        ParsePipelineSection(root.Find("pipeline"), file_name,
+                                             definition.base_dir));
   return definition;
 }
 

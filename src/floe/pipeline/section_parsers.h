@@ -18,13 +18,15 @@ bool IsSecretSetting(std::string_view key, bool from_environment);
 
 /// `source:` (a mapping). Errors as ParsePipelineDefinition.
 Result<SourceDefinition> ParseSourceSection(const DocumentEntry& section);
-/// `sink:` (a mapping).
-Result<SinkDefinition> ParseSinkSection(const DocumentEntry& section);
+/// `sink:` (a mapping). `base_dir` becomes the base_dir of an inline catalog.
+Result<SinkDefinition> ParseSinkSection(const DocumentEntry& section, const std::string& base_dir);
 /// `route:` (a list of mappings).
 Result<std::vector<Route>> ParseRouteSection(const DocumentEntry& section);
 /// `pipeline:` (a mapping; absent: `section` is nullptr). `file_name` gives
-/// the defaults of name and state.dir.
+/// the defaults of name and state.dir; a relative state.dir is taken from
+/// `base_dir`.
 Result<PipelineSettings> ParsePipelineSection(const DocumentEntry* section,
-                                              std::string_view file_name);
+                                              std::string_view file_name,
+                                              const std::string& base_dir);
 
 }  // namespace floe::pipeline

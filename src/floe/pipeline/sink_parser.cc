@@ -118,8 +118,10 @@ Status AddCatalogProperty(SinkCatalog& catalog, const std::string& name, const D
   return Ok();
 }
 
-Status FinishInlineCatalog(SinkCatalog& catalog, const Origin& origin) {
+Status FinishInlineCatalog(SinkCatalog& catalog, const Origin& origin,
+                           const std::string& base_dir) {
   iceberg::CatalogConfig& config = *catalog.config;
+  config.base_dir = base_dir;
   if (config.name.empty()) config.name = "default";
   auto type = config.properties.find("type");
   if (type != config.properties.end()) {
@@ -136,7 +138,7 @@ Status FinishInlineCatalog(SinkCatalog& catalog, const Origin& origin) {
   return CheckCatalogConfig(config, origin);
 }
 
-Result<SinkCatalog> ParseCatalog(BlockReader& r) {
+Result<SinkCatalog> ParseCatalog(BlockReader& r, const std::string& base_dir) {
   SinkCatalog catalog;
   const DocumentEntry* entry = r.Get("catalog");
   std::vector<const DocumentEntry*> flat = r.GetPrefixed("catalog.properties.");
@@ -163,7 +165,7 @@ Result<SinkCatalog> ParseCatalog(BlockReader& r) {
       FLOE_RETURN_IF_ERROR(AddCatalogProperty(catalog, property.key, property.value,
                                               r.KeyPath("catalog." + property.key)));
     }
-    FLOE_RETURN_IF_ERROR(FinishInlineCatalog(catalog, entry->value.origin));
+    FLOE_RETURN_IF_ERROR(FinishInlineCatalog(catalog, entry->value.origin, base_dir));
     return catalog;
   }
   for (const DocumentEntry* property : flat) {
@@ -171,7 +173,7 @@ Result<SinkCatalog> ParseCatalog(BlockReader& r) {
     FLOE_RETURN_IF_ERROR(
         AddCatalogProperty(catalog, name, property->value, r.KeyPath(property->key)));
   }
-  FLOE_RETURN_IF_ERROR(FinishInlineCatalog(catalog, flat.front()->value.origin));
+  FLOE_RETURN_IF_ERROR(FinishInlineCatalog(catalog, flat.front()->value.origin, base_dir));
   return catalog;
 }
 
@@ -186,7 +188,7 @@ Status AddTableProperty(BlockReader& r, SinkDefinition& sink, const std::string&
 
 }  // namespace
 
-Result<SinkDefinition> ParseSinkSection(const DocumentEntry& section) {
+Result<SinkDefinition> ParseSinkSection(const DocumentEntry& section, const std::string& base_dir) {
   if (!section.value.is_map()) {
     return InvalidArgument("{}: sink: expected a mapping of settings (type: iceberg, catalog: "
                            "..., ...), found {}",
@@ -209,7 +211,7 @@ Result<SinkDefinition> ParseSinkSection(const DocumentEntry& section) {
   sink.type = *type;
   FLOE_ASSIGN_OR_RETURN(auto name, r.String("name"));
   if (name) sink.name = *name;
-  FLOE_ASSIGN_OR_RETURN(sink.catalog, ParseCatalog(r));
+  FLOE_ASSIGN_OR_RETURN(sink.catalog, ParseCatalog(r, base_dir));
 
   if (const DocumentEntry* block = r.Get("table.properties")) {
     if (!block->value.is_map()) {

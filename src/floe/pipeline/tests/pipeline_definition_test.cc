@@ -122,7 +122,10 @@ TEST(PipelineDefinitionTest, TheIssueExampleParsesToItsValues) {
   EXPECT_EQ(d.pipeline.parallelism, 2);
   EXPECT_EQ(d.pipeline.schema_change_behavior, SchemaChangeBehavior::kLenient);
   EXPECT_EQ(d.pipeline.checkpoint_interval, milliseconds(10000));
-  EXPECT_EQ(d.pipeline.state_dir, "./shop-mirror.floe-state");
+  ASSERT_TRUE(d.base_dir.starts_with("/")) << d.base_dir;
+  EXPECT_EQ(d.base_dir, std::filesystem::current_path().string());
+  EXPECT_EQ(d.pipeline.state_dir, d.base_dir + "/shop-mirror.floe-state");
+  EXPECT_EQ(d.sink.catalog.config->base_dir, d.base_dir);
   EXPECT_EQ(d.pipeline.http, (HttpAddress{"127.0.0.1", 9249}));
 
   // What the job will ask of it.
@@ -142,7 +145,8 @@ TEST(PipelineDefinitionTest, DefaultsComeFromTheFileName) {
       "conf/orders.yaml", Env(), {});
   ASSERT_TRUE(parsed) << parsed.error().message();
   EXPECT_EQ(parsed->pipeline.name, "orders");
-  EXPECT_EQ(parsed->pipeline.state_dir, "conf/orders.floe-state");
+  EXPECT_EQ(parsed->base_dir, (std::filesystem::current_path() / "conf").string());
+  EXPECT_EQ(parsed->pipeline.state_dir, parsed->base_dir + "/orders.floe-state");
   EXPECT_EQ(parsed->pipeline.parallelism, 1);
   EXPECT_EQ(parsed->pipeline.checkpoint_interval, milliseconds(10000));
   EXPECT_EQ(parsed->pipeline.schema_change_behavior, SchemaChangeBehavior::kLenient);
@@ -491,11 +495,13 @@ TEST(PipelineExampleTest, TheShippedExampleParses) {
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   auto parsed = ParsePipelineDefinition(
       text, "examples/pipeline.yaml",
-      Environment::FromMap({{"MYSQL_PASSWORD", "floe"}, {"PWD", "/srv"}}), {});
+      Environment::FromMap({{"MYSQL_PASSWORD", "floe"}}), {});
   ASSERT_TRUE(parsed) << parsed.error().message();
   EXPECT_EQ(parsed->source.mysql.port, 3307);
   EXPECT_EQ(parsed->source.mysql.server_id, (ServerIdRange{5400, 5404}));
-  EXPECT_EQ(parsed->sink.catalog.config->properties.at("warehouse"), "file:///srv/lake/warehouse");
+  EXPECT_EQ(parsed->sink.catalog.config->properties.at("warehouse"), "lake/warehouse");
+  EXPECT_TRUE(parsed->sink.catalog.config->base_dir.ends_with("/examples"));
+  EXPECT_EQ(parsed->pipeline.state_dir, parsed->base_dir + "/lake/shop-mirror.floe-state");
   EXPECT_FALSE(parsed->sink.schema_changes.contains(SchemaChangeType::kDropTable));
   EXPECT_TRUE(parsed->MatchesSourceTable("shop", "orders"));
   EXPECT_FALSE(parsed->MatchesSourceTable("shop", "tmp_x"));
