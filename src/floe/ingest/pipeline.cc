@@ -14,12 +14,8 @@
 #include "floe/engine/checkpoint_store.h"
 #include "floe/ingest/line_source.h"
 #include "floe/io/file_io.h"
-#include "floe/sink/check_commit_sink.h"
 #include "floe/sink/committed_checkpoints.h"
-#include "floe/sink/committer_operator.h"
-#include "floe/sink/memory_budget.h"
-#include "floe/sink/router.h"
-#include "floe/sink/writer_operator.h"
+#include "floe/sink/sink_stages.h"
 #include "floe/types/schema_json.h"
 
 namespace floe::ingest {
@@ -274,39 +270,23 @@ Result<IngestJob> BuildIngestJob(const IngestOptions& options, engine::JobOption
   engine::Job& job = *built.job;
 
   auto positions = built.positions;
-  const sink::SinkOptions sink_options = options.sink;
-  auto budget = std::make_shared<sink::MemoryBudget>(sink_options.memory_budget_bytes);
   auto on_commit = options.on_commit;
-
   auto batches =
       job.AddSource<sink::RowBatch>("source", 1, [source_options, positions, stats](int) {
         return std::make_unique<IngestSource>(source_options, positions, stats);
       });
-  auto results = job.AddOperator<sink::RowBatch, sink::WriteResult>(
-      "writer", options.parallelism, batches, engine::Partitioner<sink::RowBatch>(sink::RouteOf),
-      [sink_options, budget](int) {
-        return std::make_unique<sink::WriterOperator>(sink_options, budget);
-      });
-  auto outcomes = job.AddOperator<sink::WriteResult, sink::CommitOutcome>(
-      "committer", options.commit_parallelism, results,
-      engine::Partitioner<sink::WriteResult>(sink::CommitterRoute), [sink_options, positions](int) {
-        return std::make_unique<sink::CommitterOperator>(sink_options, positions);
-      });
-  job.AddOperator<sink::CommitOutcome, engine::Nothing>(
-      "check-commit", 1, outcomes, nullptr, [stats, on_commit](int) {
-        return std::make_unique<sink::CheckCommitSink>(
-            [stats, on_commit](const sink::CommitOutcome& outcome) {
-              if (stats != nullptr) {
-                stats->commits.fetch_add(1);
-                int64_t last = stats->last_committed_checkpoint.load();
-                while (outcome.checkpoint_id > last &&
-                       !stats->last_committed_checkpoint.compare_exchange_weak(
-                           last, outcome.checkpoint_id)) {
-                }
-              }
-              if (on_commit) on_commit(outcome);
-            });
-      });
+  sink::AddSinkStages(job, batches, options.sink, positions,
+                      [stats, on_commit](const sink::CommitOutcome& outcome) {
+                        if (stats != nullptr) {
+                          stats->commits.fetch_add(1);
+                          int64_t last = stats->last_committed_checkpoint.load();
+                          while (outcome.checkpoint_id > last &&
+                                 !stats->last_committed_checkpoint.compare_exchange_weak(
+                                     last, outcome.checkpoint_id)) {
+                          }
+                        }
+                        if (on_commit) on_commit(outcome);
+                      });
   return built;
 }
 
