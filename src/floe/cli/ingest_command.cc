@@ -23,8 +23,8 @@
 #include "floe/cli/catalog_options.h"
 #include "floe/cli/cli_values.h"
 #include "floe/cli/commands.h"
+#include "floe/cli/log_format.h"
 #include "floe/common/json_text.h"
-#include "floe/common/printable.h"
 #include "floe/ingest/pipeline.h"
 
 namespace floe::cli {
@@ -136,22 +136,6 @@ Result<ingest::IngestOptions> ToOptions(const IngestArgs& a) {
   return o;
 }
 
-/// spdlog flag %E: the message with control characters escaped (for
-/// --log-format text), so that a name or value from event data never starts
-/// a line of its own.
-class EscapedMessageFlag final : public spdlog::custom_flag_formatter {
- public:
-  void format(const spdlog::details::log_msg& msg, const std::tm&,
-              spdlog::memory_buf_t& dest) override {
-    std::string out =
-        EscapeControlCharacters(std::string_view(msg.payload.data(), msg.payload.size()));
-    dest.append(out.data(), out.data() + out.size());
-  }
-  std::unique_ptr<custom_flag_formatter> clone() const override {
-    return std::make_unique<EscapedMessageFlag>();
-  }
-};
-
 /// spdlog flag %J: the message as a JSON string literal (for --log-format json).
 class JsonMessageFlag final : public spdlog::custom_flag_formatter {
  public:
@@ -179,9 +163,7 @@ Status SetUpLogging(const IngestArgs& a) {
         R"({"time":"%Y-%m-%dT%H:%M:%S.%fZ","level":"%l","thread":%t,"message":%J})");
     logger->set_formatter(std::move(formatter));
   } else if (a.log_format == "text") {
-    auto formatter = std::make_unique<spdlog::pattern_formatter>();
-    formatter->add_flag<EscapedMessageFlag>('E').set_pattern("%Y-%m-%d %H:%M:%S.%e %^%l%$ %E");
-    logger->set_formatter(std::move(formatter));
+    logger->set_formatter(EscapedTextFormatter("%Y-%m-%d %H:%M:%S.%e %^%l%$ %E"));
   } else {
     return InvalidArgument("--log-format '{}': text or json", a.log_format);
   }

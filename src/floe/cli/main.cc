@@ -4,9 +4,11 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
 
 #include "floe/cli/cli_values.h"
 #include "floe/cli/commands.h"
+#include "floe/cli/log_format.h"
 
 namespace {
 
@@ -45,6 +47,9 @@ int main(int argc, char** argv) {
   CLI::App app{"floe: mirror whole databases into Apache Iceberg, exactly once", "floe"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "floe 0.1.0");
+  // Every logger, the default one and those commands create, escapes control
+  // characters in messages (a name from event data cannot forge a log line).
+  spdlog::set_formatter(floe::cli::EscapedTextFormatter(floe::cli::kDefaultLogPattern));
   int exit_code = 0;
   floe::cli::AddParquetCommands(app, &exit_code);
   floe::cli::AddAvroCommands(app, &exit_code);
