@@ -205,6 +205,12 @@ def check_file(path: pathlib.Path) -> None:
         raise AssertionError("a file of a kind this test does not know; teach check_file")
 
 
+def temporaries(work: pathlib.Path) -> set[str]:
+    """Temporary files in `work`, except SQLite's journal (SQLite keeps it on purpose)."""
+    return {str(p.relative_to(work)) for p in work.rglob("*")
+            if p.is_file() and is_temporary(p.name) and not p.name.endswith("-journal")}
+
+
 def found_by_name(rel: pathlib.Path) -> bool:
     """Whether readers find the file by its name. In a warehouse only table metadata JSON
     and Hadoop version hints are (data files and manifests are found through the metadata
@@ -742,6 +748,10 @@ def test_crash_safety(scenario: Scenario, kind: str, floe_bin, fault_shim, tmp_p
         problem = check_exit(run, kind)
         if problem:
             failures.append(f"{where}: {problem}\n{run.describe()}")
+            continue
+        left = temporaries(work) - temporaries(pristine)
+        if kind == "enospc" and left:
+            failures.append(f"{where}: a failed run left its temporaries behind: {sorted(left)}")
             continue
         try:
             state = observe()
