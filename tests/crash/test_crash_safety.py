@@ -592,6 +592,7 @@ SCENARIOS = [
                    allowed=only_snapshots_differ),
     table_scenario("drop-purge-sql", "sql", lambda w: ["drop", "ns.t", "--purge"], []),
     table_scenario("drop-purge-hadoop", "hadoop", lambda w: ["drop", "ns.t", "--purge"], []),
+    table_scenario("drop-hadoop", "hadoop", lambda w: ["drop", "ns.t"], []),
     ingest_json(),
     ingest_debezium(),
 ]
@@ -602,6 +603,10 @@ STUCK_SQL_CREATE = ("issue 9: sql catalog create killed or failing (ENOSPC on th
                     "is inserted leaves that file; every later create of the table (floe table "
                     "create, floe ingest) then fails: 'location ... already holds another table's "
                     "metadata files' / 'table ns.events does not exist'")
+STUCK_HADOOP_DROP = ("issue 9: hadoop drop (with or without --purge) deletes v1..vN.metadata.json "
+                     "before version-hint.text; killed in between, the table is still listed but "
+                     "cannot be loaded, dropped or created again ('version-hint.text names version "
+                     "3, but v3.metadata.json does not exist')")
 KNOWN: dict[tuple[str, str], str] = {
     ("create-sql", "kill"): STUCK_SQL_CREATE + " (kill at N=4..24 of 24)",
     ("create-sql", "enospc"): STUCK_SQL_CREATE + " (ENOSPC at N=4, 5: the fsync of metadata/)",
@@ -610,11 +615,8 @@ KNOWN: dict[tuple[str, str], str] = {
                                "'cannot write the pipeline id' (N=1)",
     ("ingest-debezium", "enospc"): "issue 9: ENOSPC writing state/pipeline-id says only 'cannot write "
                                    "the pipeline id', not that the disk is full (N=1)",
-    ("drop-purge-hadoop", "kill"): "issue 9: hadoop drop --purge deletes v1..vN.metadata.json before "
-                                   "version-hint.text; killed in between (N=4 of 23) the table is "
-                                   "still listed but cannot be loaded, dropped or created again "
-                                   "('version-hint.text names version 3, but v3.metadata.json does "
-                                   "not exist')",
+    ("drop-purge-hadoop", "kill"): STUCK_HADOOP_DROP + " (N=4 of 23)",
+    ("drop-hadoop", "kill"): STUCK_HADOOP_DROP + " (N=4 of 7)",
 }
 
 
