@@ -546,3 +546,60 @@ pipeline:
 
 }  // namespace
 }  // namespace floe::pipeline
+
+namespace floe::pipeline {
+namespace {
+
+TEST(PipelineDescribeTest, TheDescriptionIsAPipelineFileThatParsesToTheSame) {
+  auto parsed = ParsePipelineDefinition(
+      std::string(kExample) + "", "shop.yaml",
+      Environment::FromMap({{"MYSQL_PASSWORD", "pw"}}),
+      {"source.tables.exclude=shop.tmp_\\.*, shop.\"quoted\"", "source.server-id=1-4",
+       "sink.include.schema.changes=column", "route.2.source-table=a.b",
+       "route.2.sink-table=x.y", "route.2.description=a: b # c"});
+  ASSERT_TRUE(parsed) << parsed.error().message();
+  std::string described = parsed->Describe();
+  auto again = ParsePipelineDefinition(described, "shop.yaml", Environment::FromMap({}), {});
+  ASSERT_TRUE(again) << again.error().message() << "\n" << described;
+  EXPECT_EQ(again->Describe(), described);
+  EXPECT_EQ(again->routes.size(), 3u);
+  EXPECT_EQ(again->routes[2].description, "a: b # c");
+  EXPECT_EQ(again->source.mysql.tables.exclude.patterns.size(), 2u);
+  EXPECT_EQ(again->source.mysql.password.value, "****");  // the secret itself is not in it
+}
+
+TEST(PipelineEnvironmentTest, TheProcessEnvironmentIsReadAtParseTime) {
+  ::setenv("FLOE_PIPELINE_TEST_PW", "from-process", 1);
+  auto parsed = ParsePipelineDefinition(
+      "source: {type: mysql, hostname: h, username: u, password: \"${FLOE_PIPELINE_TEST_PW}\", "
+      "tables: a.b, jdbc.properties.sslPassword: \"${FLOE_PIPELINE_TEST_PW}x\", "
+      "jdbc.properties.useSSL: \"true\"}\n"
+      "sink: {type: iceberg, catalog: lake}\n",
+      "p.yaml", Environment::Process(), {"sink.catalog.uri=ignored"});
+  ::unsetenv("FLOE_PIPELINE_TEST_PW");
+  // `catalog: lake` is a name, not a mapping: the override cannot set a key in it.
+  ASSERT_FALSE(parsed);
+  EXPECT_TRUE(parsed.error().message().starts_with(
+      "--set sink.catalog.uri=ignored: sink.catalog.uri: unknown key"))
+      << parsed.error().message();
+
+  ::setenv("FLOE_PIPELINE_TEST_PW", "from-process", 1);
+  parsed = ParsePipelineDefinition(
+      "source: {type: mysql, hostname: h, username: u, password: \"${FLOE_PIPELINE_TEST_PW}\", "
+      "tables: a.b, jdbc.properties.sslPassword: \"${FLOE_PIPELINE_TEST_PW}x\", "
+      "jdbc.properties.useSSL: \"true\"}\n"
+      "sink: {type: iceberg, catalog: {type: hadoop, warehouse: /w}}\n",
+      "p.yaml", Environment::Process(), {"sink.catalog=lake"});
+  ::unsetenv("FLOE_PIPELINE_TEST_PW");
+  ASSERT_TRUE(parsed) << parsed.error().message();
+  EXPECT_EQ(parsed->source.mysql.password.value, "from-process");
+  EXPECT_EQ(parsed->sink.catalog.name, "lake");  // the override named a catalog instead
+  EXPECT_TRUE(parsed->source.mysql.jdbc_properties.at("sslPassword").secret);
+  EXPECT_FALSE(parsed->source.mysql.jdbc_properties.at("useSSL").secret);
+  std::string described = parsed->Describe();
+  EXPECT_EQ(described.find("from-process"), std::string::npos) << described;
+  EXPECT_NE(described.find("  jdbc.properties.useSSL: \"true\"\n"), std::string::npos) << described;
+}
+
+}  // namespace
+}  // namespace floe::pipeline
