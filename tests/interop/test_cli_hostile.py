@@ -326,3 +326,25 @@ def test_a_100kb_name_is_not_echoed_whole(run_floe, small_table):
     check_clean_exit(run, 1)
     assert len(run.stderr) < 2000, run.stderr[:3000]
     assert "bytes]" in run.stderr
+
+
+def test_a_100kb_input_name_is_not_echoed_whole_by_ingest(run_floe, catalog, tmp_path):
+    """U6: the same for ingest, whose error is also logged."""
+    missing = str(tmp_path / ("n" * 100_000))
+    run = run_floe("ingest", missing, "--format", "json", "--table", "ns.t",
+                   "--catalog-config", catalog, "--state-dir", tmp_path / "state")
+    assert run.code == 1, run.stderr[-3000:]
+    assert "\nerror: " in run.stderr, run.stderr[-3000:]
+    assert len(run.stderr) < 3000, run.stderr[:4000]
+    assert "bytes]" in run.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["--progress", "n" * 100_000],
+    ["--table", "n" * 100_000 + "\udcff"],
+])
+def test_a_100kb_option_value_is_not_echoed_whole(run_floe, args):
+    """U6: usage errors cut the value they name too."""
+    run = run_floe("ingest", "in.jsonl", *args)
+    check_clean_exit(run, 2)
+    assert len(run.stderr) < 2000, run.stderr[:3000]

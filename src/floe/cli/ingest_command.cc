@@ -25,6 +25,7 @@
 #include "floe/cli/commands.h"
 #include "floe/cli/log_format.h"
 #include "floe/common/json_text.h"
+#include "floe/common/printable.h"
 #include "floe/ingest/pipeline.h"
 
 namespace floe::cli {
@@ -383,7 +384,7 @@ void AddIngestCommand(CLI::App& app, int* exit_code) {
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (!summary) {
-      spdlog::error("ingest failed: {}", summary.error().ToString());
+      spdlog::error("ingest failed: {}", ShortenLongNames(summary.error().ToString()));
       PrintError(summary.error());
       // Options the pipeline itself finds contradictory, before any event.
       *exit_code = summary.error().code() == ErrorCode::kInvalidArgument &&
