@@ -12,6 +12,7 @@
 
 #include "floe/format/parquet/reader.h"
 #include "floe/types/row_json.h"
+#include "floe/types/schema_json.h"
 
 namespace floe::parquet {
 namespace {
@@ -327,11 +328,28 @@ TEST(ReaderFilesTest, HostileFooters) {
                       Le32(static_cast<uint32_t>(footer.size())) + "PAR1";
   ExpectCorruption(moved, "outside the file");
 
-  // Deep nesting in the schema.
+  // Deep nesting in the schema: deeper than any type floe reads (a type level
+  // takes at most 2 Parquet levels) is corruption, before any recursion.
   std::vector<SchemaElement> deep = {Group("schema", 1, std::nullopt)};
-  for (int i = 0; i < 100; ++i) deep.push_back(Group("g", 1, FieldRepetitionType::kOptional));
+  for (int i = 0; i < 2 * types::kMaxTypeDepth + 2; ++i) {
+    deep.push_back(Group("g", 1, FieldRepetitionType::kOptional));
+  }
   deep.push_back(Leaf("v", Type::kInt32, FieldRepetitionType::kOptional));
-  ExpectCorruption(BuildFile(deep, 0, {}, {}), "deeper");
+  ExpectCorruption(BuildFile(deep, 0, {}, {}), "deeper than 201 levels");
+}
+
+TEST(ReaderFilesTest, StructsNestedDeeperThanTheTypeLimitAreRefused) {
+  // 150 plain groups fit the Parquet limit but are 150 struct levels: refused
+  // with the one type depth limit that every schema reader and writer uses.
+  std::vector<SchemaElement> deep = {Group("schema", 1, std::nullopt)};
+  for (int i = 0; i < 150; ++i) deep.push_back(Group("g", 1, FieldRepetitionType::kOptional));
+  deep.push_back(Leaf("v", Type::kInt32, FieldRepetitionType::kOptional));
+  auto reader = OpenBytes(BuildFile(deep, 0, {}, {}), {});
+  ASSERT_FALSE(reader);
+  EXPECT_EQ(reader.error().code(), ErrorCode::kNotSupported);
+  EXPECT_NE(reader.error().message().find("nests types 150 levels deep, deeper than the limit of 100"),
+            std::string::npos)
+      << reader.error().message();
 }
 
 TEST(ReaderFilesTest, MutatedPyarrowFilesNeverCrash) {
