@@ -1,5 +1,6 @@
 #include "floe/pipeline/table_selector.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace floe::pipeline {
@@ -33,8 +34,33 @@ std::vector<std::string_view> SplitPatterns(std::string_view text) {
   return parts;
 }
 
+/// std::regex compiles and matches recursively: bound what it is given.
+Status CheckRegexSize(const std::string& regex, std::string_view pattern, std::string_view side) {
+  if (regex.size() > kMaxRegexLength) {
+    return InvalidArgument("pattern '{}...': the {} regex is longer than {} characters",
+                           pattern.substr(0, 40), side, kMaxRegexLength);
+  }
+  int depth = 0;
+  int max_depth = 0;
+  for (size_t i = 0; i < regex.size(); ++i) {
+    if (regex[i] == '\\') {
+      ++i;
+    } else if (regex[i] == '(') {
+      max_depth = std::max(max_depth, ++depth);
+    } else if (regex[i] == ')') {
+      --depth;
+    }
+  }
+  if (max_depth > kMaxRegexNesting) {
+    return InvalidArgument("pattern '{}': the {} regex nests groups deeper than {}",
+                           pattern.substr(0, 80), side, kMaxRegexNesting);
+  }
+  return Ok();
+}
+
 Result<std::shared_ptr<const std::regex>> Compile(const std::string& regex,
                                                   std::string_view pattern, std::string_view side) {
+  FLOE_RETURN_IF_ERROR(CheckRegexSize(regex, pattern, side));
   try {
     return std::make_shared<const std::regex>(regex, std::regex::ECMAScript);
   } catch (const std::regex_error& e) {

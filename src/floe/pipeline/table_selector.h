@@ -24,6 +24,10 @@
 
 namespace floe::pipeline {
 
+/// Bounds on one side of a pattern (std::regex compiles recursively).
+inline constexpr size_t kMaxRegexLength = 1024;
+inline constexpr int kMaxRegexNesting = 32;
+
 /// One `db.table` pattern, compiled.
 struct TablePattern {
   std::string text;      ///< as written
@@ -47,7 +51,8 @@ struct TableSelector {
 /// Parses a pattern list. Errors (kInvalidArgument): an empty list or
 /// pattern, a pattern without a database part or with more than one
 /// unescaped `.`, a regex std::regex refuses (with its message and the
-/// pattern).
+/// pattern), a regex longer than kMaxRegexLength or with groups nested
+/// deeper than kMaxRegexNesting.
 Result<TableSelector> ParseTableSelector(std::string_view text);
 
 /// `tables` and `tables.exclude` of a source.

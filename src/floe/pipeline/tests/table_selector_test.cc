@@ -78,6 +78,18 @@ TEST(TableSelectorTest, RefusesBadPatterns) {
   EXPECT_FALSE(ParseTableSelector(""));
 }
 
+TEST(TableSelectorTest, BoundsWhatStdRegexIsGiven) {
+  std::string deep = "shop." + std::string(100, '(') + "a" + std::string(100, ')');
+  auto nested = ParseTableSelector(deep);
+  ASSERT_FALSE(nested);
+  EXPECT_NE(nested.error().message().find("nests groups deeper than 32"), std::string::npos);
+  auto longer = ParseTableSelector("shop." + std::string(5000, 'a'));
+  ASSERT_FALSE(longer);
+  EXPECT_NE(longer.error().message().find("longer than 1024 characters"), std::string::npos);
+  std::string ok = "shop." + std::string(32, '(') + "a" + std::string(32, ')');
+  EXPECT_TRUE(ParseTableSelector(ok));
+}
+
 Route MakeRoute(std::string_view source, std::string sink, std::string symbol = "") {
   Route route;
   route.source_table = Selector(source);
