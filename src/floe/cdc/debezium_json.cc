@@ -191,7 +191,9 @@ std::string FieldSchemaJson(const SourceColumn& c, const types::NestedField* fie
     }
     case Dbz::kYear: type("int32"); name = "io.debezium.time.Year"; break;
     case Dbz::kDate: type("int32"); name = "io.debezium.time.Date"; break;
-    case Dbz::kMicroTime: type("int64"); name = "io.debezium.time.MicroTime"; break;
+    // MySQL TIME is a signed duration up to 838:59:59, not a time of day:
+    // Debezium's duration in microseconds, which readers keep as a long.
+    case Dbz::kMicroTime: type("int64"); name = "io.debezium.time.MicroDuration"; break;
     case Dbz::kTimestampMs: type("int64"); name = "io.debezium.time.Timestamp"; break;
     case Dbz::kMicroTimestamp: type("int64"); name = "io.debezium.time.MicroTimestamp"; break;
     case Dbz::kZonedTimestamp: type("string"); name = "io.debezium.time.ZonedTimestamp"; break;

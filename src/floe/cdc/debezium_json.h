@@ -24,7 +24,9 @@
 ///   unscaled value, parameters scale and connect.decimal.precision);
 ///   FLOAT -> float32; DOUBLE -> float64; BIT(1) -> boolean; BIT(n) ->
 ///   io.debezium.data.Bits (little-endian bytes); YEAR -> io.debezium.time.Year;
-///   DATE -> io.debezium.time.Date (days); TIME -> io.debezium.time.MicroTime;
+///   DATE -> io.debezium.time.Date (days); TIME -> io.debezium.time.MicroDuration
+///   (signed microseconds: TIME is a duration of up to +-838:59:59, which
+///   Debezium's MicroTime, a time of day, would misname);
 ///   DATETIME(0..3) -> io.debezium.time.Timestamp (ms); DATETIME(4..6) ->
 ///   io.debezium.time.MicroTimestamp (us); TIMESTAMP -> io.debezium.time.ZonedTimestamp
 ///   ("2018-06-20T13:37:03Z", UTC); CHAR/VARCHAR/TEXT -> string; ENUM ->
