@@ -53,22 +53,33 @@ std::string UriScheme(std::string_view s) {
 
 std::string RedactUri(std::string_view uri) {
   std::string out(uri);
-  // User info: scheme://user:password@host -> scheme://user:***@host.
+  // User info: scheme://user:password@host -> scheme://user:***@host. The
+  // scheme ("postgresql", "jdbc:postgresql") must start the text, so a "://"
+  // inside a query value is not taken for an authority.
+  size_t query_from = 0;
   size_t authority = out.find("://");
-  if (authority != std::string::npos) {
+  bool has_scheme = authority != std::string::npos && authority > 0;
+  for (size_t i = 0; has_scheme && i < authority; ++i) {
+    char c = out[i];
+    has_scheme = std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.' ||
+                 c == ':';
+  }
+  if (has_scheme) {
     authority += 3;
     size_t end = out.find_first_of("/?#", authority);
     if (end == std::string::npos) end = out.size();
-    size_t at = out.rfind('@', end == 0 ? 0 : end - 1);
-    if (at != std::string::npos && at >= authority && at < end) {
+    size_t at = out.rfind('@', end - 1);
+    if (at != std::string::npos && at >= authority) {
       size_t colon = out.find(':', authority);
       if (colon != std::string::npos && colon < at) {
         out.replace(colon + 1, at - colon - 1, "***");
+        end = end - (at - colon - 1) + 3;
       }
     }
+    query_from = end;
   }
   // Query parameters (and ;-separated parameters some drivers use).
-  size_t query = out.find_first_of("?;");
+  size_t query = out.find_first_of("?;", query_from);
   if (query == std::string::npos) return out;
   std::string redacted = out.substr(0, query + 1);
   size_t pos = query + 1;

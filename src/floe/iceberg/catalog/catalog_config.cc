@@ -101,7 +101,7 @@ Result<CatalogConfig> ParseCatalogConfig(std::string_view yaml, const std::strin
       config.properties[key] = std::move(*value);
     }
     auto type = config.properties.find("type");
-    if (type == config.properties.end()) {
+    if (type == config.properties.end() || type->second.empty()) {
       // PyIceberg infers sql from a sqlite uri; do the same.
       auto uri = config.properties.find("uri");
       if (uri != config.properties.end() && uri->second.starts_with("sqlite:")) {

@@ -115,7 +115,11 @@ TEST(UriTest, RedactHidesPasswordsAndSecretParameters) {
             "https://h/x?X-Amz-Signature=***&token=***&secret=***&api_key=***&Region=eu");
   EXPECT_EQ(RedactUri("sqlite:///a/b.db"), "sqlite:///a/b.db");
   EXPECT_EQ(RedactUri("/plain/path"), "/plain/path");
-  for (const char* uri : {"a://u:p@h?password=x", "x?token=", "?", "a://:@", "s://u:@h;pwd=1#f"}) {
+  // A "://" inside a query value is not an authority (the scheme starts the text).
+  EXPECT_EQ(RedactUri("x?note=see http://u:pw@h&k=1"), "x?note=see http://u:pw@h&k=1");
+  EXPECT_EQ(RedactUri("sqlite:/a?token=b c:///d&r p://u:pass@h"), "sqlite:/a?token=***&r p://u:pass@h");
+  for (const char* uri : {"a://u:p@h?password=x", "x?token=", "?", "a://:@", "s://u:@h;pwd=1#f",
+                          "sqlite:/a?token=b c:///d&r p://u:pass@h", "j:p://u:a;b@h/x;key=1"}) {
     EXPECT_EQ(RedactUri(RedactUri(uri)), RedactUri(uri)) << uri;
   }
 }

@@ -461,7 +461,7 @@ TEST_F(HostileCatalogTest, HostileConfigsAreErrorsNotCrashes) {
        {"hello\n", "", "- a\n- b\n", "catalog: 5\n", "catalog:\n  default: 5\n",
         "catalog:\n  ? [a]\n  : {type: sql}\n", "catalog:\n  default:\n    ? [k]\n    : v\n",
         "catalog:\n  default:\n    type: [a]\n", "{{{{", "catalog: [\n", "\xff\xfe\x00",
-        "catalog:\n  default:\n    uri: ${UNCLOSED\n"}) {
+        "catalog:\n  default:\n    uri: ${UNCLOSED\n", "catalog:\n  default:\n    type: !x\n"}) {
     auto config = ParseCatalogConfig(text, "c.yaml", "default");
     ASSERT_FALSE(config) << text;
     EXPECT_NE(config.error().message().find("c.yaml"), std::string::npos)
