@@ -20,9 +20,7 @@ Origin MakeOrigin(std::string_view file, const YAML::Mark& mark) {
   return origin;
 }
 
-bool IsNameChar(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
-}
+bool IsNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
 
 /// Replaces ${NAME} with the variable's value and $$ with $.
 Result<std::string> Substitute(const std::string& text, const Origin& origin,
@@ -92,8 +90,8 @@ class Converter {
         return value;
       case YAML::NodeType::Scalar: {
         value.kind = DocumentValue::Kind::kScalar;
-        FLOE_ASSIGN_OR_RETURN(value.scalar,
-                              Substitute(node.Scalar(), value.origin, env_, &value.from_environment));
+        FLOE_ASSIGN_OR_RETURN(
+            value.scalar, Substitute(node.Scalar(), value.origin, env_, &value.from_environment));
         return value;
       }
       case YAML::NodeType::Sequence:
@@ -119,8 +117,8 @@ class Converter {
                                    key_origin.ToString(), key, first->second);
           }
           FLOE_ASSIGN_OR_RETURN(DocumentValue converted, Convert(kv.second, depth + 1));
-          value.entries.push_back(DocumentEntry{std::move(key), std::move(key_origin),
-                                                std::move(converted)});
+          value.entries.push_back(
+              DocumentEntry{std::move(key), std::move(key_origin), std::move(converted)});
         }
         return value;
     }
@@ -152,8 +150,10 @@ Status SetPath(DocumentValue& node, std::string_view path, const DocumentValue& 
                              override_text, index, node.items.size());
     }
     if (dot == std::string_view::npos) {
-      if (index == node.items.size()) node.items.push_back(scalar);
-      else node.items[index] = scalar;
+      if (index == node.items.size())
+        node.items.push_back(scalar);
+      else
+        node.items[index] = scalar;
       return Ok();
     }
     if (index == node.items.size()) {
@@ -217,10 +217,14 @@ DocumentEntry* DocumentValue::Find(std::string_view key) {
 
 std::string_view KindName(DocumentValue::Kind kind) {
   switch (kind) {
-    case DocumentValue::Kind::kNull: return "nothing";
-    case DocumentValue::Kind::kScalar: return "a value";
-    case DocumentValue::Kind::kMap: return "a mapping";
-    case DocumentValue::Kind::kList: return "a list";
+    case DocumentValue::Kind::kNull:
+      return "nothing";
+    case DocumentValue::Kind::kScalar:
+      return "a value";
+    case DocumentValue::Kind::kMap:
+      return "a mapping";
+    case DocumentValue::Kind::kList:
+      return "a list";
   }
   return "?";
 }
@@ -249,9 +253,10 @@ Result<DocumentValue> LoadDocument(std::string_view yaml_text, std::string_view 
     }
     if (!root.IsMap()) {
       Origin origin = MakeOrigin(file_name, root.Mark());
-      return InvalidArgument("{}: a pipeline file must be a mapping of sections (source:, sink:, "
-                             "route:, pipeline:), not {}",
-                             origin.ToString(), root.IsSequence() ? "a list" : "a single value");
+      return InvalidArgument(
+          "{}: a pipeline file must be a mapping of sections (source:, sink:, "
+          "route:, pipeline:), not {}",
+          origin.ToString(), root.IsSequence() ? "a list" : "a single value");
     }
     Converter converter(file_name, env);
     return converter.Convert(root, 1);
@@ -284,8 +289,10 @@ Status ApplyOverride(DocumentValue& root, std::string_view override_text) {
   std::string_view section = path.substr(0, dot);
   DocumentEntry* entry = root.Find(section);
   if (dot == std::string_view::npos) {
-    if (entry != nullptr) entry->value = scalar;
-    else root.entries.push_back(DocumentEntry{std::string(section), scalar.origin, scalar});
+    if (entry != nullptr)
+      entry->value = scalar;
+    else
+      root.entries.push_back(DocumentEntry{std::string(section), scalar.origin, scalar});
     return Ok();
   }
   if (entry == nullptr) {

@@ -13,11 +13,12 @@ Environment Environment::Process() {
 }
 
 Environment Environment::FromMap(std::map<std::string, std::string> variables) {
-  return Environment([vars = std::move(variables)](const std::string& name) -> std::optional<std::string> {
-    auto it = vars.find(name);
-    if (it == vars.end()) return std::nullopt;
-    return it->second;
-  });
+  return Environment(
+      [vars = std::move(variables)](const std::string& name) -> std::optional<std::string> {
+        auto it = vars.find(name);
+        if (it == vars.end()) return std::nullopt;
+        return it->second;
+      });
 }
 
 std::optional<std::string> Environment::Get(std::string_view name) const {

@@ -49,12 +49,14 @@ std::string TermText(const iceberg::TransformTerm& term) {
   const iceberg::Transform& t = term.transform;
   std::string column = QuoteColumn(term.column);
   switch (t.kind()) {
-    case iceberg::TransformKind::kIdentity: return column;
+    case iceberg::TransformKind::kIdentity:
+      return column;
     case iceberg::TransformKind::kBucket:
       return "bucket(" + std::to_string(t.param()) + ", " + column + ")";
     case iceberg::TransformKind::kTruncate:
       return "truncate(" + std::to_string(t.param()) + ", " + column + ")";
-    default: return t.ToString() + "(" + column + ")";
+    default:
+      return t.ToString() + "(" + column + ")";
   }
 }
 

@@ -113,8 +113,7 @@ void DescribeSink(const SinkDefinition& sink, std::string& out) {
     Line(out, 4, "type", Quote(config.type));
     for (const auto& [key, value] : config.properties) {
       if (key == "type") continue;
-      Line(out, 4, key,
-           sink.catalog.secret_properties.contains(key) ? Quote(kMask) : Quote(value));
+      Line(out, 4, key, sink.catalog.secret_properties.contains(key) ? Quote(kMask) : Quote(value));
     }
   }
   for (const auto& [key, value] : sink.table_properties) {
@@ -138,36 +137,54 @@ void DescribeSink(const SinkDefinition& sink, std::string& out) {
 
 std::string_view StartupModeName(StartupMode mode) {
   switch (mode) {
-    case StartupMode::kInitial: return "initial";
-    case StartupMode::kLatestOffset: return "latest-offset";
-    case StartupMode::kEarliestOffset: return "earliest-offset";
-    case StartupMode::kSpecificOffset: return "specific-offset";
-    case StartupMode::kTimestamp: return "timestamp";
-    case StartupMode::kSnapshot: return "snapshot";
+    case StartupMode::kInitial:
+      return "initial";
+    case StartupMode::kLatestOffset:
+      return "latest-offset";
+    case StartupMode::kEarliestOffset:
+      return "earliest-offset";
+    case StartupMode::kSpecificOffset:
+      return "specific-offset";
+    case StartupMode::kTimestamp:
+      return "timestamp";
+    case StartupMode::kSnapshot:
+      return "snapshot";
   }
   return "?";
 }
 
 std::string_view SchemaChangeTypeName(SchemaChangeType type) {
   switch (type) {
-    case SchemaChangeType::kAddColumn: return "add.column";
-    case SchemaChangeType::kAlterColumnType: return "alter.column.type";
-    case SchemaChangeType::kCreateTable: return "create.table";
-    case SchemaChangeType::kDropColumn: return "drop.column";
-    case SchemaChangeType::kDropTable: return "drop.table";
-    case SchemaChangeType::kRenameColumn: return "rename.column";
-    case SchemaChangeType::kTruncateTable: return "truncate.table";
+    case SchemaChangeType::kAddColumn:
+      return "add.column";
+    case SchemaChangeType::kAlterColumnType:
+      return "alter.column.type";
+    case SchemaChangeType::kCreateTable:
+      return "create.table";
+    case SchemaChangeType::kDropColumn:
+      return "drop.column";
+    case SchemaChangeType::kDropTable:
+      return "drop.table";
+    case SchemaChangeType::kRenameColumn:
+      return "rename.column";
+    case SchemaChangeType::kTruncateTable:
+      return "truncate.table";
   }
   return "?";
 }
 
 std::string_view SchemaChangeBehaviorName(SchemaChangeBehavior behavior) {
   switch (behavior) {
-    case SchemaChangeBehavior::kException: return "exception";
-    case SchemaChangeBehavior::kEvolve: return "evolve";
-    case SchemaChangeBehavior::kTryEvolve: return "try_evolve";
-    case SchemaChangeBehavior::kLenient: return "lenient";
-    case SchemaChangeBehavior::kIgnore: return "ignore";
+    case SchemaChangeBehavior::kException:
+      return "exception";
+    case SchemaChangeBehavior::kEvolve:
+      return "evolve";
+    case SchemaChangeBehavior::kTryEvolve:
+      return "try_evolve";
+    case SchemaChangeBehavior::kLenient:
+      return "lenient";
+    case SchemaChangeBehavior::kIgnore:
+      return "ignore";
   }
   return "?";
 }
@@ -181,7 +198,8 @@ std::string PipelineDefinition::Describe() const {
     for (const auto& route : routes) {
       Line(out, 2, "- source-table", Quote(route.source_table.text));
       Line(out, 4, "sink-table", Quote(route.sink_table));
-      if (!route.replace_symbol.empty()) Line(out, 4, "replace-symbol", Quote(route.replace_symbol));
+      if (!route.replace_symbol.empty())
+        Line(out, 4, "replace-symbol", Quote(route.replace_symbol));
       if (!route.description.empty()) Line(out, 4, "description", Quote(route.description));
     }
   }

@@ -79,15 +79,15 @@ struct MySqlSourceDefinition {
   int64_t specific_offset_skip_rows = 0;
   /// `scan.startup.timestamp-millis`, set only with kTimestamp.
   std::optional<int64_t> startup_timestamp_millis;
-  int64_t snapshot_chunk_size = 8096;  ///< `scan.incremental.snapshot.chunk.size`, >= 1
-  int64_t snapshot_fetch_size = 1024;  ///< `scan.snapshot.fetch.size`, >= 1
+  int64_t snapshot_chunk_size = 8096;             ///< `scan.incremental.snapshot.chunk.size`, >= 1
+  int64_t snapshot_fetch_size = 1024;             ///< `scan.snapshot.fetch.size`, >= 1
   bool newly_added_table_enabled = false;         ///< `scan.newly-added-table.enabled`
   bool binlog_newly_added_table_enabled = false;  ///< `scan.binlog.newly-added-table.enabled`
-  bool close_idle_reader_enabled = false;  ///< `scan.incremental.close-idle-reader.enabled`
-  bool schema_change_enabled = true;       ///< `schema-change.enabled`
-  std::chrono::milliseconds connect_timeout{30000};    ///< `connect.timeout`
-  int connect_max_retries = 3;                         ///< `connect.max-retries`, >= 0
-  int connection_pool_size = 20;                       ///< `connection.pool.size`, >= 1
+  bool close_idle_reader_enabled = false;         ///< `scan.incremental.close-idle-reader.enabled`
+  bool schema_change_enabled = true;              ///< `schema-change.enabled`
+  std::chrono::milliseconds connect_timeout{30000};     ///< `connect.timeout`
+  int connect_max_retries = 3;                          ///< `connect.max-retries`, >= 0
+  int connection_pool_size = 20;                        ///< `connection.pool.size`, >= 1
   std::chrono::milliseconds heartbeat_interval{30000};  ///< `heartbeat.interval`
   /// `jdbc.properties.<name>`: connection options, by name without the prefix.
   std::map<std::string, SettingValue> jdbc_properties;
@@ -151,7 +151,7 @@ struct HttpAddress {
 
 /// `pipeline:`.
 struct PipelineSettings {
-  std::string name;  ///< default: the file's name without folder and extension
+  std::string name;     ///< default: the file's name without folder and extension
   int parallelism = 1;  ///< 1..256
   SchemaChangeBehavior schema_change_behavior = SchemaChangeBehavior::kLenient;
   std::chrono::milliseconds checkpoint_interval{10000};  ///< `checkpoint.interval`, >= 1ms

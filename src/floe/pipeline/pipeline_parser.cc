@@ -15,8 +15,8 @@ namespace {
 
 const std::vector<std::string> kSections = {"source", "sink", "route", "transform", "pipeline"};
 const std::vector<std::string> kPipelineKeys = {
-    "name",       "parallelism",          "schema.change.behavior", "checkpoint.interval",
-    "state.dir",  "http",                 "local-time-zone",        "execution.runtime-mode",
+    "name",      "parallelism", "schema.change.behavior", "checkpoint.interval",
+    "state.dir", "http",        "local-time-zone",        "execution.runtime-mode",
 };
 const std::vector<std::string> kBehaviors = {"exception", "evolve", "try_evolve", "lenient",
                                              "ignore"};
@@ -48,9 +48,10 @@ Result<HttpAddress> ParseHttpAddress(std::string_view text) {
     address.host = address.host.substr(1, address.host.size() - 2);
   }
   if (address.host.empty()) {
-    return InvalidArgument("'{}' has no host (e.g. 127.0.0.1:9249, or 0.0.0.0:9249 for every "
-                           "interface)",
-                           text);
+    return InvalidArgument(
+        "'{}' has no host (e.g. 127.0.0.1:9249, or 0.0.0.0:9249 for every "
+        "interface)",
+        text);
   }
   auto port = ParseInteger(text.substr(colon + 1), 1, 65535);
   if (!port) return InvalidArgument("'{}': the port {}", text, port.error().message());
@@ -78,9 +79,10 @@ Result<PipelineSettings> ParsePipelineSection(const DocumentEntry* section,
   p.state_dir = io::AbsoluteLocalPath(p.name + ".floe-state", base_dir);
   if (section == nullptr || section->value.is_null()) return p;
   if (!section->value.is_map()) {
-    return InvalidArgument("{}: pipeline: expected a mapping of settings (name: ..., "
-                           "parallelism: ...), found {}",
-                           section->value.origin.ToString(), KindName(section->value.kind));
+    return InvalidArgument(
+        "{}: pipeline: expected a mapping of settings (name: ..., "
+        "parallelism: ...), found {}",
+        section->value.origin.ToString(), KindName(section->value.kind));
   }
   BlockReader r(section->value, "pipeline");
   r.Declare(kPipelineKeys, {});
@@ -113,9 +115,10 @@ Result<PipelineSettings> ParsePipelineSection(const DocumentEntry* section,
   FLOE_ASSIGN_OR_RETURN(auto mode, r.String("execution.runtime-mode"));
   if (mode && Lower(*mode) != "streaming") {
     const DocumentEntry* entry = r.Get("execution.runtime-mode");
-    return NotSupported("{}: pipeline.execution.runtime-mode: '{}' is not supported yet (floe "
-                        "runs STREAMING; scan.startup.mode: snapshot reads the tables once)",
-                        entry->value.origin.ToString(), *mode);
+    return NotSupported(
+        "{}: pipeline.execution.runtime-mode: '{}' is not supported yet (floe "
+        "runs STREAMING; scan.startup.mode: snapshot reads the tables once)",
+        entry->value.origin.ToString(), *mode);
   }
   return p;
 }
@@ -123,7 +126,8 @@ Result<PipelineSettings> ParsePipelineSection(const DocumentEntry* section,
 namespace {
 
 Result<PipelineDefinition> Parse(std::string_view yaml_text, std::string_view file_name,
-                                 const Environment& env, const std::vector<std::string>& overrides) {
+                                 const Environment& env,
+                                 const std::vector<std::string>& overrides) {
   FLOE_ASSIGN_OR_RETURN(DocumentValue root, LoadDocument(yaml_text, file_name, env));
   for (const auto& override_text : overrides) {
     FLOE_RETURN_IF_ERROR(ApplyOverride(root, override_text));
@@ -139,9 +143,10 @@ Result<PipelineDefinition> Parse(std::string_view yaml_text, std::string_view fi
     bool empty = transform->value.is_null() ||
                  (transform->value.is_list() && transform->value.items.empty());
     if (!empty) {
-      return NotSupported("{}: transform: not supported yet: floe mirrors tables as they are "
-                          "(no projections or filters); remove the section",
-                          transform->key_origin.ToString());
+      return NotSupported(
+          "{}: transform: not supported yet: floe mirrors tables as they are "
+          "(no projections or filters); remove the section",
+          transform->key_origin.ToString());
     }
   }
   PipelineDefinition definition;
@@ -150,9 +155,10 @@ Result<PipelineDefinition> Parse(std::string_view yaml_text, std::string_view fi
   definition.base_dir = absolute.substr(0, std::max<size_t>(1, absolute.rfind('/')));
   const DocumentEntry* source = root.Find("source");
   if (source == nullptr) {
-    return InvalidArgument("{}: needs a 'source:' section (type: mysql, hostname: ..., tables: "
-                           "...)",
-                           file_name);
+    return InvalidArgument(
+        "{}: needs a 'source:' section (type: mysql, hostname: ..., tables: "
+        "...)",
+        file_name);
   }
   FLOE_ASSIGN_OR_RETURN(definition.source, ParseSourceSection(*source));
   const DocumentEntry* sink = root.Find("sink");
@@ -163,9 +169,8 @@ Result<PipelineDefinition> Parse(std::string_view yaml_text, std::string_view fi
   if (const DocumentEntry* route = root.Find("route")) {
     FLOE_ASSIGN_OR_RETURN(definition.routes, ParseRouteSection(*route));
   }
-  FLOE_ASSIGN_OR_RETURN(definition.pipeline,
-                        ParsePipelineSection(root.Find("pipeline"), file_name,
-                                             definition.base_dir));
+  FLOE_ASSIGN_OR_RETURN(definition.pipeline, ParsePipelineSection(root.Find("pipeline"), file_name,
+                                                                  definition.base_dir));
   return definition;
 }
 

@@ -12,9 +12,10 @@ const std::vector<std::string> kRouteKeys = {"source-table", "sink-table", "repl
 Result<Route> ParseRoute(const DocumentValue& item, size_t index) {
   std::string path = "route[" + std::to_string(index) + "]";
   if (!item.is_map()) {
-    return InvalidArgument("{}: {}: expected a mapping (source-table: ..., sink-table: ...), "
-                           "found {}",
-                           item.origin.ToString(), path, KindName(item.kind));
+    return InvalidArgument(
+        "{}: {}: expected a mapping (source-table: ..., sink-table: ...), "
+        "found {}",
+        item.origin.ToString(), path, KindName(item.kind));
   }
   BlockReader r(item, path);
   r.Declare(kRouteKeys, {});
@@ -54,9 +55,10 @@ Result<std::vector<Route>> ParseRouteSection(const DocumentEntry& section) {
   std::vector<Route> routes;
   if (section.value.is_null()) return routes;
   if (!section.value.is_list()) {
-    return InvalidArgument("{}: route: expected a list of routes (- source-table: ..., "
-                           "sink-table: ...), found {}",
-                           section.value.origin.ToString(), KindName(section.value.kind));
+    return InvalidArgument(
+        "{}: route: expected a list of routes (- source-table: ..., "
+        "sink-table: ...), found {}",
+        section.value.origin.ToString(), KindName(section.value.kind));
   }
   for (size_t i = 0; i < section.value.items.size(); ++i) {
     FLOE_ASSIGN_OR_RETURN(Route route, ParseRoute(section.value.items[i], i));

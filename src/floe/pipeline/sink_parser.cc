@@ -12,7 +12,12 @@ namespace {
 
 const std::vector<std::string> kSinkTypes = {"iceberg"};
 const std::vector<std::string> kSinkKeys = {
-    "type", "name", "catalog", "table.properties", "partition.key", "include.schema.changes",
+    "type",
+    "name",
+    "catalog",
+    "table.properties",
+    "partition.key",
+    "include.schema.changes",
     "exclude.schema.changes",
 };
 const std::vector<std::string> kCatalogTypes = {"sql", "hadoop"};
@@ -20,9 +25,9 @@ const std::vector<std::string> kCatalogTypes = {"sql", "hadoop"};
 const std::vector<std::string> kCatalogKeys = {"name", "type", "uri", "warehouse"};
 
 constexpr SchemaChangeType kAllSchemaChanges[] = {
-    SchemaChangeType::kAddColumn,  SchemaChangeType::kAlterColumnType,
-    SchemaChangeType::kCreateTable, SchemaChangeType::kDropColumn,
-    SchemaChangeType::kDropTable,  SchemaChangeType::kRenameColumn,
+    SchemaChangeType::kAddColumn,     SchemaChangeType::kAlterColumnType,
+    SchemaChangeType::kCreateTable,   SchemaChangeType::kDropColumn,
+    SchemaChangeType::kDropTable,     SchemaChangeType::kRenameColumn,
     SchemaChangeType::kTruncateTable,
 };
 
@@ -76,15 +81,17 @@ Status CheckCatalogConfig(const iceberg::CatalogConfig& config, const Origin& or
     return it != config.properties.end() && !it->second.empty();
   };
   if (std::find(kCatalogTypes.begin(), kCatalogTypes.end(), config.type) == kCatalogTypes.end()) {
-    return InvalidArgument("{}: sink.catalog.type: catalog type '{}' is not supported (supported: "
-                           "{}){}",
-                           origin.ToString(), config.type, JoinNames(kCatalogTypes),
-                           DidYouMean(config.type, kCatalogTypes));
+    return InvalidArgument(
+        "{}: sink.catalog.type: catalog type '{}' is not supported (supported: "
+        "{}){}",
+        origin.ToString(), config.type, JoinNames(kCatalogTypes),
+        DidYouMean(config.type, kCatalogTypes));
   }
   if (config.type == "sql" && (!has("uri") || !has("warehouse"))) {
-    return InvalidArgument("{}: sink.catalog: a sql catalog needs 'uri' (e.g. "
-                           "sqlite:///lake/catalog.db) and 'warehouse' (e.g. file:///lake/warehouse)",
-                           origin.ToString());
+    return InvalidArgument(
+        "{}: sink.catalog: a sql catalog needs 'uri' (e.g. "
+        "sqlite:///lake/catalog.db) and 'warehouse' (e.g. file:///lake/warehouse)",
+        origin.ToString());
   }
   if (config.type == "hadoop" && !has("warehouse")) {
     return InvalidArgument("{}: sink.catalog: a hadoop catalog needs 'warehouse' (a folder)",
@@ -143,12 +150,14 @@ Result<SinkCatalog> ParseCatalog(BlockReader& r, const std::string& base_dir) {
   const DocumentEntry* entry = r.Get("catalog");
   std::vector<const DocumentEntry*> flat = r.GetPrefixed("catalog.properties.");
   if (entry != nullptr && !flat.empty()) {
-    return r.Fail(*flat.front(), "give the catalog either as 'catalog:' or as catalog.properties.* "
+    return r.Fail(*flat.front(),
+                  "give the catalog either as 'catalog:' or as catalog.properties.* "
                   "keys, not both");
   }
   if (entry == nullptr && flat.empty()) {
-    return r.FailBlock("needs 'catalog': a mapping such as {type: sql, uri: ..., warehouse: ...}, "
-                       "or the name of a catalog of the catalog config file");
+    return r.FailBlock(
+        "needs 'catalog': a mapping such as {type: sql, uri: ..., warehouse: ...}, "
+        "or the name of a catalog of the catalog config file");
   }
   if (entry != nullptr && entry->value.is_scalar()) {
     if (entry->value.scalar.empty()) return r.Fail(*entry, "the catalog name is empty");
@@ -190,9 +199,10 @@ Status AddTableProperty(BlockReader& r, SinkDefinition& sink, const std::string&
 
 Result<SinkDefinition> ParseSinkSection(const DocumentEntry& section, const std::string& base_dir) {
   if (!section.value.is_map()) {
-    return InvalidArgument("{}: sink: expected a mapping of settings (type: iceberg, catalog: "
-                           "..., ...), found {}",
-                           section.value.origin.ToString(), KindName(section.value.kind));
+    return InvalidArgument(
+        "{}: sink: expected a mapping of settings (type: iceberg, catalog: "
+        "..., ...), found {}",
+        section.value.origin.ToString(), KindName(section.value.kind));
   }
   BlockReader r(section.value, "sink");
   FLOE_RETURN_IF_ERROR(r.Refuse({"job.id.prefix"}, {"sink.compaction.", "sink.maintenance."},

@@ -39,9 +39,8 @@ const std::vector<std::string> kMySqlKeys = {
     "connection.pool.size",
     "heartbeat.interval",
 };
-const std::vector<std::string> kStartupModes = {"initial",         "latest-offset",
-                                                "earliest-offset", "specific-offset",
-                                                "timestamp",       "snapshot"};
+const std::vector<std::string> kStartupModes = {
+    "initial", "latest-offset", "earliest-offset", "specific-offset", "timestamp", "snapshot"};
 
 Result<ServerIdRange> ParseServerId(std::string_view text) {
   constexpr int64_t kMax = std::numeric_limits<uint32_t>::max();
@@ -50,9 +49,10 @@ Result<ServerIdRange> ParseServerId(std::string_view text) {
   if (dash == std::string_view::npos) {
     auto id = ParseInteger(text, 1, kMax);
     if (!id) {
-      return InvalidArgument("'{}' is not a server id (a number 1..{} or a range such as "
-                             "5400-5404)",
-                             text, kMax);
+      return InvalidArgument(
+          "'{}' is not a server id (a number 1..{} or a range such as "
+          "5400-5404)",
+          text, kMax);
     }
     range.first = range.last = static_cast<uint32_t>(*id);
     return range;
@@ -88,8 +88,9 @@ Result<MySqlSourceDefinition> ParseMySql(BlockReader& r) {
 
   FLOE_ASSIGN_OR_RETURN(auto tables, r.StringOrList("tables"));
   if (!tables) {
-    return r.FailBlock("needs 'tables' (the tables to mirror, e.g. \"shop.\\.*\" for every table "
-                       "of shop)");
+    return r.FailBlock(
+        "needs 'tables' (the tables to mirror, e.g. \"shop.\\.*\" for every table "
+        "of shop)");
   }
   auto include = ParseTableSelector(*tables);
   if (!include) return r.Fail(*r.Get("tables"), "{}", include.error().message());
@@ -126,14 +127,16 @@ Result<MySqlSourceDefinition> ParseMySql(BlockReader& r) {
   bool any_offset = file || pos || gtid || skip_events || skip_rows;
   if (s.startup_mode == StartupMode::kSpecificOffset) {
     if (file.has_value() != pos.has_value()) {
-      return r.FailBlock(fmt::format("scan.startup.mode specific-offset: give both {}file and "
-                                     "{}pos, or {}gtid-set",
-                                     kOffset, kOffset, kOffset));
+      return r.FailBlock(
+          fmt::format("scan.startup.mode specific-offset: give both {}file and "
+                      "{}pos, or {}gtid-set",
+                      kOffset, kOffset, kOffset));
     }
     if (!file && !gtid) {
-      return r.FailBlock(fmt::format("scan.startup.mode specific-offset needs {}file and {}pos, "
-                                     "or {}gtid-set",
-                                     kOffset, kOffset, kOffset));
+      return r.FailBlock(
+          fmt::format("scan.startup.mode specific-offset needs {}file and {}pos, "
+                      "or {}gtid-set",
+                      kOffset, kOffset, kOffset));
     }
     if (file) s.specific_offset_file = *file;
     if (pos) s.specific_offset_pos = static_cast<uint64_t>(*pos);
@@ -150,7 +153,8 @@ Result<MySqlSourceDefinition> ParseMySql(BlockReader& r) {
     }
   }
   if (s.startup_mode == StartupMode::kTimestamp) {
-    if (!millis) return r.FailBlock("scan.startup.mode timestamp needs scan.startup.timestamp-millis");
+    if (!millis)
+      return r.FailBlock("scan.startup.mode timestamp needs scan.startup.timestamp-millis");
     s.startup_timestamp_millis = *millis;
   } else if (millis) {
     return r.Fail(*r.Get("scan.startup.timestamp-millis"),
@@ -194,9 +198,10 @@ Result<MySqlSourceDefinition> ParseMySql(BlockReader& r) {
 
 Result<SourceDefinition> ParseSourceSection(const DocumentEntry& section) {
   if (!section.value.is_map()) {
-    return InvalidArgument("{}: source: expected a mapping of settings (type: mysql, hostname: "
-                           "..., ...), found {}",
-                           section.value.origin.ToString(), KindName(section.value.kind));
+    return InvalidArgument(
+        "{}: source: expected a mapping of settings (type: mysql, hostname: "
+        "..., ...), found {}",
+        section.value.origin.ToString(), KindName(section.value.kind));
   }
   BlockReader r(section.value, "source");
   SourceDefinition source;
@@ -209,7 +214,8 @@ Result<SourceDefinition> ParseSourceSection(const DocumentEntry& section) {
   FLOE_ASSIGN_OR_RETURN(auto type, r.String("type"));
   if (!type) return r.FailBlock("needs 'type' (supported: " + JoinNames(kSourceTypes) + ")");
   if (*type != "mysql") {
-    return r.Fail(*r.Get("type"), "source type '{}' is not supported (supported: {}; MariaDB is "
+    return r.Fail(*r.Get("type"),
+                  "source type '{}' is not supported (supported: {}; MariaDB is "
                   "read as mysql){}",
                   *type, JoinNames(kSourceTypes), DidYouMean(*type, kSourceTypes));
   }

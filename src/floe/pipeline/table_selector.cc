@@ -172,9 +172,10 @@ Result<iceberg::TableIdentifier> RouteFor(const std::vector<Route>& routes, std:
     }
     auto id = iceberg::TableIdentifier::Parse(name);
     if (!id) {
-      return InvalidArgument("route {} (source-table '{}') sends {}.{} to '{}', which is not a valid "
-                             "table name: {}",
-                             i + 1, route.source_table.text, db, table, name, id.error().message());
+      return InvalidArgument(
+          "route {} (source-table '{}') sends {}.{} to '{}', which is not a valid "
+          "table name: {}",
+          i + 1, route.source_table.text, db, table, name, id.error().message());
     }
     return *id;
   }

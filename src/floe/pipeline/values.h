@@ -40,7 +40,8 @@ size_t EditDistance(std::string_view a, std::string_view b);
 /// The candidate nearest to `key` by edit distance, if it is near enough to
 /// be a typo (at most 3 edits and less than half of the key's length);
 /// ties go to the first candidate.
-std::optional<std::string> NearestKey(std::string_view key, const std::vector<std::string>& candidates);
+std::optional<std::string> NearestKey(std::string_view key,
+                                      const std::vector<std::string>& candidates);
 
 /// " (did you mean 'x'?)" for NearestKey, else "".
 std::string DidYouMean(std::string_view key, const std::vector<std::string>& candidates);

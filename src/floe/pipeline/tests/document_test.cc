@@ -25,8 +25,8 @@ TEST(DocumentTest, RemembersLinesAndColumns) {
 }
 
 TEST(DocumentTest, SubstitutesTheEnvironmentInValuesOnly) {
-  auto doc = LoadDocument("a: ${PW}\nb: x-${HOST}-$${HOST}\n${HOST}: 1\nc: price $5\n", "p.yaml",
-                          Env());
+  auto doc =
+      LoadDocument("a: ${PW}\nb: x-${HOST}-$${HOST}\n${HOST}: 1\nc: price $5\n", "p.yaml", Env());
   ASSERT_TRUE(doc) << doc.error().message();
   EXPECT_EQ(doc->Find("a")->value.scalar, "s3cret");
   EXPECT_TRUE(doc->Find("a")->value.from_environment);

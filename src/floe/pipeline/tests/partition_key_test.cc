@@ -10,7 +10,8 @@ namespace {
 
 TEST(PartitionKeyTest, ParsesFlinkCdcForm) {
   auto keys = ParsePartitionKeys(
-      "shop.orders:day(created_at),bucket[16](id); crm.customers:truncate[4](name) ;lake.raw.events:region");
+      "shop.orders:day(created_at),bucket[16](id); crm.customers:truncate[4](name) "
+      ";lake.raw.events:region");
   ASSERT_TRUE(keys) << keys.error().message();
   ASSERT_EQ(keys->size(), 3u);
   const TablePartitionKey& orders = (*keys)[0];

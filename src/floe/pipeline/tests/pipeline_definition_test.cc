@@ -194,8 +194,9 @@ TEST(PipelineDefinitionTest, AnUnsetVariableNamesItAndItsLine) {
 
 TEST(PipelineDefinitionTest, UnknownKeysSuggestTheNearest) {
   std::string message = ErrorOf(Parse(WithLine(3, "  hostnme: 127.0.0.1")));
-  EXPECT_TRUE(message.starts_with("shop.yaml:3:3: source.hostnme: unknown key (did you mean "
-                                  "'hostname'?) (known keys: "))
+  EXPECT_TRUE(
+      message.starts_with("shop.yaml:3:3: source.hostnme: unknown key (did you mean "
+                          "'hostname'?) (known keys: "))
       << message;
   message = ErrorOf(Parse(WithLine(10, "  scan.startup.mod: initial")));
   EXPECT_NE(message.find("shop.yaml:10:3: source.scan.startup.mod: unknown key (did you mean "
@@ -222,8 +223,9 @@ TEST(PipelineDefinitionTest, UnknownKeysSuggestTheNearest) {
   EXPECT_EQ(message,
             "shop.yaml:24:1: unknown section 'piplin' (did you mean 'pipeline'?) (sections: "
             "source, sink, route, transform, pipeline)");
-  message = ErrorOf(Parse(WithLine(15, "  catalog: {type: sql, url: \"sqlite:///a.db\", "
-                                       "warehouse: /w}")));
+  message = ErrorOf(Parse(WithLine(15,
+                                   "  catalog: {type: sql, url: \"sqlite:///a.db\", "
+                                   "warehouse: /w}")));
   EXPECT_NE(message.find("sink.catalog.url: unknown catalog key (did you mean 'uri'?)"),
             std::string::npos)
       << message;
@@ -264,8 +266,9 @@ TEST(PipelineDefinitionTest, WrongTypesNameLineAndWhatIsAllowed) {
 
 TEST(PipelineDefinitionTest, BadValuesNameLineAndWhatIsAllowed) {
   std::string message = ErrorOf(Parse(WithLine(7, "  tables: shop.orders(")));
-  EXPECT_TRUE(message.starts_with("shop.yaml:7:11: source.tables: pattern 'shop.orders(': the "
-                                  "table regex 'orders(' is not valid: "))
+  EXPECT_TRUE(
+      message.starts_with("shop.yaml:7:11: source.tables: pattern 'shop.orders(': the "
+                          "table regex 'orders(' is not valid: "))
       << message;
   message = ErrorOf(Parse(WithLine(19, "  - source-table: shop[.orders")));
   EXPECT_TRUE(message.starts_with("shop.yaml:19:19: route[0].source-table: ")) << message;
@@ -288,8 +291,9 @@ TEST(PipelineDefinitionTest, BadValuesNameLineAndWhatIsAllowed) {
   EXPECT_EQ(ErrorOf(Parse(WithLine(30, "  http: 9249"))),
             "shop.yaml:30:9: pipeline.http: '9249' is not host:port (e.g. 127.0.0.1:9249)");
   message = ErrorOf(Parse(WithLine(20, "    sink-table: orders")));
-  EXPECT_TRUE(message.starts_with("shop.yaml:20:17: route[0].sink-table: 'orders' is not "
-                                  "namespace.table"))
+  EXPECT_TRUE(
+      message.starts_with("shop.yaml:20:17: route[0].sink-table: 'orders' is not "
+                          "namespace.table"))
       << message;
   message = ErrorOf(Parse(WithLine(17, "  partition.key: shop.orders:week(created_at)")));
   EXPECT_TRUE(message.starts_with("shop.yaml:17:18: sink.partition.key: table shop.orders: "))
@@ -322,8 +326,8 @@ TEST(PipelineDefinitionTest, TransformAndUnsupportedFlinkKeysAreRefusedByLine) {
   auto transform = Parse(text);
   ASSERT_FALSE(transform);
   EXPECT_EQ(transform.error().code(), ErrorCode::kNotSupported);
-  EXPECT_TRUE(transform.error().message().starts_with(
-      "shop.yaml:31:1: transform: not supported yet"))
+  EXPECT_TRUE(
+      transform.error().message().starts_with("shop.yaml:31:1: transform: not supported yet"))
       << transform.error().message();
 
   auto debezium = Parse(WithLine(12, "  debezium.snapshot.mode: never"));
@@ -348,16 +352,18 @@ TEST(PipelineDefinitionTest, RequiredKeysAndSections) {
 }
 
 TEST(PipelineDefinitionTest, StartupModesCheckTheirKeys) {
-  auto offset = Parse(WithLine(10, "  scan.startup.mode: specific-offset\n"
-                                   "  scan.startup.specific-offset.file: mysql-bin.000003\n"
-                                   "  scan.startup.specific-offset.pos: 4"));
+  auto offset = Parse(WithLine(10,
+                               "  scan.startup.mode: specific-offset\n"
+                               "  scan.startup.specific-offset.file: mysql-bin.000003\n"
+                               "  scan.startup.specific-offset.pos: 4"));
   ASSERT_TRUE(offset) << offset.error().message();
   EXPECT_EQ(offset->source.mysql.startup_mode, StartupMode::kSpecificOffset);
   EXPECT_EQ(offset->source.mysql.specific_offset_file, "mysql-bin.000003");
   EXPECT_EQ(offset->source.mysql.specific_offset_pos, 4u);
 
-  auto gtid = Parse(WithLine(10, "  scan.startup.mode: specific-offset\n"
-                                 "  scan.startup.specific-offset.gtid-set: 0-1-100"));
+  auto gtid = Parse(WithLine(10,
+                             "  scan.startup.mode: specific-offset\n"
+                             "  scan.startup.specific-offset.gtid-set: 0-1-100"));
   ASSERT_TRUE(gtid) << gtid.error().message();
   EXPECT_EQ(gtid->source.mysql.specific_offset_gtid_set, "0-1-100");
 
@@ -365,13 +371,16 @@ TEST(PipelineDefinitionTest, StartupModesCheckTheirKeys) {
   EXPECT_NE(message.find("specific-offset needs scan.startup.specific-offset.file"),
             std::string::npos)
       << message;
-  message = ErrorOf(Parse(WithLine(10, "  scan.startup.mode: initial\n"
-                                       "  scan.startup.specific-offset.pos: 4")));
-  EXPECT_EQ(message, "shop.yaml:11:37: source.scan.startup.specific-offset.pos: only used with "
-                     "scan.startup.mode: specific-offset (the mode is initial)");
+  message = ErrorOf(Parse(WithLine(10,
+                                   "  scan.startup.mode: initial\n"
+                                   "  scan.startup.specific-offset.pos: 4")));
+  EXPECT_EQ(message,
+            "shop.yaml:11:37: source.scan.startup.specific-offset.pos: only used with "
+            "scan.startup.mode: specific-offset (the mode is initial)");
 
-  auto timestamp = Parse(WithLine(10, "  scan.startup.mode: timestamp\n"
-                                      "  scan.startup.timestamp-millis: 1700000000000"));
+  auto timestamp = Parse(WithLine(10,
+                                  "  scan.startup.mode: timestamp\n"
+                                  "  scan.startup.timestamp-millis: 1700000000000"));
   ASSERT_TRUE(timestamp) << timestamp.error().message();
   EXPECT_EQ(timestamp->source.mysql.startup_timestamp_millis, 1700000000000);
   EXPECT_NE(ErrorOf(Parse(WithLine(10, "  scan.startup.mode: timestamp")))
@@ -380,8 +389,9 @@ TEST(PipelineDefinitionTest, StartupModesCheckTheirKeys) {
 }
 
 TEST(PipelineDefinitionTest, ServerIdRangesAndDurations) {
-  auto parsed = Parse(WithLine(9, "  server-id: 5400-5404\n  connect.timeout: 1min\n"
-                                  "  heartbeat.interval: 500ms"));
+  auto parsed = Parse(WithLine(9,
+                               "  server-id: 5400-5404\n  connect.timeout: 1min\n"
+                               "  heartbeat.interval: 500ms"));
   ASSERT_TRUE(parsed) << parsed.error().message();
   EXPECT_EQ(parsed->source.mysql.server_id, (ServerIdRange{5400, 5404}));
   EXPECT_EQ(parsed->source.mysql.connect_timeout, milliseconds(60000));
@@ -392,14 +402,14 @@ TEST(PipelineDefinitionTest, ServerIdRangesAndDurations) {
 }
 
 TEST(PipelineDefinitionTest, SchemaChangesIncludeMinusExclude) {
-  auto parsed = Parse(WithLine(17, "  include.schema.changes: [column, create.table]\n"
-                                   "  exclude.schema.changes: drop"));
+  auto parsed = Parse(WithLine(17,
+                               "  include.schema.changes: [column, create.table]\n"
+                               "  exclude.schema.changes: drop"));
   ASSERT_TRUE(parsed) << parsed.error().message();
   EXPECT_EQ(parsed->sink.schema_changes,
-            (std::set<SchemaChangeType>{SchemaChangeType::kAddColumn,
-                                        SchemaChangeType::kAlterColumnType,
-                                        SchemaChangeType::kCreateTable,
-                                        SchemaChangeType::kRenameColumn}));
+            (std::set<SchemaChangeType>{
+                SchemaChangeType::kAddColumn, SchemaChangeType::kAlterColumnType,
+                SchemaChangeType::kCreateTable, SchemaChangeType::kRenameColumn}));
   auto excluded = Parse(WithLine(17, "  exclude.schema.changes: [drop.table, truncate.table]"));
   ASSERT_TRUE(excluded);
   EXPECT_EQ(excluded->sink.schema_changes.size(), 5u);
@@ -410,26 +420,26 @@ TEST(PipelineDefinitionTest, SchemaChangesIncludeMinusExclude) {
 }
 
 TEST(PipelineDefinitionTest, FlinkCatalogPropertiesAndTablePropertiesMapping) {
-  auto parsed = Parse(WithLine(15, "  catalog.properties.type: hadoop\n"
-                                   "  catalog.properties.warehouse: /lake\n"
-                                   "  table.properties:\n"
-                                   "    format-version: 2"));
+  auto parsed = Parse(WithLine(15,
+                               "  catalog.properties.type: hadoop\n"
+                               "  catalog.properties.warehouse: /lake\n"
+                               "  table.properties:\n"
+                               "    format-version: 2"));
   ASSERT_TRUE(parsed) << parsed.error().message();
   EXPECT_EQ(parsed->sink.catalog.config->type, "hadoop");
   EXPECT_EQ(parsed->sink.catalog.config->properties.at("warehouse"), "/lake");
   EXPECT_EQ(parsed->sink.table_properties.at("format-version"), "2");
   EXPECT_EQ(parsed->sink.table_properties.at("write.target-file-size-bytes"), "134217728");
-  std::string message =
-      ErrorOf(Parse(WithLine(16, "  catalog.properties.type: hadoop")));
+  std::string message = ErrorOf(Parse(WithLine(16, "  catalog.properties.type: hadoop")));
   EXPECT_NE(message.find("not both"), std::string::npos) << message;
 }
 
 TEST(PipelineDefinitionTest, OverridesApplyBeforeValidation) {
-  auto parsed = Parse(kExample, {"source.port=3307", "pipeline.parallelism=4",
-                                 "sink.table.properties.write.target-file-size-bytes=1048576",
-                                 "sink.catalog.uri=sqlite:///other.db",
-                                 "route.1.sink-table=crm_copy.<>",
-                                 "source.scan.startup.mode=latest-offset"});
+  auto parsed =
+      Parse(kExample, {"source.port=3307", "pipeline.parallelism=4",
+                       "sink.table.properties.write.target-file-size-bytes=1048576",
+                       "sink.catalog.uri=sqlite:///other.db", "route.1.sink-table=crm_copy.<>",
+                       "source.scan.startup.mode=latest-offset"});
   ASSERT_TRUE(parsed) << parsed.error().message();
   EXPECT_EQ(parsed->source.mysql.port, 3307);
   EXPECT_EQ(parsed->pipeline.parallelism, 4);
@@ -441,8 +451,9 @@ TEST(PipelineDefinitionTest, OverridesApplyBeforeValidation) {
   EXPECT_EQ(ErrorOf(Parse(kExample, {"source.port=abc"})),
             "--set source.port=abc: source.port: 'abc' is not an integer (expected 1..65535)");
   std::string message = ErrorOf(Parse(kExample, {"pipeline.paralelism=3"}));
-  EXPECT_TRUE(message.starts_with("--set pipeline.paralelism=3: pipeline.paralelism: unknown key "
-                                  "(did you mean 'parallelism'?)"))
+  EXPECT_TRUE(
+      message.starts_with("--set pipeline.paralelism=3: pipeline.paralelism: unknown key "
+                          "(did you mean 'parallelism'?)"))
       << message;
   EXPECT_EQ(ErrorOf(Parse(kExample, {"pipeline.parallelism"})),
             "--set pipeline.parallelism: expected KEY=VALUE, e.g. source.port=3307");
@@ -493,9 +504,8 @@ TEST(PipelineExampleTest, TheShippedExampleParses) {
   std::ifstream in(std::string(FLOE_TEST_DATA_DIR) + "/../../examples/pipeline.yaml");
   ASSERT_TRUE(in.good());
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  auto parsed = ParsePipelineDefinition(
-      text, "examples/pipeline.yaml",
-      Environment::FromMap({{"MYSQL_PASSWORD", "floe"}}), {});
+  auto parsed = ParsePipelineDefinition(text, "examples/pipeline.yaml",
+                                        Environment::FromMap({{"MYSQL_PASSWORD", "floe"}}), {});
   ASSERT_TRUE(parsed) << parsed.error().message();
   EXPECT_EQ(parsed->source.mysql.port, 3307);
   EXPECT_EQ(parsed->source.mysql.server_id, (ServerIdRange{5400, 5404}));
@@ -552,11 +562,10 @@ namespace {
 
 TEST(PipelineDescribeTest, TheDescriptionIsAPipelineFileThatParsesToTheSame) {
   auto parsed = ParsePipelineDefinition(
-      std::string(kExample) + "", "shop.yaml",
-      Environment::FromMap({{"MYSQL_PASSWORD", "pw"}}),
+      std::string(kExample) + "", "shop.yaml", Environment::FromMap({{"MYSQL_PASSWORD", "pw"}}),
       {"source.tables.exclude=shop.tmp_\\.*, shop.\"quoted\"", "source.server-id=1-4",
-       "sink.include.schema.changes=column", "route.2.source-table=a.b",
-       "route.2.sink-table=x.y", "route.2.description=a: b # c"});
+       "sink.include.schema.changes=column", "route.2.source-table=a.b", "route.2.sink-table=x.y",
+       "route.2.description=a: b # c"});
   ASSERT_TRUE(parsed) << parsed.error().message();
   std::string described = parsed->Describe();
   auto again = ParsePipelineDefinition(described, "shop.yaml", Environment::FromMap({}), {});

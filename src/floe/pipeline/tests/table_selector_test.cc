@@ -107,8 +107,7 @@ TEST(RouteTest, FirstMatchingRouteWinsAndSymbolsBecomeTheTableName) {
   EXPECT_EQ(RouteFor(routes, "shop", "orders_2024").value().ToString(), "ods.orders");
   EXPECT_EQ(RouteFor(routes, "shop", "orders_2025").value().ToString(), "ods.orders");
   EXPECT_EQ(RouteFor(routes, "crm", "customers").value().ToString(), "crm_mirror.customers");
-  EXPECT_EQ(RouteFor(routes, "shop", "items").value().ToString(),
-            "all.never_reached_for_orders_x");
+  EXPECT_EQ(RouteFor(routes, "shop", "items").value().ToString(), "all.never_reached_for_orders_x");
   // No route: the sink table is db.table.
   auto plain = RouteFor(routes, "billing", "invoices");
   ASSERT_TRUE(plain);
