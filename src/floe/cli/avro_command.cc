@@ -175,8 +175,10 @@ void AddAvroCommands(CLI::App& app, int* exit_code) {
   CLI::App* write = avro->add_subcommand(
       "write", "Convert JSON Lines (bytes/fixed as base64) into an Avro container file");
   write->add_option("--schema", write_args->schema_path, "Avro schema (.avsc file)")->required();
-  write->add_option("--codec", write_args->codec, "null, deflate, snappy or zstandard");
-  write->add_option("--meta", write_args->metadata, "File metadata key=value (repeatable)");
+  write->add_option("--codec", write_args->codec, "null, deflate, snappy or zstandard")
+      ->check(OneOf({"null", "deflate", "snappy", "zstandard"}));
+  write->add_option("--meta", write_args->metadata, "File metadata key=value (repeatable)")
+      ->check(KeyValueText());
   write->add_option("--block-size", write_args->block_size, "Block size in bytes (64 KiB)")
       ->check(IntegerIn(1, int64_t{1} << 30));
   write->add_option("IN", write_args->input, "JSON Lines input, - for stdin")->required();

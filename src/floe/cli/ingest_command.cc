@@ -292,7 +292,7 @@ void AddIngestCommand(CLI::App& app, int* exit_code) {
       ->check(Utf8Text());
   cmd->add_option("--format", args->format, "debezium-json or json")
       ->capture_default_str()
-      ->check(OneOf({"debezium-json", "json"}));
+      ->check(OneOf({"debezium-json", "debezium", "json"}));
   cmd->add_option("--table", args->table, "The one destination table NS.T")->check(Utf8Text());
   cmd->add_option("--route", args->route,
                   "One table per source table, e.g. \"{db}.{table}\" or \"lake.{db}_{table}\"")
