@@ -1,6 +1,7 @@
 // `floe capture mysql`: prints a MySQL/MariaDB server's changes as Debezium
 // JSON Lines on standard output (row changes and schema changes), flushed
-// after every transaction. Logs go to standard error.
+// after every transaction. Logs go to standard error. Exit codes: 0 after
+// SIGINT/SIGTERM, 1 on an error while running, 2 on a usage error.
 
 #include <unistd.h>
 
