@@ -277,8 +277,8 @@ Status FileIO::WriteNew(std::string_view path, std::string_view bytes) {
   static thread_local std::mt19937_64 rng{std::random_device{}()};
   std::string_view name = path.substr(path.rfind('/') + 1);
   std::string_view dir = path.substr(0, path.size() - name.size());
-  // A hidden name that no reader takes for a table file.
-  std::string tmp = fmt::format("{}.{}.{:016x}.tmp", dir, name, rng());
+  // A hidden name that no reader takes for a table file: ".<random>.<name>.tmp".
+  std::string tmp = fmt::format("{}.{:016x}.{}.tmp", dir, rng(), name);
   {
     FLOE_ASSIGN_OR_RETURN(auto out, CreateOutput(tmp, /*overwrite=*/false));
     Status s = out->Write(bytes);
