@@ -20,5 +20,7 @@ void AddTableCommands(CLI::App& app, int* exit_code);
 /// CatalogOptionsFrom(its own subcommand).
 void AddTableScanCommand(CLI::App& table, int* exit_code);
 void AddIngestCommand(CLI::App& app, int* exit_code);
+/// `floe run PIPELINE.yaml` (run_command.cc).
+void AddRunCommand(CLI::App& app, int* exit_code);
 
 }  // namespace floe::cli

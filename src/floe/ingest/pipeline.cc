@@ -64,28 +64,6 @@ Result<std::string> StatePipelineId(const std::string& state_dir) {
   return id;
 }
 
-/// Every table of the catalog, two namespace levels deep: the candidates of
-/// a route whose namespace depends on the event.
-Result<std::vector<iceberg::TableIdentifier>> AllTables(iceberg::Catalog& catalog) {
-  std::vector<iceberg::Namespace> namespaces;
-  FLOE_ASSIGN_OR_RETURN(auto top, catalog.ListNamespaces({}));
-  for (const auto& ns : top) {
-    namespaces.push_back(ns);
-    auto children = catalog.ListNamespaces(ns);
-    if (children) namespaces.insert(namespaces.end(), children->begin(), children->end());
-  }
-  std::vector<iceberg::TableIdentifier> tables;
-  for (const auto& ns : namespaces) {
-    auto listed = catalog.ListTables(ns);
-    if (!listed) {
-      if (listed.error().code() == ErrorCode::kNotFound) continue;
-      return std::unexpected(std::move(listed).error());
-    }
-    tables.insert(tables.end(), listed->begin(), listed->end());
-  }
-  return tables;
-}
-
 /// Whether the namespace part of a route has a placeholder.
 bool RouteNamespaceIsFixed(std::string_view route) {
   size_t last_dot = route.rfind('.');
@@ -103,7 +81,7 @@ Result<std::vector<iceberg::TableIdentifier>> CandidateTables(const IngestOption
     tables.push_back(id);
     return tables;
   }
-  if (!RouteNamespaceIsFixed(options.route)) return AllTables(catalog);
+  if (!RouteNamespaceIsFixed(options.route)) return sink::ListTablesTwoLevelsDeep(catalog);
   size_t last_dot = options.route.rfind('.');
   FLOE_ASSIGN_OR_RETURN(auto ns, iceberg::ParseNamespace(options.route.substr(0, last_dot)));
   auto listed = catalog.ListTables(ns);

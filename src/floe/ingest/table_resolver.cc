@@ -180,7 +180,9 @@ Result<std::vector<Change>> DiffSchemas(const std::string& table_name, const Sch
 // ------------------------------------------------------------ options, routes
 
 Status ValidateTableResolverOptions(const TableResolverOptions& options) {
-  if (options.table.has_value() == !options.route.empty()) {
+  int destinations = (options.table.has_value() ? 1 : 0) + (options.route.empty() ? 0 : 1) +
+                     (options.route_function ? 1 : 0);
+  if (destinations != 1) {
     return InvalidArgument("give exactly one of --table NS.T and --route TEMPLATE");
   }
   if (!options.route.empty()) {
@@ -432,11 +434,15 @@ Result<LoadedTable> TableResolver::LoadOrCreate(const TableIdentifier& id,
     FLOE_ASSIGN_OR_RETURN(auto builder, iceberg::TableMetadataBuilder::ForNewTable());
     FLOE_RETURN_IF_ERROR(builder.Apply(iceberg::update::AddSchema{schema, std::nullopt}));
     FLOE_RETURN_IF_ERROR(builder.Apply(iceberg::update::SetCurrentSchema{-1}));
-    if (!options_.partition_by.empty()) {
-      auto spec = iceberg::ParsePartitionSpecText(options_.partition_by, schema);
+    const std::string* partition_by = &options_.partition_by;
+    if (auto it = options_.partition_by_table.find(name); it != options_.partition_by_table.end()) {
+      partition_by = &it->second;
+    }
+    if (!partition_by->empty()) {
+      auto spec = iceberg::ParsePartitionSpecText(*partition_by, schema);
       if (!spec) {
         return std::unexpected(std::move(spec).error().WithContext(
-            fmt::format("--partition-by '{}' for table {}", options_.partition_by, name)));
+            fmt::format("partition spec '{}' for table {}", *partition_by, name)));
       }
       FLOE_RETURN_IF_ERROR(builder.Apply(iceberg::update::AddPartitionSpec{*spec, false}));
       FLOE_RETURN_IF_ERROR(builder.Apply(iceberg::update::SetDefaultSpec{-1}));
@@ -501,6 +507,13 @@ Result<TableResolver::TableState*> TableResolver::Resolve(
   TableIdentifier id;
   if (options_.table) {
     id = *options_.table;
+  } else if (options_.route_function) {
+    auto routed = options_.route_function(db, table);
+    if (!routed) {
+      *event_error = true;
+      return std::unexpected(std::move(routed).error());
+    }
+    id = std::move(*routed);
   } else {
     auto routed = RenderRoute(options_.route, db, table);
     if (!routed) {

@@ -29,6 +29,7 @@
 /// Not thread-safe: used by the source subtask's thread only.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -52,6 +53,10 @@ struct TableResolverOptions {
   std::optional<iceberg::TableIdentifier> table;
   /// `--route`: a template with "{db}" and "{table}" (e.g. "{db}.{table}").
   std::string route;
+  /// Instead of `table` and `route`: the destination of each source table
+  /// (`floe run`'s route blocks). Its errors are the event's.
+  std::function<Result<iceberg::TableIdentifier>(std::string_view db, std::string_view table)>
+      route_function;
   /// `--schema`: the schema of tables created by ingest (wins over the event
   /// schema), and of events without a schema block.
   std::shared_ptr<const types::Schema> schema;
@@ -61,6 +66,9 @@ struct TableResolverOptions {
   /// `--partition-by`: the partition spec of created tables, as
   /// ParsePartitionSpecText reads it ("bucket(16,id),day(ts)").
   std::string partition_by;
+  /// Partition specs of created tables by destination ("ns.table"), in the
+  /// same text form; wins over `partition_by` (`floe run`'s partition.key).
+  std::map<std::string, std::string> partition_by_table;
   /// Properties of created tables.
   std::map<std::string, std::string> table_properties;
   /// Job-level upsert (SinkOptions::upsert); unset: the table property
@@ -71,7 +79,8 @@ struct TableResolverOptions {
 };
 
 /// Checks the options on their own (before any event): exactly one of
-/// table/route, a valid template, upsert not with overwrite.
+/// table, route and route_function, a valid template, upsert not with
+/// overwrite.
 Status ValidateTableResolverOptions(const TableResolverOptions& options);
 
 /// The longest namespace level or table name a route may give, in bytes: the

@@ -90,6 +90,26 @@ const iceberg::Snapshot* FindCheckpointSnapshot(const iceberg::TableMetadata& me
   return found;
 }
 
+Result<std::vector<iceberg::TableIdentifier>> ListTablesTwoLevelsDeep(iceberg::Catalog& catalog) {
+  std::vector<iceberg::Namespace> namespaces;
+  FLOE_ASSIGN_OR_RETURN(auto top, catalog.ListNamespaces({}));
+  for (const auto& ns : top) {
+    namespaces.push_back(ns);
+    auto children = catalog.ListNamespaces(ns);
+    if (children) namespaces.insert(namespaces.end(), children->begin(), children->end());
+  }
+  std::vector<iceberg::TableIdentifier> tables;
+  for (const auto& ns : namespaces) {
+    auto listed = catalog.ListTables(ns);
+    if (!listed) {
+      if (listed.error().code() == ErrorCode::kNotFound) continue;
+      return std::unexpected(std::move(listed).error());
+    }
+    tables.insert(tables.end(), listed->begin(), listed->end());
+  }
+  return tables;
+}
+
 Result<std::vector<TableProgress>> CommittedProgress(
     iceberg::Catalog& catalog, std::string_view pipeline_id,
     const std::vector<iceberg::TableIdentifier>& tables) {

@@ -47,6 +47,10 @@ Result<engine::CheckpointId> MaxCommittedCheckpoint(
     iceberg::Catalog& catalog, std::string_view pipeline_id,
     const std::vector<iceberg::TableIdentifier>& tables);
 
+/// Every table of the catalog, two namespace levels deep: the tables a
+/// pipeline whose destinations depend on its events may have committed to.
+Result<std::vector<iceberg::TableIdentifier>> ListTablesTwoLevelsDeep(iceberg::Catalog& catalog);
+
 /// What one pipeline has committed to one table: the highest checkpoint id
 /// and the source position its snapshot records (`floe.source-position`).
 struct TableProgress {

@@ -201,9 +201,13 @@ struct MySqlCapture::Impl {
   /// watermark: which events the snapshot already holds.
   SnapshotFilter filter;
   std::chrono::steady_clock::time_point last_state_write{};
+  /// When the sink last got a batch that ends a transaction.
+  std::chrono::steady_clock::time_point last_boundary{};
+  static constexpr std::chrono::seconds kBoundaryInterval{2};
 
   bool Selected(std::string_view db, std::string_view table) const {
     if (IsSystemDb(db)) return false;
+    if (options.selector) return options.selector(db, table);
     std::string name = std::string(db) + "." + std::string(table);
     return std::regex_match(name, regex);
   }
@@ -225,8 +229,20 @@ struct MySqlCapture::Impl {
     return def;
   }
 
-  Status SaveState() {
-    if (options.state_file.empty()) return Ok();
+  /// The schemas part of the state, kept until the tracker changes.
+  uint64_t schemas_generation = ~uint64_t{0};
+  std::string schemas_text;
+
+  /// The state after the last transaction: `committed` and what goes with it.
+  std::string StateText() {
+    if (schemas_generation != tracker.generation()) {
+      nlohmann::json schemas = nlohmann::json::array();
+      for (const TableSchema* t : tracker.Tables()) {
+        if (Selected(t->db, t->table)) schemas.push_back(TableSchemaToJson(*t));
+      }
+      schemas_text = DumpJson(schemas);
+      schemas_generation = tracker.generation();
+    }
     nlohmann::json j;
     j["position"] = committed.ToJson();
     if (!filter.empty()) j["snapshot_filter"] = filter.ToJson();
@@ -237,24 +253,38 @@ struct MySqlCapture::Impl {
       for (const auto& [db, table] : provisional) p["tables"].push_back({db, table});
       j["provisional"] = std::move(p);
     }
-    j["schemas"] = nlohmann::json::array();
-    for (const TableSchema* t : tracker.Tables()) {
-      if (Selected(t->db, t->table)) j["schemas"].push_back(TableSchemaToJson(*t));
-    }
-    FLOE_RETURN_IF_ERROR_CTX(file_io.WriteAtomically(options.state_file, DumpJson(j)),
+    // The schemas go last, spliced in as text: no re-serialization per call.
+    std::string text = DumpJson(j);
+    text.pop_back();  // the closing '}'
+    text += text.size() > 1 ? ",\"schemas\":" : "\"schemas\":";
+    text += schemas_text;
+    text += '}';
+    return text;
+  }
+
+  Status SaveState() {
+    if (options.state_file.empty()) return Ok();
+    FLOE_RETURN_IF_ERROR_CTX(file_io.WriteAtomically(options.state_file, StateText()),
                              "writing the capture state {}", options.state_file);
     last_state_write = std::chrono::steady_clock::now();
     return Ok();
   }
 
   Result<bool> LoadState() {
-    if (options.state_file.empty()) return false;
-    FLOE_ASSIGN_OR_RETURN(bool exists, file_io.Exists(options.state_file));
-    if (!exists) return false;
-    FLOE_ASSIGN_OR_RETURN(std::string text, file_io.ReadAll(options.state_file));
+    std::string text;
+    std::string where = "the initial state";
+    if (!options.initial_state.empty()) {
+      text = options.initial_state;
+    } else {
+      if (options.state_file.empty()) return false;
+      FLOE_ASSIGN_OR_RETURN(bool exists, file_io.Exists(options.state_file));
+      if (!exists) return false;
+      FLOE_ASSIGN_OR_RETURN(text, file_io.ReadAll(options.state_file));
+      where = options.state_file;
+    }
     nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
     if (j.is_discarded() || !j.is_object() || !j.contains("position")) {
-      return Corruption("capture state {} is not a floe capture state", options.state_file);
+      return Corruption("capture state {} is not a floe capture state", where);
     }
     FLOE_ASSIGN_OR_RETURN(committed, SourcePosition::FromJson(j["position"]));
     if (j.contains("schemas")) {
@@ -269,7 +299,7 @@ struct MySqlCapture::Impl {
           [this](std::string_view db, std::string_view table) { return tracker.Find(db, table); });
       if (!f) {
         return std::unexpected(std::move(f).error().WithContext(
-            fmt::format("capture state {}", options.state_file)));
+            fmt::format("capture state {}", where)));
       }
       filter = std::move(*f);
     }
@@ -277,7 +307,7 @@ struct MySqlCapture::Impl {
       const auto& p = j["provisional"];
       auto bad = [&]() {
         return Corruption("capture state {}: 'provisional' is not {{until, tables}}",
-                          options.state_file);
+                          where);
       };
       if (!p.is_object() || !p.contains("until") || !p["until"].is_string() ||
           !p.contains("tables") || !p["tables"].is_array()) {
@@ -291,7 +321,7 @@ struct MySqlCapture::Impl {
         provisional.emplace(t[0].get<std::string>(), t[1].get<std::string>());
       }
     }
-    spdlog::info("capture: resuming from {} (state {})", committed.binlog.ToString(), options.state_file);
+    spdlog::info("capture: resuming from {} (state {})", committed.binlog.ToString(), where);
     return true;
   }
 
@@ -407,6 +437,14 @@ struct MySqlCapture::Impl {
     FLOE_ASSIGN_OR_RETURN(auto result, RunIncrementalSnapshot(so, *meta, tables, sink));
     committed = result.start;
     filter = std::move(result.filter);
+    if (options.boundary_batches) {
+      // The snapshot is whole: a consumer may checkpoint here.
+      ChangeBatch done;
+      done.ends_transaction = true;
+      done.resume = committed;
+      FLOE_RETURN_IF_ERROR(sink(done));
+      last_boundary = std::chrono::steady_clock::now();
+    }
     return SaveState();
   }
 
@@ -415,6 +453,8 @@ struct MySqlCapture::Impl {
 
 MySqlCapture::MySqlCapture(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 MySqlCapture::~MySqlCapture() = default;
+
+Result<std::string> MySqlCapture::State() { return impl_->StateText(); }
 
 bool MySqlCapture::Selected(std::string_view db, std::string_view table) const {
   return impl_->Selected(db, table);
@@ -471,6 +511,14 @@ Status MySqlCapture::Run(const Sink& sink, const std::atomic<bool>& stop) {
     }
     if (m.options.startup != StartupMode::kInitial) {
       FLOE_RETURN_IF_ERROR(m.LoadSelectedSchemas(*m.meta));
+      if (m.options.boundary_batches) {
+        // The start position is known: a consumer may checkpoint from here.
+        ChangeBatch start;
+        start.ends_transaction = true;
+        start.resume = m.committed;
+        FLOE_RETURN_IF_ERROR(sink(start));
+        m.last_boundary = std::chrono::steady_clock::now();
+      }
     }
   }
   return m.Stream(sink, stop);
@@ -528,7 +576,8 @@ Status MySqlCapture::Impl::Stream(const Sink& sink, const std::atomic<bool>& sto
       batch.ends_transaction = true;
       batch.resume = resume;
       bool had_events = !batch.events.empty();
-      if (had_events) FLOE_RETURN_IF_ERROR(sink(batch));
+      // The state after this transaction first, so that the sink can ask
+      // for it (State()).
       committed = resume;
       if (!provisional.empty() && Compare(committed.binlog, provisional_end) >= 0) {
         provisional.clear();
@@ -538,6 +587,12 @@ Status MySqlCapture::Impl::Stream(const Sink& sink, const std::atomic<bool>& sto
         spdlog::info("capture: the stream passed the snapshot's last high watermark {}",
                      filter.end().ToString());
         filter = SnapshotFilter();
+      }
+      auto now = std::chrono::steady_clock::now();
+      if (had_events || (options.boundary_batches &&
+                         (filter_done || now - last_boundary > kBoundaryInterval))) {
+        FLOE_RETURN_IF_ERROR(sink(batch));
+        last_boundary = now;
       }
       batch.Clear();
       tx_gtid.clear();

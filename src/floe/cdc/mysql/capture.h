@@ -35,6 +35,9 @@ struct CaptureOptions {
   /// Regular expression (ECMAScript, whole match) on "db.table". Default: all
   /// tables outside the system databases.
   std::string tables = ".*";
+  /// Instead of `tables`, when set: whether (db, table) is captured (system
+  /// databases never are). Must be thread-safe.
+  std::function<bool(std::string_view db, std::string_view table)> selector;
   StartupMode startup = StartupMode::kInitial;
   BinlogFilePos start_position;  ///< kPosition
   GtidSet start_gtids;           ///< kGtid
@@ -51,6 +54,15 @@ struct CaptureOptions {
   int snapshot_parallelism = 2;
   /// State file ("" for none): read at start to resume, written after each transaction.
   std::string state_file;
+  /// A state to resume from (MySqlCapture::State() of an earlier run, kept
+  /// by its consumer, e.g. in an engine checkpoint); wins over `state_file`.
+  std::string initial_state;
+  /// Also hand the sink empty batches that end a transaction: one when the
+  /// initial snapshot is complete, and one every few seconds while the
+  /// stream has nothing for the selected tables, so that a consumer that
+  /// checkpoints at transaction boundaries has one (and its position moves
+  /// on with the binlog).
+  bool boundary_batches = false;
   /// Reconnect after a lost connection (server restart), this many times in a
   /// row before giving up. Default 30 (with 1 s between attempts).
   int reconnect_attempts = 30;
@@ -88,6 +100,13 @@ class MySqlCapture {
   /// Runs until `stop` becomes true (returns Ok) or an error. Calls `sink`
   /// for every batch; a sink error stops the capture and is returned.
   Status Run(const Sink& sink, const std::atomic<bool>& stop);
+
+  /// Inside the sink, for a batch that ends a transaction: the state to
+  /// resume exactly after it (the position, the schemas of the selected
+  /// tables, the snapshot's stream filter), as text for
+  /// CaptureOptions::initial_state. Cheap when no schema changed since the
+  /// last call. Elsewhere: the state after the last such batch.
+  Result<std::string> State();
 
   /// Whether db.table is selected by the regex.
   bool Selected(std::string_view db, std::string_view table) const;

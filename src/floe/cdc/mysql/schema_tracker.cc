@@ -155,10 +155,12 @@ void SchemaTracker::Put(TableSchema schema) {
   KeyColumnsNotNull(schema);
   Key key = KeyOf(schema.db, schema.table);
   tables_[std::move(key)] = std::move(schema);
+  ++generation_;
 }
 
 void SchemaTracker::Remove(std::string_view db, std::string_view table) {
   tables_.erase(KeyOf(db, table));
+  ++generation_;
 }
 
 const TableSchema* SchemaTracker::Find(std::string_view db, std::string_view table) const {
@@ -192,6 +194,7 @@ Result<std::vector<SchemaChange>> SchemaTracker::Apply(std::string_view sql,
 Result<std::vector<SchemaChange>> SchemaTracker::ApplyParsed(const DdlStatement& st,
                                                              std::string_view default_db) {
   std::vector<SchemaChange> out;
+  ++generation_;
   auto saved = tables_;
   Status status = Ok();
   switch (st.kind) {

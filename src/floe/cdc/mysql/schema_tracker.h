@@ -103,6 +103,9 @@ class SchemaTracker {
   /// Every tracked table, ordered by (db, table).
   std::vector<const TableSchema*> Tables() const;
   bool IsSelected(std::string_view db, std::string_view table) const;
+  /// Changes whenever a call may have changed a schema (Put, Remove, Apply):
+  /// a cache of the schemas is current while this stays the same.
+  uint64_t generation() const { return generation_; }
 
   /// Parses `sql` (a QUERY event's statement) and applies it with
   /// `default_db` (the event's database) for unqualified names. Returns the
@@ -143,6 +146,7 @@ class SchemaTracker {
 
   SchemaTrackerOptions options_;
   std::map<Key, TableSchema> tables_;
+  uint64_t generation_ = 0;
 };
 
 }  // namespace floe::cdc::mysql

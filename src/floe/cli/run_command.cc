@@ -1,0 +1,132 @@
+/// `floe run PIPELINE.yaml`: a whole-database pipeline as one exactly-once
+/// job (docs/pipeline.md). `--check` validates the file, connects, and lists
+/// the source tables and their sink tables without writing anything.
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "floe/cli/cli_values.h"
+#include "floe/cli/commands.h"
+#include "floe/cli/log_format.h"
+#include "floe/pipeline/document.h"
+#include "floe/pipeline/environment.h"
+#include "floe/pipeline/pipeline_definition.h"
+#include "floe/run/run_pipeline.h"
+
+namespace floe::cli {
+namespace {
+
+std::atomic<bool> g_run_stop{false};
+void OnRunSignal(int) { g_run_stop.store(true); }
+
+struct RunArgs {
+  std::string file;
+  bool check = false;
+  std::vector<std::string> set;
+  std::string catalog_config;
+  std::string log_level = "info";
+};
+
+Result<pipeline::PipelineDefinition> ReadDefinition(const RunArgs& a) {
+  std::ifstream in(a.file, std::ios::binary);
+  if (!in) return IoError("cannot open the pipeline file {}", a.file);
+  std::string text;
+  char buffer[65536];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    text.append(buffer, static_cast<size_t>(in.gcount()));
+    if (text.size() > pipeline::kMaxDocumentBytes) {
+      return InvalidArgument("{}: larger than {} bytes", a.file, pipeline::kMaxDocumentBytes);
+    }
+  }
+  return pipeline::ParsePipelineDefinition(text, a.file, pipeline::Environment::Process(), a.set);
+}
+
+void SetUpRunLogging(const std::string& level_name) {
+  auto logger = spdlog::stderr_color_mt("run");
+  logger->set_level(spdlog::level::from_str(level_name));
+  logger->set_formatter(EscapedTextFormatter("%Y-%m-%d %H:%M:%S.%e %^%l%$ %E"));
+  spdlog::set_default_logger(logger);
+}
+
+int Check(const RunArgs& a, const pipeline::PipelineDefinition& definition) {
+  auto routes = run::CheckPipeline(definition, a.catalog_config);
+  if (!routes) {
+    PrintError(definition.Redact(routes.error().ToString()));
+    return kExitFailure;
+  }
+  std::printf("%s", definition.Describe().c_str());
+  std::printf("\n%zu source table(s) selected:\n", routes->size());
+  for (const auto& r : *routes) std::printf("  %-40s -> %s\n", r.source.c_str(), r.sink.c_str());
+  return 0;
+}
+
+}  // namespace
+
+void AddRunCommand(CLI::App& app, int* exit_code) {
+  auto args = std::make_shared<RunArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "run", "Run a pipeline file: mirror a whole database into Iceberg, exactly once");
+  cmd->add_option("pipeline", args->file, "The pipeline file (YAML, docs/pipeline.md)")->required();
+  cmd->add_flag("--check", args->check,
+                "Validate the file, connect, and list the source tables and their sink tables; "
+                "write nothing");
+  cmd->add_option("--set", args->set, "Override a key of the file: key=value (repeatable)")
+      ->check(KeyValueText());
+  cmd->add_option("--catalog-config", args->catalog_config,
+                  "The catalog config file, for a sink whose catalog is given by name");
+  cmd->add_option("--log-level", args->log_level, "trace, debug, info, warn, error or off")
+      ->capture_default_str()
+      ->check(OneOf({"trace", "debug", "info", "warn", "error", "off"}));
+  cmd->callback([args, exit_code] {
+    SetUpRunLogging(args->log_level);
+    auto definition = ReadDefinition(*args);
+    if (!definition) {
+      PrintError(definition.error());
+      *exit_code = definition.error().code() == ErrorCode::kIo ? kExitFailure : kExitUsage;
+      return;
+    }
+    if (args->check) {
+      *exit_code = Check(*args, *definition);
+      return;
+    }
+    std::signal(SIGINT, OnRunSignal);
+    std::signal(SIGTERM, OnRunSignal);
+    ingest::IngestStats stats;
+    run::RunOptions options;
+    options.catalog_config_path = args->catalog_config;
+    options.stats = &stats;
+    options.stop = &g_run_stop;
+    auto started = std::chrono::steady_clock::now();
+    auto summary = run::RunPipeline(*definition, options);
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (!summary) {
+      std::string message = definition->Redact(summary.error().ToString());
+      spdlog::error("run failed: {}", message);
+      PrintError(message);
+      *exit_code = kExitFailure;
+      return;
+    }
+    std::printf("pipeline %s: %lld changes (%lld rows) in %.1f s, %lld commits, last checkpoint "
+                "%lld, tables created %lld, schema changes %lld\nstate in %s\n",
+                definition->pipeline.name.c_str(), static_cast<long long>(summary->changes),
+                static_cast<long long>(summary->rows), seconds,
+                static_cast<long long>(summary->commits),
+                static_cast<long long>(summary->last_checkpoint),
+                static_cast<long long>(summary->tables_created),
+                static_cast<long long>(summary->schema_changes), summary->state_dir.c_str());
+  });
+}
+
+}  // namespace floe::cli

@@ -1,0 +1,316 @@
+#include "floe/run/capture_source.h"
+
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "floe/common/json_dump.h"
+#include "floe/ingest/row_change_writer.h"
+#include "floe/sink/router.h"
+
+namespace floe::run {
+
+std::string DescribeCapturePosition(const cdc::SourcePosition& position) {
+  std::string text = position.binlog.ToString();
+  std::string gtids = position.gtids.ToString();
+  if (!gtids.empty()) text += " gtids " + gtids;
+  return text;
+}
+
+namespace {
+
+/// One batch of the capture, and the capture's state after it when it ends
+/// a transaction.
+struct Item {
+  cdc::ChangeBatch batch;
+  std::string state;
+};
+
+/// The checkpoint state of the source.
+struct SourceState {
+  std::string capture;  ///< MySqlCapture::State() after the last transaction handed on
+  cdc::SourcePosition position;
+  int64_t changes = 0;
+  int64_t rows = 0;
+};
+
+std::string SerializeState(const SourceState& s) {
+  nlohmann::json j;
+  j["version"] = 1;
+  j["capture"] = s.capture;
+  j["position"] = s.position.ToJson();
+  j["counts"] = {{"changes", s.changes}, {"rows", s.rows}};
+  return DumpJson(j);
+}
+
+Result<SourceState> ParseState(std::string_view text) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || j.value("version", 0) != 1 || !j.contains("capture") ||
+      !j["capture"].is_string() || !j.contains("position")) {
+    return Corruption("capture source state: not a floe run source state");
+  }
+  SourceState s;
+  s.capture = j["capture"].get<std::string>();
+  FLOE_ASSIGN_OR_RETURN(s.position, cdc::SourcePosition::FromJson(j["position"]));
+  if (auto c = j.find("counts"); c != j.end() && c->is_object()) {
+    auto count = [&](const char* name) {
+      auto it = c->find(name);
+      return it != c->end() && it->is_number_integer() ? it->get<int64_t>() : int64_t{0};
+    };
+    s.changes = count("changes");
+    s.rows = count("rows");
+  }
+  return s;
+}
+
+}  // namespace
+
+struct CaptureSource::Impl {
+  CaptureSourceOptions options;
+  std::shared_ptr<sink::CheckpointPositions> positions;
+  ingest::IngestStats own_stats;
+  ingest::IngestStats* stats;
+  int subtask = 0;
+
+  std::unique_ptr<cdc::mysql::MySqlCapture> capture;
+  std::unique_ptr<ingest::TableResolver> resolver;
+  std::unique_ptr<sink::RowBatcher> batcher;
+  std::unique_ptr<ingest::RowChangeWriter> changes;
+
+  // The capture thread and the queue between it and Poll.
+  std::thread thread;
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<Item> queue;
+  bool capture_done = false;
+  Status capture_status = Ok();
+  std::atomic<bool> closing{false};
+
+  // Poll's side.
+  SourceState state;          ///< after the last transaction handed on
+  bool in_transaction = false;  ///< a batch without a boundary was handed on
+  const cdc::TableDefinition* last_definition = nullptr;
+  std::shared_ptr<const types::Schema> last_row_schema;
+
+  Impl(CaptureSourceOptions o, std::shared_ptr<sink::CheckpointPositions> p, ingest::IngestStats* s)
+      : options(std::move(o)), positions(std::move(p)), stats(s != nullptr ? s : &own_stats) {}
+
+  /// The capture thread's sink: queues the batch (with the state after it
+  /// when it ends a transaction), waiting while the queue is full.
+  Status Enqueue(cdc::ChangeBatch& batch) {
+    Item item;
+    if (batch.ends_transaction) {
+      FLOE_ASSIGN_OR_RETURN(item.state, capture->State());
+    }
+    item.batch = std::move(batch);
+    batch = cdc::ChangeBatch();  // the capture reuses its batch
+    std::unique_lock lock(mu);
+    cv.wait(lock, [&] { return closing.load() || queue.size() < options.queue_batches; });
+    if (closing.load()) return Cancelled("the pipeline is stopping");
+    queue.push_back(std::move(item));
+    cv.notify_all();
+    return Ok();
+  }
+
+  /// The row schema of a definition, kept while consecutive rows share it.
+  const std::shared_ptr<const types::Schema>& RowSchemaOf(const cdc::TableDefinitionPtr& def) {
+    if (def.get() != last_definition) {
+      last_definition = def.get();
+      last_row_schema = std::shared_ptr<const types::Schema>(def, &def->schema);
+      if (!def->primary_key.empty()) {
+        resolver->NotePrimaryKey(def->id.db, def->id.table, def->primary_key);
+      }
+    }
+    return last_row_schema;
+  }
+
+  static Error AtChange(Error error, const cdc::TableId& table,
+                        const std::shared_ptr<const cdc::ChangeSource>& source) {
+    std::string where = table.ToString();
+    if (source) where += " at " + source->position.binlog.ToString();
+    return std::move(error).WithContext(where);
+  }
+
+  Status WriteRow(const cdc::RowChange& change, engine::Collector<sink::RowBatch>& out) {
+    const auto& row_schema = RowSchemaOf(change.table);
+    const cdc::TableId& id = change.table->id;
+    bool event_error = false;
+    auto resolved = resolver->Resolve(id.db, id.table, row_schema, &event_error);
+    if (!resolved) return std::unexpected(AtChange(std::move(resolved).error(), id, change.source));
+    auto mapping = resolver->MappingFor(*resolved, row_schema, &event_error);
+    if (!mapping) return std::unexpected(AtChange(std::move(mapping).error(), id, change.source));
+    auto rows = changes->Write(**mapping, change.op, change.before, change.after, out, &event_error);
+    if (!rows) return std::unexpected(AtChange(std::move(rows).error(), id, change.source));
+    state.rows += *rows;
+    stats->rows_emitted.fetch_add(*rows, std::memory_order_relaxed);
+    return Ok();
+  }
+
+  Status ApplySchemaChange(const cdc::SchemaChange& change,
+                           engine::Collector<sink::RowBatch>& out) {
+    using Kind = cdc::SchemaChangeKind;
+    bool event_error = false;
+    switch (change.kind) {
+      case Kind::kCreateTable:
+      case Kind::kRenameTable:
+      case Kind::kAddColumn:
+      case Kind::kDropColumn:
+      case Kind::kRenameColumn:
+      case Kind::kModifyColumn:
+      case Kind::kPrimaryKeyChange: {
+        if (!change.table_after) return Ok();
+        // The table and its schema change now, before any row under the new
+        // definition (and even if none follows).
+        const auto& row_schema = RowSchemaOf(change.table_after);
+        auto resolved =
+            resolver->Resolve(change.table.db, change.table.table, row_schema, &event_error);
+        if (!resolved) {
+          return std::unexpected(AtChange(std::move(resolved).error(), change.table, change.source));
+        }
+        auto mapping = resolver->MappingFor(*resolved, row_schema, &event_error);
+        if (!mapping) {
+          return std::unexpected(AtChange(std::move(mapping).error(), change.table, change.source));
+        }
+        return Ok();
+      }
+      case Kind::kTruncateTable: {
+        auto resolved = resolver->Resolve(change.table.db, change.table.table, nullptr, &event_error);
+        if (!resolved) {
+          if (resolved.error().code() == ErrorCode::kNotFound) return Ok();  // nothing to truncate
+          return std::unexpected(AtChange(std::move(resolved).error(), change.table, change.source));
+        }
+        FLOE_RETURN_IF_ERROR(
+            batcher->Truncate(ingest::TableResolver::TargetOf(*resolved), out));
+        stats->truncates.fetch_add(1, std::memory_order_relaxed);
+        return Ok();
+      }
+      case Kind::kDropTable:
+      case Kind::kAlterOther:
+        return Ok();  // the Iceberg table stays as it is
+    }
+    return Ok();
+  }
+
+  Status HandOn(Item& item, engine::Collector<sink::RowBatch>& out) {
+    for (const cdc::ChangeEvent& event : item.batch.events) {
+      ++state.changes;
+      stats->events_read.fetch_add(1, std::memory_order_relaxed);
+      if (const auto* row = std::get_if<cdc::RowChange>(&event)) {
+        FLOE_RETURN_IF_ERROR(WriteRow(*row, out));
+      } else {
+        FLOE_RETURN_IF_ERROR(ApplySchemaChange(std::get<cdc::SchemaChange>(event), out));
+      }
+    }
+    if (item.batch.ends_transaction) {
+      state.capture = std::move(item.state);
+      state.position = item.batch.resume;
+      in_transaction = false;
+    } else {
+      in_transaction = true;
+    }
+    return Ok();
+  }
+
+  /// Waits until `deadline` (or for ever inside a transaction) for a batch.
+  /// nullopt: none came in time. Errors: the capture stopped.
+  Result<std::optional<Item>> Next(std::chrono::steady_clock::time_point deadline) {
+    std::unique_lock lock(mu);
+    while (queue.empty()) {
+      if (capture_done) {
+        if (!capture_status) return std::unexpected(capture_status.error());
+        return InternalError("the capture ended without an error before the pipeline stopped");
+      }
+      if (in_transaction && options.stop != nullptr && options.stop->load()) {
+        return Cancelled(
+            "stopped inside the initial snapshot (or a transaction): nothing of it was committed; "
+            "the next run starts it again");
+      }
+      if (in_transaction) {
+        cv.wait_for(lock, std::chrono::milliseconds(100));
+      } else if (cv.wait_until(lock, deadline) == std::cv_status::timeout && queue.empty()) {
+        return std::optional<Item>();
+      }
+    }
+    Item item = std::move(queue.front());
+    queue.pop_front();
+    cv.notify_all();
+    return std::optional<Item>(std::move(item));
+  }
+};
+
+CaptureSource::CaptureSource(CaptureSourceOptions options,
+                             std::shared_ptr<sink::CheckpointPositions> positions,
+                             ingest::IngestStats* stats)
+    : impl_(std::make_unique<Impl>(std::move(options), std::move(positions), stats)) {}
+
+CaptureSource::~CaptureSource() { Close(); }
+
+Status CaptureSource::Open(const engine::OperatorContext& context,
+                           const engine::RestoredState& restored) {
+  Impl& s = *impl_;
+  s.subtask = context.subtask;
+  FLOE_RETURN_IF_ERROR(ingest::ValidateTableResolverOptions(s.options.tables));
+  FLOE_ASSIGN_OR_RETURN(std::shared_ptr<iceberg::Catalog> catalog, s.options.sink.catalog());
+  s.resolver = std::make_unique<ingest::TableResolver>(s.options.tables, std::move(catalog), s.stats);
+  s.batcher = std::make_unique<sink::RowBatcher>(s.options.sink, s.options.batch_rows);
+  s.changes = std::make_unique<ingest::RowChangeWriter>(s.batcher.get());
+
+  cdc::mysql::CaptureOptions capture_options = s.options.capture;
+  capture_options.boundary_batches = true;
+  capture_options.state_file.clear();
+  if (restored.own && !restored.own->empty()) {
+    FLOE_ASSIGN_OR_RETURN(s.state, ParseState(*restored.own));
+    capture_options.initial_state = s.state.capture;
+    if (!s.state.capture.empty()) {
+      spdlog::info("run: resuming the capture at {} from checkpoint {}",
+                   DescribeCapturePosition(s.state.position), restored.checkpoint_id);
+    }
+  }
+  FLOE_ASSIGN_OR_RETURN(s.capture, cdc::mysql::MySqlCapture::Open(std::move(capture_options)));
+  s.thread = std::thread([&s] {
+    Status status = s.capture->Run([&s](cdc::ChangeBatch& batch) { return s.Enqueue(batch); },
+                                   s.closing);
+    std::lock_guard lock(s.mu);
+    s.capture_done = true;
+    s.capture_status = std::move(status);
+    s.cv.notify_all();
+  });
+  return Ok();
+}
+
+Result<bool> CaptureSource::Poll(engine::Collector<sink::RowBatch>& out) {
+  Impl& s = *impl_;
+  auto deadline = std::chrono::steady_clock::now() + s.options.max_poll_time;
+  while (true) {
+    FLOE_ASSIGN_OR_RETURN(std::optional<Item> item, s.Next(deadline));
+    if (!item) break;
+    FLOE_RETURN_IF_ERROR(s.HandOn(*item, out));
+    if (!s.in_transaction && std::chrono::steady_clock::now() >= deadline) break;
+  }
+  FLOE_RETURN_IF_ERROR(s.batcher->Flush(out));
+  return true;
+}
+
+Result<std::string> CaptureSource::SnapshotState(engine::CheckpointId id) {
+  Impl& s = *impl_;
+  s.batcher->CheckpointBoundary();
+  if (s.positions) s.positions->Put(id, s.subtask, DescribeCapturePosition(s.state.position));
+  return SerializeState(s.state);
+}
+
+void CaptureSource::Close() {
+  Impl& s = *impl_;
+  {
+    std::lock_guard lock(s.mu);
+    s.closing.store(true);
+    s.cv.notify_all();
+  }
+  if (s.thread.joinable()) s.thread.join();
+}
+
+}  // namespace floe::run

@@ -1,0 +1,86 @@
+#pragma once
+/// CaptureSource: the source operator of `floe run` (docs/pipeline.md). It
+/// runs a MySqlCapture on a thread of its own and turns its change batches —
+/// no JSON in between — into the sink's rows, through the same TableResolver
+/// (tables created on first sight, schemas evolved in order with the rows)
+/// and RowChangeWriter as `floe ingest`.
+///
+/// Exactly once: its checkpoint state is the capture's state (binlog
+/// position, schemas of the selected tables, the initial snapshot's stream
+/// filter) after the last transaction it handed on. Poll returns only at a
+/// transaction boundary, so a checkpoint never holds half a transaction; the
+/// initial snapshot has no boundary until it is whole, so no checkpoint
+/// completes during it (a crash restarts the snapshot, and nothing of the
+/// first attempt was committed). A restore resumes the capture exactly after
+/// the checkpoint's last transaction.
+///
+/// Schema changes (Flink CDC's `lenient` behaviour): a created table appears
+/// with its primary key as identifier fields; an added column or a wider
+/// type reaches the Iceberg schema before the first row that has it; a
+/// dropped column stays in Iceberg and is null from then on; a renamed column
+/// is a new column; a truncation removes the table's rows in the same
+/// checkpoint's commit; a dropped or renamed table stays in the lake.
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "floe/cdc/mysql/capture.h"
+#include "floe/engine/operator.h"
+#include "floe/ingest/ingest_stats.h"
+#include "floe/ingest/table_resolver.h"
+#include "floe/sink/record.h"
+#include "floe/sink/sink_options.h"
+
+namespace floe::run {
+
+struct CaptureSourceOptions {
+  /// Connection, selected tables, startup mode, snapshot settings. Its
+  /// `initial_state` and `boundary_batches` are set by the source.
+  cdc::mysql::CaptureOptions capture;
+  /// Destinations, creation and evolution of tables.
+  ingest::TableResolverOptions tables;
+  /// Write parallelism and distribution (RowBatcher); `catalog`.
+  sink::SinkOptions sink;
+  /// Change batches the capture thread may run ahead of the source.
+  size_t queue_batches = 64;
+  /// Poll returns at the first transaction boundary after this long.
+  std::chrono::milliseconds max_poll_time{200};
+  /// Rows per RowBatch.
+  size_t batch_rows = 1024;
+  /// When it becomes true during the initial snapshot, Poll fails with
+  /// kCancelled (nothing of the snapshot is committed); may be null.
+  const std::atomic<bool>* stop = nullptr;
+};
+
+class CaptureSource final : public engine::SourceOperator<sink::RowBatch> {
+ public:
+  /// `positions` is shared with the committers (the binlog position goes
+  /// into every snapshot summary); `stats` (may be null) outlives the source.
+  CaptureSource(CaptureSourceOptions options,
+                std::shared_ptr<sink::CheckpointPositions> positions, ingest::IngestStats* stats);
+  ~CaptureSource() override;
+
+  /// Opens the catalog and the capture (from the restored state, if any) and
+  /// starts the capture thread. Errors: those of MySqlCapture::Open (server
+  /// unreachable, wrong credentials, binlog settings), a corrupt state.
+  Status Open(const engine::OperatorContext& context, const engine::RestoredState& state) override;
+  /// Hands on the changes available, up to a transaction boundary. Errors:
+  /// the capture's (it stopped), a change that cannot be written (a schema
+  /// change Iceberg cannot express, a row that does not fit its table).
+  Result<bool> Poll(engine::Collector<sink::RowBatch>& out) override;
+  Result<std::string> SnapshotState(engine::CheckpointId id) override;
+  void Close() override;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// "FILE:POS" of a capture state (with " gtids SET" when it has GTIDs): the
+/// `floe.source-position` of the commits of that checkpoint.
+std::string DescribeCapturePosition(const cdc::SourcePosition& position);
+
+}  // namespace floe::run

@@ -1,0 +1,239 @@
+#include "floe/run/run_pipeline.h"
+
+#include <filesystem>
+#include <thread>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "floe/cdc/mysql/replication.h"
+#include "floe/engine/job.h"
+#include "floe/iceberg/catalog/catalog_config.h"
+#include "floe/io/file_io.h"
+#include "floe/sink/committed_checkpoints.h"
+#include "floe/sink/sink_stages.h"
+
+namespace floe::run {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kCheckpointDir = "checkpoints";
+
+cdc::mysql::ConnectionOptions ConnectionOf(const pipeline::MySqlSourceDefinition& source) {
+  cdc::mysql::ConnectionOptions c;
+  c.host = source.hostname;
+  c.port = static_cast<uint16_t>(source.port);
+  c.user = source.username;
+  c.password = source.password.value;
+  c.timeout_seconds = static_cast<unsigned>(
+      std::max<int64_t>(1, std::chrono::duration_cast<std::chrono::seconds>(source.connect_timeout).count()));
+  return c;
+}
+
+/// The pipeline id in every snapshot summary: the pipeline's name.
+std::string PipelineIdOf(const pipeline::PipelineDefinition& definition) {
+  return "run-" + definition.pipeline.name;
+}
+
+/// Opens the sink's catalog once per call (one per operator subtask).
+sink::CatalogFactory CatalogFactoryOf(iceberg::CatalogConfig config) {
+  return [config]() -> Result<std::shared_ptr<iceberg::Catalog>> {
+    struct Opened {
+      io::LocalFileIO file_io;
+      std::unique_ptr<iceberg::Catalog> catalog;
+    };
+    auto opened = std::make_shared<Opened>();
+    FLOE_ASSIGN_OR_RETURN(opened->catalog, iceberg::OpenCatalog(config, &opened->file_io));
+    return std::shared_ptr<iceberg::Catalog>(opened, opened->catalog.get());
+  };
+}
+
+Status SetStartup(const pipeline::MySqlSourceDefinition& source,
+                  cdc::mysql::CaptureOptions* capture) {
+  using Mode = pipeline::StartupMode;
+  using cdc::mysql::StartupMode;
+  switch (source.startup_mode) {
+    case Mode::kInitial:
+      capture->startup = StartupMode::kInitial;
+      return Ok();
+    case Mode::kLatestOffset:
+      capture->startup = StartupMode::kLatest;
+      return Ok();
+    case Mode::kEarliestOffset: {
+      FLOE_ASSIGN_OR_RETURN(auto conn, cdc::mysql::Connection::Open(capture->connection));
+      FLOE_ASSIGN_OR_RETURN(auto files, cdc::mysql::ListBinlogFiles(*conn));
+      if (files.empty()) return InvalidArgument("scan.startup.mode earliest-offset: the server lists no binlog files");
+      capture->startup = StartupMode::kPosition;
+      capture->start_position = {files.front().name, 4};
+      return Ok();
+    }
+    case Mode::kSpecificOffset:
+      if (!source.specific_offset_gtid_set.empty()) {
+        FLOE_ASSIGN_OR_RETURN(capture->start_gtids,
+                              cdc::GtidSet::Parse(source.specific_offset_gtid_set));
+        capture->startup = StartupMode::kGtid;
+      } else {
+        capture->startup = StartupMode::kPosition;
+        capture->start_position = {source.specific_offset_file,
+                                   source.specific_offset_pos.value_or(4)};
+      }
+      if (source.specific_offset_skip_events != 0 || source.specific_offset_skip_rows != 0) {
+        return NotSupported("scan.startup.specific-offset.skip-events/skip-rows are not supported");
+      }
+      return Ok();
+    case Mode::kTimestamp:
+      capture->startup = StartupMode::kTimestamp;
+      capture->start_unix_seconds = source.startup_timestamp_millis.value_or(0) / 1000;
+      return Ok();
+    case Mode::kSnapshot:
+      return NotSupported("scan.startup.mode snapshot (a snapshot without the stream) is not supported yet: use initial");
+  }
+  return Ok();
+}
+
+}  // namespace
+
+Result<CaptureSourceOptions> MakeCaptureSourceOptions(const pipeline::PipelineDefinition& definition,
+                                                      const std::string& catalog_config_path) {
+  const pipeline::MySqlSourceDefinition& source = definition.source.mysql;
+  if (definition.pipeline.schema_change_behavior != pipeline::SchemaChangeBehavior::kLenient) {
+    return NotSupported(
+        "pipeline.schema.change.behavior {}: floe run applies schema changes as 'lenient' does "
+        "(docs/pipeline.md); the other behaviours are not built yet",
+        pipeline::SchemaChangeBehaviorName(definition.pipeline.schema_change_behavior));
+  }
+  CaptureSourceOptions options;
+  cdc::mysql::CaptureOptions& capture = options.capture;
+  capture.connection = ConnectionOf(source);
+  auto tables = source.tables;
+  capture.selector = [tables](std::string_view db, std::string_view table) {
+    return pipeline::MatchesSourceTable(tables, db, table);
+  };
+  if (source.server_id) capture.server_id = source.server_id->first;
+  capture.snapshot_chunk_rows = static_cast<size_t>(source.snapshot_chunk_size);
+  // The server's heartbeat is also how soon the capture notices a stop while
+  // the binlog is quiet: at most a second, whatever heartbeat.interval says.
+  capture.heartbeat_seconds = 1;
+  FLOE_RETURN_IF_ERROR(SetStartup(source, &capture));
+
+  FLOE_ASSIGN_OR_RETURN(iceberg::CatalogConfig catalog,
+                        pipeline::ResolveSinkCatalog(definition.sink, catalog_config_path));
+  sink::SinkOptions& sink = options.sink;
+  sink.pipeline_id = PipelineIdOf(definition);
+  sink.write_parallelism = definition.pipeline.parallelism;
+  sink.commit_parallelism = 1;
+  sink.catalog = CatalogFactoryOf(std::move(catalog));
+
+  ingest::TableResolverOptions& resolver = options.tables;
+  auto routes = definition.routes;
+  resolver.route_function = [routes](std::string_view db, std::string_view table) {
+    return pipeline::RouteFor(routes, db, table);
+  };
+  resolver.table_properties = definition.sink.table_properties;
+  for (const auto& key : definition.sink.partition_keys) {
+    resolver.partition_by_table[key.table.ToString()] = key.spec_text;
+  }
+  return options;
+}
+
+Result<RunSummary> RunPipeline(const pipeline::PipelineDefinition& definition,
+                               const RunOptions& run) {
+  FLOE_ASSIGN_OR_RETURN(CaptureSourceOptions source_options,
+                        MakeCaptureSourceOptions(definition, run.catalog_config_path));
+  source_options.stop = run.stop;
+  ingest::IngestStats own_stats;
+  ingest::IngestStats* stats = run.stats != nullptr ? run.stats : &own_stats;
+  const std::string& state_dir = definition.pipeline.state_dir;
+  std::error_code ec;
+  fs::create_directories(state_dir, ec);
+  if (ec) return IoError("state folder {}: {}", state_dir, ec.message());
+
+  io::LocalFileIO state_io;
+  engine::CheckpointStore store(&state_io, (fs::path(state_dir) / kCheckpointDir).string());
+  engine::JobOptions job_options;
+  job_options.checkpoint_interval = definition.pipeline.checkpoint_interval;
+  // No checkpoint completes during the initial snapshot (its source returns
+  // at transaction boundaries only): do not abort one that waits for it.
+  job_options.checkpoint_timeout = std::chrono::hours(24 * 7);
+  job_options.store = &store;
+  {
+    FLOE_ASSIGN_OR_RETURN(std::shared_ptr<iceberg::Catalog> catalog, source_options.sink.catalog());
+    FLOE_ASSIGN_OR_RETURN(auto tables, sink::ListTablesTwoLevelsDeep(*catalog));
+    FLOE_ASSIGN_OR_RETURN(job_options.min_checkpoint_id,
+                          sink::MaxCommittedCheckpoint(*catalog, source_options.sink.pipeline_id, tables));
+  }
+
+  auto positions = std::make_shared<sink::CheckpointPositions>();
+  engine::Job job(job_options);
+  auto rows = job.AddSource<sink::RowBatch>("source", 1, [source_options, positions, stats](int) {
+    return std::make_unique<CaptureSource>(source_options, positions, stats);
+  });
+  auto on_commit = run.on_commit;
+  sink::AddSinkStages(job, rows, source_options.sink, positions,
+                      [stats, on_commit](const sink::CommitOutcome& outcome) {
+                        stats->commits.fetch_add(1);
+                        int64_t last = stats->last_committed_checkpoint.load();
+                        while (outcome.checkpoint_id > last &&
+                               !stats->last_committed_checkpoint.compare_exchange_weak(
+                                   last, outcome.checkpoint_id)) {
+                        }
+                        if (on_commit) on_commit(outcome);
+                      });
+  spdlog::info("run: pipeline '{}', state in {}, checkpoints every {} ms", definition.pipeline.name,
+               state_dir, definition.pipeline.checkpoint_interval.count());
+
+  std::atomic<bool> done{false};
+  std::thread watcher;
+  if (run.stop != nullptr) {
+    watcher = std::thread([&] {
+      while (!done.load()) {
+        if (run.stop->load()) {
+          job.RequestStop();
+          return;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    });
+  }
+  Status status = job.Run();
+  done.store(true);
+  if (watcher.joinable()) watcher.join();
+
+  RunSummary summary;
+  summary.pipeline_id = source_options.sink.pipeline_id;
+  summary.state_dir = state_dir;
+  summary.changes = stats->events_read.load();
+  summary.rows = stats->rows_emitted.load();
+  summary.commits = stats->commits.load();
+  summary.tables_created = stats->tables_created.load();
+  summary.schema_changes = stats->schema_changes.load();
+  summary.last_checkpoint = job.last_completed_checkpoint();
+  if (!status) return std::unexpected(std::move(status).error());
+  return summary;
+}
+
+Result<std::vector<TableRoute>> CheckPipeline(const pipeline::PipelineDefinition& definition,
+                                              const std::string& catalog_config_path) {
+  FLOE_ASSIGN_OR_RETURN(CaptureSourceOptions options,
+                        MakeCaptureSourceOptions(definition, catalog_config_path));
+  FLOE_ASSIGN_OR_RETURN(auto conn, cdc::mysql::Connection::Open(options.capture.connection));
+  FLOE_RETURN_IF_ERROR(cdc::mysql::CheckServerForCapture(*conn));
+  FLOE_ASSIGN_OR_RETURN(std::shared_ptr<iceberg::Catalog> catalog, options.sink.catalog());
+  FLOE_RETURN_IF_ERROR_CTX(catalog->ListNamespaces({}), "listing the sink catalog's namespaces");
+  FLOE_ASSIGN_OR_RETURN(auto rows, conn->Query(
+      "SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE "
+      "TABLE' AND TABLE_SCHEMA NOT IN ('mysql', 'information_schema', 'performance_schema', "
+      "'sys') ORDER BY TABLE_SCHEMA, TABLE_NAME"));
+  std::vector<TableRoute> routes;
+  for (const auto& r : rows) {
+    if (r.size() < 2 || !r[0] || !r[1]) continue;
+    if (!options.capture.selector(*r[0], *r[1])) continue;
+    FLOE_ASSIGN_OR_RETURN(auto sink, definition.RouteFor(*r[0], *r[1]));
+    routes.push_back({*r[0] + "." + *r[1], sink.ToString()});
+  }
+  return routes;
+}
+
+}  // namespace floe::run

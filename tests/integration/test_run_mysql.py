@@ -1,0 +1,247 @@
+"""`floe run` mirrors a changing MariaDB database exactly once through SIGKILLs (issue 10).
+
+A randomized workload (inserts, updates, deletes, primary-key changes, multi-statement
+transactions, ADD COLUMN, new tables, truncations) runs on a real MariaDB while `floe run`
+is killed with SIGKILL at random moments — during the initial snapshot, between a DDL and
+its rows, during commits — and started again with the same pipeline file. At the end
+every table of the database must equal its Iceberg table row for row and column for
+column, read by Iceberg Java and by `floe table scan` (examples/mirror_check.py), and no
+checkpoint id may be committed twice to a table.
+
+Needs the MariaDB of scripts/services/mariadb.sh: floe connects as FLOE_TEST_MYSQL_USER;
+the workload runs as root over the server's socket (.cache/mariadb/mariadb.sock), since
+the test user may write only floe_test. Skipped only when FLOE_TEST_MYSQL_PORT is unset.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+pymysql = pytest.importorskip("pymysql")
+
+ROOT = Path(__file__).resolve().parents[2]
+FLOE = Path(os.environ.get("FLOE_BIN", ROOT / "build" / "floe"))
+PORT = os.environ.get("FLOE_TEST_MYSQL_PORT")
+SOCKET = Path(os.environ.get("FLOE_TEST_MYSQL_SOCKET", ROOT / ".cache" / "mariadb" / "mariadb.sock"))
+CLASSPATH = ROOT / ".cache" / "java-peer" / "classpath.txt"
+KILLS = int(os.environ.get("FLOE_RUN_KILLS", "50"))
+DB = "floe_run_mirror"
+MARKER_ID = 2_000_000_000
+
+pytestmark = pytest.mark.skipif(PORT is None, reason="FLOE_TEST_MYSQL_PORT is not set")
+
+
+def root_connection():
+    return pymysql.connect(unix_socket=str(SOCKET), user="root", autocommit=True)
+
+
+def write_pipeline(path: Path, lake: Path) -> None:
+    path.write_text(f"""
+source:
+  type: mysql
+  hostname: {os.environ.get("FLOE_TEST_MYSQL_HOST", "127.0.0.1")}
+  port: {PORT}
+  username: {os.environ.get("FLOE_TEST_MYSQL_USER", "floe")}
+  password: ${{FLOE_TEST_MYSQL_PASSWORD}}
+  tables: {DB}.\\.*
+  server-id: {random.randint(80000, 89999)}
+  scan.incremental.snapshot.chunk.size: 2000
+sink:
+  type: iceberg
+  catalog: {{type: sql, uri: "sqlite:///{lake}/catalog.db", warehouse: "{lake}/warehouse"}}
+pipeline:
+  name: mirror-test
+  parallelism: 2
+  checkpoint.interval: 300ms
+  state.dir: {lake}/state
+""")
+
+
+class Workload:
+    """Random transactions on the database until stopped; DDL now and then."""
+
+    def __init__(self, seed: int):
+        self.random = random.Random(seed)
+        self.tables = {"t1": 1, "t2": 1, "t3": 1}  # table -> next id
+        self.extra_columns: dict[str, int] = {}
+        self.stop = threading.Event()
+        self.transactions = 0
+        self.error: BaseException | None = None
+
+    def create(self, c, table: str, rows: int) -> None:
+        c.execute(f"CREATE TABLE {DB}.{table} (id INT PRIMARY KEY, v VARCHAR(32) NOT NULL, "
+                  "n BIGINT, d DECIMAL(12,2), ts DATETIME(6) NULL)")
+        self.tables[table] = 1
+        for start in range(0, rows, 1000):
+            values = [self.row(table) for _ in range(min(1000, rows - start))]
+            c.executemany(f"INSERT INTO {DB}.{table} (id, v, n, d, ts) VALUES (%s, %s, %s, %s, %s)", values)
+
+    def row(self, table: str):
+        i = self.tables[table]
+        self.tables[table] += 1
+        r = self.random
+        ts = None if r.random() < 0.2 else f"2024-0{r.randint(1, 9)}-1{r.randint(0, 9)} 12:3{r.randint(0, 9)}:00.{r.randint(0, 999999):06d}"
+        return (i, f"v{r.randint(0, 10**6)}", r.randint(-2**40, 2**40), f"{r.randint(-10**8, 10**8)}.{r.randint(0, 99):02d}", ts)
+
+    def statement(self, c, table: str) -> None:
+        r = self.random
+        top = self.tables[table]
+        pick = r.random()
+        if pick < 0.4:
+            c.execute(f"INSERT INTO {DB}.{table} (id, v, n, d, ts) VALUES (%s, %s, %s, %s, %s)", self.row(table))
+        elif pick < 0.75:
+            c.execute(f"UPDATE {DB}.{table} SET v = %s, n = n + 1, d = %s WHERE id = %s",
+                      (f"u{r.randint(0, 10**6)}", f"{r.randint(0, 9999)}.{r.randint(0, 99):02d}", r.randrange(1, top)))
+        elif pick < 0.9:
+            c.execute(f"DELETE FROM {DB}.{table} WHERE id = %s", (r.randrange(1, top),))
+        else:  # a primary-key change
+            new_id = self.tables[table]
+            self.tables[table] += 1
+            c.execute(f"UPDATE {DB}.{table} SET id = %s WHERE id = %s", (new_id, r.randrange(1, top)))
+
+    def ddl(self, c) -> None:
+        r = self.random
+        pick = r.random()
+        table = r.choice(sorted(self.tables))
+        if pick < 0.5:
+            n = self.extra_columns.get(table, 0) + 1
+            self.extra_columns[table] = n
+            c.execute(f"ALTER TABLE {DB}.{table} ADD COLUMN x{n} INT NULL")
+            c.execute(f"UPDATE {DB}.{table} SET x{n} = id % 97 WHERE id % 3 = 0")
+        elif pick < 0.85:
+            self.create(c, f"n{len(self.tables)}", r.randint(0, 300))
+        else:
+            c.execute(f"TRUNCATE TABLE {DB}.{table}")
+
+    def run(self) -> None:
+        try:
+            conn = root_connection()
+            with conn.cursor() as c:
+                while not self.stop.is_set():
+                    if self.random.random() < 0.01:
+                        self.ddl(c)
+                    else:
+                        c.execute("BEGIN")
+                        for _ in range(self.random.randint(1, 5)):
+                            self.statement(c, self.random.choice(sorted(self.tables)))
+                        c.execute("COMMIT")
+                    self.transactions += 1
+                    time.sleep(self.random.uniform(0, 0.004))
+        except BaseException as e:  # reported by the test
+            self.error = e
+
+
+def start_run(pipeline: Path, log: Path) -> subprocess.Popen:
+    env = dict(os.environ, FLOE_TEST_MYSQL_PASSWORD=os.environ.get("FLOE_TEST_MYSQL_PASSWORD", "floe"))
+    with open(log, "w") as err:
+        return subprocess.Popen([str(FLOE), "run", str(pipeline)], stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=err, env=env)
+
+
+def lake_has_marker(lake: Path) -> bool:
+    config = lake / "catalog.yaml"
+    proc = subprocess.run([str(FLOE), "table", "--catalog-config", str(config), "scan", f"{DB}.t1",
+                           "--where", f"id = {MARKER_ID}"], capture_output=True, text=True, timeout=120)
+    return proc.returncode == 0 and str(MARKER_ID) in proc.stdout
+
+
+def checkpoint_ids_once(lake: Path) -> dict[str, int]:
+    """Commits per table; fails when a checkpoint id of the pipeline appears twice."""
+    from pyiceberg.catalog.sql import SqlCatalog
+
+    catalog = SqlCatalog("default", uri=f"sqlite:///{lake}/catalog.db", warehouse=f"file://{lake}/warehouse")
+    commits = {}
+    for ident in catalog.list_tables(DB):
+        table = catalog.load_table(ident)
+        seen: set[str] = set()
+        for snapshot in table.metadata.snapshots:
+            summary = snapshot.summary.additional_properties if snapshot.summary else {}
+            checkpoint = summary.get("floe.checkpoint-id")
+            if checkpoint is None:
+                continue
+            assert checkpoint not in seen, f"{ident}: checkpoint {checkpoint} committed twice"
+            seen.add(checkpoint)
+        commits[".".join(ident)] = len(seen)
+    return commits
+
+
+def test_run_exactly_once_under_sigkill(tmp_path):
+    if not FLOE.exists():
+        pytest.skip(f"{FLOE} not built")
+    if not SOCKET.exists():
+        pytest.skip(f"no MariaDB socket at {SOCKET}")
+    seed = int(os.environ.get("FLOE_TEST_SEED", random.randrange(1 << 30)))
+    print(f"seed {seed}")
+    lake = tmp_path / "lake"
+    lake.mkdir()
+    (lake / "catalog.yaml").write_text(
+        f"catalog:\n  default:\n    type: sql\n    uri: sqlite:///{lake}/catalog.db\n"
+        f"    warehouse: {lake}/warehouse\n")
+    pipeline = tmp_path / "mirror.yaml"
+    write_pipeline(pipeline, lake)
+
+    workload = Workload(seed)
+    conn = root_connection()
+    with conn.cursor() as c:
+        c.execute(f"DROP DATABASE IF EXISTS {DB}")
+        c.execute(f"CREATE DATABASE {DB}")
+        for table in ("t1", "t2", "t3"):
+            workload.create(c, table, 20_000)
+
+    rnd = random.Random(seed)
+    writer = threading.Thread(target=workload.run, daemon=True)
+    writer.start()
+    logs = []
+    try:
+        for kill in range(KILLS):
+            logs.append(tmp_path / f"run{kill}.log")
+            proc = start_run(pipeline, logs[-1])
+            # Short runs die in the snapshot or before the first commit, long ones mid-stream.
+            time.sleep(rnd.uniform(0.2, 0.8) if kill < 5 else rnd.uniform(0.3, 2.5))
+            code = proc.poll()
+            assert code is None, f"floe run exited {code} on its own:\n{logs[-1].read_text()[-3000:]}"
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+            assert workload.error is None, workload.error
+    finally:
+        workload.stop.set()
+        writer.join()
+    assert workload.error is None, workload.error
+    with conn.cursor() as c:
+        c.execute(f"INSERT INTO {DB}.t1 (id, v) VALUES ({MARKER_ID}, 'the end')")
+
+    logs.append(tmp_path / "final.log")
+    proc = start_run(pipeline, logs[-1])
+    deadline = time.monotonic() + 300
+    while not lake_has_marker(lake):
+        assert proc.poll() is None, f"floe run exited {proc.returncode}:\n{logs[-1].read_text()[-3000:]}"
+        assert time.monotonic() < deadline, "the lake did not catch up in 5 minutes"
+        time.sleep(1)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=120) == 0, logs[-1].read_text()[-3000:]
+
+    commits = checkpoint_ids_once(lake)
+    resumed = sum(1 for log in logs if "resuming the capture" in log.read_text())
+    print(f"{KILLS} kills, {resumed} runs resumed from a checkpoint, {workload.transactions} "
+          f"transactions, {len(workload.tables)} tables, commits per table {commits}")
+    check = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "mirror_check.py"), "--database", DB,
+         "--mariadb", f"mariadb --no-defaults --protocol=socket --socket={SOCKET} -uroot",
+         "--floe", str(FLOE), "--catalog-config", str(lake / "catalog.yaml"),
+         "--sqlite", str(lake / "catalog.db"), "--warehouse", str(lake / "warehouse"),
+         "--java-classpath", str(CLASSPATH)],
+        capture_output=True, text=True, timeout=600)
+    print(check.stdout[-6000:])
+    assert check.returncode == 0, check.stdout[-6000:] + check.stderr[-3000:]
+    assert "Iceberg Java" in check.stdout, "Iceberg Java did not read the mirror"
+    assert resumed >= KILLS // 2, f"only {resumed} of {KILLS} runs resumed from a checkpoint"
