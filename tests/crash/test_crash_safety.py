@@ -201,6 +201,11 @@ def check_file(path: pathlib.Path) -> None:
         check_sqlite(path)
     elif name == "pipeline-id":
         check_one_line(path)
+    elif name == "dead-letter.jsonl":
+        # An append-only log, cut back to its checkpointed size when ingest restarts: every
+        # complete line parses (a last line without its newline is an append in flight).
+        for line in path.read_text().split("\n")[:-1]:
+            json.loads(line)
     elif name.endswith(".jsonl"):
         for line in path.read_text().splitlines():
             json.loads(line)
@@ -380,6 +385,10 @@ def write_inputs(work: pathlib.Path) -> None:
     (inp / "rows.jsonl").write_text(rows_jsonl(range(1, 3001)))
     for part in range(3):  # ingest reads three files (a checkpoint may fall between them)
         (inp / f"rows{part + 1}.jsonl").write_text(rows_jsonl(range(1 + part * 1000, 1001 + part * 1000)))
+    # The same rows with two bad lines among the second thousand, for --on-error skip.
+    lines = rows_jsonl(range(1001, 2001)).splitlines(keepends=True)
+    lines[300:300] = ['{"id": "not a number"}\n', "not json\n"]
+    (inp / "rows2-bad.jsonl").write_text("".join(lines))
     (inp / "old.jsonl").write_text(rows_jsonl(range(5000, 5010)))
     (inp / "batch1.jsonl").write_text(rows_jsonl(range(1, 201)))
     (inp / "batch2.jsonl").write_text(rows_jsonl(range(201, 301)))
@@ -511,31 +520,44 @@ def debezium_rows_ever() -> dict[str, frozenset[tuple[int, str | None]]]:
     return {t: frozenset(r) for t, r in seen.items()}
 
 
-def ingest_json() -> Scenario:
+def ingest_json(dead_letters: bool = False) -> Scenario:
+    """Plain JSON rows from three files into a SQL catalog; with `dead_letters`, two bad
+    lines go to the dead-letter file (--on-error skip), each exactly once in the end."""
+
     def prepare(floe, work):
         lake_of(work, "sql").write_config()
 
     def command(work):
-        inputs = [work / f"input/rows{i}.jsonl" for i in (1, 2, 3)]
+        inputs = [work / "input/rows1.jsonl", work / f"input/rows2{'-bad' if dead_letters else ''}.jsonl",
+                  work / "input/rows3.jsonl"]
         return ["ingest", *inputs, "--format", "json", "--table", "ns.events",
                 "--schema", work / "input/schema.json", "--state-dir", work / "state",
                 "--checkpoint-interval", "1ms", "--target-file-size", "8192",
-                "--catalog-config", work / "input/catalog.yaml", "--progress", "never"]
+                "--catalog-config", work / "input/catalog.yaml", "--progress", "never",
+                *(["--on-error", "skip"] if dead_letters else [])]
 
     def observe(floe, work):
         tables = lake_of(work, "sql").observe(floe)
         rows = [json.loads(r) for r in tables.get("ns.events", ((), (), 0, ()))[3]]
         ids = [r["id"] for r in rows]
         assert len(ids) == len(set(ids)), f"ns.events holds {len(ids) - len(set(ids))} rows twice"
-        return tuple(sorted(ids))
+        letters: list = []
+        dead = work / "state" / "dead-letter.jsonl"
+        if dead.exists():
+            letters = [(d["file"].rsplit("/", 1)[-1], d["line"])
+                       for d in map(json.loads, dead.read_text().split("\n")[:-1])]
+        return tuple(sorted(ids)), tuple(sorted(letters))
 
     def allowed(before, after, state):
-        return set(state) <= set(after)
+        return set(state[0]) <= set(after[0])
 
     def check_after(state):
-        assert state == tuple(range(1, 3001)), "a clean ingest did not write every row once"
+        assert state[0] == tuple(range(1, 3001)), "a clean ingest did not write every row once"
+        want = (("rows2-bad.jsonl", 301), ("rows2-bad.jsonl", 302)) if dead_letters else ()
+        assert state[1] == want, "a clean ingest did not write each dead letter once"
 
-    return Scenario("ingest-json", prepare, command, observe, allowed, check_after)
+    name = "ingest-json-dead-letters" if dead_letters else "ingest-json"
+    return Scenario(name, prepare, command, observe, allowed, check_after)
 
 
 def ingest_debezium() -> Scenario:
@@ -593,6 +615,7 @@ SCENARIOS = [
     table_scenario("drop-purge-hadoop", "hadoop", lambda w: ["drop", "ns.t", "--purge"], []),
     table_scenario("drop-hadoop", "hadoop", lambda w: ["drop", "ns.t"], []),
     ingest_json(),
+    ingest_json(dead_letters=True),
     ingest_debezium(),
 ]
 
@@ -633,6 +656,9 @@ KNOWN: dict[tuple[str, str], tuple[str, str]] = {
     ("ingest-json", "kill"): known(STUCK_SQL_CREATE, " (the table create of ingest)"),
     ("ingest-json", "enospc"): known(STUCK_SQL_CREATE, " (the table create of ingest)",
                                      PIPELINE_ID_ENOSPC),
+    ("ingest-json-dead-letters", "kill"): known(STUCK_SQL_CREATE, " (the table create of ingest)"),
+    ("ingest-json-dead-letters", "enospc"): known(STUCK_SQL_CREATE, " (the table create of ingest)",
+                                                  PIPELINE_ID_ENOSPC),
     ("ingest-debezium", "enospc"): PIPELINE_ID_ENOSPC,
     ("drop-purge-hadoop", "kill"): known(STUCK_HADOOP_DROP, " (N=4 of 23)"),
     ("drop-hadoop", "kill"): known(STUCK_HADOOP_DROP, " (N=4 of 7)"),
@@ -858,6 +884,7 @@ PIPELINE_ID_UNSYNCED = ("issue 9: floe ingest writes state/pipeline-id with an o
                         "and ingest then refuses to start ('empty pipeline id')",
                         r"^unsynced-(rename state/pipeline-id\.tmp state/pipeline-id|folder state)$")
 UNSYNCED: dict[str, tuple[str, str]] = {"ingest-json": PIPELINE_ID_UNSYNCED,
+                                        "ingest-json-dead-letters": PIPELINE_ID_UNSYNCED,
                                         "ingest-debezium": PIPELINE_ID_UNSYNCED}
 
 
