@@ -1,21 +1,28 @@
 #!/usr/bin/env bash
 # floe's mission in one run: mirror a whole MySQL/MariaDB database into Apache
-# Iceberg, exactly once, while the database keeps changing.
+# Iceberg, exactly once, while the database keeps changing, through a kill -9.
 #
 #   scripts/demo.sh
+#   FLOE_BIN=path/to/floe scripts/demo.sh    # another floe binary (no build)
 #
 # 1. scripts/setup.sh (packages, Python peers, the build: build/floe).
 # 2. A local MariaDB (scripts/services/mariadb.sh, 127.0.0.1:3307); stopped at
 #    the end unless it was already running.
 # 3. A demo database `shop` (examples/generate_shop.py): customers, orders,
 #    order_items, a few thousand rows.
-# 4. The mirror, in the background:
-#      floe capture mysql --tables 'shop\..*' | floe ingest - --route "{db}.{table}"
-#    into a local SQL (SQLite) catalog and warehouse, while the script inserts,
-#    updates, deletes, changes a primary key, adds a column and creates a table.
-# 5. Waits until the lake has caught up, stops capture (SIGTERM): ingest reads
-#    the end of its input, takes a final checkpoint and commits.
-# 6. Shows the lake (tables, schema, snapshots with their checkpoint ids, rows)
+# 4. A pipeline file, .cache/demo/shop.yaml (Flink CDC's keys): every table of
+#    `shop` into a local SQL (SQLite) catalog and warehouse, a checkpoint and
+#    commit every second, parallelism 2. `floe run --check` shows its tables
+#    and where each goes; then `floe run` starts in the background and takes
+#    the initial snapshot.
+# 5. While floe mirrors, the script inserts, updates and deletes rows, then
+#    kills floe with SIGKILL in the middle of the changes, goes on changing the
+#    database while floe is down (adds a column), starts `floe run` again with
+#    the same file (it resumes from its last checkpoint), and makes the rest of
+#    the changes: a new table, a primary-key change, a delete and re-insert.
+# 6. Waits until the lake has caught up, stops floe with SIGTERM: it takes a
+#    final checkpoint, commits it and exits 0.
+# 7. Shows the lake (tables, schema, snapshots with their checkpoint ids, rows)
 #    and compares every table with MariaDB, row by row, as floe, PyIceberg and
 #    Iceberg Java read it (examples/mirror_check.py). Exits non-zero on a mismatch.
 #
@@ -28,7 +35,7 @@ cd "${ROOT}"
 exec </dev/null
 
 OUT="${ROOT}/.cache/demo"
-FLOE="${ROOT}/build/floe"
+FLOE="${FLOE_BIN:-${ROOT}/build/floe}"
 PY="${ROOT}/.cache/venv/bin/python"
 DB=shop
 
@@ -37,19 +44,30 @@ export FLOE_TEST_MYSQL_HOST="${FLOE_TEST_MYSQL_HOST:-127.0.0.1}"
 export FLOE_TEST_MYSQL_PORT="${FLOE_TEST_MYSQL_PORT:-3307}"
 export FLOE_TEST_MYSQL_USER="${FLOE_TEST_MYSQL_USER:-floe}"
 export FLOE_TEST_MYSQL_PASSWORD="${FLOE_TEST_MYSQL_PASSWORD:-floe}"
+# The pipeline file reads the password from the environment: ${MYSQL_PASSWORD}.
+export MYSQL_PASSWORD="${FLOE_TEST_MYSQL_PASSWORD}"
 MARIADB_PID_FILE="${ROOT}/.cache/mariadb/mariadb.pid"
 # The demo changes the database as the server's root user (over the socket);
 # floe captures as the replication user floe.
 MARIADB=(mariadb --no-defaults --protocol=socket --socket="${ROOT}/.cache/mariadb/mariadb.sock"
   -uroot --default-character-set=utf8mb4)
 
+PIPELINE="${OUT}/shop.yaml"
 CATALOG_CONFIG="${OUT}/.floe.yaml"
-CAPTURE_PID=""
-INGEST_PID=""
+RUN_PID=""
+RUN_LOG=""
+RUNS=0
 MARIADB_STARTED_PID=""
 START_SECONDS=${SECONDS}
 
 step() { printf '\n== %s\n' "$*"; }
+# loud TEXT...: a line that stands out.
+loud() {
+  printf '\n'
+  printf '!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n'
+  printf '!!! %s\n' "$@"
+  printf '!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n'
+}
 # quote ARGS...: the arguments as one shell command line, for display: quoted
 # where needed, paths relative to the repository.
 quote() {
@@ -74,17 +92,14 @@ show_table() {
   floe_table "$@"
 }
 
-# On any exit: end the mirror if it still runs, and stop MariaDB if this script
+# On any exit: end floe run if it still runs, and stop MariaDB if this script
 # started it (by its pid, through the service script's pid file).
 cleanup() {
   local rc=$?
-  local pid
-  for pid in "${CAPTURE_PID}" "${INGEST_PID}"; do
-    if [[ -n "${pid}" ]] && kill -0 "${pid}" 2>/dev/null; then
-      kill -TERM "${pid}" 2>/dev/null || true
-      wait "${pid}" 2>/dev/null || true
-    fi
-  done
+  if [[ -n "${RUN_PID}" ]] && kill -0 "${RUN_PID}" 2>/dev/null; then
+    kill -TERM "${RUN_PID}" 2>/dev/null || true
+    wait "${RUN_PID}" 2>/dev/null || true
+  fi
   if [[ -n "${MARIADB_STARTED_PID}" ]]; then
     if [[ -f "${MARIADB_PID_FILE}" && "$(cat "${MARIADB_PID_FILE}")" == "${MARIADB_STARTED_PID}" ]]; then
       echo
@@ -99,36 +114,52 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 # ---------------------------------------------------------------------------
-# Waiting for the lake
+# floe run, and waiting for the lake
+
+# start_run: `floe run` on the pipeline file, in the background; its log
+# (stderr) and its summary (stdout) in .cache/demo/runN.{log,out}.
+start_run() {
+  RUNS=$((RUNS + 1))
+  RUN_LOG="${OUT}/run${RUNS}.log"
+  printf '$ %s &\n' "$(quote "${FLOE}" run "${PIPELINE}")"
+  "${FLOE}" run "${PIPELINE}" >"${OUT}/run${RUNS}.out" 2>"${RUN_LOG}" &
+  RUN_PID=$!
+  echo "floe run pid ${RUN_PID}; its log in .cache/demo/run${RUNS}.log"
+}
 
 # source_count TABLE / lake_count TABLE: live rows in MariaDB / in the Iceberg
 # table (0 while the table does not exist yet).
 source_count() { "${MARIADB[@]}" -N -B -e "SELECT COUNT(*) FROM \`${DB}\`.\`$1\`"; }
 lake_count() { { floe_table scan "${DB}.$1" 2>/dev/null || true; } | wc -l; }
-
-# mirror_alive: fails with the logs when capture or ingest has stopped.
-mirror_alive() {
-  local name pid
-  for name in capture ingest; do
-    pid="${CAPTURE_PID}"
-    [[ "${name}" == ingest ]] && pid="${INGEST_PID}"
-    if ! kill -0 "${pid}" 2>/dev/null; then
-      echo "floe ${name} stopped unexpectedly; the end of .cache/demo/${name}.log:" >&2
-      tail -n 20 "${OUT}/${name}.log" >&2 || true
-      return 1
-    fi
+source_tables() {
+  "${MARIADB[@]}" -N -B -e "SELECT TABLE_NAME FROM information_schema.TABLES
+    WHERE TABLE_SCHEMA = '${DB}' AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_NAME"
+}
+# counts: " table lake/MariaDB" for every source table.
+counts() {
+  local table
+  for table in $(source_tables); do
+    printf ' %s %d/%d' "${table}" "$(lake_count "${table}")" "$(source_count "${table}")"
   done
+}
+
+# mirror_alive: fails with the log when floe run has stopped.
+mirror_alive() {
+  if ! kill -0 "${RUN_PID}" 2>/dev/null; then
+    echo "floe run stopped unexpectedly; the end of ${RUN_LOG#"${ROOT}/"}:" >&2
+    tail -n 20 "${RUN_LOG}" >&2 || true
+    return 1
+  fi
 }
 
 # wait_for_lake TIMEOUT_SECONDS: polls until every source table has as many
 # rows in the lake as in MariaDB. The changes below end with an insert into a
 # table that only ever gets inserts (reviews), so equal counts there mean that
-# ingest has read the last change; everything it read is committed at its
-# final checkpoint when the input ends.
+# floe has read the last change, and so every change before it; everything it
+# read is committed at its final checkpoint when it stops (SIGTERM).
 wait_for_lake() {
   local timeout="$1" started=${SECONDS} tables table status done_ source lake
-  tables="$("${MARIADB[@]}" -N -B -e "SELECT TABLE_NAME FROM information_schema.TABLES
-    WHERE TABLE_SCHEMA = '${DB}' AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_NAME")"
+  tables="$(source_tables)"
   while true; do
     mirror_alive
     status="" done_=1
@@ -156,7 +187,12 @@ wait_for_lake() {
 
 setup() {
   step "1. setup (packages, Python peers, build)"
-  "${ROOT}/scripts/setup.sh"
+  if [[ -n "${FLOE_BIN:-}" ]]; then
+    echo "(FLOE_BIN is set: using $(quote "${FLOE}"), build/ is not built)"
+    FLOE_SETUP_SKIP_BUILD=1 "${ROOT}/scripts/setup.sh"
+  else
+    "${ROOT}/scripts/setup.sh"
+  fi
 }
 
 start_mariadb() {
@@ -180,12 +216,40 @@ UNION ALL SELECT 'order_items', COUNT(*) FROM order_items;
 SQL
 }
 
-start_mirror() {
-  step "4. start the mirror: floe capture mysql | floe ingest -"
+write_pipeline() {
+  step "4. the pipeline file, and floe run --check"
   rm -rf "${OUT}"
-  mkdir -p "${OUT}/warehouse"
-  # A SQL catalog (one SQLite file) and a warehouse folder: the same file serves
-  # floe, PyIceberg and Iceberg Java (docs/catalogs.md).
+  mkdir -p "${OUT}"
+  # Flink CDC's keys (docs/pipeline.md). Relative paths are taken from the
+  # file's folder: the lake is .cache/demo/catalog.db and .cache/demo/warehouse,
+  # the checkpoints are in .cache/demo/state.
+  cat >"${PIPELINE}" <<YAML
+source:
+  type: mysql
+  name: local MariaDB
+  hostname: ${FLOE_TEST_MYSQL_HOST}
+  port: ${FLOE_TEST_MYSQL_PORT}
+  username: ${FLOE_TEST_MYSQL_USER}
+  password: \${MYSQL_PASSWORD}          # from the environment; never printed
+  tables: ${DB}.\\.*                    # every table of ${DB}, also those created later
+  server-id: 5400-5404
+  scan.startup.mode: initial          # snapshot every table, then follow the binlog
+
+sink:
+  type: iceberg
+  catalog:                            # a SQL catalog: one SQLite file
+    type: sql
+    uri: sqlite:///catalog.db
+    warehouse: warehouse
+
+pipeline:
+  name: shop-mirror
+  parallelism: 2
+  schema.change.behavior: lenient
+  checkpoint.interval: 1s
+  state.dir: state
+YAML
+  # The same catalog for floe table, PyIceberg and Iceberg Java (docs/catalogs.md).
   cat >"${CATALOG_CONFIG}" <<YAML
 catalog:
   default:
@@ -193,33 +257,25 @@ catalog:
     uri: sqlite:///${OUT}/catalog.db
     warehouse: file://${OUT}/warehouse
 YAML
-  echo "catalog: .cache/demo/.floe.yaml (SQLite catalog .cache/demo/catalog.db, warehouse .cache/demo/warehouse)"
+  echo "\$ cat .cache/demo/shop.yaml"
+  sed 's/^/  /' "${PIPELINE}"
+  echo
+  printf '$ MYSQL_PASSWORD=... %s\n' "$(quote "${FLOE}" run --check "${PIPELINE}")"
+  "${FLOE}" run --check "${PIPELINE}" 2>&1 | sed -e "s|${ROOT}/||g" -e 's/^/  /'
+}
 
-  # capture writes Debezium JSON Lines into a pipe that ingest reads as its
-  # standard input; a named pipe gives each process its own pid.
-  mkfifo "${OUT}/events.pipe"
-  local ingest=("${FLOE}" ingest - --route "{db}.{table}" --primary-key id
-    --state-dir "${OUT}/ingest-state" --catalog-config "${CATALOG_CONFIG}"
-    --checkpoint-interval 1s --progress never)
-  local capture=("${FLOE}" capture mysql --host "${FLOE_TEST_MYSQL_HOST}"
-    --port "${FLOE_TEST_MYSQL_PORT}" --user "${FLOE_TEST_MYSQL_USER}"
-    --password-env FLOE_TEST_MYSQL_PASSWORD --tables "${DB}\\..*" --startup initial
-    --state "${OUT}/capture.state" --server-id 4242)
-  printf '$ %s \\\n    | %s &\n' "$(quote "${capture[@]}")" "$(quote "${ingest[@]}")"
-  "${ingest[@]}" <"${OUT}/events.pipe" >"${OUT}/ingest.out" 2>"${OUT}/ingest.log" &
-  INGEST_PID=$!
-  "${capture[@]}" >"${OUT}/events.pipe" 2>"${OUT}/capture.log" &
-  CAPTURE_PID=$!
-  echo "capture pid ${CAPTURE_PID}, ingest pid ${INGEST_PID}; logs in .cache/demo/{capture,ingest}.log"
-
+start_mirror() {
+  step "5. start the mirror: floe run, in the background"
+  start_run
   echo "waiting for the initial snapshot to reach the lake ..."
   wait_for_lake 90
 }
 
 # The changes, in small transactions with pauses between them, so that they
-# spread over several checkpoints (one per second).
+# spread over several checkpoints (one per second). floe is killed after the
+# third group and started again after the fourth.
 change_database() {
-  step "5. change the database while the mirror runs"
+  step "6. change the database while the mirror runs; kill -9 floe in the middle"
 
   echo "- 50 new customers, 200 new orders with 2 items each, their totals (inserts, then updates)"
   sql <<'SQL'
@@ -253,14 +309,34 @@ DELETE oi FROM order_items oi JOIN orders o ON o.id = oi.order_id
   WHERE o.status = 'cancelled' AND o.id % 2 = 0;
 DELETE FROM orders WHERE status = 'cancelled' AND id % 2 = 0;
 SQL
-  sleep 1.5
+  # Before the next checkpoint has committed these deletes, most likely.
+  sleep 0.4
 
+  loud "kill -9 ${RUN_PID}: floe run dies in the middle of the changes (SIGKILL, no" \
+    "chance to checkpoint, commit or clean up)"
+  kill -KILL "${RUN_PID}"
+  wait "${RUN_PID}" 2>/dev/null || true
+  RUN_PID=""
+  echo "the lake as floe left it (lake/MariaDB rows):$(counts)"
+  echo
+  echo "while floe is down, the database keeps changing:"
   echo "- ALTER TABLE customers ADD COLUMN loyalty (then set it for customers with delivered orders)"
   sql <<'SQL'
 ALTER TABLE customers ADD COLUMN loyalty ENUM('bronze', 'silver', 'gold') NULL AFTER city;
 UPDATE customers SET loyalty = ELT(1 + id % 3, 'bronze', 'silver', 'gold')
   WHERE id IN (SELECT customer_id FROM orders WHERE status = 'delivered');
 SQL
+
+  loud "restart: floe run with the same pipeline file; it resumes from its last" \
+    "complete checkpoint (state in .cache/demo/state)"
+  start_run
+  local waited=0
+  until grep -q "resuming the capture" "${RUN_LOG}" || ((waited >= 100)); do
+    mirror_alive
+    sleep 0.1
+    waited=$((waited + 1))
+  done
+  grep "resuming the capture" "${RUN_LOG}" | sed 's/^/  log: /' || true
   sleep 1.5
 
   echo "- CREATE TABLE reviews, created after the mirror started (it picks it up)"
@@ -297,50 +373,55 @@ SQL
 }
 
 stop_mirror() {
-  step "6. wait until the lake has caught up, then stop capture (SIGTERM)"
-  wait_for_lake 90
-  # capture stops at SIGTERM and closes the pipe; ingest reads the end of its
-  # input, takes its final checkpoint, commits it and exits.
-  kill -TERM "${CAPTURE_PID}"
+  step "7. wait until the lake has caught up, then stop floe run (SIGTERM)"
+  wait_for_lake 120
+  # At SIGTERM floe run stops reading, takes a final checkpoint, commits it
+  # and exits 0.
+  printf '$ kill -TERM %s\n' "${RUN_PID}"
+  kill -TERM "${RUN_PID}"
   local rc=0
-  wait "${CAPTURE_PID}" || rc=$?
-  CAPTURE_PID=""
-  echo "capture exited with status ${rc}; its log:"
-  sed 's/^/  /' "${OUT}/capture.log"
-  rc=0
-  wait "${INGEST_PID}" || rc=$?
-  INGEST_PID=""
+  wait "${RUN_PID}" || rc=$?
+  RUN_PID=""
   if ((rc != 0)); then
-    echo "floe ingest failed (exit ${rc}); the end of .cache/demo/ingest.log:" >&2
-    tail -n 20 "${OUT}/ingest.log" >&2
+    echo "floe run failed (exit ${rc}); the end of ${RUN_LOG#"${ROOT}/"}:" >&2
+    tail -n 20 "${RUN_LOG}" >&2
     exit 1
   fi
-  echo "ingest's summary:"
-  sed 's/^/  /' "${OUT}/ingest.out"
+  echo "floe run exited with status 0; its summary:"
+  sed -e "s|${ROOT}/||g" -e 's/^/  /' "${OUT}/run${RUNS}.out"
 }
 
 show_lake() {
-  step "7. the lake"
+  step "8. the lake"
   show_table list "${DB}"
   echo
   show_table describe "${DB}.customers"
   echo
   show_table snapshots "${DB}.orders"
   echo
-  echo "snapshot summaries of ${DB}.orders: which ingest checkpoint each commit holds,"
-  echo "and where in the input (standard input: byte offset) it ended:"
+  echo "snapshot summaries of ${DB}.orders: which checkpoint of the pipeline each commit"
+  echo "holds (one commit per checkpoint, none twice, the kill -9 notwithstanding), and"
+  echo "the binlog position it ends at:"
   floe_table snapshots --json "${DB}.orders" >"${OUT}/orders-snapshots.json"
   "${PY}" - "${OUT}/orders-snapshots.json" <<'PY'
 import json
 import sys
 
-print(f"  {'snapshot':<20} {'operation':<10} {'checkpoint':>10}  {'position':<10} "
-      f"{'+rows':>6} {'+eq-deletes':>11} {'+pos-deletes':>12}")
-for snap in json.load(open(sys.argv[1])):
+snapshots = json.load(open(sys.argv[1]))
+print(f"  {'snapshot':<20} {'operation':<10} {'checkpoint':>10} "
+      f"{'+rows':>6} {'+eq-deletes':>11} {'+pos-deletes':>12}  binlog position")
+seen = set()
+for snap in snapshots:
     s = snap["summary"]
-    print(f"  {snap['snapshot-id']:<20} {s['operation']:<10} {s.get('floe.checkpoint-id', '-'):>10}"
-          f"  {s.get('floe.source-position', '-'):<10} {s.get('added-records', '0'):>6}"
-          f" {s.get('added-equality-deletes', '0'):>11} {s.get('added-position-deletes', '0'):>12}")
+    checkpoint = s.get("floe.checkpoint-id", "-")
+    print(f"  {snap['snapshot-id']:<20} {s['operation']:<10} {checkpoint:>10}"
+          f" {s.get('added-records', '0'):>6}"
+          f" {s.get('added-equality-deletes', '0'):>11} {s.get('added-position-deletes', '0'):>12}"
+          f"  {s.get('floe.source-position', '-')}")
+    if checkpoint != "-":
+        if checkpoint in seen:
+            sys.exit(f"checkpoint {checkpoint} was committed twice")
+        seen.add(checkpoint)
 PY
   echo
   show_table scan "${DB}.customers" --where "id = 7 OR id = 10 OR id = 100007"
@@ -349,7 +430,7 @@ PY
 }
 
 compare() {
-  step "8. compare every table with MariaDB (examples/mirror_check.py)"
+  step "9. compare every table with MariaDB (examples/mirror_check.py)"
   echo "readers: floe table scan; PyIceberg 0.12 (it refuses tables with equality delete"
   echo "files, which updates and deletes of rows from earlier checkpoints produce);"
   echo "Iceberg Java 1.10 (the test peer, when scripts/setup.sh built it)"
@@ -362,6 +443,7 @@ compare() {
 setup
 start_mariadb
 create_database
+write_pipeline
 start_mirror
 change_database
 stop_mirror
