@@ -512,7 +512,7 @@ TEST(PipelineExampleTest, TheShippedExampleParses) {
   EXPECT_EQ(parsed->sink.catalog.config->properties.at("warehouse"), "lake/warehouse");
   EXPECT_TRUE(parsed->sink.catalog.config->base_dir.ends_with("/examples"));
   EXPECT_EQ(parsed->pipeline.state_dir, parsed->base_dir + "/lake/shop-mirror.floe-state");
-  EXPECT_FALSE(parsed->sink.schema_changes.contains(SchemaChangeType::kDropTable));
+  EXPECT_TRUE(parsed->sink.schema_changes.contains(SchemaChangeType::kDropTable));
   EXPECT_TRUE(parsed->MatchesSourceTable("shop", "orders"));
   EXPECT_FALSE(parsed->MatchesSourceTable("shop", "tmp_x"));
   EXPECT_EQ(parsed->RouteFor("shop", "order_items_2024").value().ToString(), "shop.order_items");
