@@ -232,7 +232,7 @@ source:
   username: ${FLOE_TEST_MYSQL_USER}
   password: \${MYSQL_PASSWORD}          # from the environment; never printed
   tables: ${DB}.\\.*                    # every table of ${DB}, also those created later
-  server-id: 5400-5404
+  server-id: 4242                     # the replica id floe connects with
   scan.startup.mode: initial          # snapshot every table, then follow the binlog
 
 sink:
