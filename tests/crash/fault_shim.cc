@@ -4,7 +4,7 @@
 // at the chosen call either kills the process or makes that call and every
 // later one fail with ENOSPC, as a full disk does.
 //
-// Counted calls (only when FLOE_FAULT_AT or FLOE_FAULT_COUNT_FILE is set):
+// Counted calls (only when one of the variables below is set):
 //   data    write, pwrite(64), writev, pwritev(64), ftruncate(64),
 //           fallocate(64), posix_fallocate(64)   - on regular files only
 //   sync    fsync, fdatasync                     - on regular files and folders
