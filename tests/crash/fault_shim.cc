@@ -56,10 +56,14 @@ enum class Kind { kData, kSync, kName, kRemove };
 
 const char* KindName(Kind k) {
   switch (k) {
-    case Kind::kData: return "data";
-    case Kind::kSync: return "sync";
-    case Kind::kName: return "name";
-    case Kind::kRemove: return "remove";
+    case Kind::kData:
+      return "data";
+    case Kind::kSync:
+      return "sync";
+    case Kind::kName:
+      return "name";
+    case Kind::kRemove:
+      return "remove";
   }
   return "?";
 }
