@@ -1,6 +1,7 @@
 #include "floe/iceberg/catalog/catalog.h"
 
 #include <charconv>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -96,18 +97,23 @@ Status WriteNewMetadataFile(io::FileIO& io, const std::string& location,
   return io.WriteNew(location, SerializeTableMetadata(metadata));
 }
 
-Result<bool> LocationHoldsTable(io::FileIO& io, const std::string& location) {
+Result<std::optional<std::string>> LocationInUse(io::FileIO& io, const std::string& location) {
   std::string base = location;
   while (base.size() > 1 && base.back() == '/') base.pop_back();
   FLOE_ASSIGN_OR_RETURN(auto entries, io.List(base + "/metadata"));
   for (const auto& e : entries) {
     if (e.is_directory) continue;
     std::string_view file = std::string_view(e.path).substr(e.path.rfind('/') + 1);
-    if (file == "version-hint.text") return true;
-    // An empty file is a leftover of an interrupted non-atomic write: no table.
-    if (!file.starts_with(".") && file.ends_with(".metadata.json") && e.size > 0) return true;
+    // Hidden temporaries and empty files (interrupted in-place writes) are no table.
+    if (file.starts_with(".") || !file.ends_with(".metadata.json") || e.size == 0) continue;
+    auto metadata = ReadTableMetadata(io, e.path);
+    if (!metadata) return e.path;  // unreadable: assume it matters
+    // A first metadata file that never got a commit is what a create that was
+    // interrupted before its catalog entry leaves: it holds no files to share.
+    if (metadata->snapshots.empty() && metadata->metadata_log.empty()) continue;
+    return e.path;
   }
-  return false;
+  return std::optional<std::string>();
 }
 
 Result<PurgeResult> PurgeTableFiles(io::FileIO& io, const LoadedTable& table,

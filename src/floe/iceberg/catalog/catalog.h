@@ -9,6 +9,7 @@
 /// tables as Iceberg's JDBC catalog and PyIceberg's SqlCatalog). Thread-safe.
 
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -76,7 +77,7 @@ class Catalog {
   /// Creates a table whose first metadata is `metadata` (its `location`, when
   /// empty, becomes DefaultTableLocation; a relative one is made absolute
   /// against the current folder). kAlreadyExists if the table exists or its
-  /// location already holds another table's metadata (LocationHoldsTable);
+  /// location already holds another table's metadata (LocationInUse);
   /// kNotFound if the namespace does not. On failure the table does not exist
   /// and no metadata file is left behind.
   virtual Result<LoadedTable> CreateTable(const TableIdentifier& id, TableMetadata metadata) = 0;
@@ -118,11 +119,15 @@ std::string NextMetadataLocation(const std::string& table_location,
 Status WriteNewMetadataFile(io::FileIO& io, const std::string& location,
                             const TableMetadata& metadata);
 
-/// Whether folder `location` is in use by a table: its `metadata/` folder
-/// holds a `*.metadata.json` file or `version-hint.text`. Catalogs refuse to
-/// create a table at such a location (kAlreadyExists), so that no two tables
-/// share files and purging one cannot destroy another.
-Result<bool> LocationHoldsTable(io::FileIO& io, const std::string& location);
+/// Whether folder `location` is in use by a table, judged from its files:
+/// the first `metadata/*.metadata.json` that has snapshots or a metadata log
+/// (or cannot be read), or nullopt. Empty files, hidden temporaries and a
+/// first metadata file that never got a commit (what a create interrupted
+/// before its catalog entry leaves behind) do not count. Catalogs refuse to
+/// create a table at a location in use (kAlreadyExists) — and, by their own
+/// records, at the location of one of their own tables — so that no two
+/// tables share files.
+Result<std::optional<std::string>> LocationInUse(io::FileIO& io, const std::string& location);
 
 struct PurgeOptions {
   /// Also delete files the metadata names outside the table's folders

@@ -1,5 +1,6 @@
 #include "floe/iceberg/catalog/hadoop_catalog.h"
 
+#include <algorithm>
 #include <charconv>
 #include <random>
 
@@ -61,8 +62,9 @@ Result<bool> HadoopCatalog::IsTable(const std::string& path) {
   FLOE_ASSIGN_OR_RETURN(auto entries, io_->List(path + "/metadata"));
   for (const auto& e : entries) {
     std::string file = BaseName(e.path);
-    // An empty version file is the leftover of an interrupted write, not a table.
-    if (file == kVersionHint || (VersionOfFile(file) > 0 && e.size > 0)) return true;
+    // An empty version file is the leftover of an interrupted write, and a
+    // hint without version files that of an interrupted drop: no table.
+    if (VersionOfFile(file) > 0 && e.size > 0) return true;
   }
   return false;
 }
@@ -86,6 +88,8 @@ Result<int64_t> HadoopCatalog::CurrentVersion(const std::string& table_path) {
     int64_t v = VersionOfFile(BaseName(e.path));
     if (v > 0 && e.size > 0) newest = std::max(newest, v);
   }
+  // No version file: no table, whatever a hint left by an interrupted drop says.
+  if (newest == 0) return 0;
   int64_t version = newest;
   auto hint = io_->ReadAll(hint_path);
   if (!hint && hint.error().code() != ErrorCode::kNotFound) {
@@ -99,21 +103,14 @@ Result<int64_t> HadoopCatalog::CurrentVersion(const std::string& table_path) {
     int64_t hinted = 0;
     auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), hinted);
     bool valid = ec == std::errc() && p == text.data() + text.size() && hinted > 0;
-    std::string shown(text.substr(0, 40));
     if (!valid) {
       // As Iceberg's HadoopTableOperations: fall back to the newest version file.
-      if (newest == 0) {
-        return Corruption("{}: '{}' is not a version number, and {}/metadata holds no "
-                          "v<N>.metadata.json file",
-                          hint_path, shown, table_path);
-      }
     } else if (hinted > newest) {
       // The hint is written after its version file: it may lag, never lead.
       FLOE_ASSIGN_OR_RETURN(bool complete, VersionIsComplete(table_path, hinted));
       if (!complete) {
-        return Corruption("{} names version {}, but {} does not exist{}", hint_path, hinted,
-                          VersionLocation(table_path, hinted),
-                          newest > 0 ? fmt::format(" (the newest is v{})", newest) : "");
+        return Corruption("{} names version {}, but {} does not exist (the newest is v{})",
+                          hint_path, hinted, VersionLocation(table_path, hinted), newest);
       }
       version = hinted;
     }
@@ -226,11 +223,11 @@ Result<LoadedTable> HadoopCatalog::CreateTable(const TableIdentifier& id, TableM
                            io::RedactUri(metadata.location));
   }
   metadata.location = path;
-  FLOE_ASSIGN_OR_RETURN(bool used, LocationHoldsTable(*io_, path));
+  FLOE_ASSIGN_OR_RETURN(auto used, LocationInUse(*io_, path));
   if (used) {
-    return AlreadyExists("cannot create table {}: {}/metadata already holds another table's "
-                         "metadata files",
-                         id.ToString(), path);
+    return AlreadyExists("cannot create table {}: its location {} already holds another table's "
+                         "metadata ({})",
+                         id.ToString(), path, *used);
   }
   FLOE_RETURN_IF_ERROR(RemoveIncompleteVersions(path));
   std::string location = VersionLocation(path, 1);
@@ -305,17 +302,25 @@ Status HadoopCatalog::RenameTable(const TableIdentifier& from, const TableIdenti
 Status HadoopCatalog::DropTable(const TableIdentifier& id, bool purge) {
   FLOE_ASSIGN_OR_RETURN(LoadedTable table, LoadTable(id));
   FLOE_ASSIGN_OR_RETURN(std::string path, TablePath(id));
-  // The catalog's record of the table: its version files and hint (and
-  // temporaries of interrupted writes). Manifests and data stay unless purged.
+  // The catalog's record of the table: its hint, version files and
+  // temporaries of interrupted writes. Manifests and data stay unless purged.
+  // The hint goes first and the version files oldest first, so a drop
+  // interrupted at any point leaves either the table at its current version
+  // (run the drop again) or no table.
+  FLOE_RETURN_IF_ERROR(io_->Delete(path + "/metadata/" + std::string(kVersionHint)));
   FLOE_ASSIGN_OR_RETURN(auto entries, io_->List(path + "/metadata"));
+  std::vector<std::pair<int64_t, std::string>> record;
   for (const auto& e : entries) {
     if (e.is_directory) continue;
     std::string file = BaseName(e.path);
-    if (file == kVersionHint || VersionOfFile(file) > 0 ||
-        (file.starts_with(".") && file.ends_with(".tmp"))) {
-      FLOE_RETURN_IF_ERROR(io_->Delete(e.path));
+    if (VersionOfFile(file) > 0) {
+      record.emplace_back(VersionOfFile(file), e.path);
+    } else if (file.starts_with(".") && file.ends_with(".tmp")) {
+      record.emplace_back(0, e.path);
     }
   }
+  std::sort(record.begin(), record.end());
+  for (const auto& [version, file] : record) FLOE_RETURN_IF_ERROR(io_->Delete(file));
   if (purge) {
     FLOE_ASSIGN_OR_RETURN(PurgeResult purged, PurgeTableFiles(*io_, table));
     if (!purged.errors.empty()) {

@@ -10,7 +10,9 @@
 /// loser gets kCommitConflict. `version-hint.text` is then replaced
 /// atomically; a reader that finds it lagging probes forward. A hint that is
 /// not a number falls back to the newest version file; one that names a
-/// missing version is kCorruption naming the hint. An empty version file (a
+/// missing version is kCorruption naming the hint; without any version file
+/// there is no table, whatever the hint says. Dropping removes the hint
+/// first, then the version files oldest first. An empty version file (a
 /// leftover of a writer that wrote in place and was interrupted) is ignored
 /// and removed by the next create or commit. Namespace
 /// properties are not stored (as in Iceberg's HadoopCatalog); renaming a

@@ -345,14 +345,29 @@ Result<LoadedTable> SqlCatalog::CreateTable(const TableIdentifier& id, TableMeta
                            id.ToString(), name_);
   }
   metadata.location = io::AbsoluteLocalPath(metadata.location);
-  FLOE_ASSIGN_OR_RETURN(bool used, LocationHoldsTable(*io_, metadata.location));
+  FLOE_ASSIGN_OR_RETURN(auto used, LocationInUse(*io_, metadata.location));
+  if (!used) {
+    // A table of this catalog file that has not committed yet counts too.
+    Statement rows(db_, "SELECT metadata_location FROM iceberg_tables");
+    while (!used) {
+      FLOE_ASSIGN_OR_RETURN(bool row, rows.Step());
+      if (!row) break;
+      std::string other = rows.Text(0);
+      if (!other.empty() && io::PathIsWithin(other, metadata.location + "/metadata")) used = other;
+    }
+  }
   if (used) {
-    return AlreadyExists("cannot create table {}: location {} already holds another table's "
-                         "metadata files",
-                         id.ToString(), io::RedactUri(metadata.location));
+    return AlreadyExists("cannot create table {}: its location {} already holds another table's "
+                         "metadata ({})",
+                         id.ToString(), io::RedactUri(metadata.location), io::RedactUri(*used));
   }
   std::string location = NextMetadataLocation(metadata.location, "");
-  FLOE_RETURN_IF_ERROR(WriteNewMetadataFile(*io_, location, metadata));
+  if (auto written = WriteNewMetadataFile(*io_, location, metadata); !written) {
+    // No row names the file yet: whatever the failure, it must not stay.
+    (void)io_->Delete(location);
+    return std::unexpected(std::move(written).error().WithContext(
+        fmt::format("creating table {}", id.ToString())));
+  }
   Statement st(db_, has_iceberg_type_
                         ? "INSERT INTO iceberg_tables VALUES (?, ?, ?, ?, NULL, 'TABLE')"
                         : "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, "
@@ -379,7 +394,11 @@ Result<LoadedTable> SqlCatalog::LoadTable(const TableIdentifier& id) {
 
 Result<LoadedTable> SqlCatalog::CommitTable(const LoadedTable& base, const TableMetadata& updated) {
   std::string location = NextMetadataLocation(updated.location, base.metadata_location);
-  FLOE_RETURN_IF_ERROR(WriteNewMetadataFile(*io_, location, updated));
+  if (auto written = WriteNewMetadataFile(*io_, location, updated); !written) {
+    (void)io_->Delete(location);  // no row names it: the commit did not happen
+    return std::unexpected(std::move(written).error().WithContext(
+        fmt::format("committing table {}", base.id.ToString())));
+  }
   std::lock_guard lock(mu_);
   FLOE_ASSIGN_OR_RETURN(std::string key, NamespaceKey(base.id.ns));
   Statement st(db_, "UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ? "
