@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -184,73 +185,158 @@ def checkpoint_ids_once(lake: Path) -> dict[str, int]:
     return commits
 
 
-def test_run_exactly_once_under_sigkill(tmp_path):
+class Mirror:
+    """A database under a random workload, its pipeline file and its lake."""
+
+    def __init__(self, tmp_path: Path, rows_per_table: int = 20_000):
+        self.tmp = tmp_path
+        self.seed = int(os.environ.get("FLOE_TEST_SEED", random.randrange(1 << 30)))
+        print(f"seed {self.seed}")
+        self.random = random.Random(self.seed)
+        self.lake = tmp_path / "lake"
+        self.lake.mkdir()
+        (self.lake / "catalog.yaml").write_text(
+            f"catalog:\n  default:\n    type: sql\n    uri: sqlite:///{self.lake}/catalog.db\n"
+            f"    warehouse: {self.lake}/warehouse\n")
+        self.pipeline = tmp_path / "mirror.yaml"
+        write_pipeline(self.pipeline, self.lake)
+        self.workload = Workload(self.seed)
+        self.conn = root_connection()
+        with self.conn.cursor() as c:
+            c.execute(f"DROP DATABASE IF EXISTS {DB}")
+            c.execute(f"CREATE DATABASE {DB}")
+            for table in ("t1", "t2", "t3"):
+                self.workload.create(c, table, rows_per_table)
+        self.writer = threading.Thread(target=self.workload.run, daemon=True)
+        self.logs: list[Path] = []
+
+    @property
+    def state(self) -> Path:
+        return self.lake / "state"
+
+    def kill_runs(self, kills: int, after_kill=None) -> None:
+        """Starts the workload, then `kills` runs of floe, each killed with SIGKILL."""
+        self.writer.start()
+        try:
+            for kill in range(kills):
+                self.logs.append(self.tmp / f"run{kill}.log")
+                proc = start_run(self.pipeline, self.logs[-1])
+                # Short runs die in the snapshot or before the first commit, long ones mid-stream.
+                time.sleep(self.random.uniform(0.2, 0.8) if kill < 5 else self.random.uniform(0.3, 2.5))
+                code = proc.poll()
+                assert code is None, f"floe run exited {code} on its own:\n{self.logs[-1].read_text()[-3000:]}"
+                proc.send_signal(signal.SIGKILL)
+                proc.wait()
+                assert self.workload.error is None, self.workload.error
+                if after_kill is not None:
+                    after_kill(kill)
+        finally:
+            self.workload.stop.set()
+            self.writer.join()
+        assert self.workload.error is None, self.workload.error
+
+    def finish(self) -> None:
+        """One more run until the lake holds the last change, then SIGTERM (final commit)."""
+        with self.conn.cursor() as c:
+            c.execute(f"INSERT INTO {DB}.t1 (id, v) VALUES ({MARKER_ID}, 'the end')")
+        self.logs.append(self.tmp / "final.log")
+        proc = start_run(self.pipeline, self.logs[-1])
+        deadline = time.monotonic() + 300
+        while not lake_has_marker(self.lake):
+            assert proc.poll() is None, f"floe run exited {proc.returncode}:\n{self.logs[-1].read_text()[-3000:]}"
+            assert time.monotonic() < deadline, "the lake did not catch up in 5 minutes"
+            time.sleep(1)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=120) == 0, self.logs[-1].read_text()[-3000:]
+
+    def check(self) -> None:
+        """Every table equals MariaDB (Iceberg Java and floe table scan); no checkpoint twice."""
+        commits = checkpoint_ids_once(self.lake)
+        resumed = sum(1 for log in self.logs if "resuming the capture" in log.read_text())
+        print(f"{len(self.logs) - 1} kills, {resumed} runs resumed from a checkpoint, "
+              f"{self.workload.transactions} transactions ({self.workload.reconnects} reconnects), "
+              f"{len(self.workload.tables)} tables, commits per table {commits}")
+        check = subprocess.run(
+            [sys.executable, str(ROOT / "examples" / "mirror_check.py"), "--database", DB,
+             "--mariadb", f"mariadb --no-defaults --protocol=socket --socket={SOCKET} -uroot",
+             "--floe", str(FLOE), "--catalog-config", str(self.lake / "catalog.yaml"),
+             "--sqlite", str(self.lake / "catalog.db"), "--warehouse", str(self.lake / "warehouse"),
+             "--java-classpath", str(CLASSPATH)],
+            capture_output=True, text=True, timeout=600)
+        print(check.stdout[-6000:])
+        assert check.returncode == 0, check.stdout[-6000:] + check.stderr[-3000:]
+        assert "Iceberg Java" in check.stdout, "Iceberg Java did not read the mirror"
+        assert resumed >= (len(self.logs) - 1) // 2, f"only {resumed} runs resumed from a checkpoint"
+
+
+def committed_checkpoint(lake: Path) -> int:
+    """The highest checkpoint id committed to any table of the database."""
+    from pyiceberg.catalog.sql import SqlCatalog
+
+    catalog = SqlCatalog("default", uri=f"sqlite:///{lake}/catalog.db", warehouse=f"file://{lake}/warehouse")
+    best = 0
+    for ident in catalog.list_tables(DB):
+        props = catalog.load_table(ident).metadata.properties
+        best = max([best] + [int(v) for k, v in props.items() if k.startswith("floe.committed-checkpoint.")])
+    return best
+
+
+def preflight() -> None:
     if not FLOE.exists():
         pytest.skip(f"{FLOE} not built")
     if not SOCKET.exists():
         pytest.skip(f"no MariaDB socket at {SOCKET}")
-    seed = int(os.environ.get("FLOE_TEST_SEED", random.randrange(1 << 30)))
-    print(f"seed {seed}")
-    lake = tmp_path / "lake"
-    lake.mkdir()
-    (lake / "catalog.yaml").write_text(
-        f"catalog:\n  default:\n    type: sql\n    uri: sqlite:///{lake}/catalog.db\n"
-        f"    warehouse: {lake}/warehouse\n")
-    pipeline = tmp_path / "mirror.yaml"
-    write_pipeline(pipeline, lake)
 
-    workload = Workload(seed)
-    conn = root_connection()
-    with conn.cursor() as c:
-        c.execute(f"DROP DATABASE IF EXISTS {DB}")
-        c.execute(f"CREATE DATABASE {DB}")
-        for table in ("t1", "t2", "t3"):
-            workload.create(c, table, 20_000)
 
-    rnd = random.Random(seed)
-    writer = threading.Thread(target=workload.run, daemon=True)
-    writer.start()
-    logs = []
-    try:
-        for kill in range(KILLS):
-            logs.append(tmp_path / f"run{kill}.log")
-            proc = start_run(pipeline, logs[-1])
-            # Short runs die in the snapshot or before the first commit, long ones mid-stream.
-            time.sleep(rnd.uniform(0.2, 0.8) if kill < 5 else rnd.uniform(0.3, 2.5))
-            code = proc.poll()
-            assert code is None, f"floe run exited {code} on its own:\n{logs[-1].read_text()[-3000:]}"
-            proc.send_signal(signal.SIGKILL)
-            proc.wait()
-            assert workload.error is None, workload.error
-    finally:
-        workload.stop.set()
-        writer.join()
-    assert workload.error is None, workload.error
-    with conn.cursor() as c:
-        c.execute(f"INSERT INTO {DB}.t1 (id, v) VALUES ({MARKER_ID}, 'the end')")
+def test_run_exactly_once_under_sigkill(tmp_path):
+    preflight()
+    mirror = Mirror(tmp_path)
+    mirror.kill_runs(KILLS)
+    mirror.finish()
+    mirror.check()
 
-    logs.append(tmp_path / "final.log")
-    proc = start_run(pipeline, logs[-1])
-    deadline = time.monotonic() + 300
-    while not lake_has_marker(lake):
-        assert proc.poll() is None, f"floe run exited {proc.returncode}:\n{logs[-1].read_text()[-3000:]}"
-        assert time.monotonic() < deadline, "the lake did not catch up in 5 minutes"
-        time.sleep(1)
-    proc.send_signal(signal.SIGTERM)
-    assert proc.wait(timeout=120) == 0, logs[-1].read_text()[-3000:]
 
-    commits = checkpoint_ids_once(lake)
-    resumed = sum(1 for log in logs if "resuming the capture" in log.read_text())
-    print(f"{KILLS} kills, {resumed} runs resumed from a checkpoint, {workload.transactions} "
-          f"transactions ({workload.reconnects} reconnects), {len(workload.tables)} tables, commits per table {commits}")
-    check = subprocess.run(
-        [sys.executable, str(ROOT / "examples" / "mirror_check.py"), "--database", DB,
-         "--mariadb", f"mariadb --no-defaults --protocol=socket --socket={SOCKET} -uroot",
-         "--floe", str(FLOE), "--catalog-config", str(lake / "catalog.yaml"),
-         "--sqlite", str(lake / "catalog.db"), "--warehouse", str(lake / "warehouse"),
-         "--java-classpath", str(CLASSPATH)],
-        capture_output=True, text=True, timeout=600)
-    print(check.stdout[-6000:])
-    assert check.returncode == 0, check.stdout[-6000:] + check.stderr[-3000:]
-    assert "Iceberg Java" in check.stdout, "Iceberg Java did not read the mirror"
-    assert resumed >= KILLS // 2, f"only {resumed} of {KILLS} runs resumed from a checkpoint"
+@pytest.mark.parametrize("damage", ["truncated", "older"])
+def test_run_state_behind_the_lake(damage, tmp_path):
+    """The newest checkpoint files truncated, or an old copy of the state folder put back:
+    the tables that hold more than the restored checkpoint skip what they hold."""
+    preflight()
+    mirror = Mirror(tmp_path, rows_per_table=5_000)
+
+    def after_kill(kill: int) -> None:
+        if kill == 1:
+            shutil.copytree(mirror.state, tmp_path / "state-copy")
+        if kill == 5:
+            committed = committed_checkpoint(mirror.lake)
+            assert committed > 0
+            if damage == "truncated":
+                for path in (mirror.state / "checkpoints").glob("checkpoint-*.json"):
+                    if int(path.stem.split("-")[1]) >= committed:
+                        with open(path, "r+b") as f:
+                            f.truncate(50)
+            else:
+                shutil.rmtree(mirror.state)
+                shutil.copytree(tmp_path / "state-copy", mirror.state)
+
+    mirror.kill_runs(8, after_kill)
+    assert "behind the lake" in mirror.logs[6].read_text(), mirror.logs[6].read_text()[-3000:]
+    mirror.finish()
+    mirror.check()
+
+
+def test_run_state_folder_lost_stops_without_writing(tmp_path):
+    """With the state folder gone the binlog cannot be read from where the tables are: the
+    run stops with an error naming a table, and the lake is left as it was."""
+    preflight()
+    mirror = Mirror(tmp_path, rows_per_table=2_000)
+    mirror.kill_runs(3)
+    assert committed_checkpoint(mirror.lake) > 0
+    shutil.rmtree(mirror.state)
+    before = sorted(p.name for p in (mirror.lake / "warehouse").rglob("*") if p.is_file())
+    log = tmp_path / "lost.log"
+    proc = start_run(mirror.pipeline, log)
+    assert proc.wait(timeout=120) == 1, log.read_text()[-3000:]
+    text = log.read_text()
+    assert "the state folder has no checkpoint" in text and "Restore the state folder" in text, text[-3000:]
+    after = sorted(p.name for p in (mirror.lake / "warehouse").rglob("*") if p.is_file())
+    assert before == after, "a run that refused to start wrote to the lake"

@@ -136,12 +136,28 @@ struct CaptureSource::Impl {
     return std::move(error).WithContext(where);
   }
 
+  /// Whether a change of `target` at `source` is already in its table (the
+  /// table is ahead of the restored checkpoint): then it is skipped.
+  bool AlreadyCommitted(const sink::TableTarget& target,
+                        const std::shared_ptr<const cdc::ChangeSource>& source) {
+    if (options.committed_until.empty() || !source) return false;
+    auto it = options.committed_until.find(target.key);
+    if (it == options.committed_until.end()) return false;
+    if (cdc::Compare(source->position.binlog, it->second) >= 0) {
+      options.committed_until.erase(it);  // past it: from here on, as usual
+      return false;
+    }
+    stats->already_committed.fetch_add(1, std::memory_order_relaxed);
+    return true;
+  }
+
   Status WriteRow(const cdc::RowChange& change, engine::Collector<sink::RowBatch>& out) {
     const auto& row_schema = RowSchemaOf(change.table);
     const cdc::TableId& id = change.table->id;
     bool event_error = false;
     auto resolved = resolver->Resolve(id.db, id.table, row_schema, &event_error);
     if (!resolved) return std::unexpected(AtChange(std::move(resolved).error(), id, change.source));
+    if (AlreadyCommitted(*ingest::TableResolver::TargetOf(*resolved), change.source)) return Ok();
     auto mapping = resolver->MappingFor(*resolved, row_schema, &event_error);
     if (!mapping) return std::unexpected(AtChange(std::move(mapping).error(), id, change.source));
     auto rows = changes->Write(**mapping, change.op, change.before, change.after, out, &event_error);
@@ -183,6 +199,9 @@ struct CaptureSource::Impl {
         if (!resolved) {
           if (resolved.error().code() == ErrorCode::kNotFound) return Ok();  // nothing to truncate
           return std::unexpected(AtChange(std::move(resolved).error(), change.table, change.source));
+        }
+        if (AlreadyCommitted(*ingest::TableResolver::TargetOf(*resolved), change.source)) {
+          return Ok();
         }
         FLOE_RETURN_IF_ERROR(
             batcher->Truncate(ingest::TableResolver::TargetOf(*resolved), out));

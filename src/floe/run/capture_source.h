@@ -50,6 +50,12 @@ struct CaptureSourceOptions {
   std::chrono::milliseconds max_poll_time{200};
   /// Rows per RowBatch.
   size_t batch_rows = 1024;
+  /// Tables that already hold more than the restored checkpoint (its newer
+  /// checkpoint files were lost or damaged after they committed), by sink
+  /// table ("ns.table"): the binlog position their last commit covers. A
+  /// change of such a table before that position is already in it and is
+  /// skipped.
+  std::map<std::string, cdc::BinlogFilePos> committed_until;
   /// When it becomes true during the initial snapshot, Poll fails with
   /// kCancelled (nothing of the snapshot is committed); may be null.
   const std::atomic<bool>* stop = nullptr;

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include "floe/cdc/mysql/replication.h"
@@ -93,6 +94,59 @@ Status SetStartup(const pipeline::MySqlSourceDefinition& source,
   return Ok();
 }
 
+/// Compares what the tables hold with the newest readable checkpoint of the
+/// state folder, and returns the highest checkpoint id they hold (the job's
+/// minimum id). A table that committed a later checkpoint than the one the
+/// job restores (newer checkpoint files damaged or gone, an old copy of the
+/// state folder) gets its changes up to its last commit's binlog position
+/// skipped (CaptureSourceOptions::committed_until). With no checkpoint at
+/// all while tables hold commits of this pipeline (the state folder is
+/// gone), the run stops: the binlog can only be read again with the schemas
+/// the state held, and a new snapshot would write every row again.
+Result<engine::CheckpointId> PlanResume(const pipeline::PipelineDefinition& definition,
+                                        CaptureSourceOptions& source,
+                                        engine::CheckpointStore& store) {
+  FLOE_ASSIGN_OR_RETURN(std::shared_ptr<iceberg::Catalog> catalog, source.sink.catalog());
+  FLOE_ASSIGN_OR_RETURN(auto tables, sink::ListTablesTwoLevelsDeep(*catalog));
+  FLOE_ASSIGN_OR_RETURN(auto progress,
+                        sink::CommittedProgress(*catalog, source.sink.pipeline_id, tables));
+  std::string warning;
+  FLOE_ASSIGN_OR_RETURN(auto restored, store.LoadLatest(&warning));
+  engine::CheckpointId restored_id = restored ? restored->id : 0;
+  if (!warning.empty()) spdlog::warn("run: unreadable checkpoint files skipped: {}", warning);
+  engine::CheckpointId max_id = 0;
+  std::vector<std::string> ahead;
+  for (const auto& p : progress) {
+    max_id = std::max(max_id, p.checkpoint);
+    if (p.checkpoint <= restored_id) continue;
+    std::string table = p.table.ToString();
+    auto stop = [&](std::string_view reason) {
+      return Corruption(
+          "table {} holds checkpoint {} of pipeline '{}', but the newest readable checkpoint in "
+          "{} is {}: {}. Restore the state folder, or mirror into new tables under a new "
+          "pipeline.name",
+          table, p.checkpoint, source.sink.pipeline_id, definition.pipeline.state_dir,
+          restored_id == 0 ? std::string("none") : std::to_string(restored_id), reason);
+    };
+    if (restored_id == 0) {
+      return stop("the state folder has no checkpoint, so the binlog cannot be read from where "
+                  "the tables are, and a new snapshot would write their rows again");
+    }
+    if (!p.source_position) return stop("the snapshot of that commit was expired");
+    std::string_view position = *p.source_position;
+    auto parsed = cdc::BinlogFilePos::Parse(position.substr(0, position.find(' ')));
+    if (!parsed) return stop(parsed.error().message());
+    source.committed_until[table] = *parsed;
+    ahead.push_back(fmt::format("{} (checkpoint {}, up to {})", table, p.checkpoint, position));
+  }
+  if (!ahead.empty()) {
+    spdlog::warn("run: the state folder {} is behind the lake (restoring checkpoint {}): the "
+                 "changes these tables already hold are skipped: {}",
+                 definition.pipeline.state_dir, restored_id, fmt::join(ahead, ", "));
+  }
+  return max_id;
+}
+
 }  // namespace
 
 Result<CaptureSourceOptions> MakeCaptureSourceOptions(const pipeline::PipelineDefinition& definition,
@@ -179,12 +233,8 @@ Result<RunSummary> RunPipeline(const pipeline::PipelineDefinition& definition,
   // at transaction boundaries only): do not abort one that waits for it.
   job_options.checkpoint_timeout = std::chrono::hours(24 * 7);
   job_options.store = &store;
-  {
-    FLOE_ASSIGN_OR_RETURN(std::shared_ptr<iceberg::Catalog> catalog, source_options.sink.catalog());
-    FLOE_ASSIGN_OR_RETURN(auto tables, sink::ListTablesTwoLevelsDeep(*catalog));
-    FLOE_ASSIGN_OR_RETURN(job_options.min_checkpoint_id,
-                          sink::MaxCommittedCheckpoint(*catalog, source_options.sink.pipeline_id, tables));
-  }
+  FLOE_ASSIGN_OR_RETURN(job_options.min_checkpoint_id,
+                        PlanResume(definition, source_options, store));
 
   auto positions = std::make_shared<sink::CheckpointPositions>();
   engine::Job job(job_options);

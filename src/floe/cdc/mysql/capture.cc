@@ -272,7 +272,7 @@ struct MySqlCapture::Impl {
 
   Result<bool> LoadState() {
     std::string text;
-    std::string where = "the initial state";
+    std::string where = "the checkpoint's capture state";
     if (!options.initial_state.empty()) {
       text = options.initial_state;
     } else {
@@ -280,11 +280,11 @@ struct MySqlCapture::Impl {
       FLOE_ASSIGN_OR_RETURN(bool exists, file_io.Exists(options.state_file));
       if (!exists) return false;
       FLOE_ASSIGN_OR_RETURN(text, file_io.ReadAll(options.state_file));
-      where = options.state_file;
+      where = "state file " + options.state_file;
     }
     nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
     if (j.is_discarded() || !j.is_object() || !j.contains("position")) {
-      return Corruption("capture state {} is not a floe capture state", where);
+      return Corruption("{}: not a floe capture state", where);
     }
     FLOE_ASSIGN_OR_RETURN(committed, SourcePosition::FromJson(j["position"]));
     if (j.contains("schemas")) {
@@ -299,15 +299,14 @@ struct MySqlCapture::Impl {
           [this](std::string_view db, std::string_view table) { return tracker.Find(db, table); });
       if (!f) {
         return std::unexpected(std::move(f).error().WithContext(
-            fmt::format("capture state {}", where)));
+            fmt::format("{}", where)));
       }
       filter = std::move(*f);
     }
     if (j.contains("provisional")) {
       const auto& p = j["provisional"];
       auto bad = [&]() {
-        return Corruption("capture state {}: 'provisional' is not {{until, tables}}",
-                          where);
+        return Corruption("{}: 'provisional' is not {{until, tables}}", where);
       };
       if (!p.is_object() || !p.contains("until") || !p["until"].is_string() ||
           !p.contains("tables") || !p["tables"].is_array()) {
@@ -321,7 +320,7 @@ struct MySqlCapture::Impl {
         provisional.emplace(t[0].get<std::string>(), t[1].get<std::string>());
       }
     }
-    spdlog::info("capture: resuming from {} (state {})", committed.binlog.ToString(), where);
+    spdlog::info("capture: resuming from {} ({})", committed.binlog.ToString(), where);
     return true;
   }
 
