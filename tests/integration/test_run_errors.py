@@ -1,0 +1,121 @@
+"""`floe run` on bad input: each a clear error and an exit code, nothing written (issue 10).
+
+A broken pipeline file is a usage error (exit 2) naming the file, line and key; an
+unreachable server, wrong credentials and a user without replication grants are failures
+(exit 1) that say what to do; none of them leaves a table or a checkpoint behind.
+Needs the MariaDB of scripts/services/mariadb.sh for the server cases.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+FLOE = Path(os.environ.get("FLOE_BIN", ROOT / "build" / "floe"))
+PORT = os.environ.get("FLOE_TEST_MYSQL_PORT")
+
+
+def pipeline(tmp_path: Path, port: str, user: str = "floe", extra: str = "") -> Path:
+    path = tmp_path / "p.yaml"
+    path.write_text(f"""source:
+  type: mysql
+  hostname: 127.0.0.1
+  port: {port}
+  username: {user}
+  password: ${{PIPELINE_PASSWORD}}
+  tables: floe_test.nothing_\\.*
+{extra}sink:
+  type: iceberg
+  catalog: {{type: sql, uri: "sqlite:///catalog.db", warehouse: "warehouse"}}
+pipeline:
+  name: errors
+""")
+    return path
+
+
+def run(path: Path, *args: str, password: str | None = None) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PIPELINE_PASSWORD=password or os.environ.get("FLOE_TEST_MYSQL_PASSWORD", "floe"))
+    return subprocess.run([str(FLOE), "run", str(path), *args], capture_output=True, text=True,
+                          timeout=120, env=env, stdin=subprocess.DEVNULL)
+
+
+def wrote_nothing(tmp_path: Path) -> bool:
+    return not (tmp_path / "warehouse").exists() and not list(tmp_path.glob("*.floe-state/checkpoints/*"))
+
+
+@pytest.fixture(autouse=True)
+def built():
+    if not FLOE.exists():
+        pytest.skip(f"{FLOE} not built")
+
+
+def test_unknown_key_names_line_and_suggests(tmp_path):
+    path = tmp_path / "p.yaml"
+    path.write_text("source:\n  type: mysql\n  hostnme: x\n")
+    proc = run(path)
+    assert proc.returncode == 2, proc.stderr
+    assert "p.yaml:3:3: source.hostnme: unknown key (did you mean 'hostname'?)" in proc.stderr
+
+
+def test_broken_yaml_is_a_usage_error(tmp_path):
+    path = tmp_path / "p.yaml"
+    path.write_text("source:\n  type: mysql\n   port: [1, 2\n")
+    proc = run(path)
+    assert proc.returncode == 2, proc.stderr
+    assert "p.yaml:" in proc.stderr and "error:" in proc.stderr
+
+
+def test_unset_variable_is_named(tmp_path):
+    path = pipeline(tmp_path, "3307").read_text().replace("PIPELINE_PASSWORD", "NO_SUCH_VARIABLE_X")
+    (tmp_path / "q.yaml").write_text(path)
+    proc = run(tmp_path / "q.yaml")
+    assert proc.returncode == 2, proc.stderr
+    assert "NO_SUCH_VARIABLE_X" in proc.stderr
+
+
+def test_not_yet_supported_keys_are_refused(tmp_path):
+    proc = run(pipeline(tmp_path, "3307", extra="  scan.newly-added-table.enabled: true\n"))
+    assert proc.returncode == 1, proc.stderr
+    assert "scan.newly-added-table.enabled" in proc.stderr and "not supported" in proc.stderr
+    assert wrote_nothing(tmp_path)
+
+
+def test_unreachable_server(tmp_path):
+    proc = run(pipeline(tmp_path, "1"))
+    assert proc.returncode == 1, proc.stderr
+    assert "cannot connect to MySQL/MariaDB at 127.0.0.1:1" in proc.stderr
+    assert wrote_nothing(tmp_path)
+
+
+@pytest.mark.skipif(PORT is None, reason="FLOE_TEST_MYSQL_PORT is not set")
+def test_wrong_password_is_not_printed(tmp_path):
+    proc = run(pipeline(tmp_path, PORT), password="Wr0ngSecret!")
+    assert proc.returncode == 1, proc.stderr
+    assert "access denied" in proc.stderr
+    assert "Wr0ngSecret!" not in proc.stderr + proc.stdout
+    assert wrote_nothing(tmp_path)
+
+
+@pytest.mark.skipif(PORT is None, reason="FLOE_TEST_MYSQL_PORT is not set")
+def test_missing_grant_says_which(tmp_path):
+    proc = run(pipeline(tmp_path, PORT, user="floe_noprivs"), "--check")
+    assert proc.returncode == 1, proc.stderr
+    assert "GRANT REPLICATION SLAVE" in proc.stderr
+    assert wrote_nothing(tmp_path)
+
+
+@pytest.mark.skipif(PORT is None, reason="FLOE_TEST_MYSQL_PORT is not set")
+def test_check_lists_tables_and_writes_nothing(tmp_path):
+    path = pipeline(tmp_path, PORT)
+    text = path.read_text().replace("floe_test.nothing_\\.*", "floe_test.\\.*")
+    path.write_text(text)
+    proc = run(path, "--check", "--set", "pipeline.parallelism=3")
+    assert proc.returncode == 0, proc.stderr
+    assert "parallelism: 3" in proc.stdout
+    assert "source table(s) selected" in proc.stdout
+    assert '"****"' in proc.stdout  # the password, never printed
+    assert wrote_nothing(tmp_path)
