@@ -627,17 +627,6 @@ class KnownFailure(Exception):
     pass
 
 
-STUCK_SQL_CREATE = ("issue 9: sql catalog create killed or failing (ENOSPC on the folder sync) after "
-                    "<location>/metadata/00001-*.metadata.json is linked but before the catalog row "
-                    "is inserted leaves that file; every later create of the table (floe table "
-                    "create, floe ingest) then fails: 'location ... already holds another table's "
-                    "metadata files' / 'table ns.events does not exist'",
-                    r"already holds another table's metadata files|table ns\.events does not exist")
-STUCK_HADOOP_DROP = ("issue 9: hadoop drop (with or without --purge) deletes v1..vN.metadata.json "
-                     "before version-hint.text; killed in between, the table is still listed but "
-                     "cannot be loaded, dropped or created again ('version-hint.text names version "
-                     "3, but v3.metadata.json does not exist')",
-                     r"version-hint\.text names version \d+, but \S+ does not exist")
 PIPELINE_ID_ENOSPC = ("issue 9: ENOSPC writing state/pipeline-id says only 'cannot write the "
                       "pipeline id', not that the disk is full (N=1), and a failed rename of it "
                       "leaves state/pipeline-id.tmp behind (N=2)",
@@ -651,17 +640,9 @@ def known(base: tuple[str, str], where: str, *more: tuple[str, str]) -> tuple[st
 
 
 KNOWN: dict[tuple[str, str], tuple[str, str]] = {
-    ("create-sql", "kill"): known(STUCK_SQL_CREATE, " (kill at N=4..24 of 24)"),
-    ("create-sql", "enospc"): known(STUCK_SQL_CREATE, " (ENOSPC at N=4, 5: the fsync of metadata/)"),
-    ("ingest-json", "kill"): known(STUCK_SQL_CREATE, " (the table create of ingest)"),
-    ("ingest-json", "enospc"): known(STUCK_SQL_CREATE, " (the table create of ingest)",
-                                     PIPELINE_ID_ENOSPC),
-    ("ingest-json-dead-letters", "kill"): known(STUCK_SQL_CREATE, " (the table create of ingest)"),
-    ("ingest-json-dead-letters", "enospc"): known(STUCK_SQL_CREATE, " (the table create of ingest)",
-                                                  PIPELINE_ID_ENOSPC),
+    ("ingest-json", "enospc"): PIPELINE_ID_ENOSPC,
+    ("ingest-json-dead-letters", "enospc"): PIPELINE_ID_ENOSPC,
     ("ingest-debezium", "enospc"): PIPELINE_ID_ENOSPC,
-    ("drop-purge-hadoop", "kill"): known(STUCK_HADOOP_DROP, " (N=4 of 23)"),
-    ("drop-hadoop", "kill"): known(STUCK_HADOOP_DROP, " (N=4 of 7)"),
 }
 
 
