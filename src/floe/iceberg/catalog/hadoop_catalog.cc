@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <optional>
 #include <random>
 
 #include <fmt/ranges.h>
@@ -82,15 +83,7 @@ Result<bool> HadoopCatalog::VersionIsComplete(const std::string& table_path, int
 
 Result<int64_t> HadoopCatalog::CurrentVersion(const std::string& table_path) {
   const std::string hint_path = table_path + "/metadata/" + std::string(kVersionHint);
-  FLOE_ASSIGN_OR_RETURN(auto entries, io_->List(table_path + "/metadata"));
-  int64_t newest = 0;
-  for (const auto& e : entries) {
-    int64_t v = VersionOfFile(BaseName(e.path));
-    if (v > 0 && e.size > 0) newest = std::max(newest, v);
-  }
-  // No version file: no table, whatever a hint left by an interrupted drop says.
-  if (newest == 0) return 0;
-  int64_t version = newest;
+  std::optional<int64_t> hinted;
   auto hint = io_->ReadAll(hint_path);
   if (!hint && hint.error().code() != ErrorCode::kNotFound) {
     return std::unexpected(hint.error());
@@ -100,23 +93,33 @@ Result<int64_t> HadoopCatalog::CurrentVersion(const std::string& table_path) {
     while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) {
       text.remove_suffix(1);
     }
-    int64_t hinted = 0;
-    auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), hinted);
-    bool valid = ec == std::errc() && p == text.data() + text.size() && hinted > 0;
-    if (!valid) {
-      // As Iceberg's HadoopTableOperations: fall back to the newest version file.
-    } else if (hinted > newest) {
+    int64_t v = 0;
+    auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    // Not a number: as Iceberg's HadoopTableOperations, use the newest version file.
+    if (ec == std::errc() && p == text.data() + text.size() && v > 0) hinted = v;
+  }
+  int64_t version = 0;
+  bool hint_usable = false;
+  if (hinted) {
+    FLOE_ASSIGN_OR_RETURN(hint_usable, VersionIsComplete(table_path, *hinted));
+  }
+  if (hint_usable) {
+    version = *hinted;
+  } else {
+    FLOE_ASSIGN_OR_RETURN(auto entries, io_->List(table_path + "/metadata"));
+    for (const auto& e : entries) {
+      int64_t v = VersionOfFile(BaseName(e.path));
+      if (v > 0 && e.size > 0) version = std::max(version, v);
+    }
+    // No version file: no table, whatever a hint left by an interrupted drop says.
+    if (version == 0) return 0;
+    if (hinted && *hinted > version) {
       // The hint is written after its version file: it may lag, never lead.
-      FLOE_ASSIGN_OR_RETURN(bool complete, VersionIsComplete(table_path, hinted));
-      if (!complete) {
-        return Corruption("{} names version {}, but {} does not exist (the newest is v{})",
-                          hint_path, hinted, VersionLocation(table_path, hinted), newest);
-      }
-      version = hinted;
+      return Corruption("{} names version {}, but {} does not exist (the newest is v{})",
+                        hint_path, *hinted, VersionLocation(table_path, *hinted), version);
     }
   }
-  if (version == 0) return version;
-  // A commit may have published a version after the listing: probe forward.
+  // The hint may lag, and a commit may have published a version since: probe forward.
   while (true) {
     FLOE_ASSIGN_OR_RETURN(bool next, VersionIsComplete(table_path, version + 1));
     if (!next) return version;
@@ -267,7 +270,10 @@ Result<LoadedTable> HadoopCatalog::CommitTable(const LoadedTable& base, const Ta
                           base.id.ToString(), version);
   }
   std::string next = VersionLocation(path, version + 1);
-  FLOE_RETURN_IF_ERROR(RemoveIncompleteVersions(path));
+  // An empty v(N+1) is the leftover of an interrupted in-place write: remove it.
+  if (auto leftover = io_->OpenInput(next); leftover && (*leftover)->size() == 0) {
+    FLOE_RETURN_IF_ERROR(io_->Delete(next));
+  }
   // Written to a temporary, synced, then linked to v(N+1) without replacing:
   // of two racing writers exactly one creates the name.
   auto written = WriteNewMetadataFile(*io_, next, updated);
