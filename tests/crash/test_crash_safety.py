@@ -560,18 +560,22 @@ def ingest_json(dead_letters: bool = False) -> Scenario:
     return Scenario(name, prepare, command, observe, allowed, check_after)
 
 
-def ingest_debezium() -> Scenario:
+def ingest_debezium(catalog: str = "hadoop", upsert: bool = False) -> Scenario:
+    """Debezium changes routed to the tables they name, created on first sight; changelog
+    mode (position and equality deletes) or --upsert."""
+
     def prepare(floe, work):
-        lake_of(work, "hadoop").write_config()
+        lake_of(work, catalog).write_config()
         (work / "input/changes.jsonl").write_text(debezium_lines())
 
     def command(work):
         return ["ingest", work / "input/changes.jsonl", "--route", "{db}.{table}",
                 "--primary-key", "id", "--state-dir", work / "state", "--checkpoint-interval", "1ms",
-                "--catalog-config", work / "input/catalog.yaml", "--progress", "never"]
+                "--catalog-config", work / "input/catalog.yaml", "--progress", "never",
+                *(["--upsert"] if upsert else [])]
 
     def observe(floe, work):
-        tables = lake_of(work, "hadoop").observe(floe)
+        tables = lake_of(work, catalog).observe(floe)
         out = {}
         for ident, summary in tables.items():
             rows = [json.loads(r) for r in summary[3]]
@@ -589,7 +593,8 @@ def ingest_debezium() -> Scenario:
     def check_after(state):
         assert state == debezium_model(), "a clean ingest does not match the source"
 
-    return Scenario("ingest-debezium", prepare, command, observe, allowed, check_after)
+    name = "ingest-debezium-upsert" if upsert else "ingest-debezium"
+    return Scenario(name, prepare, command, observe, allowed, check_after)
 
 
 SCENARIOS = [
@@ -617,6 +622,7 @@ SCENARIOS = [
     ingest_json(),
     ingest_json(dead_letters=True),
     ingest_debezium(),
+    ingest_debezium(catalog="sql", upsert=True),
 ]
 
 # Known failures (issue 9), by scenario name and fault kind: (reason, pattern). A test with
@@ -643,6 +649,7 @@ KNOWN: dict[tuple[str, str], tuple[str, str]] = {
     ("ingest-json", "enospc"): PIPELINE_ID_ENOSPC,
     ("ingest-json-dead-letters", "enospc"): PIPELINE_ID_ENOSPC,
     ("ingest-debezium", "enospc"): PIPELINE_ID_ENOSPC,
+    ("ingest-debezium-upsert", "enospc"): PIPELINE_ID_ENOSPC,
 }
 
 
@@ -866,7 +873,8 @@ PIPELINE_ID_UNSYNCED = ("issue 9: floe ingest writes state/pipeline-id with an o
                         r"^unsynced-(rename state/pipeline-id\.tmp state/pipeline-id|folder state)$")
 UNSYNCED: dict[str, tuple[str, str]] = {"ingest-json": PIPELINE_ID_UNSYNCED,
                                         "ingest-json-dead-letters": PIPELINE_ID_UNSYNCED,
-                                        "ingest-debezium": PIPELINE_ID_UNSYNCED}
+                                        "ingest-debezium": PIPELINE_ID_UNSYNCED,
+                                        "ingest-debezium-upsert": PIPELINE_ID_UNSYNCED}
 
 
 @pytest.mark.parametrize("scenario", [pytest.param(s, id=s.name) for s in SCENARIOS])
