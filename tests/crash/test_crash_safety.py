@@ -839,9 +839,6 @@ def test_crash_safety(scenario: Scenario, kind: str, floe_bin, fault_shim, tmp_p
            known_failure)
 
 
-@pytest.mark.xfail(strict=True, raises=KnownFailure,
-                   reason="issue 9: a sql catalog commit whose journal sync fails with ENOSPC reports "
-                   "SQLite's 'disk I/O error' without the cause (sqlite3_system_errno)")
 def test_sql_catalog_names_the_full_disk(floe_bin, fault_shim, tmp_path):
     """ENOSPC from the sync of SQLite's journal: the error must say the disk is full, as it
     does for every other write (SQLite's own message for it is a bare 'disk I/O error')."""

@@ -2,6 +2,8 @@
 
 #include <sqlite3.h>
 
+#include <cerrno>
+#include <cstring>
 #include <set>
 
 #include <fmt/ranges.h>
@@ -10,6 +12,15 @@
 
 namespace floe::iceberg {
 namespace {
+
+// SQLite's message, with the operating system's cause when there is one:
+// SQLite says only "disk I/O error" when a sync fails because the disk is full.
+std::string SqliteMessage(sqlite3* db) {
+  std::string message = db ? sqlite3_errmsg(db) : "out of memory";
+  int err = db ? sqlite3_system_errno(db) : 0;
+  if (err != 0) message += fmt::format(" ({})", std::strerror(err));
+  return message;
+}
 
 // A prepared statement with positional text bindings.
 class Statement {
@@ -35,9 +46,12 @@ class Statement {
   /// Steps once: true with a row, false when done.
   Result<bool> Step() {
     if (rc_ != SQLITE_OK) return Fail();
+    errno = 0;
     int rc = sqlite3_step(stmt_);
     if (rc == SQLITE_ROW) return true;
     if (rc == SQLITE_DONE) return false;
+    // The failed system call's errno, before anything else can change it.
+    step_errno_ = errno;
     rc_ = rc;
     return Fail();
   }
@@ -58,18 +72,26 @@ class Statement {
     ErrorCode code = rc_ == SQLITE_BUSY || rc_ == SQLITE_LOCKED ? ErrorCode::kCommitConflict
                      : (rc_ & 0xff) == SQLITE_CONSTRAINT      ? ErrorCode::kAlreadyExists
                                                               : ErrorCode::kIo;
-    return MakeError(code, "sql catalog: {}", sqlite3_errmsg(db_));
+    std::string message = SqliteMessage(db_);
+    int primary = rc_ & 0xff;
+    if (step_errno_ != 0 && sqlite3_system_errno(db_) == 0 &&
+        (primary == SQLITE_IOERR || primary == SQLITE_FULL || primary == SQLITE_CANTOPEN)) {
+      message += fmt::format(" ({})", std::strerror(step_errno_));
+    }
+    return MakeError(code, "sql catalog: {}", message);
   }
   sqlite3* db_;
   sqlite3_stmt* stmt_ = nullptr;
   int rc_;
   int index_ = 0;
+  int step_errno_ = 0;
 };
 
 Status Exec(sqlite3* db, const char* sql) {
   char* message = nullptr;
   if (sqlite3_exec(db, sql, nullptr, nullptr, &message) != SQLITE_OK) {
     std::string text = message ? message : "unknown error";
+    if (int err = sqlite3_system_errno(db); err != 0) text += fmt::format(" ({})", std::strerror(err));
     sqlite3_free(message);
     return IoError("sql catalog: {}", text);
   }
@@ -132,7 +154,7 @@ Result<std::unique_ptr<SqlCatalog>> SqlCatalog::Open(std::string name, std::stri
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                       nullptr) != SQLITE_OK) {
-    std::string message = db ? sqlite3_errmsg(db) : "out of memory";
+    std::string message = SqliteMessage(db);
     sqlite3_close(db);
     return IoError("opening sql catalog {}: {}", path, message);
   }
