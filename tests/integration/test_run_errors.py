@@ -119,3 +119,34 @@ def test_check_lists_tables_and_writes_nothing(tmp_path):
     assert "source table(s) selected" in proc.stdout
     assert '"****"' in proc.stdout  # the password, never printed
     assert wrote_nothing(tmp_path)
+
+
+@pytest.mark.skipif(PORT is None, reason="FLOE_TEST_MYSQL_PORT is not set")
+def test_exception_behaviour_stops_at_a_schema_change(tmp_path):
+    """`schema.change.behavior: exception`: rows are mirrored until the first schema change
+    of a mirrored table, which stops the run naming the table and the statement."""
+    pymysql = pytest.importorskip("pymysql")
+    db = pymysql.connect(host="127.0.0.1", port=int(PORT), user=os.environ.get("FLOE_TEST_MYSQL_USER", "floe"),
+                         password=os.environ.get("FLOE_TEST_MYSQL_PASSWORD", "floe"), autocommit=True)
+    table = f"nothing_exc_{os.getpid()}"
+    with db.cursor() as c:
+        c.execute(f"DROP TABLE IF EXISTS floe_test.{table}")
+        c.execute(f"CREATE TABLE floe_test.{table} (id INT PRIMARY KEY, v INT)")
+        c.execute(f"INSERT INTO floe_test.{table} VALUES (1, 1)")
+    path = pipeline(tmp_path, PORT)
+    path.write_text(path.read_text().replace("name: errors", "name: errors\n  schema.change.behavior: exception\n  checkpoint.interval: 200ms"))
+    env = dict(os.environ, PIPELINE_PASSWORD=os.environ.get("FLOE_TEST_MYSQL_PASSWORD", "floe"))
+    proc = subprocess.Popen([str(FLOE), "run", str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env, stdin=subprocess.DEVNULL)
+    try:
+        import time
+        time.sleep(2)
+        assert proc.poll() is None, proc.stderr.read()
+        with db.cursor() as c:
+            c.execute(f"ALTER TABLE floe_test.{table} ADD COLUMN w INT")
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 1, err
+    assert "schema.change.behavior is exception" in err and table in err and "ADD COLUMN" in err, err

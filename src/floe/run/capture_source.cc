@@ -171,6 +171,15 @@ struct CaptureSource::Impl {
                            engine::Collector<sink::RowBatch>& out) {
     using Kind = cdc::SchemaChangeKind;
     bool event_error = false;
+    if (options.stop_on_schema_change && change.kind != Kind::kCreateTable &&
+        change.kind != Kind::kAlterOther) {
+      return std::unexpected(AtChange(
+          Error(ErrorCode::kSchemaIncompatible,
+                fmt::format("schema.change.behavior is exception, and the source changed the "
+                            "table: {} ({:.300})",
+                            cdc::SchemaChangeKindName(change.kind), change.ddl)),
+          change.table, change.source));
+    }
     switch (change.kind) {
       case Kind::kCreateTable:
       case Kind::kRenameTable:

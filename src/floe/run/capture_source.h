@@ -50,6 +50,10 @@ struct CaptureSourceOptions {
   std::chrono::milliseconds max_poll_time{200};
   /// Rows per RowBatch.
   size_t batch_rows = 1024;
+  /// `schema.change.behavior: exception`: a schema change of a table that
+  /// exists (anything but creating a table) fails the run, naming the table,
+  /// the change, the statement and its binlog position.
+  bool stop_on_schema_change = false;
   /// Tables that already hold more than the restored checkpoint (its newer
   /// checkpoint files were lost or damaged after they committed), by sink
   /// table ("ns.table"): the binlog position their last commit covers. A

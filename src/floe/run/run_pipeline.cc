@@ -152,11 +152,13 @@ Result<engine::CheckpointId> PlanResume(const pipeline::PipelineDefinition& defi
 Result<CaptureSourceOptions> MakeCaptureSourceOptions(const pipeline::PipelineDefinition& definition,
                                                       const std::string& catalog_config_path) {
   const pipeline::MySqlSourceDefinition& source = definition.source.mysql;
-  if (definition.pipeline.schema_change_behavior != pipeline::SchemaChangeBehavior::kLenient) {
+  using Behavior = pipeline::SchemaChangeBehavior;
+  Behavior behavior = definition.pipeline.schema_change_behavior;
+  if (behavior != Behavior::kLenient && behavior != Behavior::kException) {
     return NotSupported(
-        "pipeline.schema.change.behavior {}: floe run applies schema changes as 'lenient' does "
+        "pipeline.schema.change.behavior {}: floe run has 'lenient' and 'exception' "
         "(docs/pipeline.md); the other behaviours are not built yet",
-        pipeline::SchemaChangeBehaviorName(definition.pipeline.schema_change_behavior));
+        pipeline::SchemaChangeBehaviorName(behavior));
   }
   // Keys the file accepts whose behaviour floe run does not have yet: an
   // error, never a silent difference.
@@ -180,6 +182,7 @@ Result<CaptureSourceOptions> MakeCaptureSourceOptions(const pipeline::PipelineDe
     return not_yet("pipeline.local-time-zone", "a local time zone");
   }
   CaptureSourceOptions options;
+  options.stop_on_schema_change = behavior == Behavior::kException;
   cdc::mysql::CaptureOptions& capture = options.capture;
   capture.connection = ConnectionOf(source);
   auto tables = source.tables;
