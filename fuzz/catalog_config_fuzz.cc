@@ -30,8 +30,8 @@ void ExerciseUri(const std::string& value) {
   bool has_scheme = scheme_end != std::string::npos && scheme_end > 0;
   for (size_t i = 0; has_scheme && i < scheme_end; ++i) {
     char c = value[i];
-    has_scheme = std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.' ||
-                 c == ':';
+    has_scheme =
+        std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.' || c == ':';
   }
   if (has_scheme) {
     size_t start = scheme_end + 3;

@@ -11,6 +11,16 @@ namespace floe::iceberg {
 
 namespace {
 constexpr std::string_view kFormatVersionProperty = "format-version";
+// Iceberg Java's other reserved table properties: derived from the metadata,
+// never stored (TableProperties.RESERVED_PROPERTIES).
+constexpr std::string_view kDerivedProperties[] = {"uuid",
+                                                   "snapshot-count",
+                                                   "current-snapshot-summary",
+                                                   "current-snapshot-id",
+                                                   "current-snapshot-timestamp-ms",
+                                                   "current-schema",
+                                                   "default-partition-spec",
+                                                   "default-sort-order"};
 }  // namespace
 
 namespace up = update;
@@ -136,6 +146,12 @@ Status TableMetadataBuilder::Apply(const TableUpdate& u) {
               if (k == kFormatVersionProperty) {
                 FLOE_RETURN_IF_ERROR(SetFormatVersionProperty(v));
                 continue;
+              }
+              for (std::string_view reserved : kDerivedProperties) {
+                if (k == reserved) {
+                  return InvalidArgument(
+                      "set-properties: '{}' is reserved: it is derived from the table metadata", k);
+                }
               }
               stored.updates[k] = v;
             }

@@ -54,6 +54,8 @@ class TableMetadataBuilder {
   /// upgrades the format version through upgrade-format-version (a table
   /// being created may take any supported version); a downgrade is
   /// kInvalidArgument, an unsupported version kNotSupported, and removing it
+  /// kInvalidArgument. Setting Java's other reserved properties (uuid,
+  /// snapshot-count, current-snapshot-id, current-schema, ...) is
   /// kInvalidArgument. After an error the builder should be discarded.
   Status Apply(const TableUpdate& update);
   Status ApplyAll(const std::vector<TableUpdate>& updates);

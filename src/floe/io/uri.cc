@@ -21,8 +21,8 @@ std::string Lower(std::string_view s) {
 // Whether a query parameter named `name` carries a secret.
 bool IsSecretParameter(std::string_view name) {
   std::string n = Lower(name);
-  for (std::string_view word : {"password", "passwd", "pwd", "token", "secret", "key",
-                                "credential", "signature", "auth"}) {
+  for (std::string_view word :
+       {"password", "passwd", "pwd", "token", "secret", "key", "credential", "signature", "auth"}) {
     if (n.find(word) != std::string::npos) return true;
   }
   return false;
@@ -61,8 +61,8 @@ std::string RedactUri(std::string_view uri) {
   bool has_scheme = authority != std::string::npos && authority > 0;
   for (size_t i = 0; has_scheme && i < authority; ++i) {
     char c = out[i];
-    has_scheme = std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.' ||
-                 c == ':';
+    has_scheme =
+        std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.' || c == ':';
   }
   if (has_scheme) {
     authority += 3;

@@ -425,6 +425,10 @@ TEST(TableMetadataBuilderTest, FormatVersionPropertyIsReserved) {
               ErrorCode::kInvalidArgument);
     EXPECT_EQ(b.Apply(up::RemoveProperties{{"format-version"}}).error().code(),
               ErrorCode::kInvalidArgument);
+    EXPECT_EQ(b.Apply(up::SetProperties{{{"current-snapshot-id", "1"}}}).error().code(),
+              ErrorCode::kInvalidArgument);
+    EXPECT_EQ(b.Apply(up::SetProperties{{{"uuid", "x"}}}).error().code(),
+              ErrorCode::kInvalidArgument);
   }
   {
     auto b = TableMetadataBuilder::ForUpdate(v2, "file:///wh/t/metadata/v1.metadata.json");

@@ -30,7 +30,8 @@ TableMetadata NewMetadata(std::string location = "") {
   m.table_uuid = "9c12d441-03fe-4693-9a96-a0705ddf69c1";
   m.last_updated_ms = 1'700'000'000'000;
   m.last_column_id = 1;
-  m.schemas.push_back(types::Schema({types::NestedField{1, "id", true, types::Type::Long(), ""}}, 0));
+  m.schemas.push_back(
+      types::Schema({types::NestedField{1, "id", true, types::Type::Long(), ""}}, 0));
   m.current_schema_id = 0;
   m.partition_specs.push_back(PartitionSpec());
   m.sort_orders.push_back(SortOrder());
@@ -449,8 +450,9 @@ TEST_F(HostileCatalogTest, SecretsInUrisAreRedacted) {
   CatalogConfig config;
   config.name = "default";
   config.type = "sql";
-  config.properties = {{"uri", "postgresql://floe:TopSecret123@db.example:5432/cat?sslmode=require"},
-                       {"warehouse", (dir_ / "warehouse").string()}};
+  config.properties = {
+      {"uri", "postgresql://floe:TopSecret123@db.example:5432/cat?sslmode=require"},
+      {"warehouse", (dir_ / "warehouse").string()}};
   auto opened = OpenCatalog(config, &io_);
   ASSERT_FALSE(opened);
   EXPECT_EQ(opened.error().ToString().find("TopSecret123"), std::string::npos)
