@@ -1,0 +1,235 @@
+"""`floe run` end to end: a MariaDB database into Iceberg (issue 10's benchmark, floe's side).
+
+Creates (once) the database floe_bench_run on the server of scripts/services/mariadb.sh:
+TABLES tables of ROWS/TABLES rows each (INT key, BIGINT, VARCHAR(40), DECIMAL(12,3),
+DATETIME(6)), made with MariaDB's sequence engine. Then, in one run of `floe run`:
+
+1. snapshot: from the start until every table's current snapshot holds its rows
+   (total-records in the SQL catalog's metadata): rows/s, floe CPU seconds;
+2. binlog: a writer thread runs transactions of 70% updates, 20% inserts, 10% deletes
+   over all tables at the rate it can (multi-row statements, 100 changes each) for
+   --seconds, then stops and notes the binlog position; floe must commit a checkpoint
+   covering it: changes/s, CPU seconds per million changes, and the freshness of the
+   last change (time from its MariaDB commit to the Iceberg commit that holds it);
+3. peak resident memory (VmHWM) of the floe process.
+
+Each stage is run with `checkpoint.interval` 1s and 10s (--intervals). The workload needs
+root over the server's socket (.cache/mariadb/mariadb.sock): the test user may only write
+floe_test.
+
+    scripts/services/mariadb.sh start
+    .cache/venv/bin/python bench/run_mysql_bench.py --floe build/floe
+    .cache/venv/bin/python bench/run_mysql_bench.py --rows 1000000 --tables 10 --seconds 30
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pymysql
+
+ROOT = Path(__file__).resolve().parents[1]
+PORT = int(os.environ.get("FLOE_TEST_MYSQL_PORT", "3307"))
+USER = os.environ.get("FLOE_TEST_MYSQL_USER", "floe")
+PASSWORD = os.environ.get("FLOE_TEST_MYSQL_PASSWORD", "floe")
+SOCKET = ROOT / ".cache" / "mariadb" / "mariadb.sock"
+DB = "floe_bench_run"
+
+
+def root(database: str | None = None):
+    return pymysql.connect(unix_socket=str(SOCKET), user="root", autocommit=True, database=database)
+
+
+def ensure_database(rows: int, tables: int) -> None:
+    per_table = rows // tables
+    conn = root()
+    with conn.cursor() as c:
+        c.execute("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = %s", (DB,))
+        if c.fetchone()[0] == tables:
+            c.execute(f"SELECT COUNT(*) FROM {DB}.t0")
+            if c.fetchone()[0] == per_table:
+                return
+        c.execute(f"DROP DATABASE IF EXISTS {DB}")
+        c.execute(f"CREATE DATABASE {DB}")
+        c.execute(f"USE {DB}")  # the sequence engine's seq_1_to_N tables need one
+        for t in range(tables):
+            c.execute(f"CREATE TABLE {DB}.t{t} (id INT PRIMARY KEY, n BIGINT, s VARCHAR(40), "
+                      "d DECIMAL(12,3), ts DATETIME(6))")
+            c.execute(f"INSERT INTO {DB}.t{t} SELECT seq, seq * 7919, CONCAT('name-', seq % 9973), "
+                      f"(seq % 100000) / 1000, TIMESTAMPADD(SECOND, seq, '2024-01-01') "
+                      f"FROM seq_1_to_{per_table}")
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def peak_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def lake_state(lake: Path) -> tuple[dict[str, int], dict[str, tuple[str, int]]]:
+    """Per table: total-records of the current snapshot, and (source position, commit ms)."""
+    records, positions = {}, {}
+    db = lake / "catalog.db"
+    if not db.exists():
+        return records, positions
+    con = sqlite3.connect(db)
+    try:
+        if not con.execute("SELECT 1 FROM sqlite_master WHERE name = 'iceberg_tables'").fetchone():
+            return records, positions
+        rows = con.execute("SELECT table_name, metadata_location FROM iceberg_tables").fetchall()
+    finally:
+        con.close()
+    for name, location in rows:
+        meta = json.loads(Path(location.removeprefix("file://")).read_text())
+        current = meta.get("current-snapshot-id")
+        for s in meta.get("snapshots", []):
+            if s["snapshot-id"] == current:
+                records[name] = int(s["summary"].get("total-records", 0))
+                positions[name] = (s["summary"].get("floe.source-position", ""), s["timestamp-ms"])
+    return records, positions
+
+
+def binlog_key(position: str) -> tuple[int, int]:
+    file_pos = position.split(" ")[0]
+    file, pos = file_pos.rsplit(":", 1)
+    return int(file.rsplit(".", 1)[1]), int(pos)
+
+
+class Writer:
+    """70% updates, 20% inserts, 10% deletes, 100 row changes per statement."""
+
+    def __init__(self, tables: int, per_table: int):
+        self.tables = tables
+        self.next_id = [per_table + 1] * tables
+        self.per_table = per_table
+        self.changes = 0
+        self.stop = threading.Event()
+
+    def run(self) -> None:
+        conn = root(DB)
+        rnd = random.Random(7)
+        with conn.cursor() as c:
+            while not self.stop.is_set():
+                t = rnd.randrange(self.tables)
+                pick = rnd.random()
+                if pick < 0.7:
+                    start = rnd.randrange(1, self.per_table - 100)
+                    c.execute(f"UPDATE {DB}.t{t} SET n = n + 1, s = CONCAT('u', n) "
+                              f"WHERE id BETWEEN {start} AND {start + 99}")
+                elif pick < 0.9:
+                    first = self.next_id[t]
+                    self.next_id[t] += 100
+                    c.execute(f"INSERT INTO {DB}.t{t} SELECT seq, seq, 'new', 1.5, NOW(6) "
+                              f"FROM seq_{first}_to_{first + 99}")
+                else:
+                    start = rnd.randrange(1, self.per_table - 100)
+                    c.execute(f"DELETE FROM {DB}.t{t} WHERE id BETWEEN {start} AND {start + 99}")
+                self.changes += c.rowcount
+
+
+def run_once(floe: str, rows: int, tables: int, seconds: float, interval: str) -> dict:
+    per_table = rows // tables
+    with tempfile.TemporaryDirectory(prefix="floe-run-bench-") as tmp:
+        lake = Path(tmp)
+        pipeline = lake / "bench.yaml"
+        pipeline.write_text(f"""source:
+  type: mysql
+  hostname: 127.0.0.1
+  port: {PORT}
+  username: {USER}
+  password: ${{BENCH_PASSWORD}}
+  tables: {DB}.\\.*
+  server-id: {random.randint(100000, 199999)}
+  scan.incremental.snapshot.chunk.size: 20000
+sink:
+  type: iceberg
+  catalog: {{type: sql, uri: "sqlite:///catalog.db", warehouse: "warehouse"}}
+pipeline:
+  name: bench
+  parallelism: 2
+  checkpoint.interval: {interval}
+""")
+        env = dict(os.environ, BENCH_PASSWORD=PASSWORD)
+        started = time.monotonic()
+        proc = subprocess.Popen([floe, "run", str(pipeline)], stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=open(lake / "run.log", "w"), env=env)
+        try:
+            while True:
+                assert proc.poll() is None, (lake / "run.log").read_text()[-3000:]
+                records, _ = lake_state(lake)
+                if len(records) == tables and all(v >= per_table for v in records.values()):
+                    break
+                time.sleep(0.2)
+            snapshot_s = time.monotonic() - started
+            snapshot_cpu = cpu_seconds(proc.pid)
+
+            writer = Writer(tables, per_table)
+            thread = threading.Thread(target=writer.run)
+            thread.start()
+            time.sleep(seconds)
+            writer.stop.set()
+            thread.join()
+            stream_end = time.time()
+            with root().cursor() as c:
+                c.execute("SHOW MASTER STATUS")
+                file, pos = c.fetchone()[:2]
+            target = (int(file.rsplit(".", 1)[1]), int(pos))
+            # The last change's table is committed once a snapshot of it covers the end.
+            while True:
+                assert proc.poll() is None, (lake / "run.log").read_text()[-3000:]
+                _, positions = lake_state(lake)
+                covered = [ms for p, ms in positions.values() if p and binlog_key(p) >= target]
+                if covered:
+                    freshness = max(0.0, min(covered) / 1000 - stream_end)
+                    break
+                if time.time() - stream_end > 120:
+                    freshness = float("nan")
+                    break
+                time.sleep(0.05)
+            stream_cpu = cpu_seconds(proc.pid) - snapshot_cpu
+            peak = peak_mib(proc.pid)
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(timeout=120)
+    return {"interval": interval, "snapshot_s": snapshot_s, "snapshot_rows_s": rows / snapshot_s,
+            "snapshot_cpu": snapshot_cpu, "changes": writer.changes, "seconds": seconds,
+            "changes_s": writer.changes / seconds, "stream_cpu": stream_cpu,
+            "cpu_per_million": stream_cpu / max(1, writer.changes) * 1e6,
+            "freshness_s": freshness, "peak_mib": peak}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--floe", default=str(ROOT / "build" / "floe"))
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--tables", type=int, default=10)
+    parser.add_argument("--seconds", type=float, default=30)
+    parser.add_argument("--intervals", default="1s,10s")
+    args = parser.parse_args()
+    ensure_database(args.rows, args.tables)
+    print(f"{args.rows:,} rows in {args.tables} tables; binlog load for {args.seconds:.0f} s")
+    print("interval  snapshot rows/s  snapshot CPU-s  changes/s  CPU-s per 1M changes  freshness of the last change  peak RSS")
+    for interval in args.intervals.split(","):
+        r = run_once(args.floe, args.rows, args.tables, args.seconds, interval)
+        print(f"{r['interval']:>8}  {r['snapshot_rows_s']:15,.0f}  {r['snapshot_cpu']:14.1f}  "
+              f"{r['changes_s']:9,.0f}  {r['cpu_per_million']:20.1f}  {r['freshness_s']:27.2f} s  "
+              f"{r['peak_mib']:6.0f} MiB")
+
+
+if __name__ == "__main__":
+    main()
