@@ -4,22 +4,21 @@
 /// after a complete object as an object that "ended early"; this tells the
 /// two apart, so the message says what is wrong and where.
 
+#include <algorithm>
 #include <cstddef>
 #include <optional>
 #include <string_view>
 
 namespace floe {
 
-/// The offset just past the first top-level object or array of `text`
-/// (after leading white space), counting brackets outside strings; nullopt
-/// when `text` does not start with one or it is not closed. Does not check
-/// that the value is valid JSON.
-inline std::optional<size_t> EndOfFirstJsonValue(std::string_view text) {
-  size_t i = text.find_first_not_of(" \t\r\n");
-  if (i == std::string_view::npos || (text[i] != '{' && text[i] != '[')) return std::nullopt;
-  size_t depth = 0;
+/// Walks the brackets of JSON text that are outside strings, calling
+/// `on_bracket(offset, depth_after)` for each; stops early when it returns
+/// false. Does not check that the text is valid JSON.
+template <typename OnBracket>
+void ScanJsonBrackets(std::string_view text, OnBracket on_bracket) {
+  int depth = 0;
   bool in_string = false;
-  for (; i < text.size(); ++i) {
+  for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
     if (in_string) {
       if (c == '\\') {
@@ -30,12 +29,40 @@ inline std::optional<size_t> EndOfFirstJsonValue(std::string_view text) {
     } else if (c == '"') {
       in_string = true;
     } else if (c == '{' || c == '[') {
-      ++depth;
+      if (!on_bracket(i, ++depth)) return;
     } else if (c == '}' || c == ']') {
-      if (--depth == 0) return i + 1;
+      if (!on_bracket(i, --depth)) return;
     }
   }
-  return std::nullopt;
+}
+
+/// The deepest nesting of objects and arrays in JSON text (0 for a scalar),
+/// found without recursion: hostile text can be refused before a recursive
+/// parser or walk overflows the stack.
+inline int MaxJsonDepth(std::string_view text) {
+  int deepest = 0;
+  ScanJsonBrackets(text, [&](size_t, int depth) {
+    deepest = std::max(deepest, depth);
+    return true;
+  });
+  return deepest;
+}
+
+/// The offset just past the first top-level object or array of `text`
+/// (after leading white space); nullopt when `text` does not start with one
+/// or it is not closed. Does not check that the value is valid JSON.
+inline std::optional<size_t> EndOfFirstJsonValue(std::string_view text) {
+  size_t start = text.find_first_not_of(" \t\r\n");
+  if (start == std::string_view::npos || (text[start] != '{' && text[start] != '[')) {
+    return std::nullopt;
+  }
+  std::optional<size_t> end;
+  ScanJsonBrackets(text.substr(start), [&](size_t offset, int depth) {
+    if (depth > 0) return true;
+    end = start + offset + 1;
+    return false;
+  });
+  return end;
 }
 
 /// The offset of the first character that is not white space after the first

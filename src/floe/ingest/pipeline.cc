@@ -12,6 +12,7 @@
 #include <spdlog/spdlog.h>
 
 #include "floe/engine/checkpoint_store.h"
+#include "floe/engine/run_until_stopped.h"
 #include "floe/ingest/line_source.h"
 #include "floe/io/file_io.h"
 #include "floe/sink/committed_checkpoints.h"
@@ -289,22 +290,7 @@ Result<IngestSummary> RunIngest(const IngestOptions& given, IngestStats* stats,
                options.pipeline_id, options.state_dir, options.inputs.size(),
                options.checkpoint_interval.count());
 
-  std::atomic<bool> done{false};
-  std::thread watcher;
-  if (stop != nullptr) {
-    watcher = std::thread([&] {
-      while (!done.load()) {
-        if (stop->load()) {
-          built.job->RequestStop();
-          return;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      }
-    });
-  }
-  Status run = built.job->Run();
-  done.store(true);
-  if (watcher.joinable()) watcher.join();
+  Status run = engine::RunUntilStopped(*built.job, stop);
 
   IngestSummary summary;
   summary.pipeline_id = options.pipeline_id;

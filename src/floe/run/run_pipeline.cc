@@ -9,6 +9,7 @@
 
 #include "floe/cdc/mysql/replication.h"
 #include "floe/engine/job.h"
+#include "floe/engine/run_until_stopped.h"
 #include "floe/iceberg/catalog/catalog_config.h"
 #include "floe/io/file_io.h"
 #include "floe/sink/committed_checkpoints.h"
@@ -258,22 +259,7 @@ Result<RunSummary> RunPipeline(const pipeline::PipelineDefinition& definition,
   spdlog::info("run: pipeline '{}', state in {}, checkpoints every {} ms", definition.pipeline.name,
                state_dir, definition.pipeline.checkpoint_interval.count());
 
-  std::atomic<bool> done{false};
-  std::thread watcher;
-  if (run.stop != nullptr) {
-    watcher = std::thread([&] {
-      while (!done.load()) {
-        if (run.stop->load()) {
-          job.RequestStop();
-          return;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      }
-    });
-  }
-  Status status = job.Run();
-  done.store(true);
-  if (watcher.joinable()) watcher.join();
+  Status status = engine::RunUntilStopped(job, run.stop);
 
   RunSummary summary;
   summary.pipeline_id = source_options.sink.pipeline_id;

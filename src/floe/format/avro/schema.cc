@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 
+#include "floe/common/json_scan.h"
+
 namespace floe::avro {
 
 std::string_view TypeName(Type type) {
@@ -79,31 +81,6 @@ std::optional<Type> PrimitiveType(std::string_view name) {
 
 size_t SaturatingAdd(size_t a, size_t b) {
   return a > std::numeric_limits<size_t>::max() - b ? std::numeric_limits<size_t>::max() : a + b;
-}
-
-// The nesting depth of JSON text (brackets outside strings), so that hostile
-// text is refused before a recursive walk could overflow the stack.
-int JsonDepth(std::string_view text) {
-  int depth = 0;
-  int max_depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      max_depth = std::max(max_depth, ++depth);
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return max_depth;
 }
 
 int JsonValueDepth(const Json& json, int limit) {
@@ -460,7 +437,7 @@ class SchemaBuilder {
 };
 
 Result<Schema> Schema::Parse(std::string_view json_text) {
-  if (JsonDepth(json_text) > kMaxDepth) {
+  if (MaxJsonDepth(json_text) > kMaxDepth) {
     return InvalidArgument("avro schema nests deeper than {} levels", kMaxDepth);
   }
   Json json = Json::parse(json_text, nullptr, /*allow_exceptions=*/false);
