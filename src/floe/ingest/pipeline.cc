@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
@@ -38,30 +36,28 @@ uint64_t Fnv1a(std::string_view text) {
   return h;
 }
 
-/// The pipeline id stored in the state folder, created on first use.
+/// The pipeline id stored in the state folder, created on first use (written
+/// whole or not at all, and synced, like every state file).
 Result<std::string> StatePipelineId(const std::string& state_dir) {
-  fs::path file = fs::path(state_dir) / kPipelineIdFile;
-  std::error_code ec;
-  if (fs::exists(file, ec)) {
-    std::ifstream in(file);
-    std::string id;
-    std::getline(in, id);
-    while (!id.empty() && (id.back() == '\r' || id.back() == ' ')) id.pop_back();
-    if (id.empty()) return Corruption("{}: empty pipeline id", file.string());
-    return id;
+  std::string file = (fs::path(state_dir) / kPipelineIdFile).string();
+  io::LocalFileIO file_io;
+  FLOE_ASSIGN_OR_RETURN(bool exists, file_io.Exists(file));
+  if (!exists) {
+    std::error_code ec;
+    std::string absolute = fs::absolute(fs::path(state_dir), ec).lexically_normal().string();
+    std::string id = fmt::format("ingest-{:016x}", Fnv1a(absolute));
+    Status written = file_io.WriteNew(file, id + "\n");
+    if (written) return id;
+    // Another run may have written it first: then that id is the one.
+    if (written.error().code() != ErrorCode::kAlreadyExists) {
+      return std::unexpected(
+          std::move(written).error().WithContext("writing the pipeline id of the state folder"));
+    }
   }
-  std::string absolute = fs::absolute(fs::path(state_dir), ec).lexically_normal().string();
-  std::string id = fmt::format("ingest-{:016x}", Fnv1a(absolute));
-  fs::path tmp = file;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << id << "\n";
-    out.flush();
-    if (!out) return IoError("{}: cannot write the pipeline id", tmp.string());
-  }
-  fs::rename(tmp, file, ec);
-  if (ec) return IoError("{}: cannot rename: {}", file.string(), ec.message());
+  FLOE_ASSIGN_OR_RETURN(std::string id, file_io.ReadAll(file));
+  id = id.substr(0, id.find('\n'));
+  while (!id.empty() && (id.back() == '\n' || id.back() == '\r' || id.back() == ' ')) id.pop_back();
+  if (id.empty()) return Corruption("{}: empty pipeline id", file);
   return id;
 }
 
