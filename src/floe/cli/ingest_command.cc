@@ -3,16 +3,11 @@
 // file turns flags into IngestOptions, shows progress on a terminal, prints
 // the summary, and sets the exit code (0 done, 1 failed, 2 bad usage).
 
-#include <unistd.h>
-
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <csignal>
 #include <cstdio>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -24,6 +19,7 @@
 #include "floe/cli/cli_values.h"
 #include "floe/cli/commands.h"
 #include "floe/cli/log_format.h"
+#include "floe/cli/progress_line.h"
 #include "floe/common/json_text.h"
 #include "floe/common/printable.h"
 #include "floe/ingest/pipeline.h"
@@ -172,75 +168,6 @@ Status SetUpLogging(const IngestArgs& a) {
   return Ok();
 }
 
-std::string Thousands(int64_t n) {
-  std::string digits = std::to_string(n < 0 ? -n : n);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
-    out.push_back(digits[i]);
-  }
-  return n < 0 ? "-" + out : out;
-}
-
-/// One line on standard error, rewritten every second while the run lasts.
-class ProgressLine {
- public:
-  explicit ProgressLine(const ingest::IngestStats* stats) : stats_(stats) {
-    thread_ = std::thread([this] { Loop(); });
-  }
-  ~ProgressLine() {
-    {
-      std::lock_guard lock(mu_);
-      done_ = true;
-    }
-    cv_.notify_all();
-    thread_.join();
-    std::fputs("\r\033[K", stderr);
-  }
-
- private:
-  void Loop() {
-    auto started = std::chrono::steady_clock::now();
-    int64_t last_events = 0;
-    auto last = started;
-    std::unique_lock lock(mu_);
-    while (!cv_.wait_for(lock, std::chrono::seconds(1), [this] { return done_; })) {
-      auto now = std::chrono::steady_clock::now();
-      int64_t events = stats_->events_read.load();
-      double seconds = std::chrono::duration<double>(now - last).count();
-      double rate = seconds > 0 ? (events - last_events) / seconds : 0;
-      last_events = events;
-      last = now;
-      auto tables = stats_->RowsPerTable();
-      std::string busiest;
-      int64_t most = -1;
-      for (const auto& [table, rows] : tables) {
-        if (rows > most) {
-          most = rows;
-          busiest = table;
-        }
-      }
-      std::string line = fmt::format(
-          "\r\033[K{:.0f}s  events {} ({:.0f}/s)  rows {}  tables {}{}  commits {} (checkpoint {})",
-          std::chrono::duration<double>(now - started).count(), Thousands(events), rate,
-          Thousands(stats_->rows_emitted.load()), tables.size(),
-          busiest.empty() ? "" : fmt::format(" (top {}: {})", busiest, Thousands(most)),
-          Thousands(stats_->commits.load()), stats_->last_committed_checkpoint.load());
-      if (int64_t dead = stats_->dead_letters.load(); dead > 0) {
-        line += fmt::format("  dead letters {}", Thousands(dead));
-      }
-      std::fputs(line.c_str(), stderr);
-      std::fflush(stderr);
-    }
-  }
-
-  const ingest::IngestStats* stats_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool done_ = false;
-  std::thread thread_;
-};
-
 /// The process's peak resident memory in bytes (VmHWM; reset by exec, unlike
 /// getrusage's ru_maxrss, which keeps the peak of the process that forked us).
 int64_t PeakResidentBytes() {
@@ -372,7 +299,7 @@ void AddIngestCommand(CLI::App& app, int* exit_code) {
     }
     std::signal(SIGINT, OnSignal);
     std::signal(SIGTERM, OnSignal);
-    bool show_progress = args->progress == "always" || (args->progress == "auto" && isatty(2));
+    bool show_progress = ShowProgress(args->progress);
     ingest::IngestStats stats;
     auto started = std::chrono::steady_clock::now();
     Result<ingest::IngestSummary> summary;

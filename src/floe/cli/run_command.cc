@@ -8,17 +8,21 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
+#include <spdlog/sinks/base_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include "floe/cli/cli_values.h"
 #include "floe/cli/commands.h"
 #include "floe/cli/log_format.h"
+#include "floe/cli/progress_line.h"
 #include "floe/pipeline/document.h"
 #include "floe/pipeline/environment.h"
 #include "floe/pipeline/pipeline_definition.h"
@@ -36,6 +40,28 @@ struct RunArgs {
   std::vector<std::string> set;
   std::string catalog_config;
   std::string log_level = "info";
+  std::string progress = "auto";
+};
+
+/// Keeps the last warning or error of the log in the run's metrics, for
+/// /status and the status page (secrets removed).
+class LastProblemSink final : public spdlog::sinks::base_sink<std::mutex> {
+ public:
+  LastProblemSink(run::RunMetrics* metrics, const pipeline::PipelineDefinition* definition)
+      : metrics_(metrics), definition_(definition) {}
+
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    if (msg.level < spdlog::level::warn) return;
+    std::string_view text(msg.payload.data(), msg.payload.size());
+    metrics_->RecordError(fmt::format("{}: {}", msg.level == spdlog::level::warn ? "warning" : "error",
+                                      definition_->Redact(text)));
+  }
+  void flush_() override {}
+
+ private:
+  run::RunMetrics* metrics_;
+  const pipeline::PipelineDefinition* definition_;
 };
 
 Result<pipeline::PipelineDefinition> ReadDefinition(const RunArgs& a) {
@@ -88,6 +114,10 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--log-level", args->log_level, "trace, debug, info, warn, error or off")
       ->capture_default_str()
       ->check(OneOf({"trace", "debug", "info", "warn", "error", "off"}));
+  cmd->add_option("--progress", args->progress, "A progress line on standard error: auto (on a "
+                  "terminal), always or never")
+      ->capture_default_str()
+      ->check(OneOf({"auto", "always", "never"}));
   cmd->callback([args, exit_code] {
     SetUpRunLogging(args->log_level);
     auto definition = ReadDefinition(*args);
@@ -103,12 +133,33 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
     std::signal(SIGINT, OnRunSignal);
     std::signal(SIGTERM, OnRunSignal);
     ingest::IngestStats stats;
+    run::RunMetrics metrics;
+    spdlog::default_logger()->sinks().push_back(
+        std::make_shared<LastProblemSink>(&metrics, &*definition));
     run::RunOptions options;
     options.catalog_config_path = args->catalog_config;
     options.stats = &stats;
     options.stop = &g_run_stop;
+    options.metrics = &metrics;
     auto started = std::chrono::steady_clock::now();
-    auto summary = run::RunPipeline(*definition, options);
+    Result<run::RunSummary> summary;
+    {
+      std::unique_ptr<ProgressLine> progress;
+      if (ShowProgress(args->progress)) {
+        ProgressLineOptions line;
+        line.noun = "changes";
+        line.extra = [&metrics] {
+          auto m = metrics.Read();
+          std::string text = fmt::format("  tables {}", m.tables.size());
+          if (m.snapshot_running) text += "  snapshot";
+          if (!m.position.empty()) text += "  binlog " + m.position;
+          return text;
+        };
+        progress = std::make_unique<ProgressLine>(&stats, std::move(line));
+      }
+      summary = run::RunPipeline(*definition, options);
+    }
+    spdlog::default_logger()->sinks().pop_back();
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (!summary) {

@@ -11,6 +11,7 @@
 
 #include "floe/common/json_dump.h"
 #include "floe/ingest/row_change_writer.h"
+#include "floe/run/run_metrics.h"
 #include "floe/sink/router.h"
 
 namespace floe::run {
@@ -164,7 +165,43 @@ struct CaptureSource::Impl {
     if (!rows) return std::unexpected(AtChange(std::move(rows).error(), id, change.source));
     state.rows += *rows;
     stats->rows_emitted.fetch_add(*rows, std::memory_order_relaxed);
+    if (options.metrics != nullptr) CountForMetrics(ingest::TableResolver::TargetOf(*resolved), change);
     return Ok();
+  }
+
+  // What the source hands on, for RunMetrics: counted here on the source's
+  // thread, published at most every max_poll_time (and at checkpoints).
+  TableTallies tallies;
+  sink::TableTargetPtr tally_target;  ///< the table of `*tally`
+  TableTally* tally = nullptr;
+  int64_t published_changes = 0;
+  int64_t last_change_ts_ms = 0;
+  bool snapshot_running = false;
+  std::chrono::steady_clock::time_point next_publish{};
+
+  void CountForMetrics(const sink::TableTargetPtr& target, const cdc::RowChange& change) {
+    if (target != tally_target) {
+      tally_target = target;
+      tally = &tallies[target->key];
+    }
+    int64_t ts_ms = change.source ? change.source->ts_ms : 0;
+    tally->Count(change.op, ts_ms);
+    if (ts_ms > 0) last_change_ts_ms = ts_ms;
+  }
+
+  void PublishMetrics(bool now) {
+    auto time = std::chrono::steady_clock::now();
+    if (options.metrics == nullptr || (!now && time < next_publish)) return;
+    next_publish = time + options.max_poll_time;
+    options.metrics->PublishHandedOn(tallies, state.changes - published_changes,
+                                     DescribeCapturePosition(state.position), last_change_ts_ms);
+    tallies.clear();
+    tally_target.reset();
+    published_changes = state.changes;
+    if (snapshot_running && !state.capture.empty()) {  // past the snapshot's one boundary
+      snapshot_running = false;
+      options.metrics->SetSnapshotRunning(false);
+    }
   }
 
   Status ApplySchemaChange(const cdc::SchemaChange& change,
@@ -299,6 +336,10 @@ Status CaptureSource::Open(const engine::OperatorContext& context,
                    DescribeCapturePosition(s.state.position), restored.checkpoint_id);
     }
   }
+  s.published_changes = s.state.changes;
+  s.snapshot_running = s.options.metrics != nullptr && s.state.capture.empty() &&
+                       capture_options.startup == cdc::mysql::StartupMode::kInitial;
+  if (s.snapshot_running) s.options.metrics->SetSnapshotRunning(true);
   FLOE_ASSIGN_OR_RETURN(s.capture, cdc::mysql::MySqlCapture::Open(std::move(capture_options)));
   s.thread = std::thread([&s] {
     Status status = s.capture->Run([&s](cdc::ChangeBatch& batch) { return s.Enqueue(batch); },
@@ -318,9 +359,11 @@ Result<bool> CaptureSource::Poll(engine::Collector<sink::RowBatch>& out) {
     FLOE_ASSIGN_OR_RETURN(std::optional<Item> item, s.Next(deadline));
     if (!item) break;
     FLOE_RETURN_IF_ERROR(s.HandOn(*item, out));
+    s.PublishMetrics(false);
     if (!s.in_transaction && std::chrono::steady_clock::now() >= deadline) break;
   }
   FLOE_RETURN_IF_ERROR(s.batcher->Flush(out));
+  s.PublishMetrics(false);
   return true;
 }
 
@@ -328,7 +371,16 @@ Result<std::string> CaptureSource::SnapshotState(engine::CheckpointId id) {
   Impl& s = *impl_;
   s.batcher->CheckpointBoundary();
   if (s.positions) s.positions->Put(id, s.subtask, DescribeCapturePosition(s.state.position));
+  if (s.options.metrics != nullptr) {
+    s.PublishMetrics(true);
+    s.options.metrics->CheckpointTaken(id);
+  }
   return SerializeState(s.state);
+}
+
+Status CaptureSource::NotifyCheckpointComplete(engine::CheckpointId id) {
+  if (impl_->options.metrics != nullptr) impl_->options.metrics->CheckpointCompleted(id);
+  return Ok();
 }
 
 void CaptureSource::Close() {

@@ -36,6 +36,8 @@
 
 namespace floe::run {
 
+class RunMetrics;
+
 struct CaptureSourceOptions {
   /// Connection, selected tables, startup mode, snapshot settings. Its
   /// `initial_state` and `boundary_batches` are set by the source.
@@ -63,6 +65,10 @@ struct CaptureSourceOptions {
   /// When it becomes true during the initial snapshot, Poll fails with
   /// kCancelled (nothing of the snapshot is committed); may be null.
   const std::atomic<bool>* stop = nullptr;
+  /// Where the source reports what it hands on (run_metrics.h): counted per
+  /// sink table and op without a lock, published at most every
+  /// max_poll_time and at each checkpoint. May be null; outlives the source.
+  RunMetrics* metrics = nullptr;
 };
 
 class CaptureSource final : public engine::SourceOperator<sink::RowBatch> {
@@ -82,6 +88,8 @@ class CaptureSource final : public engine::SourceOperator<sink::RowBatch> {
   /// change Iceberg cannot express, a row that does not fit its table).
   Result<bool> Poll(engine::Collector<sink::RowBatch>& out) override;
   Result<std::string> SnapshotState(engine::CheckpointId id) override;
+  /// Tells `options.metrics` (if any) that checkpoint `id` completed.
+  Status NotifyCheckpointComplete(engine::CheckpointId id) override;
   void Close() override;
 
  private:

@@ -222,7 +222,19 @@ void RunMetrics::Committed(const sink::CommitOutcome& outcome) {
   }
 }
 
-void RunMetrics::CheckpointCompleted(engine::CheckpointId id, int64_t file_bytes) {
+void RunMetrics::SetCheckpointDir(std::string dir) {
+  std::lock_guard lock(mu_);
+  checkpoint_dir_ = std::move(dir);
+}
+
+void RunMetrics::CheckpointCompleted(engine::CheckpointId id) {
+  std::string dir;
+  {
+    std::lock_guard lock(mu_);
+    if (id <= s_.last_checkpoint) return;
+    dir = checkpoint_dir_;
+  }
+  int64_t file_bytes = dir.empty() ? -1 : NewestFileBytes(dir);
   std::lock_guard lock(mu_);
   if (id <= s_.last_checkpoint) return;
   s_.last_checkpoint = id;

@@ -125,10 +125,11 @@ class RunMetrics {
   /// tallies of that table in checkpoints up to `outcome.checkpoint_id` are
   /// counted as committed. A failed outcome is recorded as the last error.
   void Committed(const sink::CommitOutcome& outcome);
-  /// The job's newest completed checkpoint is `id` (called whenever it may
-  /// have changed; a repeated id is ignored). `file_bytes`: the size of its
-  /// file, or -1.
-  void CheckpointCompleted(engine::CheckpointId id, int64_t file_bytes);
+  /// Where the checkpoint files are (for their size); unset: size unknown.
+  void SetCheckpointDir(std::string dir);
+  /// Checkpoint `id` completed (an id not above the last one is ignored).
+  /// Its file's size is taken from the checkpoint folder.
+  void CheckpointCompleted(engine::CheckpointId id);
   /// Keeps `message` as the last error (shown by /status and the page).
   void RecordError(std::string message);
   /// The run ended with `message` (it is also the last error).
@@ -145,6 +146,7 @@ class RunMetrics {
   TableTallies open_;  ///< handed on since the last CheckpointTaken
   std::map<engine::CheckpointId, TableTallies> pending_;  ///< taken, not yet committed
   std::map<engine::CheckpointId, Clock::time_point> taken_at_;
+  std::string checkpoint_dir_;
 };
 
 /// The Prometheus text exposition format (version 0.0.4) of `m`: HELP and

@@ -12,6 +12,7 @@
 #include "floe/engine/run_until_stopped.h"
 #include "floe/iceberg/catalog/catalog_config.h"
 #include "floe/io/file_io.h"
+#include "floe/run/status_server.h"
 #include "floe/sink/committed_checkpoints.h"
 #include "floe/sink/sink_stages.h"
 
@@ -178,7 +179,6 @@ Result<CaptureSourceOptions> MakeCaptureSourceOptions(const pipeline::PipelineDe
   if (definition.sink.schema_changes.size() != 7) {
     return not_yet("sink.include/exclude.schema.changes", "filtering schema change events");
   }
-  if (definition.pipeline.http) return not_yet("pipeline.http", "the status and metrics endpoint");
   if (!definition.pipeline.local_time_zone.empty()) {
     return not_yet("pipeline.local-time-zone", "a local time zone");
   }
@@ -222,6 +222,16 @@ Result<RunSummary> RunPipeline(const pipeline::PipelineDefinition& definition,
   FLOE_ASSIGN_OR_RETURN(CaptureSourceOptions source_options,
                         MakeCaptureSourceOptions(definition, run.catalog_config_path));
   source_options.stop = run.stop;
+  RunMetrics own_metrics;
+  RunMetrics* metrics = run.metrics != nullptr ? run.metrics : &own_metrics;
+  metrics->SetPipelineName(definition.pipeline.name);
+  source_options.metrics = metrics;
+  std::unique_ptr<StatusServer> status_server;  // pipeline.http: serves `metrics` during the run
+  if (definition.pipeline.http) {
+    FLOE_ASSIGN_OR_RETURN(status_server, StatusServer::Start(definition.pipeline.http->host,
+                                                             definition.pipeline.http->port,
+                                                             metrics));
+  }
   ingest::IngestStats own_stats;
   ingest::IngestStats* stats = run.stats != nullptr ? run.stats : &own_stats;
   const std::string& state_dir = definition.pipeline.state_dir;
@@ -231,6 +241,7 @@ Result<RunSummary> RunPipeline(const pipeline::PipelineDefinition& definition,
 
   io::LocalFileIO state_io;
   engine::CheckpointStore store(&state_io, (fs::path(state_dir) / kCheckpointDir).string());
+  metrics->SetCheckpointDir((fs::path(state_dir) / kCheckpointDir).string());
   engine::JobOptions job_options;
   job_options.checkpoint_interval = definition.pipeline.checkpoint_interval;
   // No checkpoint completes during the initial snapshot (its source returns
@@ -247,7 +258,8 @@ Result<RunSummary> RunPipeline(const pipeline::PipelineDefinition& definition,
   });
   auto on_commit = run.on_commit;
   sink::AddSinkStages(job, rows, source_options.sink, positions,
-                      [stats, on_commit](const sink::CommitOutcome& outcome) {
+                      [stats, on_commit, metrics](const sink::CommitOutcome& outcome) {
+                        metrics->Committed(outcome);
                         stats->commits.fetch_add(1);
                         int64_t last = stats->last_committed_checkpoint.load();
                         while (outcome.checkpoint_id > last &&
@@ -260,6 +272,7 @@ Result<RunSummary> RunPipeline(const pipeline::PipelineDefinition& definition,
                state_dir, definition.pipeline.checkpoint_interval.count());
 
   Status status = engine::RunUntilStopped(job, run.stop);
+  if (!status) metrics->SetFailed(definition.Redact(status.error().ToString()));
 
   RunSummary summary;
   summary.pipeline_id = source_options.sink.pipeline_id;

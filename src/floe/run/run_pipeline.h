@@ -25,6 +25,7 @@
 #include "floe/ingest/ingest_stats.h"
 #include "floe/pipeline/pipeline_definition.h"
 #include "floe/run/capture_source.h"
+#include "floe/run/run_metrics.h"
 #include "floe/sink/record.h"
 
 namespace floe::run {
@@ -39,6 +40,10 @@ struct RunOptions {
   const std::atomic<bool>* stop = nullptr;
   /// Called for every successful commit, on the check-commit thread.
   std::function<void(const sink::CommitOutcome&)> on_commit;
+  /// Per-table and pipeline metrics, for a progress display and for the
+  /// status server that `pipeline.http` starts (may be null: then the run
+  /// keeps its own). Must outlive the run.
+  RunMetrics* metrics = nullptr;
 };
 
 /// What a run did (this process only).

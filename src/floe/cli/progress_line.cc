@@ -1,0 +1,80 @@
+#include "floe/cli/progress_line.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include <fmt/format.h>
+
+namespace floe::cli {
+
+std::string Thousands(int64_t n) {
+  std::string digits = std::to_string(n < 0 ? -n : n);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
+    out.push_back(digits[i]);
+  }
+  return n < 0 ? "-" + out : out;
+}
+
+bool ShowProgress(std::string_view mode) {
+  return mode == "always" || (mode == "auto" && isatty(2));
+}
+
+ProgressLine::ProgressLine(const ingest::IngestStats* stats, ProgressLineOptions options)
+    : stats_(stats), options_(std::move(options)) {
+  thread_ = std::thread([this] { Loop(); });
+}
+
+ProgressLine::~ProgressLine() {
+  {
+    std::lock_guard lock(mu_);
+    done_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+  std::fputs("\r\033[K", stderr);
+}
+
+void ProgressLine::Loop() {
+  auto started = std::chrono::steady_clock::now();
+  int64_t last_events = 0;
+  auto last = started;
+  std::unique_lock lock(mu_);
+  while (!cv_.wait_for(lock, std::chrono::seconds(1), [this] { return done_; })) {
+    auto now = std::chrono::steady_clock::now();
+    int64_t events = stats_->events_read.load();
+    double seconds = std::chrono::duration<double>(now - last).count();
+    double rate = seconds > 0 ? (events - last_events) / seconds : 0;
+    last_events = events;
+    last = now;
+    auto tables = stats_->RowsPerTable();
+    std::string busiest;
+    int64_t most = -1;
+    for (const auto& [table, rows] : tables) {
+      if (rows > most) {
+        most = rows;
+        busiest = table;
+      }
+    }
+    std::string line = fmt::format(
+        "\r\033[K{:.0f}s  {} {} ({:.0f}/s)  rows {}", std::chrono::duration<double>(now - started).count(),
+        options_.noun, Thousands(events), rate, Thousands(stats_->rows_emitted.load()));
+    if (!tables.empty()) {
+      line += fmt::format("  tables {}{}", tables.size(),
+                          busiest.empty() ? "" : fmt::format(" (top {}: {})", busiest, Thousands(most)));
+    }
+    line += fmt::format("  commits {} (checkpoint {})", Thousands(stats_->commits.load()),
+                        stats_->last_committed_checkpoint.load());
+    if (int64_t dead = stats_->dead_letters.load(); dead > 0) {
+      line += fmt::format("  dead letters {}", Thousands(dead));
+    }
+    if (options_.extra) line += options_.extra();
+    std::fputs(line.c_str(), stderr);
+    std::fflush(stderr);
+  }
+}
+
+}  // namespace floe::cli

@@ -1,0 +1,54 @@
+#pragma once
+// The progress line of `floe ingest` and `floe run`: one line on standard
+// error, rewritten every second while the command runs, erased at the end.
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include "floe/ingest/ingest_stats.h"
+
+namespace floe::cli {
+
+/// "1,234,567".
+std::string Thousands(int64_t n);
+
+/// Whether to show the line for `--progress MODE`: "always", "never", or
+/// "auto" (when standard error is a terminal).
+bool ShowProgress(std::string_view mode);
+
+struct ProgressLineOptions {
+  /// What IngestStats::events_read counts: "events" (ingest), "changes" (run).
+  std::string noun = "events";
+  /// Text appended to the line (e.g. the binlog position); called once a
+  /// second on the line's thread, so it must be thread-safe. May be empty.
+  std::function<std::string()> extra;
+};
+
+/// Shows `stats` (which must outlive it) from construction to destruction:
+/// elapsed time, events and events/s, rows, tables (with the busiest), commits
+/// and the last committed checkpoint, dead letters when there are any, then
+/// `options.extra`.
+class ProgressLine {
+ public:
+  explicit ProgressLine(const ingest::IngestStats* stats, ProgressLineOptions options = {});
+  ~ProgressLine();
+  ProgressLine(const ProgressLine&) = delete;
+  ProgressLine& operator=(const ProgressLine&) = delete;
+
+ private:
+  void Loop();
+
+  const ingest::IngestStats* stats_;
+  ProgressLineOptions options_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::thread thread_;
+};
+
+}  // namespace floe::cli
