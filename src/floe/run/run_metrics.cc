@@ -68,12 +68,15 @@ std::string EscapeHtml(std::string_view value) {
   return out;
 }
 
+/// Integers exactly (snapshot ids need all 64 bits), other values in the
+/// shortest form that reads back the same.
 std::string Number(double v) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
   if (v == std::floor(v) && std::fabs(v) < 1e15) return fmt::format("{}", static_cast<int64_t>(v));
-  return fmt::format("{:.6g}", v);
+  return fmt::format("{}", v);
 }
+std::string Number(int64_t v) { return fmt::format("{}", v); }
 
 /// Writes one metric family: HELP, TYPE, then its samples.
 class Family {
@@ -83,8 +86,9 @@ class Family {
     *out_ += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
   }
   /// `labels`: pairs of name and value.
-  void Sample(double value, std::initializer_list<std::pair<std::string_view, std::string_view>>
-                                labels = {}) {
+  template <typename V>
+  void Sample(V value, std::initializer_list<std::pair<std::string_view, std::string_view>>
+                           labels = {}) {
     *out_ += name_;
     if (labels.size() > 0) {
       *out_ += '{';
@@ -97,7 +101,11 @@ class Family {
       *out_ += '}';
     }
     *out_ += ' ';
-    *out_ += Number(value);
+    if constexpr (std::is_integral_v<V>) {
+      *out_ += Number(static_cast<int64_t>(value));
+    } else {
+      *out_ += Number(static_cast<double>(value));
+    }
     *out_ += '\n';
   }
 
@@ -110,7 +118,10 @@ nlohmann::json TallyJson(const TableTally& t) {
   return {{"insert", t.inserts}, {"update", t.updates}, {"delete", t.deletes}, {"read", t.reads}};
 }
 
-nlohmann::json OrNull(double v, bool known) { return known ? nlohmann::json(v) : nlohmann::json(); }
+template <typename V>
+nlohmann::json OrNull(V v, bool known) {
+  return known ? nlohmann::json(v) : nlohmann::json();
+}
 
 std::string AgoText(int64_t unix_ms, int64_t now_ms) {
   if (unix_ms <= 0) return "—";
@@ -357,14 +368,14 @@ std::string RenderPrometheus(const MetricsSnapshot& m) {
     Family f(&out, "floe_table_last_snapshot_id", "gauge",
              "Iceberg snapshot id of the table's last commit");
     for (const auto& [table, t] : m.tables) {
-      if (t.last_snapshot_id >= 0) f.Sample(static_cast<double>(t.last_snapshot_id), {{"table", table}});
+      if (t.last_snapshot_id >= 0) f.Sample(t.last_snapshot_id, {{"table", table}});
     }
   }
   {
     Family f(&out, "floe_table_last_checkpoint_id", "gauge",
              "Checkpoint id of the table's last commit");
     for (const auto& [table, t] : m.tables) {
-      if (t.commits > 0) f.Sample(static_cast<double>(t.last_checkpoint), {{"table", table}});
+      if (t.commits > 0) f.Sample(t.last_checkpoint, {{"table", table}});
     }
   }
   {
@@ -405,19 +416,19 @@ std::string RenderStatusJson(const MetricsSnapshot& m) {
       {"position", m.position},
       {"changes", m.changes},
       {"snapshot_running", m.snapshot_running},
-      {"last_change_unix_ms", OrNull(static_cast<double>(m.last_change_ts_ms), m.last_change_ts_ms > 0)},
+      {"last_change_unix_ms", OrNull(m.last_change_ts_ms, m.last_change_ts_ms > 0)},
       {"lag_seconds", OrNull(SecondsSince(m.last_change_ts_ms, now), m.last_change_ts_ms > 0)},
   };
   j["checkpoints"] = {
       {"completed", m.checkpoints_completed},
       {"last_id", m.last_checkpoint},
       {"last_duration_seconds", OrNull(m.last_checkpoint_seconds, m.last_checkpoint_seconds >= 0)},
-      {"last_size_bytes", OrNull(static_cast<double>(m.last_checkpoint_bytes), m.last_checkpoint_bytes >= 0)},
+      {"last_size_bytes", OrNull(m.last_checkpoint_bytes, m.last_checkpoint_bytes >= 0)},
   };
   j["commits"] = m.commits;
   j["memory"] = {
-      {"resident_bytes", OrNull(static_cast<double>(m.resident_bytes), m.resident_bytes >= 0)},
-      {"peak_resident_bytes", OrNull(static_cast<double>(m.peak_resident_bytes), m.peak_resident_bytes >= 0)},
+      {"resident_bytes", OrNull(m.resident_bytes, m.resident_bytes >= 0)},
+      {"peak_resident_bytes", OrNull(m.peak_resident_bytes, m.peak_resident_bytes >= 0)},
   };
   if (m.last_error.empty()) {
     j["error"] = nullptr;
@@ -431,10 +442,10 @@ std::string RenderStatusJson(const MetricsSnapshot& m) {
         {"rows_committed", TallyJson(t.committed)},
         {"commits", t.commits},
         {"data_files_added", t.added_files},
-        {"last_snapshot_id", OrNull(static_cast<double>(t.last_snapshot_id), t.last_snapshot_id >= 0)},
-        {"last_checkpoint_id", OrNull(static_cast<double>(t.last_checkpoint), t.commits > 0)},
+        {"last_snapshot_id", OrNull(t.last_snapshot_id, t.last_snapshot_id >= 0)},
+        {"last_checkpoint_id", OrNull(t.last_checkpoint, t.commits > 0)},
         {"last_commit_duration_seconds", OrNull(t.last_commit_seconds, t.last_commit_seconds >= 0)},
-        {"last_commit_unix_ms", OrNull(static_cast<double>(t.last_commit_unix_ms), t.last_commit_unix_ms > 0)},
+        {"last_commit_unix_ms", OrNull(t.last_commit_unix_ms, t.last_commit_unix_ms > 0)},
         {"freshness_seconds", OrNull(SecondsSince(t.newest_committed_ts_ms, now), t.newest_committed_ts_ms > 0)},
     };
   }

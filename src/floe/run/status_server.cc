@@ -2,6 +2,7 @@
 
 #include <sys/socket.h>
 
+#include <chrono>
 #include <exception>
 #include <thread>
 
@@ -94,6 +95,15 @@ Result<std::unique_ptr<StatusServer>> StatusServer::Start(const std::string& hos
     });
   } catch (const std::exception& e) {
     return IoError("status server on {}:{}: {}", host, port, e.what());
+  }
+  // Until the thread is in its accept loop, Server::stop() would be a no-op
+  // and the destructor would wait for ever.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!m.server.is_running()) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      return IoError("status server on {}:{}: did not start listening", host, m.port);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   spdlog::info("run: status and metrics on http://{}:{}/ (/metrics, /status)", host, m.port);
   return s;

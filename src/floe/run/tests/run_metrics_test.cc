@@ -161,6 +161,11 @@ TEST(RenderPrometheus, FollowsTheTextFormatAndNamingRules) {
             1);
   EXPECT_TRUE(samples.contains("floe_process_resident_memory_bytes"));
   EXPECT_TRUE(text.ends_with("\n"));
+  // A 64-bit snapshot id is printed whole, not rounded through a double.
+  m.Committed(Commit("db.a", 1, 5264139349340655123));
+  EXPECT_NE(RenderPrometheus(m.Read()).find(
+                "floe_table_last_snapshot_id{table=\"db.a\"} 5264139349340655123\n"),
+            std::string::npos);
 }
 
 TEST(RenderStatus, JsonAndHtmlHoldEveryTable) {
