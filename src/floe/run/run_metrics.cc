@@ -469,8 +469,9 @@ h1{{font-size:1.4em;margin:0 0 .3em}} h1 small{{font-weight:normal;color:#667}}
 .cards{{display:flex;flex-wrap:wrap;gap:.8em;margin:1em 0}}
 .card{{background:#fff;border:1px solid #dde1e6;border-radius:6px;padding:.6em .9em;min-width:9em}}
 .card b{{display:block;font-size:1.15em}} .card span{{color:#667;font-size:.8em}}
-table{{border-collapse:collapse;background:#fff;width:100%;border:1px solid #dde1e6}}
-th,td{{padding:.4em .7em;border-bottom:1px solid #eceff3;text-align:right;white-space:nowrap}}
+.wide{{overflow-x:auto;border:1px solid #dde1e6;border-radius:6px}}
+table{{border-collapse:collapse;background:#fff;width:100%;font-size:.95em}}
+th,td{{padding:.35em .5em;border-bottom:1px solid #eceff3;text-align:right;white-space:nowrap}}
 th{{background:#eef1f5;font-weight:600}} td:first-child,th:first-child{{text-align:left}}
 .error{{background:#fdecea;border:1px solid #f5c2c0;color:#8a1c1c;padding:.7em 1em;border-radius:6px;white-space:pre-wrap;font-family:monospace}}
 footer{{margin-top:1em;color:#889;font-size:.8em}}
@@ -501,27 +502,26 @@ footer{{margin-top:1em;color:#889;font-size:.8em}}
                         m.failed ? "Failed" : "Last error", AgoText(m.last_error_unix_ms, now),
                         EscapeHtml(m.last_error));
   }
-  html += "<table><tr><th>table</th><th>freshness</th><th>rows committed</th><th>inserts</th>"
+  html += "<div class=\"wide\"><table><tr><th>table</th><th>freshness</th><th>inserts</th>"
           "<th>updates</th><th>deletes</th><th>snapshot rows</th><th>last commit</th>"
-          "<th>checkpoint</th><th>snapshot id</th><th>commit took</th></tr>\n";
+          "<th>checkpoint</th><th>commit took</th></tr>\n";
   if (m.tables.empty()) {
-    html += "<tr><td colspan=\"11\">no table has rows yet</td></tr>\n";
+    html += "<tr><td colspan=\"9\">no table has rows yet</td></tr>\n";
   }
   for (const auto& [table, t] : m.tables) {
     const TableTally& c = t.committed;
     html += fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
-        "<td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+        "<td title=\"snapshot {}\">{}</td><td>{}</td></tr>\n",
         EscapeHtml(table),
         t.newest_committed_ts_ms > 0 ? HumanSeconds(SecondsSince(t.newest_committed_ts_ms, now)) : "—",
-        Thousands(c.total()), Thousands(c.inserts), Thousands(c.updates), Thousands(c.deletes),
-        Thousands(c.reads), AgoText(t.last_commit_unix_ms, now),
-        t.commits > 0 ? std::to_string(t.last_checkpoint) : "—",
+        Thousands(c.inserts), Thousands(c.updates), Thousands(c.deletes), Thousands(c.reads),
+        AgoText(t.last_commit_unix_ms, now),
         t.last_snapshot_id >= 0 ? std::to_string(t.last_snapshot_id) : "—",
-        HumanSeconds(t.last_commit_seconds));
+        t.commits > 0 ? std::to_string(t.last_checkpoint) : "—", HumanSeconds(t.last_commit_seconds));
   }
   html += fmt::format(
-      "</table>\n<footer>{} table(s). Freshness: now minus the source commit time of the newest "
+      "</table></div>\n<footer>{} table(s). Freshness: now minus the source commit time of the newest "
       "change committed to the table. Counts since this process started. Reloads every {} s; "
       "<a href=\"/metrics\">/metrics</a>, <a href=\"/status\">/status</a>.</footer>\n"
       "</body></html>\n",
