@@ -185,6 +185,11 @@ struct CaptureSource::Impl {
       tally = &tallies[target->key];
     }
     int64_t ts_ms = change.source ? change.source->ts_ms : 0;
+    if (ts_ms == 0 && change.op == cdc::ChangeOp::kRead) {  // a snapshot row: when it was read
+      ts_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                  std::chrono::system_clock::now().time_since_epoch())
+                  .count();
+    }
     tally->Count(change.op, ts_ms);
     if (ts_ms > 0) last_change_ts_ms = ts_ms;
   }
@@ -193,8 +198,10 @@ struct CaptureSource::Impl {
     auto time = std::chrono::steady_clock::now();
     if (options.metrics == nullptr || (!now && time < next_publish)) return;
     next_publish = time + options.max_poll_time;
-    options.metrics->PublishHandedOn(tallies, state.changes - published_changes,
-                                     DescribeCapturePosition(state.position), last_change_ts_ms);
+    options.metrics->PublishHandedOn(
+        tallies, state.changes - published_changes,
+        state.position.binlog.empty() ? std::string() : DescribeCapturePosition(state.position),
+        last_change_ts_ms);
     tallies.clear();
     tally_target.reset();
     published_changes = state.changes;
