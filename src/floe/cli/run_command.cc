@@ -78,10 +78,13 @@ Result<pipeline::PipelineDefinition> ReadDefinition(const RunArgs& a) {
   return pipeline::ParsePipelineDefinition(text, a.file, pipeline::Environment::Process(), a.set);
 }
 
-void SetUpRunLogging(const std::string& level_name) {
+/// With the progress line on, each log line first erases it (the line comes
+/// back within a second).
+void SetUpRunLogging(const std::string& level_name, bool progress_line) {
   auto logger = spdlog::stderr_color_mt("run");
   logger->set_level(spdlog::level::from_str(level_name));
-  logger->set_formatter(EscapedTextFormatter("%Y-%m-%d %H:%M:%S.%e %^%l%$ %E"));
+  logger->set_formatter(EscapedTextFormatter(std::string(progress_line ? "\r\033[K" : "") +
+                                             "%Y-%m-%d %H:%M:%S.%e %^%l%$ %E"));
   spdlog::set_default_logger(logger);
 }
 
@@ -119,7 +122,7 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str()
       ->check(OneOf({"auto", "always", "never"}));
   cmd->callback([args, exit_code] {
-    SetUpRunLogging(args->log_level);
+    SetUpRunLogging(args->log_level, !args->check && ShowProgress(args->progress));
     auto definition = ReadDefinition(*args);
     if (!definition) {
       PrintError(definition.error());
