@@ -499,7 +499,7 @@ footer{{margin-top:1em;color:#889;font-size:.8em}}
   html += "</div>\n";
   if (!m.last_error.empty()) {
     html += fmt::format("<p class=\"error\"><b>{}</b> ({}): {}</p>\n",
-                        m.failed ? "Failed" : "Last error", AgoText(m.last_error_unix_ms, now),
+                        m.failed ? "Failed" : "Last warning or error", AgoText(m.last_error_unix_ms, now),
                         EscapeHtml(m.last_error));
   }
   html += "<div class=\"wide\"><table><tr><th>table</th><th>freshness</th><th>inserts</th>"
