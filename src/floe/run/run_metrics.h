@@ -13,7 +13,8 @@
 /// - the check-commit callback reports each commit (Committed): the
 ///   checkpoint's tally of that table becomes committed rows, and the commit
 ///   time of its newest change gives the table's freshness;
-/// - the job's watcher reports completed checkpoints (CheckpointCompleted);
+/// - the source, told by the job that a checkpoint completed, reports it
+///   (CheckpointCompleted);
 /// - anyone may record an error (RecordError) or the run's end (SetFailed).
 ///
 /// Counts are for this process (a restart begins again at zero). Memory is
