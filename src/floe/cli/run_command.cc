@@ -152,10 +152,11 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
         ProgressLineOptions line;
         line.noun = "changes";
         line.extra = [&metrics] {
-          auto m = metrics.Read();
-          std::string text = fmt::format("  tables {}", m.tables.size());
-          if (m.snapshot_running) text += "  snapshot";
-          if (!m.position.empty()) text += "  binlog " + m.position;
+          std::string text = fmt::format("  tables {}", metrics.table_count());
+          if (metrics.snapshot_running()) text += "  snapshot";
+          if (std::string position = metrics.position(); !position.empty()) {
+            text += "  binlog " + position;
+          }
           return text;
         };
         progress = std::make_unique<ProgressLine>(&stats, std::move(line));

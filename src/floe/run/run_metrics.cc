@@ -170,6 +170,11 @@ std::string RunMetrics::position() const {
   return s_.position;
 }
 
+size_t RunMetrics::table_count() const {
+  std::lock_guard lock(mu_);
+  return s_.tables.size();
+}
+
 TableMetrics& RunMetrics::TableLocked(const std::string& table) { return s_.tables[table]; }
 
 void RunMetrics::PublishHandedOn(const TableTallies& tallies, int64_t changes,

@@ -113,6 +113,8 @@ class RunMetrics {
   bool snapshot_running() const;
   /// The binlog position after the last transaction handed on ("" before any).
   std::string position() const;
+  /// Sink tables seen so far.
+  size_t table_count() const;
 
   /// Source: the changes handed on since the last call (`tallies` per sink
   /// table, `changes` of every kind), the position after them and the
