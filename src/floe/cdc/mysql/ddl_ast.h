@@ -22,6 +22,7 @@ enum class DdlKind : uint8_t {
   kAlterTable,       ///< ALTER TABLE a <actions>
   kCreateIndex,      ///< CREATE [UNIQUE|FULLTEXT|SPATIAL] INDEX ... ON a: no column change
   kDropIndex,        ///< DROP INDEX i ON a: no column change
+  kDropDatabase,     ///< DROP {DATABASE|SCHEMA} [IF EXISTS] d: every table of d (`table.db`)
   kNotTableDdl,      ///< anything that cannot change a table's columns: BEGIN,
                      ///< CREATE DATABASE, GRANT, views, triggers, routines, ...
 };

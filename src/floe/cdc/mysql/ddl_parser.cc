@@ -910,6 +910,12 @@ class Parser {
       return ExpectEnd();
     }
     if (st.temporary) return Syntax("expected TABLE");
+    if (Accept("DATABASE") || Accept("SCHEMA")) {
+      st.kind = DdlKind::kDropDatabase;
+      if (AcceptSeq({"IF", "EXISTS"})) st.if_exists = true;
+      FLOE_ASSIGN_OR_RETURN(st.table.db, ParseName());
+      return ExpectEnd();
+    }
     if (Accept("INDEX")) {
       st.kind = DdlKind::kDropIndex;
       Accept("ONLINE") || Accept("OFFLINE");
@@ -1310,6 +1316,8 @@ std::string_view DdlKindName(DdlKind kind) {
       return "alter_table";
     case DdlKind::kCreateIndex:
       return "create_index";
+    case DdlKind::kDropDatabase:
+      return "drop_database";
     case DdlKind::kDropIndex:
       return "drop_index";
     case DdlKind::kNotTableDdl:

@@ -207,6 +207,18 @@ Result<std::vector<SchemaChange>> SchemaTracker::ApplyParsed(const DdlStatement&
     case DdlKind::kDropTable:
       status = ApplyDrop(st, default_db, out);
       break;
+    case DdlKind::kDropDatabase: {
+      // Every table of the database goes, as if dropped one by one.
+      DdlStatement drop;
+      drop.kind = DdlKind::kDropTable;
+      drop.if_exists = true;
+      const std::string db = KeyOf(st.table.db, "").first;
+      for (const auto& [key, schema] : tables_) {
+        if (key.first == db) drop.tables.push_back({schema.db, schema.table});
+      }
+      status = ApplyDrop(drop, default_db, out);
+      break;
+    }
     case DdlKind::kRenameTable:
       if (st.temporary) break;
       for (const auto& [from, to] : st.renames) {

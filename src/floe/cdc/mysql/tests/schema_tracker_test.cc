@@ -30,6 +30,23 @@ TEST(SchemaTracker, FieldIdsAreStableAcrossChanges) {
   EXPECT_EQ(t->last_field_id, 5);
 }
 
+// Regression: DROP DATABASE left its tables tracked, so CREATE TABLE of the
+// same name after it stopped capture ("already exists").
+TEST(SchemaTracker, DropDatabaseDropsItsTables) {
+  SchemaTracker tracker;
+  ASSERT_TRUE(tracker.Apply("CREATE TABLE t (id INT PRIMARY KEY)", "app"));
+  ASSERT_TRUE(tracker.Apply("CREATE TABLE u (id INT PRIMARY KEY)", "app"));
+  ASSERT_TRUE(tracker.Apply("CREATE TABLE t (id INT PRIMARY KEY)", "other"));
+  auto changes = tracker.Apply("DROP DATABASE IF EXISTS `app`", "");
+  EXPECT_EQ(Describe(changes),
+            (std::vector<std::string>{"drop_table app.t", "drop_table app.u"}));
+  EXPECT_EQ(tracker.Find("app", "t"), nullptr);
+  EXPECT_NE(tracker.Find("other", "t"), nullptr);
+  EXPECT_TRUE(tracker.Apply("CREATE TABLE t (id INT PRIMARY KEY, v INT)", "app"));
+  EXPECT_TRUE(tracker.Apply("DROP SCHEMA other", "app"));
+  EXPECT_EQ(tracker.Find("other", "t"), nullptr);
+}
+
 TEST(SchemaTracker, ChangesDescribePositions) {
   SchemaTracker tracker;
   ASSERT_TRUE(tracker.Apply("CREATE TABLE t (id INT, a INT, b INT)", "app"));
