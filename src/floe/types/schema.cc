@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "floe/common/utf8.h"
+
 namespace floe::types {
 
 Schema::Schema(std::vector<NestedField> fields, int32_t schema_id,
@@ -51,6 +53,12 @@ Status ValidateStruct(const std::vector<NestedField>& fields, const std::string&
     if (f.id <= 0) return InvalidArgument("field '{}' has invalid id {}: ids must be positive", name, f.id);
     if (!ids->insert(f.id).second) return InvalidArgument("field id {} is used twice ('{}')", f.id, name);
     if (f.name.empty()) return InvalidArgument("field {} under '{}' has an empty name", f.id, path);
+    // Names go into JSON metadata, which must be UTF-8.
+    if (size_t bad = FindInvalidUtf8(f.name); bad != std::string::npos) {
+      return InvalidArgument("field {} under '{}': its name is not valid UTF-8 (byte 0x{:02X} at "
+                             "offset {})",
+                             f.id, path, static_cast<unsigned char>(f.name[bad]), bad);
+    }
     if (!names.insert(f.name).second) return InvalidArgument("field name '{}' is used twice", name);
     if (!f.type) return InvalidArgument("field '{}' has no type", name);
     if (f.type->is_nested()) FLOE_RETURN_IF_ERROR(ValidateStruct(f.type->fields(), name, ids));

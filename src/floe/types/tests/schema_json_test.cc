@@ -63,6 +63,22 @@ TEST(SchemaJsonTest, RejectsDuplicateIdsAndBadIdentifiers) {
           "fields":[{"id":1,"name":"a","required":true,"type":"double"}]})")));
 }
 
+// Names go into JSON metadata: one that is not UTF-8 (a capture of a
+// latin1-named column, a hand-made Schema) is refused by Validate, before a
+// strict JSON writer could abort on it.
+TEST(SchemaJsonTest, ValidateRefusesNamesThatAreNotUtf8) {
+  Schema schema({NestedField{1, "ok", true, Type::Int(), ""},
+                 NestedField{2, std::string("bad\xff"), false,
+                             Type::Struct({NestedField{3, "x", false, Type::Int(), ""}}), ""}});
+  auto status = schema.Validate();
+  ASSERT_FALSE(status.has_value());
+  EXPECT_NE(status.error().message().find("not valid UTF-8 (byte 0xFF at offset 3)"),
+            std::string::npos)
+      << status.error().message();
+  Schema fine({NestedField{1, "caf\xc3\xa9", true, Type::Int(), ""}});
+  EXPECT_TRUE(fine.Validate().has_value());
+}
+
 TEST(TypeTest, ParsesPrimitiveNames) {
   EXPECT_EQ((*Type::ParsePrimitive("decimal(38,10)"))->scale(), 10);
   EXPECT_EQ((*Type::ParsePrimitive("fixed[3]"))->length(), 3);
