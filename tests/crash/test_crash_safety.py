@@ -632,13 +632,6 @@ class KnownFailure(Exception):
     pass
 
 
-PIPELINE_ID_ENOSPC = ("issue 9: ENOSPC writing state/pipeline-id says only 'cannot write the "
-                      "pipeline id', not that the disk is full (N=1), and a failed rename of it "
-                      "leaves state/pipeline-id.tmp behind (N=2)",
-                      r"cannot write the pipeline id"
-                      r"|left its temporaries behind: \['state/pipeline-id\.tmp'\]")
-
-
 def known(base: tuple[str, str], where: str, *more: tuple[str, str]) -> tuple[str, str]:
     reasons = [base[0] + where] + [m[0] for m in more]
     return "; ".join(reasons), "|".join([base[1]] + [m[1] for m in more])
@@ -646,13 +639,12 @@ def known(base: tuple[str, str], where: str, *more: tuple[str, str]) -> tuple[st
 
 SQL_NAMESPACE_ENOSPC = ("issue 9: ENOSPC syncing the SQL catalog's journal while ingest creates a "
                         "namespace says only 'creating namespace ns: sql catalog: disk I/O error' "
-                        "(N=13; commits name the system error since 66c8865)",
+                        "(N=19, the first fdatasync of catalog.db-journal; commits name the system "
+                        "error since 66c8865)",
                         r"creating namespace \S+: sql catalog: disk I/O error")
 KNOWN: dict[tuple[str, str], tuple[str, str]] = {
-    ("ingest-json", "enospc"): known(PIPELINE_ID_ENOSPC, "", SQL_NAMESPACE_ENOSPC),
-    ("ingest-json-dead-letters", "enospc"): known(PIPELINE_ID_ENOSPC, "", SQL_NAMESPACE_ENOSPC),
-    ("ingest-debezium", "enospc"): PIPELINE_ID_ENOSPC,
-    ("ingest-debezium-upsert", "enospc"): known(PIPELINE_ID_ENOSPC, "", SQL_NAMESPACE_ENOSPC),
+    ("ingest-json", "enospc"): SQL_NAMESPACE_ENOSPC,
+    ("ingest-json-dead-letters", "enospc"): SQL_NAMESPACE_ENOSPC,
 }
 
 
@@ -867,14 +859,7 @@ def test_sql_catalog_names_the_full_disk(floe_bin, fault_shim, tmp_path):
 
 
 # Durability mistakes a power cut would expose, by scenario (see test_names_are_durable).
-PIPELINE_ID_UNSYNCED = ("issue 9: floe ingest writes state/pipeline-id with an ofstream and renames it "
-                        "without fsync of the file or of state/; after a power cut it can be empty, "
-                        "and ingest then refuses to start ('empty pipeline id')",
-                        r"^unsynced-(rename state/pipeline-id\.tmp state/pipeline-id|folder state)$")
-UNSYNCED: dict[str, tuple[str, str]] = {"ingest-json": PIPELINE_ID_UNSYNCED,
-                                        "ingest-json-dead-letters": PIPELINE_ID_UNSYNCED,
-                                        "ingest-debezium": PIPELINE_ID_UNSYNCED,
-                                        "ingest-debezium-upsert": PIPELINE_ID_UNSYNCED}
+UNSYNCED: dict[str, tuple[str, str]] = {}
 
 
 @pytest.mark.parametrize("scenario", [pytest.param(s, id=s.name) for s in SCENARIOS])
