@@ -89,9 +89,20 @@ class Statement {
 
 Status Exec(sqlite3* db, const char* sql) {
   char* message = nullptr;
-  if (sqlite3_exec(db, sql, nullptr, nullptr, &message) != SQLITE_OK) {
+  errno = 0;
+  int rc = sqlite3_exec(db, sql, nullptr, nullptr, &message);
+  // The failed system call's errno, before anything else can change it (SQLite
+  // does not keep it for every call, e.g. a journal sync on a full disk).
+  int call_errno = errno;
+  if (rc != SQLITE_OK) {
     std::string text = message ? message : "unknown error";
-    if (int err = sqlite3_system_errno(db); err != 0) text += fmt::format(" ({})", std::strerror(err));
+    if (int err = sqlite3_system_errno(db); err != 0) {
+      text += fmt::format(" ({})", std::strerror(err));
+    } else if (int primary = rc & 0xff; call_errno != 0 && (primary == SQLITE_IOERR ||
+                                                             primary == SQLITE_FULL ||
+                                                             primary == SQLITE_CANTOPEN)) {
+      text += fmt::format(" ({})", std::strerror(call_errno));
+    }
     sqlite3_free(message);
     return IoError("sql catalog: {}", text);
   }
