@@ -214,15 +214,17 @@ class Mirror:
     def state(self) -> Path:
         return self.lake / "state"
 
-    def kill_runs(self, kills: int, after_kill=None) -> None:
-        """Starts the workload, then `kills` runs of floe, each killed with SIGKILL."""
+    def kill_runs(self, kills: int, after_kill=None, early_kills: int = 5) -> None:
+        """Starts the workload, then `kills` runs of floe, each killed with SIGKILL (the first
+        `early_kills` soon after the start: in the snapshot or before the first commit)."""
         self.writer.start()
         try:
             for kill in range(kills):
                 self.logs.append(self.tmp / f"run{kill}.log")
                 proc = start_run(self.pipeline, self.logs[-1])
                 # Short runs die in the snapshot or before the first commit, long ones mid-stream.
-                time.sleep(self.random.uniform(0.2, 0.8) if kill < 5 else self.random.uniform(0.3, 2.5))
+                early = kill < early_kills
+                time.sleep(self.random.uniform(0.2, 0.8) if early else self.random.uniform(0.8, 2.5))
                 code = proc.poll()
                 assert code is None, f"floe run exited {code} on its own:\n{self.logs[-1].read_text()[-3000:]}"
                 proc.send_signal(signal.SIGKILL)
@@ -305,6 +307,7 @@ def test_run_state_behind_the_lake(damage, tmp_path):
 
     def after_kill(kill: int) -> None:
         if kill == 1:
+            assert list((mirror.state / "checkpoints").glob("checkpoint-*.json")), "no checkpoint yet"
             shutil.copytree(mirror.state, tmp_path / "state-copy")
         if kill == 5:
             committed = committed_checkpoint(mirror.lake)
@@ -318,7 +321,9 @@ def test_run_state_behind_the_lake(damage, tmp_path):
                 shutil.rmtree(mirror.state)
                 shutil.copytree(tmp_path / "state-copy", mirror.state)
 
-    mirror.kill_runs(8, after_kill)
+    # Runs long enough that the copy taken after the second has a checkpoint, and the
+    # tables commit more before the damage.
+    mirror.kill_runs(8, after_kill, early_kills=0)
     assert "behind the lake" in mirror.logs[6].read_text(), mirror.logs[6].read_text()[-3000:]
     mirror.finish()
     mirror.check()
