@@ -1,6 +1,6 @@
 """`floe run` end to end: a MariaDB database into Iceberg (issue 10's benchmark, floe's side).
 
-Creates (once) the database floe_bench_run on the server of scripts/services/mariadb.sh:
+Creates (before each run) the database floe_bench_run on the server of scripts/services/mariadb.sh:
 TABLES tables of ROWS/TABLES rows each (INT key, BIGINT, VARCHAR(40), DECIMAL(12,3),
 DATETIME(6)), made with MariaDB's sequence engine. Then, in one run of `floe run`:
 
@@ -49,15 +49,11 @@ def root(database: str | None = None):
     return pymysql.connect(unix_socket=str(SOCKET), user="root", autocommit=True, database=database)
 
 
-def ensure_database(rows: int, tables: int) -> None:
+def make_database(rows: int, tables: int) -> None:
+    """The database afresh (each run's binlog load changes it)."""
     per_table = rows // tables
     conn = root()
     with conn.cursor() as c:
-        c.execute("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = %s", (DB,))
-        if c.fetchone()[0] == tables:
-            c.execute(f"SELECT COUNT(*) FROM {DB}.t0")
-            if c.fetchone()[0] == per_table:
-                return
         c.execute(f"DROP DATABASE IF EXISTS {DB}")
         c.execute(f"CREATE DATABASE {DB}")
         c.execute(f"USE {DB}")  # the sequence engine's seq_1_to_N tables need one
@@ -144,6 +140,7 @@ class Writer:
 
 def run_once(floe: str, rows: int, tables: int, seconds: float, interval: str) -> dict:
     per_table = rows // tables
+    make_database(rows, tables)
     with tempfile.TemporaryDirectory(prefix="floe-run-bench-") as tmp:
         lake = Path(tmp)
         pipeline = lake / "bench.yaml"
@@ -221,7 +218,6 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=30)
     parser.add_argument("--intervals", default="1s,10s")
     args = parser.parse_args()
-    ensure_database(args.rows, args.tables)
     print(f"{args.rows:,} rows in {args.tables} tables; binlog load for {args.seconds:.0f} s")
     print("interval  snapshot rows/s  snapshot CPU-s  changes/s  CPU-s per 1M changes  freshness of the last change  peak RSS")
     for interval in args.intervals.split(","):
