@@ -2,12 +2,10 @@
 
 #include <cstdint>
 
-#include "floe/common/utf8.h"
+#include "floe/common/json_text.h"
 
 namespace floe {
 namespace {
-
-constexpr char kHex[] = "0123456789abcdef";
 
 void Newline(int indent, int level, std::string* out) {
   out->push_back('\n');
@@ -65,47 +63,7 @@ void Dump(const Json& j, int indent, int level, std::string* out) {
 }  // namespace
 
 void AppendJsonStringLossless(std::string_view s, std::string* out) {
-  out->push_back('"');
-  const auto* p = reinterpret_cast<const uint8_t*>(s.data());
-  const size_t n = s.size();
-  size_t run = 0;  // start of the bytes not yet copied
-  size_t i = 0;
-  while (i < n) {
-    uint8_t c = p[i];
-    if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
-      ++i;
-      continue;
-    }
-    if (c >= 0x80) {
-      if (size_t len = Utf8SequenceLength(p + i, n - i); len != 0) {
-        i += len;
-        continue;
-      }
-      out->append(s.data() + run, i - run);
-      out->append("\\udc");
-      out->push_back(kHex[c >> 4]);
-      out->push_back(kHex[c & 15]);
-      run = ++i;
-      continue;
-    }
-    out->append(s.data() + run, i - run);
-    switch (c) {
-      case '"': out->append("\\\""); break;
-      case '\\': out->append("\\\\"); break;
-      case '\n': out->append("\\n"); break;
-      case '\r': out->append("\\r"); break;
-      case '\t': out->append("\\t"); break;
-      case '\b': out->append("\\b"); break;
-      case '\f': out->append("\\f"); break;
-      default:
-        out->append("\\u00");
-        out->push_back(kHex[c >> 4]);
-        out->push_back(kHex[c & 15]);
-    }
-    run = ++i;
-  }
-  out->append(s.data() + run, n - run);
-  out->push_back('"');
+  AppendJsonString(s, out, InvalidUtf8::kEscape);
 }
 
 std::string DumpJson(const nlohmann::json& json, int indent) {

@@ -6,7 +6,7 @@
 
 namespace floe {
 
-void AppendJsonString(std::string_view s, std::string* out) {
+void AppendJsonString(std::string_view s, std::string* out, InvalidUtf8 invalid) {
   static const char kHex[] = "0123456789abcdef";
   out->push_back('"');
   const auto* p = reinterpret_cast<const uint8_t*>(s.data());
@@ -25,7 +25,13 @@ void AppendJsonString(std::string_view s, std::string* out) {
         continue;
       }
       out->append(s.data() + run, i - run);
-      out->append("\xEF\xBF\xBD");
+      if (invalid == InvalidUtf8::kReplace) {
+        out->append("\xEF\xBF\xBD");
+      } else {
+        out->append("\\udc");
+        out->push_back(kHex[c >> 4]);
+        out->push_back(kHex[c & 15]);
+      }
       run = ++i;
       continue;
     }

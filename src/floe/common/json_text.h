@@ -6,9 +6,16 @@
 
 namespace floe {
 
+/// What becomes of a byte that is not part of well-formed UTF-8.
+enum class InvalidUtf8 {
+  kReplace,  ///< U+FFFD, one per byte (readable, lossy)
+  kEscape,   ///< `\udcXX`, XX the byte (lossless: Python's surrogateescape; json_dump.h)
+};
+
 /// Appends `s` as a JSON string literal: quotes, `\" \\ \n \r \t \b \f`, other
-/// control characters as `\u00XX`; bytes that are not well-formed UTF-8
-/// become U+FFFD (one per byte).
-void AppendJsonString(std::string_view s, std::string* out);
+/// control characters as `\u00XX`; bytes that are not well-formed UTF-8 as
+/// `invalid` says.
+void AppendJsonString(std::string_view s, std::string* out,
+                      InvalidUtf8 invalid = InvalidUtf8::kReplace);
 
 }  // namespace floe
