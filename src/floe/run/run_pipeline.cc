@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "floe/cdc/mysql/replication.h"
+#include "floe/common/utf8.h"
 #include "floe/engine/job.h"
 #include "floe/engine/run_until_stopped.h"
 #include "floe/iceberg/catalog/catalog_config.h"
@@ -210,6 +211,11 @@ Result<CaptureSourceOptions> MakeCaptureSourceOptions(const pipeline::PipelineDe
   resolver.route_function = [routes](std::string_view db, std::string_view table) {
     return pipeline::RouteFor(routes, db, table);
   };
+  for (const auto& [key, value] : definition.sink.table_properties) {
+    // They go into the tables' JSON metadata, which must be UTF-8.
+    FLOE_RETURN_IF_ERROR(CheckUtf8(key, fmt::format("sink.table.properties.{}", key)));
+    FLOE_RETURN_IF_ERROR(CheckUtf8(value, fmt::format("sink.table.properties.{}", key)));
+  }
   resolver.table_properties = definition.sink.table_properties;
   for (const auto& key : definition.sink.partition_keys) {
     resolver.partition_by_table[key.table.ToString()] = key.spec_text;

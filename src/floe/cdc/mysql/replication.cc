@@ -46,14 +46,15 @@ Result<std::unique_ptr<Connection>> Connection::Open(const ConnectionOptions& op
     std::string msg = mysql_error(c->mysql_);
     if (err == ER_ACCESS_DENIED_ERROR || err == 1698 /* ER_ACCESS_DENIED_NO_PASSWORD_ERROR */) {
       return InvalidArgument(
-          "access denied for user '{}' connecting to {}:{} ({}): check --user and the password "
-          "(--password-env names the environment variable that holds it)",
+          "access denied for user '{}' connecting to {}:{} ({}): check the user name and the "
+          "password (floe capture: --user, --password-env; floe run: source.username, "
+          "source.password)",
           options.user, options.host, options.port, msg);
     }
     if (err == CR_CONN_HOST_ERROR || err == CR_CONNECTION_ERROR || err == CR_UNKNOWN_HOST ||
         err == CR_SERVER_LOST) {
       return IoError("cannot connect to MySQL/MariaDB at {}:{}: {} (is the server running, and "
-                     "are --host and --port right?)", options.host, options.port, msg);
+                     "are its host and port right?)", options.host, options.port, msg);
     }
     return IoError("connecting to {}:{} as '{}': {} (error {})", options.host, options.port,
                    options.user, msg, err);
