@@ -8,6 +8,7 @@ Needs the MariaDB of scripts/services/mariadb.sh for the server cases.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -150,3 +151,36 @@ def test_exception_behaviour_stops_at_a_schema_change(tmp_path):
             proc.kill()
     assert proc.returncode == 1, err
     assert "schema.change.behavior is exception" in err and table in err and "ADD COLUMN" in err, err
+
+
+@pytest.mark.skipif(PORT is None, reason="FLOE_TEST_MYSQL_PORT is not set")
+def test_snapshot_mode_copies_once_and_ends(tmp_path):
+    """`scan.startup.mode: snapshot`: the tables are copied, committed, and the run ends by
+    itself (exit 0); run again, it ends at once and adds nothing."""
+    pymysql = pytest.importorskip("pymysql")
+    db = pymysql.connect(host="127.0.0.1", port=int(PORT), user=os.environ.get("FLOE_TEST_MYSQL_USER", "floe"),
+                         password=os.environ.get("FLOE_TEST_MYSQL_PASSWORD", "floe"), autocommit=True)
+    table = f"snap_once_{os.getpid()}"
+    with db.cursor() as c:
+        c.execute(f"DROP TABLE IF EXISTS floe_test.{table}")
+        c.execute(f"CREATE TABLE floe_test.{table} (id INT PRIMARY KEY, v VARCHAR(10))")
+        c.executemany(f"INSERT INTO floe_test.{table} VALUES (%s, %s)", [(i, f"v{i}") for i in range(1500)])
+    path = pipeline(tmp_path, PORT, extra="  scan.startup.mode: snapshot\n")
+    path.write_text(path.read_text().replace("floe_test.nothing_\\.*", f"floe_test.{table}"))
+    config = tmp_path / "catalog.yaml"
+    config.write_text(f"catalog:\n  default:\n    type: sql\n    uri: sqlite:///{tmp_path}/catalog.db\n"
+                      f"    warehouse: {tmp_path}/warehouse\n")
+
+    def rows() -> list[int]:
+        scan = subprocess.run([str(FLOE), "table", "--catalog-config", str(config), "scan", f"floe_test.{table}"],
+                              capture_output=True, text=True, timeout=60)
+        assert scan.returncode == 0, scan.stderr
+        return sorted(json.loads(line)["id"] for line in scan.stdout.splitlines() if line.strip())
+
+    first = run(path)
+    assert first.returncode == 0, first.stderr[-3000:]
+    assert rows() == list(range(1500))
+    again = run(path)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert "nothing more to read" in again.stderr
+    assert rows() == list(range(1500))

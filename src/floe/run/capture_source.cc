@@ -95,6 +95,7 @@ struct CaptureSource::Impl {
   // Poll's side.
   SourceState state;          ///< after the last transaction handed on
   bool in_transaction = false;  ///< a batch without a boundary was handed on
+  bool ended = false;           ///< stop_after_snapshot: the snapshot is whole
   const cdc::TableDefinition* last_definition = nullptr;
   std::shared_ptr<const types::Schema> last_row_schema;
 
@@ -282,6 +283,8 @@ struct CaptureSource::Impl {
       state.capture = std::move(item.state);
       state.position = item.batch.resume;
       in_transaction = false;
+      // The first boundary of a fresh capture is the end of its snapshot.
+      if (options.stop_after_snapshot) ended = true;
     } else {
       in_transaction = true;
     }
@@ -347,6 +350,12 @@ Status CaptureSource::Open(const engine::OperatorContext& context,
   s.snapshot_running = s.options.metrics != nullptr && s.state.capture.empty() &&
                        capture_options.startup == cdc::mysql::StartupMode::kInitial;
   if (s.snapshot_running) s.options.metrics->SetSnapshotRunning(true);
+  if (s.options.stop_after_snapshot && !s.state.capture.empty()) {
+    spdlog::info("run: the snapshot was committed by checkpoint {}; nothing more to read",
+                 restored.checkpoint_id);
+    s.ended = true;
+    return Ok();
+  }
   FLOE_ASSIGN_OR_RETURN(s.capture, cdc::mysql::MySqlCapture::Open(std::move(capture_options)));
   s.thread = std::thread([&s] {
     Status status = s.capture->Run([&s](cdc::ChangeBatch& batch) { return s.Enqueue(batch); },
@@ -362,7 +371,7 @@ Status CaptureSource::Open(const engine::OperatorContext& context,
 Result<bool> CaptureSource::Poll(engine::Collector<sink::RowBatch>& out) {
   Impl& s = *impl_;
   auto deadline = std::chrono::steady_clock::now() + s.options.max_poll_time;
-  while (true) {
+  while (!s.ended) {
     FLOE_ASSIGN_OR_RETURN(std::optional<Item> item, s.Next(deadline));
     if (!item) break;
     FLOE_RETURN_IF_ERROR(s.HandOn(*item, out));
@@ -371,7 +380,7 @@ Result<bool> CaptureSource::Poll(engine::Collector<sink::RowBatch>& out) {
   }
   FLOE_RETURN_IF_ERROR(s.batcher->Flush(out));
   s.PublishMetrics(false);
-  return true;
+  return !s.ended;
 }
 
 Result<std::string> CaptureSource::SnapshotState(engine::CheckpointId id) {

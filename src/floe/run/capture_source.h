@@ -52,6 +52,10 @@ struct CaptureSourceOptions {
   std::chrono::milliseconds max_poll_time{200};
   /// Rows per RowBatch.
   size_t batch_rows = 1024;
+  /// `scan.startup.mode: snapshot`: the source ends (and the job with a final
+  /// checkpoint and commit) once the initial snapshot is whole; restored from
+  /// a checkpoint taken after it, it ends at once without connecting.
+  bool stop_after_snapshot = false;
   /// `schema.change.behavior: exception`: a schema change of a table that
   /// exists (anything but creating a table) fails the run, naming the table,
   /// the change, the statement and its binlog position.

@@ -91,8 +91,9 @@ Status SetStartup(const pipeline::MySqlSourceDefinition& source,
       capture->startup = StartupMode::kTimestamp;
       capture->start_unix_seconds = source.startup_timestamp_millis.value_or(0) / 1000;
       return Ok();
-    case Mode::kSnapshot:
-      return NotSupported("scan.startup.mode snapshot (a snapshot without the stream) is not supported yet: use initial");
+    case Mode::kSnapshot:  // the snapshot, then the source ends (CaptureSourceOptions)
+      capture->startup = StartupMode::kInitial;
+      return Ok();
   }
   return Ok();
 }
@@ -197,6 +198,7 @@ Result<CaptureSourceOptions> MakeCaptureSourceOptions(const pipeline::PipelineDe
   // the binlog is quiet: at most a second, whatever heartbeat.interval says.
   capture.heartbeat_seconds = 1;
   FLOE_RETURN_IF_ERROR(SetStartup(source, &capture));
+  options.stop_after_snapshot = source.startup_mode == pipeline::StartupMode::kSnapshot;
 
   FLOE_ASSIGN_OR_RETURN(iceberg::CatalogConfig catalog,
                         pipeline::ResolveSinkCatalog(definition.sink, catalog_config_path));
