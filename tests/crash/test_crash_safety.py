@@ -596,6 +596,109 @@ def ingest_debezium(catalog: str = "hadoop", upsert: bool = False) -> Scenario:
     return Scenario(name, prepare, command, observe, allowed, check_after)
 
 
+RUN_DB = "floe_crash_run"
+
+
+def run_snapshot() -> Scenario:
+    """`floe run` with `scan.startup.mode: snapshot` (it ends by itself after its commit):
+    two tables of the test MariaDB into a SQL catalog. Needs the server of
+    scripts/services/mariadb.sh (FLOE_TEST_MYSQL_PORT; root over its socket makes the
+    tables); skipped without it."""
+
+    def prepare(floe, work):
+        port = os.environ.get("FLOE_TEST_MYSQL_PORT")
+        socket = pathlib.Path(os.environ.get(
+            "FLOE_TEST_MYSQL_SOCKET", pathlib.Path(__file__).resolve().parents[2] / ".cache/mariadb/mariadb.sock"))
+        if port is None or not socket.exists():
+            pytest.skip("needs the test MariaDB (FLOE_TEST_MYSQL_PORT and its socket)")
+        pymysql = pytest.importorskip("pymysql")
+        conn = pymysql.connect(unix_socket=str(socket), user="root", autocommit=True)
+        with conn.cursor() as c:
+            c.execute(f"DROP DATABASE IF EXISTS {RUN_DB}")
+            c.execute(f"CREATE DATABASE {RUN_DB}")
+            for table in ("a", "b"):
+                c.execute(f"CREATE TABLE {RUN_DB}.{table} (id BIGINT PRIMARY KEY, name VARCHAR(20))")
+                c.executemany(f"INSERT INTO {RUN_DB}.{table} VALUES (%s, %s)",
+                              [(i, f"{table}-{i}") for i in range(1, 301)])
+        lake = lake_of(work, "sql")
+        lake.write_config()
+        (work / "input/pipeline.yaml").write_text(f"""source:
+  type: mysql
+  hostname: 127.0.0.1
+  port: {port}
+  username: {os.environ.get("FLOE_TEST_MYSQL_USER", "floe")}
+  password: ${{FLOE_TEST_MYSQL_PASSWORD}}
+  tables: {RUN_DB}.\\.*
+  scan.startup.mode: snapshot
+sink:
+  type: iceberg
+  catalog: {{type: sql, uri: "sqlite:///{lake.db}", warehouse: "file://{lake.warehouse}"}}
+route:
+  - source-table: {RUN_DB}.\\.*
+    sink-table: ns.<>
+    replace-symbol: <>
+pipeline:
+  name: crash
+  checkpoint.interval: 50ms
+  state.dir: {work / "state"}
+""")
+
+    def command(work):
+        return ["run", work / "input/pipeline.yaml", "--progress", "never"]
+
+    def observe(floe, work):
+        tables = lake_of(work, "sql").observe(floe)
+        out = {}
+        for ident, summary in tables.items():
+            rows = [json.loads(r) for r in summary[3]]
+            ids = [r["id"] for r in rows]
+            assert len(ids) == len(set(ids)), f"{ident} holds a row twice"
+            out[ident] = frozenset((r["id"], r["name"]) for r in rows)
+        return out
+
+    def allowed(before, after, state):
+        # Tables are created before the snapshot's one commit, and each table's commit is
+        # whole: a table is empty or complete.
+        return all(rows in (frozenset(), after.get(ident)) for ident, rows in state.items())
+
+    def check_after(state):
+        want = {f"ns.{t}": frozenset((i, f"{t}-{i}") for i in range(1, 301)) for t in ("a", "b")}
+        assert state == want, "a clean floe run did not copy every row once"
+
+    return Scenario("run-snapshot", prepare, command, observe, allowed, check_after)
+
+
+def capture_until_end() -> Scenario:
+    """`floe capture mysql --startup initial --until-end --state FILE`: a snapshot of two
+    tables, then the binlog to its end; the state file must be whole after any fault, and
+    a rerun resumes from it. Its output is at least once (standard output has no
+    transactions), so only the state is judged. Needs the test MariaDB."""
+
+    def prepare(floe, work):
+        run_snapshot().prepare(floe, work)
+
+    def command(work):
+        return ["capture", "mysql", "--host", "127.0.0.1", "--port", os.environ["FLOE_TEST_MYSQL_PORT"],
+                "--user", os.environ.get("FLOE_TEST_MYSQL_USER", "floe"),
+                "--password-env", "FLOE_TEST_MYSQL_PASSWORD", "--tables", rf"{RUN_DB}\..*",
+                "--startup", "initial", "--until-end", "--state", work / "state.json", "--no-schema"]
+
+    def observe(floe, work):
+        state = work / "state.json"
+        if not state.exists():
+            return None
+        position = json.loads(state.read_text())["position"]
+        return (position["file"], sorted(s["table"] for s in json.loads(state.read_text())["schemas"]))
+
+    def allowed(before, after, state):
+        return state is None or state[1] == after[1]
+
+    def check_after(state):
+        assert state is not None and state[1] == ["a", "b"], f"the state after a clean run: {state}"
+
+    return Scenario("capture-until-end", prepare, command, observe, allowed, check_after)
+
+
 SCENARIOS = [
     parquet_write(),
     avro_write(),
@@ -622,6 +725,8 @@ SCENARIOS = [
     ingest_json(dead_letters=True),
     ingest_debezium(),
     ingest_debezium(catalog="sql", upsert=True),
+    run_snapshot(),
+    capture_until_end(),
 ]
 
 # Known failures (issue 9), by scenario name and fault kind: (reason, pattern). A test with

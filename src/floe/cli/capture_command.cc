@@ -39,6 +39,7 @@ struct CaptureArgs {
   int64_t chunk_rows = 10000;
   int snapshot_parallelism = 2;
   bool no_schema = false;
+  bool until_end = false;
 };
 
 // The options as capture takes them; every error here is a usage error
@@ -59,6 +60,7 @@ Result<cdc::mysql::CaptureOptions> ToOptions(const CaptureArgs& args) {
   o.tables = args.tables;
   FLOE_RETURN_IF_ERROR(cdc::mysql::ParseStartup(args.startup, &o));
   o.state_file = args.state;
+  o.until_end = args.until_end;
   o.server_id = static_cast<uint32_t>(args.server_id);
   o.snapshot_chunk_rows = static_cast<size_t>(args.chunk_rows);
   o.snapshot_parallelism = args.snapshot_parallelism;
@@ -131,6 +133,9 @@ void AddCaptureCommands(CLI::App& app, int* exit_code) {
       ->capture_default_str()
       ->check(CLI::Range(1, cdc::mysql::kMaxSnapshotParallelism));
   mysql->add_flag("--no-schema", args->no_schema, "Omit the Debezium schema block");
+  mysql->add_flag("--until-end", args->until_end,
+                  "Stop at the end of the binlog as the server has it when capture gets there "
+                  "(after the snapshot, if any), with the state written");
   mysql->callback([args, exit_code]() {
     auto logger = spdlog::stderr_color_mt("capture");
     spdlog::set_default_logger(logger);

@@ -526,7 +526,8 @@ Status MySqlCapture::Run(const Sink& sink, const std::atomic<bool>& stop) {
 Status MySqlCapture::Impl::Stream(const Sink& sink, const std::atomic<bool>& stop) {
   int failures = 0;
   while (!stop.load()) {
-    StreamOptions so{options.connection, options.server_id, options.heartbeat_seconds, false};
+    StreamOptions so{options.connection, options.server_id, options.heartbeat_seconds,
+                     options.until_end};
     auto opened = BinlogStream::Open(so, committed);
     if (opened && failures > 0 && mysql_ping(meta->handle()) != 0) {
       // The server restarted: the information_schema connection died with it.
@@ -786,7 +787,7 @@ Status MySqlCapture::Impl::Stream(const Sink& sink, const std::atomic<bool>& sto
       }
       return failure;
     }
-    return Ok();  // non-blocking end
+    return SaveState();  // the end of a non-blocking dump (until_end)
   }
   return Ok();
 }

@@ -57,6 +57,10 @@ struct CaptureOptions {
   /// A state to resume from (MySqlCapture::State() of an earlier run, kept
   /// by its consumer, e.g. in an engine checkpoint); wins over `state_file`.
   std::string initial_state;
+  /// Stop, with Ok and the state written, at the end of the binlog as the
+  /// server has it when the stream gets there (a non-blocking dump), instead
+  /// of waiting for new events (`floe capture --until-end`).
+  bool until_end = false;
   /// Also hand the sink empty batches that end a transaction: one when the
   /// initial snapshot is complete, and one every few seconds while the
   /// stream has nothing for the selected tables, so that a consumer that
