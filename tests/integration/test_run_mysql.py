@@ -76,6 +76,10 @@ class Workload:
         self.tables = {"t1": 1, "t2": 1, "t3": 1}  # table -> next id
         self.extra_columns: dict[str, int] = {}
         self.stop = threading.Event()
+        # DDL waits until the lake holds a first commit: a DDL inside a table's initial
+        # snapshot is refused (the capture stops, docs/mysql-snapshot.md) — a known limit,
+        # not what this test judges.
+        self.ddl_allowed = threading.Event()
         self.transactions = 0
         self.reconnects = 0
         self.error: BaseException | None = None
@@ -134,7 +138,7 @@ class Workload:
                 try:
                     with conn.cursor() as c:
                         while not self.stop.is_set():
-                            if self.random.random() < 0.004:
+                            if self.ddl_allowed.is_set() and self.random.random() < 0.004:
                                 self.ddl(c)
                             else:
                                 c.execute("BEGIN")
@@ -230,6 +234,12 @@ class Mirror:
                 proc.send_signal(signal.SIGKILL)
                 proc.wait()
                 assert self.workload.error is None, self.workload.error
+                if not self.workload.ddl_allowed.is_set():
+                    try:
+                        if committed_checkpoint(self.lake) > 0:
+                            self.workload.ddl_allowed.set()
+                    except Exception:  # no catalog or namespace yet
+                        pass
                 if after_kill is not None:
                     after_kill(kill)
         finally:
