@@ -336,37 +336,17 @@ struct MySqlCapture::Impl {
     return out;
   }
 
-  /// Takes a global read lock (FLUSH TABLES WITH READ LOCK, waiting at most
-  /// 10 s for running statements) so that a binlog position and the schemas
-  /// read after it agree: no DDL can run in between. Held until
-  /// UnlockSchemaRead or the connection closes. Returns whether it was taken:
-  /// it needs the RELOAD privilege; without it (or on a timeout) the
-  /// provisional-schema rules cover what they can, and a DDL of a selected
-  /// table in that moment can still stop the capture.
-  bool LockForSchemaRead() {
-    (void)meta->Execute("SET SESSION lock_wait_timeout = 10");
-    if (auto locked = meta->Execute("FLUSH TABLES WITH READ LOCK"); !locked) {
-      spdlog::warn("capture: no global read lock while reading the schemas ({}); a DDL of a "
-                   "selected table at this moment may not be seen consistently",
-                   locked.error().message());
-      return false;
-    }
-    return true;
-  }
-  void UnlockSchemaRead() { (void)meta->Execute("UNLOCK TABLES"); }
-
   /// Reads the schema of every selected table the tracker does not know,
-  /// after the start position was taken: unless `consistent` (read under the
-  /// lock that also covered the position), each is provisional until the end
-  /// of the binlog as it is once they are read.
-  Status LoadSelectedSchemas(Connection& conn, bool consistent = false) {
+  /// after the start position was taken: each is provisional until the end of
+  /// the binlog as it is once they are read.
+  Status LoadSelectedSchemas(Connection& conn) {
     FLOE_ASSIGN_OR_RETURN(auto tables, SelectedTables(conn));
     for (const auto& [db, table] : tables) {
       if (tracker.Find(db, table)) continue;
       FLOE_ASSIGN_OR_RETURN(auto loaded, ReadTableSchema(conn.handle(), db, table));
       if (!loaded) continue;
       tracker.Put(std::move(*loaded));
-      if (!consistent) provisional.emplace(db, table);
+      provisional.emplace(db, table);
     }
     return EndProvisionalWindow(conn);
   }
@@ -412,29 +392,15 @@ struct MySqlCapture::Impl {
     // CREATE replaces its schema, the snapshot filter drops its rows that the
     // snapshot holds). Listing first would lose the tables created between
     // the two.
-    // Under a global read lock when the user may take one, the position and
-    // the schemas agree exactly (an ALTER between them would otherwise give
-    // the stream's first rows of that table a schema they do not have).
-    bool locked = LockForSchemaRead();
-    auto read = [&]() -> Result<std::pair<SourcePosition, std::vector<TableSchema>>> {
-      FLOE_ASSIGN_OR_RETURN(SourcePosition start, CurrentPosition(*meta));
-      FLOE_ASSIGN_OR_RETURN(auto names, SelectedTables(*meta));
-      std::vector<TableSchema> schemas;
-      for (const auto& [db, table] : names) {
-        FLOE_ASSIGN_OR_RETURN(auto loaded, ReadTableSchema(meta->handle(), db, table));
-        if (!loaded) continue;
-        schemas.push_back(std::move(*loaded));
-      }
-      return std::make_pair(std::move(start), std::move(schemas));
-    };
-    auto position_and_schemas = read();
-    if (locked) UnlockSchemaRead();
-    if (!position_and_schemas) return std::unexpected(std::move(position_and_schemas).error());
-    SourcePosition start = std::move(position_and_schemas->first);
-    std::vector<TableSchema> schemas = std::move(position_and_schemas->second);
-    for (const auto& s : schemas) {
-      tracker.Put(s);
-      if (!locked) provisional.emplace(s.db, s.table);
+    FLOE_ASSIGN_OR_RETURN(SourcePosition start, CurrentPosition(*meta));
+    FLOE_ASSIGN_OR_RETURN(auto names, SelectedTables(*meta));
+    std::vector<TableSchema> schemas;
+    for (const auto& [db, table] : names) {
+      FLOE_ASSIGN_OR_RETURN(auto loaded, ReadTableSchema(meta->handle(), db, table));
+      if (!loaded) continue;
+      tracker.Put(*loaded);
+      provisional.emplace(db, table);
+      schemas.push_back(std::move(*loaded));
     }
     FLOE_RETURN_IF_ERROR(EndProvisionalWindow(*meta));
     std::vector<SnapshotTable> tables;
@@ -526,14 +492,7 @@ Status MySqlCapture::Run(const Sink& sink, const std::atomic<bool>& stop) {
         FLOE_RETURN_IF_ERROR(m.RunSnapshot(sink));
         break;
       case StartupMode::kLatest: {
-        // The position and the schemas under one lock (LockForSchemaRead).
-        bool locked = m.LockForSchemaRead();
-        auto position = CurrentPosition(*m.meta);
-        Status loaded = position ? m.LoadSelectedSchemas(*m.meta, locked) : Ok();
-        if (locked) m.UnlockSchemaRead();
-        if (!position) return std::unexpected(std::move(position).error());
-        FLOE_RETURN_IF_ERROR(loaded);
-        m.committed = *position;
+        FLOE_ASSIGN_OR_RETURN(m.committed, CurrentPosition(*m.meta));
         break;
       }
       case StartupMode::kPosition:
