@@ -43,7 +43,10 @@ pytestmark = pytest.mark.skipif(PORT is None, reason="FLOE_TEST_MYSQL_PORT is no
 
 
 def root_connection():
-    return pymysql.connect(unix_socket=str(SOCKET), user="root", autocommit=True)
+    # Bounded lock waits: a statement of the test never waits for ever on a lock.
+    return pymysql.connect(unix_socket=str(SOCKET), user="root", autocommit=True,
+                           init_command="SET SESSION lock_wait_timeout = 60, "
+                                        "innodb_lock_wait_timeout = 30")
 
 
 def write_pipeline(path: Path, lake: Path) -> None:
@@ -82,6 +85,7 @@ class Workload:
         self.ddl_allowed = threading.Event()
         self.transactions = 0
         self.reconnects = 0
+        self.failures: list[str] = []
         self.error: BaseException | None = None
 
     def create(self, c, table: str, rows: int) -> None:
@@ -131,7 +135,8 @@ class Workload:
 
     def run(self) -> None:
         # The test compares the lake with the database as it ends up, so a
-        # transaction lost with a dropped connection does not matter: reconnect.
+        # statement that fails (a dropped connection, a lock timeout, ...) does
+        # not matter: roll back, count it, go on with a new connection.
         try:
             while not self.stop.is_set():
                 conn = root_connection()
@@ -147,10 +152,15 @@ class Workload:
                                 c.execute("COMMIT")
                             self.transactions += 1
                             time.sleep(self.random.uniform(0, 0.004))
-                except pymysql.err.OperationalError as e:
-                    if e.args[0] not in (2006, 2013):
-                        raise
+                except pymysql.err.MySQLError as e:
                     self.reconnects += 1
+                    self.failures.append(repr(e))
+                finally:
+                    try:
+                        conn.rollback()
+                        conn.close()
+                    except pymysql.err.MySQLError:
+                        pass
         except BaseException as e:  # reported by the test
             self.error = e
 
@@ -266,7 +276,8 @@ class Mirror:
         commits = checkpoint_ids_once(self.lake)
         resumed = sum(1 for log in self.logs if "resuming the capture" in log.read_text())
         print(f"{len(self.logs) - 1} kills, {resumed} runs resumed from a checkpoint, "
-              f"{self.workload.transactions} transactions ({self.workload.reconnects} reconnects), "
+              f"{self.workload.transactions} transactions ({self.workload.reconnects} failed statements: "
+              f"{self.workload.failures[:3]}), "
               f"{len(self.workload.tables)} tables, commits per table {commits}")
         check = subprocess.run(
             [sys.executable, str(ROOT / "examples" / "mirror_check.py"), "--database", DB,
