@@ -150,7 +150,6 @@ def test_json_kill_then_damaged_state_resumes_from_the_lake(tmp_path, make_lake,
     proc.stderr.close()
     committed = _committed_checkpoint(lake, "cp.a")
     assert len(_ids(lake, "cp.a")) == first_rows
-    assert len(_checkpoint_files(state)) >= 2
     _damage("truncated", state, committed)
     with open(input_file, "a") as out:
         for i in range(first_rows, first_rows + more_rows):
