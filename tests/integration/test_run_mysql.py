@@ -1,7 +1,9 @@
 """`floe run` mirrors a changing MariaDB database exactly once through SIGKILLs (issue 10).
 
 A randomized workload (inserts, updates, deletes, primary-key changes, multi-statement
-transactions, ADD COLUMN, new tables, truncations) runs on a real MariaDB while `floe run`
+transactions; with `schema.change.behavior: evolve` every DDL — columns added anywhere,
+dropped, renamed, widened, primary keys changed, tables created, renamed, dropped, truncated;
+with lenient ADD COLUMN, new tables, truncations) runs on a real MariaDB while `floe run`
 is killed with SIGKILL at random moments — during the initial snapshot, between a DDL and
 its rows, during commits — and started again with the same pipeline file. At the end
 every table of the database must equal its Iceberg table row for row and column for
@@ -49,7 +51,7 @@ def root_connection():
                                         "innodb_lock_wait_timeout = 30")
 
 
-def write_pipeline(path: Path, lake: Path) -> None:
+def write_pipeline(path: Path, lake: Path, behavior: str = "lenient") -> None:
     path.write_text(f"""
 source:
   type: mysql
@@ -65,6 +67,7 @@ sink:
   catalog: {{type: sql, uri: "sqlite:///{lake}/catalog.db", warehouse: "{lake}/warehouse"}}
 pipeline:
   name: mirror-test
+  schema.change.behavior: {behavior}
   parallelism: 2
   checkpoint.interval: 300ms
   state.dir: {lake}/state
@@ -165,6 +168,110 @@ class Workload:
             self.error = e
 
 
+class EvolveWorkload(Workload):
+    """The workload with every DDL `schema.change.behavior: evolve` mirrors: columns added
+    (at the end, FIRST, AFTER), dropped, renamed and widened, primary keys changed, tables
+    created, renamed, dropped and truncated. t1 (which gets the end marker) is never renamed
+    or dropped."""
+
+    def __init__(self, seed: int):
+        super().__init__(seed)
+        self.extra: dict[str, list[str]] = {}  # table -> its added columns, in no order
+        self.columns_made = 0
+        self.keyed_by_v: set[str] = set()
+        self.widened: dict[str, int] = {}  # table -> the precision of d
+        self.ddl_counts: dict[str, int] = {}
+        self.dropped: list[str] = []
+        self.every_ddl_now = threading.Event()
+        self.every_ddl_done = False
+
+    KINDS = [("add column", 22), ("drop column", 10), ("rename column", 12), ("widen column", 8),
+             ("primary key", 8), ("create table", 14), ("rename table", 10), ("drop table", 8),
+             ("truncate", 8)]
+
+    def ddl(self, c) -> None:
+        if self.every_ddl_now.is_set() and not self.every_ddl_done:
+            # Once, on request: every kind in a row (so each is covered whatever the seed).
+            for kind, _ in self.KINDS:
+                self.one_ddl(c, kind, "t2" if kind in ("rename table", "drop table") else "t1")
+            self.every_ddl_done = True
+            return
+        kinds, weights = zip(*self.KINDS)
+        self.one_ddl(c, self.random.choices(kinds, weights)[0], self.random.choice(sorted(self.tables)))
+
+    def one_ddl(self, c, kind: str, table: str) -> None:
+        r = self.random
+        if table not in self.tables:
+            return
+        extra = self.extra.setdefault(table, [])
+        if kind in ("drop column", "rename column") and not extra:
+            kind = "add column"
+        if kind in ("rename table", "drop table") and (table == "t1" or len(self.tables) <= 3):
+            kind = "truncate"
+        if kind == "add column":
+            self.columns_made += 1
+            name = f"x{self.columns_made}"
+            where = r.choice(["", " FIRST", " AFTER v", " AFTER id"])
+            c.execute(f"ALTER TABLE {DB}.{table} ADD COLUMN {name} INT NULL{where}")
+            extra.append(name)
+            c.execute(f"UPDATE {DB}.{table} SET {name} = id % 97 WHERE id % 3 = 0")
+        elif kind == "drop column":
+            name = extra.pop(r.randrange(len(extra)))
+            c.execute(f"ALTER TABLE {DB}.{table} DROP COLUMN {name}")
+        elif kind == "rename column":
+            i = r.randrange(len(extra))
+            self.columns_made += 1
+            new = f"r{self.columns_made}"
+            if r.random() < 0.5:
+                c.execute(f"ALTER TABLE {DB}.{table} RENAME COLUMN {extra[i]} TO {new}")
+            else:  # CHANGE renames and widens at once
+                c.execute(f"ALTER TABLE {DB}.{table} CHANGE COLUMN {extra[i]} {new} BIGINT NULL")
+            extra[i] = new
+        elif kind == "widen column":
+            if extra and r.random() < 0.5:
+                c.execute(f"ALTER TABLE {DB}.{table} MODIFY COLUMN {r.choice(extra)} BIGINT NULL")
+            else:
+                precision = self.widened.get(table, 12) + 1
+                self.widened[table] = precision
+                c.execute(f"ALTER TABLE {DB}.{table} MODIFY COLUMN d DECIMAL({precision},2)")
+        elif kind == "primary key":
+            if table in self.keyed_by_v:
+                c.execute(f"ALTER TABLE {DB}.{table} DROP PRIMARY KEY, ADD PRIMARY KEY (id)")
+                self.keyed_by_v.discard(table)
+            else:
+                c.execute(f"ALTER TABLE {DB}.{table} DROP PRIMARY KEY, ADD PRIMARY KEY (id, v)")
+                self.keyed_by_v.add(table)
+        elif kind == "create table":
+            if self.dropped and r.random() < 0.4:  # a name the lake had before
+                name = self.dropped.pop(r.randrange(len(self.dropped)))
+            else:
+                self.columns_made += 1
+                name = f"n{self.columns_made}"
+            self.create(c, name, r.randint(0, 300))
+        elif kind == "rename table":
+            self.columns_made += 1
+            new = f"{table.split('_')[0]}_{self.columns_made}"
+            c.execute(f"RENAME TABLE {DB}.{table} TO {DB}.{new}")
+            self.tables[new] = self.tables.pop(table)
+            self.extra[new] = self.extra.pop(table, [])
+            if table in self.keyed_by_v:
+                self.keyed_by_v.discard(table)
+                self.keyed_by_v.add(new)
+            if table in self.widened:
+                self.widened[new] = self.widened.pop(table)
+            self.dropped.append(table)  # its name is free again
+        elif kind == "drop table":
+            c.execute(f"DROP TABLE {DB}.{table}")
+            del self.tables[table]
+            self.extra.pop(table, None)
+            self.keyed_by_v.discard(table)
+            self.widened.pop(table, None)
+            self.dropped.append(table)
+        else:
+            c.execute(f"TRUNCATE TABLE {DB}.{table}")
+        self.ddl_counts[kind] = self.ddl_counts.get(kind, 0) + 1
+
+
 def start_run(pipeline: Path, log: Path) -> subprocess.Popen:
     env = dict(os.environ, FLOE_TEST_MYSQL_PASSWORD=os.environ.get("FLOE_TEST_MYSQL_PASSWORD", "floe"))
     with open(log, "w") as err:
@@ -202,7 +309,7 @@ def checkpoint_ids_once(lake: Path) -> dict[str, int]:
 class Mirror:
     """A database under a random workload, its pipeline file and its lake."""
 
-    def __init__(self, tmp_path: Path, rows_per_table: int = 20_000):
+    def __init__(self, tmp_path: Path, rows_per_table: int = 20_000, behavior: str = "lenient"):
         self.tmp = tmp_path
         self.seed = int(os.environ.get("FLOE_TEST_SEED", random.randrange(1 << 30)))
         print(f"seed {self.seed}")
@@ -213,8 +320,9 @@ class Mirror:
             f"catalog:\n  default:\n    type: sql\n    uri: sqlite:///{self.lake}/catalog.db\n"
             f"    warehouse: {self.lake}/warehouse\n")
         self.pipeline = tmp_path / "mirror.yaml"
-        write_pipeline(self.pipeline, self.lake)
-        self.workload = Workload(self.seed)
+        write_pipeline(self.pipeline, self.lake, behavior)
+        self.behavior = behavior
+        self.workload = EvolveWorkload(self.seed) if behavior == "evolve" else Workload(self.seed)
         self.conn = root_connection()
         with self.conn.cursor() as c:
             c.execute(f"DROP DATABASE IF EXISTS {DB}")
@@ -278,13 +386,14 @@ class Mirror:
         print(f"{len(self.logs) - 1} kills, {resumed} runs resumed from a checkpoint, "
               f"{self.workload.transactions} transactions ({self.workload.reconnects} failed statements: "
               f"{self.workload.failures[:3]}), "
-              f"{len(self.workload.tables)} tables, commits per table {commits}")
+              f"{len(self.workload.tables)} tables, commits per table {commits}, "
+              f"DDL {getattr(self.workload, 'ddl_counts', {})}")
         check = subprocess.run(
             [sys.executable, str(ROOT / "examples" / "mirror_check.py"), "--database", DB,
              "--mariadb", f"mariadb --no-defaults --protocol=socket --socket={SOCKET} -uroot",
              "--floe", str(FLOE), "--catalog-config", str(self.lake / "catalog.yaml"),
              "--sqlite", str(self.lake / "catalog.db"), "--warehouse", str(self.lake / "warehouse"),
-             "--java-classpath", str(CLASSPATH)],
+             "--java-classpath", str(CLASSPATH)] + (["--exact-schema"] if self.behavior == "evolve" else []),
             capture_output=True, text=True, timeout=600)
         print(check.stdout[-6000:])
         assert check.returncode == 0, check.stdout[-6000:] + check.stderr[-3000:]
@@ -311,10 +420,27 @@ def preflight() -> None:
         pytest.skip(f"no MariaDB socket at {SOCKET}")
 
 
-def test_run_exactly_once_under_sigkill(tmp_path):
+def test_run_evolve_exactly_once_under_sigkill(tmp_path):
+    """schema.change.behavior evolve: every DDL, 50 SIGKILLs; the lake equals MariaDB row for
+    row and column for column (names, order, types, key)."""
+    preflight()
+    mirror = Mirror(tmp_path, behavior="evolve")
+
+    def after_kill(kill: int) -> None:
+        if kill == KILLS // 2:
+            mirror.workload.every_ddl_now.set()
+
+    mirror.kill_runs(KILLS, after_kill)
+    assert mirror.workload.every_ddl_done, "the round of every DDL did not run"
+    mirror.finish()
+    mirror.check()
+
+
+def test_run_lenient_exactly_once_under_sigkill(tmp_path):
+    """schema.change.behavior lenient (the default): added columns, new tables, truncations."""
     preflight()
     mirror = Mirror(tmp_path)
-    mirror.kill_runs(KILLS)
+    mirror.kill_runs(max(KILLS // 3, 5))
     mirror.finish()
     mirror.check()
 

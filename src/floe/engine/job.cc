@@ -61,6 +61,12 @@ void JobRuntime::SourceEnded() {
   cv_.notify_all();
 }
 
+void JobRuntime::RequestCheckpoint() {
+  std::lock_guard lock(mu_);
+  checkpoint_requested_ = true;
+  cv_.notify_all();
+}
+
 void JobRuntime::SubtaskExited() {
   std::lock_guard lock(mu_);
   --running_subtasks_;
@@ -157,10 +163,11 @@ Status JobRuntime::Run() {
         final_checkpoint_ = next_id_;
         Trigger(next_id_++);
       }
-    } else if (final_checkpoint_ == 0 && now >= next_trigger &&
+    } else if (final_checkpoint_ == 0 && (now >= next_trigger || checkpoint_requested_) &&
                pending_.size() < static_cast<size_t>(options_.max_concurrent_checkpoints)) {
       Trigger(next_id_++);
       next_trigger = now + options_.checkpoint_interval;
+      checkpoint_requested_ = false;
     }
     cv_.wait_for(lock, std::chrono::milliseconds(50));
   }

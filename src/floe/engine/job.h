@@ -101,6 +101,9 @@ class JobRuntime {
   JobRuntime(const JobOptions& options, std::vector<std::unique_ptr<StageBase>>* stages);
   Status Run();
   void RequestStop();
+  /// Starts a checkpoint as soon as the in-flight limit allows, without
+  /// waiting for the interval (OperatorContext::request_checkpoint).
+  void RequestCheckpoint();
 
   // Called by subtasks.
   void Ack(CheckpointId id, std::string key, std::string state);
@@ -137,6 +140,7 @@ class JobRuntime {
   int consecutive_failures_ = 0;
   CheckpointId next_id_ = 1;
   std::atomic<bool> stop_requested_{false};
+  bool checkpoint_requested_ = false;  ///< guarded by mu_
   std::atomic<CheckpointId> final_checkpoint_{0};
   std::atomic<CheckpointId> last_completed_{0};
 };
@@ -265,7 +269,7 @@ class SourceStage final : public ProducerStage<Out> {
     };
     std::unique_ptr<SourceOperator<Out>> op = factory_(index);
     RoutingCollector<Out> out(&this->output, static_cast<size_t>(index));
-    OperatorContext context{name_, index, parallelism_};
+    OperatorContext context{name_, index, parallelism_, [runtime] { runtime->RequestCheckpoint(); }};
     if (auto s = op->Open(context, restored); !s) return fail(s.error());
     bool ended = false;
     CheckpointId last_snapshot = 0;

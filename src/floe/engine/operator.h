@@ -24,6 +24,11 @@ struct OperatorContext {
   std::string name;
   int subtask = 0;
   int parallelism = 1;
+  /// Sources only: asks the coordinator to start a checkpoint now rather than
+  /// at the next interval (when fewer than max_concurrent_checkpoints are in
+  /// flight; else as soon as one completes). Thread-safe; may be empty (then
+  /// checkpoints come at the interval only).
+  std::function<void()> request_checkpoint;
 };
 
 /// State restored from the last completed checkpoint.

@@ -11,6 +11,8 @@
 #include "floe/iceberg/table_metadata_builder.h"
 #include "floe/iceberg/table_update.h"
 #include "floe/iceberg/update_operations.h"
+#include "floe/ingest/schema_mirror.h"
+#include "floe/ingest/type_fit.h"
 
 namespace floe::ingest {
 
@@ -28,51 +30,21 @@ constexpr std::string_view kUpsertProperty = "write.upsert.enabled";
 
 // ------------------------------------------------------------ type comparison
 
-/// Same type, ignoring field ids (event schemas number fields on their own).
-bool SameType(const Type& a, const Type& b) {
-  if (a.id() != b.id()) return false;
-  switch (a.id()) {
-    case TypeId::kDecimal:
-      return a.precision() == b.precision() && a.scale() == b.scale();
-    case TypeId::kFixed:
-      return a.length() == b.length();
-    case TypeId::kStruct:
-    case TypeId::kList:
-    case TypeId::kMap: {
-      if (a.fields().size() != b.fields().size()) return false;
-      for (size_t i = 0; i < a.fields().size(); ++i) {
-        if (a.fields()[i].name != b.fields()[i].name) return false;
-        if (!SameType(*a.fields()[i].type, *b.fields()[i].type)) return false;
-      }
-      return true;
-    }
-    default:
-      return true;
-  }
-}
+using Fit = TypeFit;
 
-enum class Fit { kSame, kNarrower, kWider, kIncompatible };
-
-/// How an event column of type `event` fits a table column of type `table`.
+/// How an event column of type `event` fits a table column of type `table`,
+/// and the conversion that maps a narrower event value.
 Fit Compare(const Type& table, const Type& event, RowMapping::Conversion* conversion) {
   *conversion = RowMapping::Conversion::kNone;
-  if (SameType(table, event)) return Fit::kSame;
-  TypeId t = table.id();
-  TypeId e = event.id();
-  if (t == TypeId::kLong && e == TypeId::kInt) {
-    *conversion = RowMapping::Conversion::kIntToLong;
-    return Fit::kNarrower;
+  Fit fit = FitOf(table, event);
+  if (fit == Fit::kNarrower) {
+    if (table.id() == TypeId::kLong && event.id() == TypeId::kInt) {
+      *conversion = RowMapping::Conversion::kIntToLong;
+    } else if (table.id() == TypeId::kDouble && event.id() == TypeId::kFloat) {
+      *conversion = RowMapping::Conversion::kFloatToDouble;
+    }
   }
-  if (t == TypeId::kDouble && e == TypeId::kFloat) {
-    *conversion = RowMapping::Conversion::kFloatToDouble;
-    return Fit::kNarrower;
-  }
-  if (t == TypeId::kInt && e == TypeId::kLong) return Fit::kWider;
-  if (t == TypeId::kFloat && e == TypeId::kDouble) return Fit::kWider;
-  if (t == TypeId::kDecimal && e == TypeId::kDecimal && table.scale() == event.scale()) {
-    return event.precision() < table.precision() ? Fit::kNarrower : Fit::kWider;
-  }
-  return Fit::kIncompatible;
+  return fit;
 }
 
 // ------------------------------------------------------------ fresh field ids
@@ -451,8 +423,18 @@ Result<LoadedTable> TableResolver::LoadOrCreate(const TableIdentifier& id,
       FLOE_RETURN_IF_ERROR(
           builder.Apply(iceberg::update::SetProperties{options_.table_properties}));
     }
-    FLOE_RETURN_IF_ERROR(
-        builder.Apply(iceberg::update::SetLocation{catalog_->DefaultTableLocation(id)}));
+    // A renamed or dropped table may still hold the default location (a
+    // rename keeps its folder): then the new table gets a folder of its own.
+    std::string location = catalog_->DefaultTableLocation(id);
+    if (!location.empty()) {
+      FLOE_ASSIGN_OR_RETURN(auto used, iceberg::LocationInUse(catalog_->file_io(), location));
+      for (int n = 2; used; ++n) {
+        std::string next = fmt::format("{}-{}", catalog_->DefaultTableLocation(id), n);
+        FLOE_ASSIGN_OR_RETURN(used, iceberg::LocationInUse(catalog_->file_io(), next));
+        location = std::move(next);
+      }
+    }
+    FLOE_RETURN_IF_ERROR(builder.Apply(iceberg::update::SetLocation{location}));
     FLOE_ASSIGN_OR_RETURN(iceberg::TableMetadata metadata, builder.Build());
     return catalog_->CreateTable(id, std::move(metadata));
   };
@@ -504,24 +486,12 @@ Result<TableResolver::TableState*> TableResolver::Resolve(
   key_buffer_.append(table);
   if (auto it = by_source_.find(key_buffer_); it != by_source_.end()) return it->second;
 
-  TableIdentifier id;
-  if (options_.table) {
-    id = *options_.table;
-  } else if (options_.route_function) {
-    auto routed = options_.route_function(db, table);
-    if (!routed) {
-      *event_error = true;
-      return std::unexpected(std::move(routed).error());
-    }
-    id = std::move(*routed);
-  } else {
-    auto routed = RenderRoute(options_.route, db, table);
-    if (!routed) {
-      *event_error = true;
-      return std::unexpected(std::move(routed).error());
-    }
-    id = std::move(*routed);
+  auto routed = RouteOf(db, table);
+  if (!routed) {
+    *event_error = true;
+    return std::unexpected(std::move(routed).error());
   }
+  TableIdentifier id = std::move(*routed);
   std::string name = id.ToString();
   TableState* state = nullptr;
   if (auto it = tables_.find(name); it != tables_.end()) {
@@ -545,6 +515,61 @@ Result<TableResolver::TableState*> TableResolver::Resolve(
   }
   by_source_.emplace(key_buffer_, state);
   return state;
+}
+
+Result<TableIdentifier> TableResolver::RouteOf(std::string_view db, std::string_view table) const {
+  if (options_.table) return *options_.table;
+  if (options_.route_function) return options_.route_function(db, table);
+  return RenderRoute(options_.route, db, table);
+}
+
+void TableResolver::Forget(std::string_view db, std::string_view table) {
+  std::string key(db);
+  key.push_back('\0');
+  key.append(table);
+  auto it = by_source_.find(key);
+  if (it == by_source_.end()) return;
+  TableState* state = it->second;
+  for (auto b = by_source_.begin(); b != by_source_.end();) {
+    b = b->second == state ? by_source_.erase(b) : std::next(b);
+  }
+  tables_.erase(state->name);
+}
+
+Result<TableResolver::MirrorOutcome> TableResolver::MirrorSchema(
+    TableState* state, const std::shared_ptr<const Schema>& row_schema,
+    std::string_view renamed_from, std::string_view renamed_to, bool* event_error) {
+  *event_error = false;
+  for (int attempt = 0;; ++attempt) {
+    auto plan = PlanSchemaMirror(state->name, *state->loaded.metadata.CurrentSchema(), *row_schema,
+                                 renamed_from, renamed_to);
+    if (!plan) {
+      *event_error = true;
+      return std::unexpected(std::move(plan).error());
+    }
+    MirrorOutcome outcome{plan->Describe(), plan->notes};
+    if (plan->empty()) return outcome;
+    iceberg::Table table(catalog_.get(), state->loaded);
+    auto op = table.NewUpdateSchema();
+    op->Change([steps = *plan](iceberg::UpdateSchema& u) { steps.ApplyTo(u); });
+    auto committed = op->Commit();
+    if (committed) {
+      state->loaded = table.loaded();
+      FLOE_ASSIGN_OR_RETURN(state->target, MakeTarget(state->loaded));
+      state->mappings.clear();
+      state->last_row_schema = nullptr;
+      state->last_mapping = nullptr;
+      if (stats_ != nullptr) stats_->schema_changes.fetch_add(1);
+      return outcome;
+    }
+    auto reloaded = catalog_->LoadTable(state->id);
+    if (!reloaded || attempt >= 2) {
+      *event_error = committed.error().code() == ErrorCode::kSchemaIncompatible;
+      return std::unexpected(std::move(committed).error().WithContext(
+          fmt::format("mirroring the schema of table {} ({})", state->name, outcome.applied)));
+    }
+    state->loaded = std::move(*reloaded);
+  }
 }
 
 Status TableResolver::Evolve(TableState* state, const Schema& row_schema, bool* event_error) {
@@ -592,6 +617,23 @@ Status TableResolver::Evolve(TableState* state, const Schema& row_schema, bool* 
   }
 }
 
+Status TableResolver::CheckFits(TableState* state, const Schema& row_schema, bool* event_error) {
+  const Schema& table = *state->loaded.metadata.CurrentSchema();
+  for (const NestedField& e : row_schema.fields()) {
+    const NestedField* t = table.FindFieldByName(e.name);
+    if (t == nullptr) continue;
+    Fit fit = FitOf(*t->type, *e.type);
+    if (fit == Fit::kWider || fit == Fit::kIncompatible) {
+      *event_error = true;
+      return SchemaIncompatible(
+          "table {}: column '{}' is {} in the source and {} in the table, and schema changes "
+          "are ignored (schema.change.behavior: ignore); the rows no longer fit",
+          state->name, e.name, e.type->ToString(), t->type->ToString());
+    }
+  }
+  return Ok();
+}
+
 Result<std::shared_ptr<RowMapping>> TableResolver::BuildMapping(
     TableState* state, const std::shared_ptr<const Schema>& row_schema) {
   const Schema& table = *state->target->metadata->CurrentSchema();
@@ -635,7 +677,9 @@ Result<const RowMapping*> TableResolver::MappingFor(TableState* state,
     state->last_mapping = it->second.get();
     return state->last_mapping;
   }
-  if (row_schema) {
+  if (row_schema && !options_.evolve_schemas) {
+    FLOE_RETURN_IF_ERROR(CheckFits(state, *row_schema, event_error));
+  } else if (row_schema) {
     int64_t before = state->loaded.metadata.current_schema_id;
     std::string before_location = state->loaded.metadata_location;
     FLOE_RETURN_IF_ERROR(Evolve(state, *row_schema, event_error));

@@ -76,6 +76,11 @@ struct TableResolverOptions {
   std::optional<bool> upsert;
   /// Overwrite mode (refused together with upsert).
   bool overwrite = false;
+  /// Whether a row schema evolves its table (add, widen, make optional).
+  /// False (`schema.change.behavior: ignore`): tables keep their schema;
+  /// columns they lack are left out of the rows, and a column whose type no
+  /// longer fits is kSchemaIncompatible.
+  bool evolve_schemas = true;
 };
 
 /// Checks the options on their own (before any event): exactly one of
@@ -162,6 +167,32 @@ class TableResolver {
                                        const std::shared_ptr<const types::Schema>& row_schema,
                                        bool* event_error);
 
+  /// `schema.change.behavior: evolve`: makes the table's schema equal
+  /// `row_schema` (PlanSchemaMirror, with the column the statement renamed,
+  /// if any) in one schema commit, before any row of the new schema. Returns
+  /// the plan applied (empty when the table already matched — a replayed
+  /// statement). Errors: kSchemaIncompatible (event error) for a change
+  /// Iceberg cannot express; job errors from the catalog.
+  struct MirrorOutcome {
+    std::string applied;              ///< SchemaMirrorPlan::Describe(), "" if nothing
+    std::vector<std::string> notes;   ///< what stays different from the source
+  };
+  Result<MirrorOutcome> MirrorSchema(TableState* state,
+                                     const std::shared_ptr<const types::Schema>& row_schema,
+                                     std::string_view renamed_from, std::string_view renamed_to,
+                                     bool* event_error);
+
+  /// The sink table of source table (db, table) by the routes, without
+  /// loading or creating it.
+  Result<iceberg::TableIdentifier> RouteOf(std::string_view db, std::string_view table) const;
+  /// Forgets what was resolved for source table (db, table) and its sink
+  /// table (after the sink table was renamed or dropped): the next event of
+  /// it resolves it again.
+  void Forget(std::string_view db, std::string_view table);
+
+  /// Creates namespace `ns` (and its parents) when missing.
+  Status EnsureNamespace(const iceberg::Namespace& ns);
+
   /// The current target and schema of a resolved table.
   static const sink::TableTargetPtr& TargetOf(const TableState* state);
   static const types::Schema& SchemaOf(const TableState* state);
@@ -185,11 +216,12 @@ class TableResolver {
   Result<iceberg::LoadedTable> LoadOrCreate(const iceberg::TableIdentifier& id,
                                             const std::shared_ptr<const types::Schema>& row_schema,
                                             bool* event_error);
-  Status EnsureNamespace(const iceberg::Namespace& ns);
   Status EnsurePrimaryKey(iceberg::LoadedTable* loaded, bool* event_error);
   Result<std::shared_ptr<RowMapping>> BuildMapping(
       TableState* state, const std::shared_ptr<const types::Schema>& row_schema);
   Status Evolve(TableState* state, const types::Schema& row_schema, bool* event_error);
+  /// evolve_schemas false: every row column the table has fits it.
+  Status CheckFits(TableState* state, const types::Schema& row_schema, bool* event_error);
 
   TableResolverOptions options_;
   std::shared_ptr<iceberg::Catalog> catalog_;

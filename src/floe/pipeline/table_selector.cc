@@ -151,6 +151,15 @@ bool MatchesSourceTable(const SourceTables& tables, std::string_view db, std::st
   return tables.include.Matches(db, table) && !tables.exclude.Matches(db, table);
 }
 
+bool RouteIsOneToOne(const std::vector<Route>& routes, std::string_view db, std::string_view table) {
+  for (const Route& route : routes) {
+    if (!route.source_table.Matches(db, table)) continue;
+    return !route.replace_symbol.empty() &&
+           route.sink_table.find(route.replace_symbol) != std::string::npos;
+  }
+  return true;
+}
+
 Result<iceberg::TableIdentifier> RouteFor(const std::vector<Route>& routes, std::string_view db,
                                           std::string_view table) {
   for (size_t i = 0; i < routes.size(); ++i) {

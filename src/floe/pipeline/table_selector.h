@@ -84,4 +84,10 @@ struct Route {
 Result<iceberg::TableIdentifier> RouteFor(const std::vector<Route>& routes, std::string_view db,
                                           std::string_view table);
 
+/// Whether `db`.`table` has its sink table to itself as far as the routes
+/// tell: no route matches it, or the first that does names the table through
+/// its replace-symbol. A route without one gathers every table it matches
+/// (sharded tables) into one sink table.
+bool RouteIsOneToOne(const std::vector<Route>& routes, std::string_view db, std::string_view table);
+
 }  // namespace floe::pipeline

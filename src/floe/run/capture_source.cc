@@ -3,6 +3,7 @@
 #include <condition_variable>
 #include <deque>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -99,6 +100,23 @@ struct CaptureSource::Impl {
   const cdc::TableDefinition* last_definition = nullptr;
   std::shared_ptr<const types::Schema> last_row_schema;
 
+  // The batch being handed on, and the index of its next event: a schema
+  // change that must follow committed rows (evolve) holds it there.
+  std::optional<Item> current;
+  size_t current_next = 0;
+  std::shared_ptr<iceberg::Catalog> catalog;
+  std::function<void()> request_checkpoint;
+  bool dirty = false;                     ///< rows handed on since the last SnapshotState
+  engine::CheckpointId uncommitted = 0;   ///< the last SnapshotState that covered rows
+  engine::CheckpointId completed = 0;     ///< the last checkpoint completed
+  bool commit_requested = false;          ///< a checkpoint was asked for the held change
+
+  using Behavior = pipeline::SchemaChangeBehavior;
+  bool Mirrors() const {
+    return options.schema_change_behavior == Behavior::kEvolve ||
+           options.schema_change_behavior == Behavior::kTryEvolve;
+  }
+
   Impl(CaptureSourceOptions o, std::shared_ptr<sink::CheckpointPositions> p, ingest::IngestStats* s)
       : options(std::move(o)), positions(std::move(p)), stats(s != nullptr ? s : &own_stats) {}
 
@@ -164,6 +182,7 @@ struct CaptureSource::Impl {
     if (!mapping) return std::unexpected(AtChange(std::move(mapping).error(), id, change.source));
     auto rows = changes->Write(**mapping, change.op, change.before, change.after, out, &event_error);
     if (!rows) return std::unexpected(AtChange(std::move(rows).error(), id, change.source));
+    if (*rows > 0) dirty = true;
     state.rows += *rows;
     stats->rows_emitted.fetch_add(*rows, std::memory_order_relaxed);
     if (options.metrics != nullptr) CountForMetrics(ingest::TableResolver::TargetOf(*resolved), change);
@@ -215,16 +234,194 @@ struct CaptureSource::Impl {
   Status ApplySchemaChange(const cdc::SchemaChange& change,
                            engine::Collector<sink::RowBatch>& out) {
     using Kind = cdc::SchemaChangeKind;
-    bool event_error = false;
-    if (options.stop_on_schema_change && change.kind != Kind::kCreateTable &&
-        change.kind != Kind::kAlterOther) {
-      return std::unexpected(AtChange(
-          Error(ErrorCode::kSchemaIncompatible,
-                fmt::format("schema.change.behavior is exception, and the source changed the "
-                            "table: {} ({:.300})",
-                            cdc::SchemaChangeKindName(change.kind), change.ddl)),
-          change.table, change.source));
+    switch (options.schema_change_behavior) {
+      case Behavior::kException:
+        if (change.kind != Kind::kCreateTable && change.kind != Kind::kAlterOther) {
+          return std::unexpected(AtChange(
+              Error(ErrorCode::kSchemaIncompatible,
+                    fmt::format("schema.change.behavior is exception, and the source changed the "
+                                "table: {} ({:.300})",
+                                cdc::SchemaChangeKindName(change.kind), change.ddl)),
+              change.table, change.source));
+        }
+        return LenientChange(change, out);
+      case Behavior::kIgnore:
+        if (change.kind != Kind::kCreateTable) return Ok();
+        return LenientChange(change, out);
+      case Behavior::kEvolve:
+      case Behavior::kTryEvolve:
+        return MirrorChange(change, out);
+      case Behavior::kLenient:
+        break;
     }
+    return LenientChange(change, out);
+  }
+
+  /// Whether a change must wait until the rows handed on before it are
+  /// committed (evolve): one after which a row of the old schema could no
+  /// longer be mapped by name onto the table.
+  static bool NeedsCommittedRows(cdc::SchemaChangeKind kind) {
+    using Kind = cdc::SchemaChangeKind;
+    return kind == Kind::kDropColumn || kind == Kind::kRenameColumn ||
+           kind == Kind::kModifyColumn || kind == Kind::kPrimaryKeyChange ||
+           kind == Kind::kRenameTable || kind == Kind::kDropTable;
+  }
+
+  engine::CheckpointId CommittedThrough() const {
+    return positions ? positions->CommittedThrough() : completed;
+  }
+
+  /// True while the batch starting with `change` must wait for the rows
+  /// before it to be committed (one of its schema changes needs that: a
+  /// statement may make several); asks for a checkpoint the first time.
+  bool MustWait(const cdc::SchemaChange& change, const cdc::ChangeBatch& batch, size_t index) {
+    if (!Mirrors()) return false;
+    // Only at a transaction boundary can a checkpoint cover exactly the rows
+    // before the change (a DDL is a transaction of its own).
+    if (index > 0 || in_transaction) return false;
+    bool needed = false;
+    for (const auto& event : batch.events) {
+      const auto* c = std::get_if<cdc::SchemaChange>(&event);
+      if (c != nullptr && NeedsCommittedRows(c->kind)) needed = true;
+    }
+    if (!needed) return false;
+    if (!dirty && uncommitted <= CommittedThrough()) {
+      commit_requested = false;
+      return false;
+    }
+    if (!commit_requested) {
+      commit_requested = true;
+      spdlog::info("run: {} of {} waits for the rows before it to be committed",
+                   cdc::SchemaChangeKindName(change.kind), change.table.ToString());
+      if (request_checkpoint) request_checkpoint();
+    }
+    return true;
+  }
+
+  /// evolve / try_evolve: the lake follows the change exactly (see the header).
+  Status MirrorChange(const cdc::SchemaChange& change, engine::Collector<sink::RowBatch>& out) {
+    using Kind = cdc::SchemaChangeKind;
+    switch (change.kind) {
+      case Kind::kCreateTable:
+      case Kind::kAddColumn:
+      case Kind::kDropColumn:
+      case Kind::kRenameColumn:
+      case Kind::kModifyColumn:
+      case Kind::kPrimaryKeyChange:
+        return MirrorColumns(change, change.old_column, change.column, out);
+      case Kind::kRenameTable: {
+        auto renamed = MirrorTableRename(change);
+        if (!renamed) return std::unexpected(AtChange(std::move(renamed).error(), change.table, change.source));
+        if (!*renamed) return LenientChange(change, out);
+        return MirrorColumns(change, "", "", out);
+      }
+      case Kind::kDropTable: {
+        auto dropped = MirrorTableDrop(change);
+        if (!dropped) return std::unexpected(AtChange(std::move(dropped).error(), change.table, change.source));
+        return Ok();
+      }
+      case Kind::kTruncateTable:
+      case Kind::kAlterOther:
+        return LenientChange(change, out);
+    }
+    return Ok();
+  }
+
+  /// The table's Iceberg schema becomes the source's after `change`.
+  Status MirrorColumns(const cdc::SchemaChange& change, std::string_view renamed_from,
+                       std::string_view renamed_to, engine::Collector<sink::RowBatch>& out) {
+    if (!change.table_after) return Ok();
+    bool event_error = false;
+    const auto& row_schema = RowSchemaOf(change.table_after);
+    auto resolved = resolver->Resolve(change.table.db, change.table.table, row_schema, &event_error);
+    if (!resolved) {
+      return std::unexpected(AtChange(std::move(resolved).error(), change.table, change.source));
+    }
+    if (AlreadyCommitted(*ingest::TableResolver::TargetOf(*resolved), change.source)) return Ok();
+    auto mirrored =
+        resolver->MirrorSchema(*resolved, row_schema, renamed_from, renamed_to, &event_error);
+    if (!mirrored) {
+      if (options.schema_change_behavior == Behavior::kTryEvolve &&
+          mirrored.error().code() == ErrorCode::kSchemaIncompatible) {
+        spdlog::warn("run: {} at {}: {}; handled as lenient (schema.change.behavior try_evolve)",
+                     change.table.ToString(),
+                     change.source ? change.source->position.binlog.ToString() : "",
+                     mirrored.error().message());
+        return LenientChange(change, out);
+      }
+      return std::unexpected(AtChange(std::move(mirrored).error(), change.table, change.source));
+    }
+    const std::string sink_name = ingest::TableResolver::TargetOf(*resolved)->key;
+    if (!mirrored->applied.empty()) {
+      spdlog::info("run: table {}: {} ({:.200})", sink_name, mirrored->applied, change.ddl);
+    }
+    for (const auto& note : mirrored->notes) spdlog::warn("run: table {}: {}", sink_name, note);
+    return Ok();
+  }
+
+  bool OwnsSinkTable(const cdc::TableId& table) const {
+    return !options.owns_sink_table || options.owns_sink_table(table.db, table.table);
+  }
+
+  /// RENAME TABLE: the Iceberg table is renamed when both names have their
+  /// sink tables to themselves and differ. False: not renamed (try_evolve,
+  /// the new name exists): handle as lenient.
+  Result<bool> MirrorTableRename(const cdc::SchemaChange& change) {
+    FLOE_ASSIGN_OR_RETURN(auto from, resolver->RouteOf(change.old_table.db, change.old_table.table));
+    FLOE_ASSIGN_OR_RETURN(auto to, resolver->RouteOf(change.table.db, change.table.table));
+    resolver->Forget(change.old_table.db, change.old_table.table);
+    resolver->Forget(change.table.db, change.table.table);
+    if (from == to || !OwnsSinkTable(change.old_table) || !OwnsSinkTable(change.table)) {
+      return true;  // a shared sink table stays; the new name's rows go where its route says
+    }
+    auto old_table = catalog->LoadTable(from);
+    auto new_table = catalog->LoadTable(to);
+    if (!old_table && old_table.error().code() != ErrorCode::kNotFound) {
+      return std::unexpected(old_table.error());
+    }
+    if (!new_table && new_table.error().code() != ErrorCode::kNotFound) {
+      return std::unexpected(new_table.error());
+    }
+    if (!old_table) return true;  // renamed before (a replay), or never created
+    if (new_table) {
+      Error error(ErrorCode::kAlreadyExists,
+                  fmt::format("cannot rename table {} to {}: the lake already has {}", from.ToString(),
+                              to.ToString(), to.ToString()));
+      if (options.schema_change_behavior == Behavior::kTryEvolve) {
+        spdlog::warn("run: {}; handled as lenient (schema.change.behavior try_evolve)",
+                     error.message());
+        return false;
+      }
+      return std::unexpected(std::move(error));
+    }
+    FLOE_RETURN_IF_ERROR(resolver->EnsureNamespace(to.ns));
+    FLOE_RETURN_IF_ERROR(catalog->RenameTable(from, to));
+    spdlog::info("run: table {} renamed to {} ({:.200})", from.ToString(), to.ToString(), change.ddl);
+    return true;
+  }
+
+  /// DROP TABLE: the Iceberg table is dropped with its files when the source
+  /// table has it to itself. False: kept.
+  Result<bool> MirrorTableDrop(const cdc::SchemaChange& change) {
+    FLOE_ASSIGN_OR_RETURN(auto id, resolver->RouteOf(change.table.db, change.table.table));
+    resolver->Forget(change.table.db, change.table.table);
+    if (!OwnsSinkTable(change.table)) {
+      spdlog::info("run: {} was dropped; its sink table {} is shared by a route and stays",
+                   change.table.ToString(), id.ToString());
+      return false;
+    }
+    Status dropped = catalog->DropTable(id, /*purge=*/true);
+    if (!dropped && dropped.error().code() != ErrorCode::kNotFound) {
+      return std::unexpected(dropped.error());
+    }
+    if (dropped) spdlog::info("run: table {} dropped ({:.200})", id.ToString(), change.ddl);
+    return true;
+  }
+
+  /// lenient (and what exception, ignore and try_evolve fall back to).
+  Status LenientChange(const cdc::SchemaChange& change, engine::Collector<sink::RowBatch>& out) {
+    using Kind = cdc::SchemaChangeKind;
+    bool event_error = false;
     switch (change.kind) {
       case Kind::kCreateTable:
       case Kind::kRenameTable:
@@ -259,6 +456,7 @@ struct CaptureSource::Impl {
         }
         FLOE_RETURN_IF_ERROR(
             batcher->Truncate(ingest::TableResolver::TargetOf(*resolved), out));
+        dirty = true;
         stats->truncates.fetch_add(1, std::memory_order_relaxed);
         return Ok();
       }
@@ -269,15 +467,21 @@ struct CaptureSource::Impl {
     return Ok();
   }
 
-  Status HandOn(Item& item, engine::Collector<sink::RowBatch>& out) {
-    for (const cdc::ChangeEvent& event : item.batch.events) {
-      ++state.changes;
-      stats->events_read.fetch_add(1, std::memory_order_relaxed);
+  /// Hands on the events of `current` from `current_next`. False: stopped
+  /// before a schema change that waits for committed rows (MustWait).
+  Result<bool> HandOn(engine::Collector<sink::RowBatch>& out) {
+    Item& item = *current;
+    for (; current_next < item.batch.events.size(); ++current_next) {
+      const cdc::ChangeEvent& event = item.batch.events[current_next];
       if (const auto* row = std::get_if<cdc::RowChange>(&event)) {
         FLOE_RETURN_IF_ERROR(WriteRow(*row, out));
       } else {
-        FLOE_RETURN_IF_ERROR(ApplySchemaChange(std::get<cdc::SchemaChange>(event), out));
+        const auto& change = std::get<cdc::SchemaChange>(event);
+        if (MustWait(change, item.batch, current_next)) return false;
+        FLOE_RETURN_IF_ERROR(ApplySchemaChange(change, out));
       }
+      ++state.changes;
+      stats->events_read.fetch_add(1, std::memory_order_relaxed);
     }
     if (item.batch.ends_transaction) {
       state.capture = std::move(item.state);
@@ -288,7 +492,9 @@ struct CaptureSource::Impl {
     } else {
       in_transaction = true;
     }
-    return Ok();
+    current.reset();
+    current_next = 0;
+    return true;
   }
 
   /// Waits until `deadline` (or for ever inside a transaction) for a batch.
@@ -330,8 +536,11 @@ Status CaptureSource::Open(const engine::OperatorContext& context,
   Impl& s = *impl_;
   s.subtask = context.subtask;
   FLOE_RETURN_IF_ERROR(ingest::ValidateTableResolverOptions(s.options.tables));
-  FLOE_ASSIGN_OR_RETURN(std::shared_ptr<iceberg::Catalog> catalog, s.options.sink.catalog());
-  s.resolver = std::make_unique<ingest::TableResolver>(s.options.tables, std::move(catalog), s.stats);
+  s.request_checkpoint = context.request_checkpoint;
+  FLOE_ASSIGN_OR_RETURN(s.catalog, s.options.sink.catalog());
+  ingest::TableResolverOptions tables = s.options.tables;
+  tables.evolve_schemas = s.options.schema_change_behavior != Impl::Behavior::kIgnore;
+  s.resolver = std::make_unique<ingest::TableResolver>(std::move(tables), s.catalog, s.stats);
   s.batcher = std::make_unique<sink::RowBatcher>(s.options.sink, s.options.batch_rows);
   s.changes = std::make_unique<ingest::RowChangeWriter>(s.batcher.get());
 
@@ -372,10 +581,17 @@ Result<bool> CaptureSource::Poll(engine::Collector<sink::RowBatch>& out) {
   Impl& s = *impl_;
   auto deadline = std::chrono::steady_clock::now() + s.options.max_poll_time;
   while (!s.ended) {
-    FLOE_ASSIGN_OR_RETURN(std::optional<Item> item, s.Next(deadline));
-    if (!item) break;
-    FLOE_RETURN_IF_ERROR(s.HandOn(*item, out));
+    if (!s.current) {
+      FLOE_ASSIGN_OR_RETURN(s.current, s.Next(deadline));
+      if (!s.current) break;
+    }
+    FLOE_ASSIGN_OR_RETURN(bool whole, s.HandOn(out));
     s.PublishMetrics(false);
+    if (!whole) {
+      // Waiting for a commit: return so the checkpoint can pass, without spinning.
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      break;
+    }
     if (!s.in_transaction && std::chrono::steady_clock::now() >= deadline) break;
   }
   FLOE_RETURN_IF_ERROR(s.batcher->Flush(out));
@@ -386,6 +602,10 @@ Result<bool> CaptureSource::Poll(engine::Collector<sink::RowBatch>& out) {
 Result<std::string> CaptureSource::SnapshotState(engine::CheckpointId id) {
   Impl& s = *impl_;
   s.batcher->CheckpointBoundary();
+  if (s.dirty) {
+    s.uncommitted = id;
+    s.dirty = false;
+  }
   if (s.positions) s.positions->Put(id, s.subtask, DescribeCapturePosition(s.state.position));
   if (s.options.metrics != nullptr) {
     s.PublishMetrics(true);
@@ -395,6 +615,7 @@ Result<std::string> CaptureSource::SnapshotState(engine::CheckpointId id) {
 }
 
 Status CaptureSource::NotifyCheckpointComplete(engine::CheckpointId id) {
+  impl_->completed = std::max(impl_->completed, id);
   if (impl_->options.metrics != nullptr) impl_->options.metrics->CheckpointCompleted(id);
   return Ok();
 }

@@ -14,15 +14,31 @@
 /// first attempt was committed). A restore resumes the capture exactly after
 /// the checkpoint's last transaction.
 ///
-/// Schema changes (Flink CDC's `lenient` behaviour): a created table appears
-/// with its primary key as identifier fields; an added column or a wider
-/// type reaches the Iceberg schema before the first row that has it; a
-/// dropped column stays in Iceberg and is null from then on; a renamed column
-/// is a new column; a truncation removes the table's rows in the same
-/// checkpoint's commit; a dropped or renamed table stays in the lake.
+/// Schema changes, per `schema.change.behavior` (docs/pipeline.md):
+///  - lenient (Flink CDC's default): a created table appears with its primary
+///    key as identifier fields; an added column or a wider type reaches the
+///    Iceberg schema before the first row that has it; a dropped column stays
+///    in Iceberg and is null from then on; a renamed column is a new column;
+///    a truncation removes the table's rows in the same checkpoint's commit;
+///    a dropped or renamed table stays in the lake.
+///  - evolve: a true mirror. Each change makes the Iceberg schema equal the
+///    source table's (PlanSchemaMirror: renames keep field ids, drops drop,
+///    order and key follow); RENAME TABLE renames the Iceberg table and DROP
+///    TABLE drops it (with its files) when the table has its sink table to
+///    itself. A change that renames, drops, retypes or rekeys waits until
+///    every row handed on before it is committed (the source asks for a
+///    checkpoint at once and hands on nothing meanwhile), so a restart never
+///    maps a row of the old schema onto the new one; the change itself is
+///    idempotent (a replay finds the table already changed).
+///  - try_evolve: as evolve, but a change Iceberg refuses is logged and
+///    handled as lenient handles it.
+///  - ignore: tables are created, never changed; columns they lack are left
+///    out of the rows; truncations are ignored.
+///  - exception: any change but a new table stops the run.
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -31,6 +47,7 @@
 #include "floe/engine/operator.h"
 #include "floe/ingest/ingest_stats.h"
 #include "floe/ingest/table_resolver.h"
+#include "floe/pipeline/pipeline_definition.h"
 #include "floe/sink/record.h"
 #include "floe/sink/sink_options.h"
 
@@ -56,10 +73,13 @@ struct CaptureSourceOptions {
   /// checkpoint and commit) once the initial snapshot is whole; restored from
   /// a checkpoint taken after it, it ends at once without connecting.
   bool stop_after_snapshot = false;
-  /// `schema.change.behavior: exception`: a schema change of a table that
-  /// exists (anything but creating a table) fails the run, naming the table,
-  /// the change, the statement and its binlog position.
-  bool stop_on_schema_change = false;
+  /// `schema.change.behavior` (see above). Under exception a schema change
+  /// of a table that exists (anything but creating a table) fails the run,
+  /// naming the table, the change, the statement and its binlog position.
+  pipeline::SchemaChangeBehavior schema_change_behavior = pipeline::SchemaChangeBehavior::kLenient;
+  /// Whether source table (db, table) has its sink table to itself (evolve
+  /// renames and drops only such sink tables). Null: every table does.
+  std::function<bool(std::string_view db, std::string_view table)> owns_sink_table;
   /// Tables that already hold more than the restored checkpoint (its newer
   /// checkpoint files were lost or damaged after they committed), by sink
   /// table ("ns.table"): the binlog position their last commit covers. A

@@ -158,12 +158,6 @@ Result<CaptureSourceOptions> MakeCaptureSourceOptions(const pipeline::PipelineDe
   const pipeline::MySqlSourceDefinition& source = definition.source.mysql;
   using Behavior = pipeline::SchemaChangeBehavior;
   Behavior behavior = definition.pipeline.schema_change_behavior;
-  if (behavior != Behavior::kLenient && behavior != Behavior::kException) {
-    return NotSupported(
-        "pipeline.schema.change.behavior {}: floe run has 'lenient' and 'exception' "
-        "(docs/pipeline.md); the other behaviours are not built yet",
-        pipeline::SchemaChangeBehaviorName(behavior));
-  }
   // Keys the file accepts whose behaviour floe run does not have yet: an
   // error, never a silent difference.
   auto not_yet = [](std::string_view key, std::string_view what) {
@@ -185,7 +179,7 @@ Result<CaptureSourceOptions> MakeCaptureSourceOptions(const pipeline::PipelineDe
     return not_yet("pipeline.local-time-zone", "a local time zone");
   }
   CaptureSourceOptions options;
-  options.stop_on_schema_change = behavior == Behavior::kException;
+  options.schema_change_behavior = behavior;
   cdc::mysql::CaptureOptions& capture = options.capture;
   capture.connection = ConnectionOf(source);
   auto tables = source.tables;
@@ -212,6 +206,9 @@ Result<CaptureSourceOptions> MakeCaptureSourceOptions(const pipeline::PipelineDe
   auto routes = definition.routes;
   resolver.route_function = [routes](std::string_view db, std::string_view table) {
     return pipeline::RouteFor(routes, db, table);
+  };
+  options.owns_sink_table = [routes](std::string_view db, std::string_view table) {
+    return pipeline::RouteIsOneToOne(routes, db, table);
   };
   for (const auto& [key, value] : definition.sink.table_properties) {
     // They go into the tables' JSON metadata, which must be UTF-8.

@@ -502,6 +502,11 @@ Status CommitterOperator::NotifyCheckpointComplete(engine::CheckpointId id,
     }
     FLOE_RETURN_IF_ERROR(out.Emit(std::move(outcome)));
   }
+  // Everything up to `id` is in the tables when nothing at or below it is
+  // still pending (a failed commit stays pending, and the job stops).
+  if (m.positions && (m.state.pending.empty() || m.state.pending.begin()->first > id)) {
+    m.positions->MarkCommitted(m.subtask, m.parallelism, id);
+  }
   return Ok();
 }
 

@@ -20,7 +20,9 @@
 ///    table's max committed id (committed_checkpoints.h) is skipped. A commit
 ///    answered kCommitStateUnknown is resolved by reloading the table. Each
 ///    commit (or failure) is emitted as a CommitOutcome; a failed checkpoint
-///    stays pending, and later ones of that table wait behind it.
+///    stays pending, and later ones of that table wait behind it. With
+///    nothing at or below N left pending, N is marked committed in the
+///    shared CheckpointPositions (CommittedThrough).
 ///  - Open(restored): takes the pending checkpoints of its tables from every
 ///    subtask's state (any former parallelism) and commits those the tables
 ///    lack before anything new; a failure there fails Open (the job stops,

@@ -1,5 +1,7 @@
 #include "floe/sink/record.h"
 
+#include <algorithm>
+
 namespace floe::sink {
 
 void CheckpointPositions::Put(engine::CheckpointId id, int source_subtask, std::string position) {
@@ -20,6 +22,21 @@ std::string CheckpointPositions::Get(engine::CheckpointId id) {
     joined += position;
   }
   return joined;
+}
+
+void CheckpointPositions::MarkCommitted(int subtask, int parallelism, engine::CheckpointId id) {
+  std::lock_guard lock(mu_);
+  if (committed_.size() != static_cast<size_t>(parallelism)) {
+    committed_.assign(static_cast<size_t>(parallelism), 0);
+  }
+  auto& mark = committed_[static_cast<size_t>(subtask)];
+  mark = std::max(mark, id);
+}
+
+engine::CheckpointId CheckpointPositions::CommittedThrough() {
+  std::lock_guard lock(mu_);
+  if (committed_.empty()) return 0;
+  return *std::min_element(committed_.begin(), committed_.end());
 }
 
 }  // namespace floe::sink

@@ -113,7 +113,10 @@ struct CommitOutcome {
 /// The source positions recorded at each checkpoint, shared in-process
 /// between the source subtasks (which Put in SnapshotState, before their
 /// barrier) and the committers (which Get when the barrier reaches them, to
-/// put the position into the snapshot summary). Thread-safe.
+/// put the position into the snapshot summary); and, the other way, how far
+/// the committers have committed (a source that must see its rows committed
+/// before it goes on — floe run before a schema change — waits on it).
+/// Thread-safe.
 class CheckpointPositions {
  public:
   void Put(engine::CheckpointId id, int source_subtask, std::string position);
@@ -122,10 +125,18 @@ class CheckpointPositions {
   /// older than `id`.
   std::string Get(engine::CheckpointId id);
 
+  /// Committer subtask `subtask` of `parallelism` has committed every
+  /// checkpoint up to `id` for all its tables (or had nothing to commit).
+  void MarkCommitted(int subtask, int parallelism, engine::CheckpointId id);
+  /// The highest id that every committer subtask has marked (0 until each
+  /// has marked one).
+  engine::CheckpointId CommittedThrough();
+
  private:
   static constexpr engine::CheckpointId kKeptCheckpoints = 64;
   std::mutex mu_;
   std::map<engine::CheckpointId, std::map<int, std::string>> positions_;
+  std::vector<engine::CheckpointId> committed_;  ///< by committer subtask
 };
 
 }  // namespace floe::sink

@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <thread>
 
 namespace floe::engine {
 namespace {
@@ -245,6 +246,68 @@ TEST_F(JobTest, MinCheckpointIdRaisesTheFirstId) {
   EXPECT_EQ(table.rows.size(), 50u);
   ASSERT_FALSE(table.committed_ids.empty());
   EXPECT_GT(*table.committed_ids.begin(), 100);
+}
+
+// A source that asks for a checkpoint after its first records and waits,
+// emitting nothing more, until that checkpoint completed (as floe run's
+// source does before a schema change that must follow committed rows).
+class RequestingSource : public SourceOperator<int> {
+ public:
+  Status Open(const OperatorContext& context, const RestoredState&) override {
+    request_ = context.request_checkpoint;
+    return Ok();
+  }
+  Result<bool> Poll(Collector<int>& out) override {
+    if (next_ == 1) {
+      for (; next_ <= 10; ++next_) FLOE_RETURN_IF_ERROR(out.Emit(next_));
+      requested_at_ = std::chrono::steady_clock::now();
+      request_();
+      return true;
+    }
+    if (completed_ == 0) {  // waiting
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      return true;
+    }
+    return false;
+  }
+  Result<std::string> SnapshotState(CheckpointId) override { return std::to_string(next_); }
+  Status NotifyCheckpointComplete(CheckpointId id) override {
+    if (completed_ == 0) waited_ = std::chrono::steady_clock::now() - requested_at_;
+    completed_ = id;
+    return Ok();
+  }
+
+  std::function<void()> request_;
+  int next_ = 1;
+  CheckpointId completed_ = 0;
+  std::chrono::steady_clock::time_point requested_at_;
+  std::chrono::steady_clock::duration waited_{};
+};
+
+TEST_F(JobTest, SourceRequestsACheckpointBeforeTheInterval) {
+  FakeTable table;
+  JobOptions options;
+  options.checkpoint_interval = std::chrono::milliseconds(1000000);
+  Job job(options);
+  RequestingSource* source = nullptr;
+  auto numbers = job.AddSource<int>("source", 1, [&](int) {
+    auto s = std::make_unique<RequestingSource>();
+    source = s.get();
+    return s;
+  });
+  auto batches = job.AddOperator<int, std::vector<int>>(
+      "batcher", 1, numbers, nullptr,
+      [](int) { return std::make_unique<BatchingOperator>(nullptr); });
+  job.AddOperator<std::vector<int>, Nothing>(
+      "committer", 1, batches, nullptr, [&](int) { return std::make_unique<Committer>(&table); });
+  auto started = std::chrono::steady_clock::now();
+  ASSERT_TRUE(job.Run());
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(30));
+  ASSERT_NE(source, nullptr);
+  EXPECT_EQ(source->completed_, 2);  // the requested one, then the final one
+  EXPECT_LT(source->waited_, std::chrono::seconds(5));
+  EXPECT_EQ(table.committed_ids, (std::set<CheckpointId>{1}));  // the rows, by the requested one
+  EXPECT_EQ(table.rows.size(), 10u);
 }
 
 TEST(CheckpointStoreTest, KeepsTheLastNAndSkipsTornFiles) {
