@@ -14,6 +14,13 @@ every source table (floe ingest --route "{db}.{table}"). Rows are matched by the
 MariaDB formats its own values (DECIMAL as text, DATETIME as ISO text with six fraction
 digits, TIMESTAMP in UTC with "+00:00"); the lake's values are formatted the same way.
 
+With --exact-schema, each Iceberg table's current schema (read with PyIceberg) must also
+equal the source table's: the same column names in the same order, each column of the Iceberg
+type floe's mapping gives its MySQL type (docs/mysql-type-mapping.md), and the identifier
+fields equal to the primary key, in key order (when the source has one). Nullability is not
+compared (a column added later can only be optional in Iceberg); differing nullability is
+printed as a note.
+
 Prints one line per table and reader, then "mirror matches source" (exit 0) or the
 differences (exit 1). A reader that cannot read a table at all (PyIceberg 0.12 refuses
 tables with equality delete files) is reported as such and is not a mismatch, as long as
@@ -67,6 +74,109 @@ def canonical(value):
     return str(value)
 
 
+def expected_iceberg_type(column: dict) -> str | None:
+    """The Iceberg type (as PyIceberg prints it) that floe's type mapping gives a MySQL column
+    (docs/mysql-type-mapping.md), from its information_schema.COLUMNS row; None for a type the
+    mapping does not list."""
+    data_type = column["DATA_TYPE"].lower()
+    column_type = column["COLUMN_TYPE"].lower()
+    unsigned = " unsigned" in column_type or " zerofill" in column_type
+    precision, scale = column["NUMERIC_PRECISION"], column["NUMERIC_SCALE"]
+    if data_type in ("tinyint", "smallint", "mediumint", "year"):  # also TINYINT(1), BOOL
+        return "int"
+    if data_type == "int":
+        return "long" if unsigned else "int"
+    if data_type == "bigint":
+        return "decimal(20, 0)" if unsigned else "long"
+    if data_type == "decimal":  # DECIMAL, NUMERIC, DEC, FIXED
+        p = 10 if precision is None else int(precision)
+        s = 0 if scale is None else int(scale)
+        return f"decimal({p}, {s})" if p <= 38 else "string"
+    if data_type == "float":  # FLOAT, FLOAT(p <= 24), FLOAT(M,D)
+        return "float"
+    if data_type in ("double", "real"):  # DOUBLE [PRECISION], REAL, FLOAT(25..53)
+        return "double"
+    if data_type == "bit":
+        return "boolean" if (1 if precision is None else int(precision)) == 1 else "binary"
+    if data_type == "date":
+        return "date"
+    if data_type == "datetime":
+        return "timestamp"
+    if data_type == "timestamp":
+        return "timestamptz"
+    if data_type == "time":  # a signed duration: microseconds
+        return "long"
+    if data_type in ("char", "varchar", "tinytext", "text", "mediumtext", "longtext"):
+        # MariaDB's JSON is LONGTEXT; text CHARACTER SET binary holds bytes
+        return "binary" if column.get("CHARACTER_SET_NAME") == "binary" else "string"
+    if data_type in ("enum", "set", "json", "uuid", "inet4", "inet6"):
+        return "string"
+    if data_type in ("binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob",
+                     "geometry", "point", "linestring", "polygon", "multipoint",
+                     "multilinestring", "multipolygon", "geometrycollection",
+                     "geomcollection", "vector"):
+        return "binary"
+    return None
+
+
+def schema_problems(source: list[dict], primary_key: list[str], schema) -> tuple[list, list]:
+    """How an Iceberg schema (PyIceberg's) differs from the source table's columns
+    (information_schema.COLUMNS rows in ordinal order) and primary key: (problems, notes)."""
+    problems, notes = [], []
+    fields = schema.fields
+    lake_names = [f.name for f in fields]
+    source_names = [c["COLUMN_NAME"] for c in source]
+    lake_by_name = {f.name: f for f in fields}
+    for name in lake_names:
+        if name not in source_names:
+            problems.append(f"schema: the lake has column {name!r} that MariaDB lacks")
+    for name in source_names:
+        if name not in lake_by_name:
+            problems.append(f"schema: MariaDB has column {name!r} that the lake lacks")
+    lake_common = [n for n in lake_names if n in source_names]
+    source_common = [n for n in source_names if n in lake_by_name]
+    if lake_common != source_common:
+        problems.append(f"schema: column order differs: the lake has ({', '.join(lake_names)}), "
+                        f"MariaDB ({', '.join(source_names)})")
+    required_nullable, optional_not_null = [], []
+    for column in source:
+        name, position = column["COLUMN_NAME"], column["ORDINAL_POSITION"]
+        field = lake_by_name.get(name)
+        if field is None:
+            continue
+        expected = expected_iceberg_type(column)
+        actual = str(field.field_type)
+        if expected is None:
+            notes.append(f"column {position} {name!r}: MariaDB type {column['COLUMN_TYPE']!r} "
+                         f"is not in the type mapping; not checked (the lake has {actual})")
+        elif actual != expected:
+            problems.append(f"schema: column {position} is {name!r} {actual} in the lake, "
+                            f"{name!r} {column['COLUMN_TYPE']} in MariaDB (floe maps it to "
+                            f"{expected})")
+        nullable = column["IS_NULLABLE"] == "YES"
+        if field.required and nullable:
+            required_nullable.append(name)
+        elif not field.required and not nullable and name not in primary_key:
+            optional_not_null.append(name)
+    if required_nullable:
+        notes.append(f"required in the lake but nullable in MariaDB: {', '.join(required_nullable)}")
+    if optional_not_null:
+        notes.append(f"optional in the lake but NOT NULL in MariaDB: {', '.join(optional_not_null)}")
+    identifier = identifier_names(schema)
+    if primary_key and identifier != primary_key:
+        problems.append(f"identifier fields ({', '.join(identifier) or 'none'}) but primary key "
+                        f"({', '.join(primary_key)})")
+    elif not primary_key and identifier:
+        notes.append(f"MariaDB has no primary key, the lake has identifier fields "
+                     f"({', '.join(identifier)})")
+    return problems, notes
+
+
+def identifier_names(schema) -> list[str]:
+    """The names of a PyIceberg schema's identifier fields, in the order the schema lists them."""
+    return [schema.find_column_name(i) or f"#{i}" for i in schema.identifier_field_ids]
+
+
 class Mariadb:
     def __init__(self, command: str, database: str):
         self.argv = shlex.split(command)
@@ -93,6 +203,23 @@ class Mariadb:
             f"WHERE TABLE_SCHEMA = '{self.database}' AND TABLE_NAME = '{table}' "
             "ORDER BY ORDINAL_POSITION")
         return [tuple(line.split("\t")) for line in lines]
+
+    def column_types(self, table: str) -> list[dict]:
+        """information_schema.COLUMNS rows (the fields the type mapping needs), in column order."""
+        fields = ("COLUMN_NAME", "ORDINAL_POSITION", "DATA_TYPE", "COLUMN_TYPE",
+                  "NUMERIC_PRECISION", "NUMERIC_SCALE", "IS_NULLABLE", "CHARACTER_SET_NAME")
+        pairs = ", ".join(f"'{f}', {f}" for f in fields)
+        lines = self.query(
+            f"SELECT JSON_OBJECT({pairs}) FROM information_schema.COLUMNS "
+            f"WHERE TABLE_SCHEMA = '{self.database}' AND TABLE_NAME = '{table}' "
+            "ORDER BY ORDINAL_POSITION")
+        return [json.loads(line) for line in lines]
+
+    def primary_key(self, table: str) -> list[str]:
+        return self.query(
+            "SELECT COLUMN_NAME FROM information_schema.STATISTICS "
+            f"WHERE TABLE_SCHEMA = '{self.database}' AND TABLE_NAME = '{table}' "
+            "AND INDEX_NAME = 'PRIMARY' ORDER BY SEQ_IN_INDEX")
 
     def rows(self, table: str, columns: list[tuple[str, str]]) -> dict:
         exprs = ", ".join(source_expression(name, kind) for name, kind in columns)
@@ -180,6 +307,9 @@ def main() -> int:
     parser.add_argument("--sqlite", required=True, help="the SQL catalog's SQLite file")
     parser.add_argument("--warehouse", required=True, help="the warehouse folder")
     parser.add_argument("--java-classpath", help="the Iceberg Java peer's classpath.txt")
+    parser.add_argument("--exact-schema", action="store_true",
+                        help="also check each Iceberg table's schema: column names, order and "
+                             "types (floe's type mapping) and identifier fields (primary key)")
     args = parser.parse_args()
 
     db = Mariadb(args.mariadb, args.database)
@@ -243,6 +373,21 @@ def main() -> int:
         if checked == 0:
             print("  MISMATCH: no reader could read the table")
             ok = False
+        if args.exact_schema:
+            schema = catalog.load_table(ident).schema()
+            problems, notes = schema_problems(db.column_types(table), db.primary_key(table),
+                                              schema)
+            if problems:
+                ok = False
+                print(f"  {'exact schema':16} MISMATCH")
+                for problem in problems:
+                    print(f"      {problem}")
+            else:
+                ids = identifier_names(schema)
+                print(f"  {'exact schema':16} equal ({len(schema.fields)} columns"
+                      + (f", identifier fields {', '.join(ids)})" if ids else ")"))
+            for note in notes:
+                print(f"      note: {note}")
 
     for ident in sorted(lake_tables - set(idents)):
         print(f"{ident}: in the lake but not in MariaDB")
