@@ -136,7 +136,12 @@ Result<SchemaMirrorPlan> PlanSchemaMirror(std::string_view table_name, const Sch
       plan.steps.push_back({Kind::kMoveAfter, reference[i], reference[i - 1], nullptr, {}});
     }
   }
-  if (key_changes) plan.steps.push_back({Kind::kSetIdentifiers, "", "", nullptr, new_key_names});
+  // First: UpdateSchema refuses to drop (or make optional) an identifier
+  // field unless the identifier fields were replaced before that step.
+  if (key_changes) {
+    plan.steps.insert(plan.steps.begin(),
+                      {Kind::kSetIdentifiers, "", "", nullptr, new_key_names});
+  }
   return plan;
 }
 

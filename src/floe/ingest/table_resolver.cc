@@ -27,6 +27,8 @@ using types::TypePtr;
 namespace {
 
 constexpr std::string_view kUpsertProperty = "write.upsert.enabled";
+/// Locations tried for a new table: the default, then "-2" ... "-N".
+constexpr int kMaxLocationSuffix = 64;
 
 // ------------------------------------------------------------ type comparison
 
@@ -402,7 +404,7 @@ Result<LoadedTable> TableResolver::LoadOrCreate(const TableIdentifier& id,
         std::move(s).error().WithContext(fmt::format("the schema of new table {}", name)));
   }
 
-  auto create = [&]() -> Result<LoadedTable> {
+  auto create = [&](const std::string& location) -> Result<LoadedTable> {
     FLOE_ASSIGN_OR_RETURN(auto builder, iceberg::TableMetadataBuilder::ForNewTable());
     FLOE_RETURN_IF_ERROR(builder.Apply(iceberg::update::AddSchema{schema, std::nullopt}));
     FLOE_RETURN_IF_ERROR(builder.Apply(iceberg::update::SetCurrentSchema{-1}));
@@ -423,32 +425,34 @@ Result<LoadedTable> TableResolver::LoadOrCreate(const TableIdentifier& id,
       FLOE_RETURN_IF_ERROR(
           builder.Apply(iceberg::update::SetProperties{options_.table_properties}));
     }
-    // A renamed or dropped table may still hold the default location (a
-    // rename keeps its folder): then the new table gets a folder of its own.
-    std::string location = catalog_->DefaultTableLocation(id);
-    if (!location.empty()) {
-      FLOE_ASSIGN_OR_RETURN(auto used, iceberg::LocationInUse(catalog_->file_io(), location));
-      for (int n = 2; used; ++n) {
-        std::string next = fmt::format("{}-{}", catalog_->DefaultTableLocation(id), n);
-        FLOE_ASSIGN_OR_RETURN(used, iceberg::LocationInUse(catalog_->file_io(), next));
-        location = std::move(next);
-      }
-    }
     FLOE_RETURN_IF_ERROR(builder.Apply(iceberg::update::SetLocation{location}));
     FLOE_ASSIGN_OR_RETURN(iceberg::TableMetadata metadata, builder.Build());
     return catalog_->CreateTable(id, std::move(metadata));
   };
   FLOE_RETURN_IF_ERROR(EnsureNamespace(id.ns));
-  auto created = create();
-  if (!created && created.error().code() == ErrorCode::kAlreadyExists) {
-    // Created by someone else meanwhile: use theirs.
+  // The default location, or — when a renamed or dropped table still holds
+  // it (a rename keeps its folder) — "<default>-2", "-3", ...
+  const std::string default_location = catalog_->DefaultTableLocation(id);
+  Result<LoadedTable> created = AlreadyExists("table {}: no free location", name);
+  for (int n = 1; n <= kMaxLocationSuffix; ++n) {
+    std::string location =
+        n == 1 || default_location.empty() ? default_location : fmt::format("{}-{}", default_location, n);
+    if (!location.empty()) {
+      FLOE_ASSIGN_OR_RETURN(auto used, iceberg::LocationInUse(catalog_->file_io(), location));
+      if (used) continue;
+    }
+    created = create(location);
+    if (created || created.error().code() != ErrorCode::kAlreadyExists) break;
     auto again = catalog_->LoadTable(id);
-    if (!again) {
+    if (again) {  // created by someone else meanwhile: use theirs
+      FLOE_RETURN_IF_ERROR(EnsurePrimaryKey(&*again, event_error));
+      return again;
+    }
+    if (again.error().code() != ErrorCode::kNotFound || location.empty()) {
       return std::unexpected(
           std::move(again).error().WithContext(fmt::format("loading table {}", name)));
     }
-    FLOE_RETURN_IF_ERROR(EnsurePrimaryKey(&*again, event_error));
-    return again;
+    // The location belongs to another table of the catalog: the next one.
   }
   if (!created) {
     return std::unexpected(

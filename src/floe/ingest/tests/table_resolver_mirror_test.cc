@@ -301,15 +301,10 @@ TEST_F(TableResolverMirrorTest, CreateAfterRenameTakesAFreshLocation) {
   EXPECT_EQ(stats_.tables_created.load(), 3);
 }
 
-// BUG: src/floe/ingest/table_resolver.cc:426-446. When the renamed table never
-// committed (only its first metadata file, e.g. an empty source table renamed
-// before any row), iceberg::LocationInUse calls the default location free, so
-// the resolver creates a.t there; the SQL catalog refuses (kAlreadyExists: one
-// of its own tables' metadata is in that folder), and the resolver takes that
-// for "created by someone else meanwhile", loads a.t and fails with
-// "not found: loading table a.t". It should try the next location ("-2")
-// instead. Enable once fixed.
-TEST_F(TableResolverMirrorTest, DISABLED_CreateAfterRenamingATableThatNeverCommitted) {
+// A renamed table that never committed (only its first metadata file, e.g.
+// an empty source table renamed before any row) still holds the default
+// location by the catalog's records: the new table takes the next one.
+TEST_F(TableResolverMirrorTest, CreateAfterRenamingATableThatNeverCommitted) {
   // The renamed table has only its first metadata file: its folder holds no
   // committed files, but the catalog still names that file as a table's.
   auto resolver = Make({.route = "{db}.{table}", .primary_key = {"id"}});
