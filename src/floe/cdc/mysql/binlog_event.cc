@@ -6,6 +6,7 @@
 #include <cstring>
 #include <iterator>
 
+#include "floe/cdc/mysql/table_schema.h"
 #include "floe/common/bytes.h"
 
 namespace floe::cdc::mysql {
@@ -623,7 +624,7 @@ Result<BinlogEvent> BinlogDecoder::Decode(std::span<const uint8_t> bytes) {
             ok = m.U8(&b0) && m.U8(&b1);
             c.length = b0;
             c.scale = b1;
-            if (ok && (b0 == 0 || b0 > 65 || b1 > 30 || b1 > b0)) {
+            if (ok && (b0 == 0 || b0 > kMaxDecimalPrecision || b1 > kMaxDecimalScale || b1 > b0)) {
               return Fail(pos, fmt::format("TABLE_MAP column {} DECIMAL({},{})", i, b0, b1));
             }
             break;

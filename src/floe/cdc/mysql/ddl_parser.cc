@@ -267,9 +267,10 @@ class Parser {
       FLOE_RETURN_IF_ERROR(ParseTypeArgs(&a, &b));
       col.precision = static_cast<int>(a.value_or(10));
       col.scale = static_cast<int>(b.value_or(0));
-      if (*col.precision < 1 || *col.precision > 65 || *col.scale < 0 || *col.scale > 30 ||
-          *col.scale > *col.precision) {
-        return Syntax("DECIMAL precision must be 1..65 and scale 0..30, at most the precision");
+      if (*col.precision < 1 || *col.precision > kMaxDecimalPrecision || *col.scale < 0 ||
+          *col.scale > kMaxDecimalScale || *col.scale > *col.precision) {
+        return Syntax(fmt::format("DECIMAL precision must be 1..{} and scale 0..{}, at most the precision",
+                                  kMaxDecimalPrecision, kMaxDecimalScale));
       }
       return Ok();
     }

@@ -25,6 +25,11 @@
 
 namespace floe::cdc::mysql {
 
+/// DECIMAL(P,S) limits: P 1..65 in MySQL and MariaDB; S 0..30 in MySQL and
+/// 0..38 in MariaDB (the larger is accepted; S <= P always).
+inline constexpr int kMaxDecimalPrecision = 65;
+inline constexpr int kMaxDecimalScale = 38;
+
 /// A column type as the server knows it (the names of the MySQL manual's "Data
 /// Types" chapter, after the server's own normalizations: INTEGER -> INT,
 /// NUMERIC/DEC/FIXED -> DECIMAL, REAL/DOUBLE PRECISION -> DOUBLE, FLOAT(p>24)

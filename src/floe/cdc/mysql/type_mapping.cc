@@ -22,9 +22,9 @@ Result<types::TypePtr> IcebergTypeOf(const ColumnDef& column) {
     case MysqlType::kDecimal: {
       int p = column.precision.value_or(10);
       int s = column.scale.value_or(0);
-      if (p < 1 || p > 65 || s < 0 || s > 30 || s > p) {
-        return InvalidArgument("column {}: DECIMAL({},{}) is outside MySQL's range", column.name, p,
-                               s);
+      if (p < 1 || p > kMaxDecimalPrecision || s < 0 || s > kMaxDecimalScale || s > p) {
+        return InvalidArgument("column {}: DECIMAL({},{}) is outside MySQL's and MariaDB's range",
+                               column.name, p, s);
       }
       if (p <= 38) return Type::Decimal(p, s);
       return Type::String();

@@ -27,7 +27,7 @@
 namespace floe::cdc::mysql {
 
 /// The Iceberg type of a column. Errors: kInvalidArgument for a DECIMAL with
-/// precision or scale out of MySQL's range (P 1..65, S 0..30, S <= P).
+/// precision or scale out of range (P 1..65, S 0..38 as MariaDB allows, S <= P).
 Result<types::TypePtr> IcebergTypeOf(const ColumnDef& column);
 
 /// The Iceberg schema of a table: one top-level field per column, in column
