@@ -225,20 +225,27 @@ class Mariadb:
         exprs = ", ".join(source_expression(name, kind) for name, kind in columns)
         lines = self.query(f"SET time_zone = '+00:00'; "
                            f"SELECT JSON_ARRAY({exprs}) FROM `{self.database}`.`{table}`")
+        key = key_index([name for name, _ in columns])
         rows = {}
         for line in lines:
             values = tuple(json.loads(line))
-            rows[values[0]] = values  # id comes first in every demo table
+            rows[values[key]] = values
         return rows
+
+
+def key_index(names: list[str]) -> int:
+    """Rows are matched by the column `id` (wherever a DDL put it), else by the first column."""
+    return names.index("id") if "id" in names else 0
 
 
 def to_rows(records, names: list[str]):
     """Lake records (dicts) as {id: tuple of canonical values in the source's column order},
     and the columns only the source or only the lake has."""
     rows, seen = {}, set()
+    key = key_index(names)
     for record in records:
         values = tuple(canonical(record.get(name)) for name in names)
-        rows[values[0]] = values
+        rows[values[key]] = values
         seen.update(record)
     if not records:
         return rows, [], []

@@ -142,7 +142,13 @@ class Workload:
         # not matter: roll back, count it, go on with a new connection.
         try:
             while not self.stop.is_set():
-                conn = root_connection()
+                try:
+                    conn = root_connection()
+                except pymysql.err.MySQLError as e:  # the server is restarting
+                    self.reconnects += 1
+                    self.failures.append(repr(e))
+                    time.sleep(0.2)
+                    continue
                 try:
                     with conn.cursor() as c:
                         while not self.stop.is_set():
@@ -336,9 +342,11 @@ class Mirror:
     def state(self) -> Path:
         return self.lake / "state"
 
-    def kill_runs(self, kills: int, after_kill=None, early_kills: int = 5) -> None:
+    def kill_runs(self, kills: int, after_kill=None, early_kills: int = 5, during_run=None) -> None:
         """Starts the workload, then `kills` runs of floe, each killed with SIGKILL (the first
-        `early_kills` soon after the start: in the snapshot or before the first commit)."""
+        `early_kills` soon after the start: in the snapshot or before the first commit).
+        `during_run(kill)`, called while a run runs, returns True when that run may end on
+        its own (e.g. its server went away)."""
         self.writer.start()
         try:
             for kill in range(kills):
@@ -347,8 +355,10 @@ class Mirror:
                 # Short runs die in the snapshot or before the first commit, long ones mid-stream.
                 early = kill < early_kills
                 time.sleep(self.random.uniform(0.2, 0.8) if early else self.random.uniform(0.8, 2.5))
+                may_end = during_run is not None and during_run(kill)
                 code = proc.poll()
-                assert code is None, f"floe run exited {code} on its own:\n{self.logs[-1].read_text()[-3000:]}"
+                assert code is None or may_end, \
+                    f"floe run exited {code} on its own:\n{self.logs[-1].read_text()[-3000:]}"
                 proc.send_signal(signal.SIGKILL)
                 proc.wait()
                 assert self.workload.error is None, self.workload.error
@@ -367,8 +377,10 @@ class Mirror:
 
     def finish(self) -> None:
         """One more run until the lake holds the last change, then SIGTERM (final commit)."""
-        with self.conn.cursor() as c:
+        conn = root_connection()  # a fresh one: the server may have restarted
+        with conn.cursor() as c:
             c.execute(f"INSERT INTO {DB}.t1 (id, v) VALUES ({MARKER_ID}, 'the end')")
+        conn.close()
         self.logs.append(self.tmp / "final.log")
         proc = start_run(self.pipeline, self.logs[-1])
         deadline = time.monotonic() + 300
@@ -420,18 +432,38 @@ def preflight() -> None:
         pytest.skip(f"no MariaDB socket at {SOCKET}")
 
 
+def restart_mariadb() -> None:
+    script = ROOT / "scripts" / "services" / "mariadb.sh"
+    for action in ("stop", "start"):
+        done = subprocess.run(["bash", str(script), action], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, f"mariadb.sh {action}: {done.stdout}{done.stderr}"
+
+
 def test_run_evolve_exactly_once_under_sigkill(tmp_path):
-    """schema.change.behavior evolve: every DDL, 50 SIGKILLs; the lake equals MariaDB row for
-    row and column for column (names, order, types, key)."""
+    """schema.change.behavior evolve: every DDL, 50 SIGKILLs, the state folder deleted once
+    and MariaDB restarted once under a running pipeline; the lake equals MariaDB row for row
+    and column for column (names, order, types, key)."""
     preflight()
     mirror = Mirror(tmp_path, behavior="evolve")
+    restart_at, lose_state_at = KILLS // 3, (3 * KILLS) // 4
 
     def after_kill(kill: int) -> None:
         if kill == KILLS // 2:
             mirror.workload.every_ddl_now.set()
+        if kill == lose_state_at:
+            shutil.rmtree(mirror.state)
 
-    mirror.kill_runs(KILLS, after_kill)
+    def during_run(kill: int) -> bool:
+        if kill != restart_at:
+            return False
+        restart_mariadb()
+        time.sleep(3)
+        return True  # the run may give up on the server, or reconnect
+
+    mirror.kill_runs(KILLS, after_kill, during_run=during_run)
     assert mirror.workload.every_ddl_done, "the round of every DDL did not run"
+    text = mirror.logs[lose_state_at + 1].read_text()
+    assert "resuming from the lake's copy" in text, text[-3000:]
     mirror.finish()
     mirror.check()
 
@@ -476,14 +508,39 @@ def test_run_state_behind_the_lake(damage, tmp_path):
     mirror.check()
 
 
+def lake_state_copies(lake: Path) -> list[Path]:
+    """The folders of the lake's copy of the source state (beside the tables)."""
+    return [p for p in (lake / "warehouse").rglob("source-state") if p.is_dir()]
+
+
+def test_run_state_folder_lost_resumes_from_the_lake(tmp_path):
+    """The state folder deleted between two runs: the run resumes from the lake's copy of the
+    source state, the tables ahead of it skip what they hold, and the mirror is exact."""
+    preflight()
+    mirror = Mirror(tmp_path, rows_per_table=5_000, behavior="evolve")
+
+    def after_kill(kill: int) -> None:
+        if kill == 4:
+            assert lake_state_copies(mirror.lake), "no copy of the source state in the lake"
+            shutil.rmtree(mirror.state)
+
+    mirror.kill_runs(8, after_kill, early_kills=0)
+    assert "resuming from the lake's copy" in mirror.logs[5].read_text(), mirror.logs[5].read_text()[-3000:]
+    mirror.finish()
+    mirror.check()
+
+
 def test_run_state_folder_lost_stops_without_writing(tmp_path):
-    """With the state folder gone the binlog cannot be read from where the tables are: the
-    run stops with an error naming a table, and the lake is left as it was."""
+    """With the state folder and the lake's copy of the source state both gone the binlog
+    cannot be read from where the tables are: the run stops with an error naming a table,
+    and the lake is left as it was."""
     preflight()
     mirror = Mirror(tmp_path, rows_per_table=2_000)
     mirror.kill_runs(3)
     assert committed_checkpoint(mirror.lake) > 0
     shutil.rmtree(mirror.state)
+    for copy in lake_state_copies(mirror.lake):
+        shutil.rmtree(copy)
     before = sorted(p.name for p in (mirror.lake / "warehouse").rglob("*") if p.is_file())
     log = tmp_path / "lost.log"
     proc = start_run(mirror.pipeline, log)

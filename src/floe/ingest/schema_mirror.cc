@@ -44,6 +44,14 @@ Error KeyColumnNotRequired(std::string_view table_name, std::string_view column)
 Result<SchemaMirrorPlan> PlanSchemaMirror(std::string_view table_name, const Schema& table,
                                           const Schema& source, std::string_view renamed_from,
                                           std::string_view renamed_to) {
+  std::vector<ColumnRename> renames;
+  if (!renamed_from.empty()) renames.push_back({std::string(renamed_from), std::string(renamed_to)});
+  return PlanSchemaMirror(table_name, table, source, renames);
+}
+
+Result<SchemaMirrorPlan> PlanSchemaMirror(std::string_view table_name, const Schema& table,
+                                          const Schema& source,
+                                          const std::vector<ColumnRename>& renames) {
   using Kind = MirrorStep::Kind;
   SchemaMirrorPlan plan;
   const std::vector<std::string> key = NamesOf(source, source.identifier_field_ids());
@@ -57,10 +65,12 @@ Result<SchemaMirrorPlan> PlanSchemaMirror(std::string_view table_name, const Sch
   for (size_t i = 0; i < source.fields().size(); ++i) {
     const NestedField& s = source.fields()[i];
     const NestedField* t = FieldNamed(table, s.name);
-    if (t == nullptr && !renamed_from.empty() && s.name == renamed_to &&
-        FieldNamed(source, renamed_from) == nullptr) {
-      t = FieldNamed(table, renamed_from);
-      if (t != nullptr) plan.steps.push_back({Kind::kRename, t->name, s.name, nullptr, {}});
+    for (const ColumnRename& rename : renames) {
+      if (t != nullptr) break;
+      if (s.name == rename.to && FieldNamed(source, rename.from) == nullptr) {
+        t = FieldNamed(table, rename.from);
+        if (t != nullptr) plan.steps.push_back({Kind::kRename, t->name, s.name, nullptr, {}});
+      }
     }
     if (t == nullptr) {
       plan.steps.push_back({Kind::kAdd, s.name, "", s.type, {}});
@@ -111,7 +121,9 @@ Result<SchemaMirrorPlan> PlanSchemaMirror(std::string_view table_name, const Sch
   std::vector<std::string> table_key_after;  // the table's key under new names
   for (const auto& k : table_key) {
     std::string name = k;
-    if (k == renamed_from) name = std::string(renamed_to);
+    for (const ColumnRename& rename : renames) {
+      if (k == rename.from && FieldNamed(source, rename.from) == nullptr) name = rename.to;
+    }
     table_key_after.push_back(name);
   }
   bool key_changes = new_key_names != table_key_after;

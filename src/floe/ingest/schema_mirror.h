@@ -3,9 +3,9 @@
 /// equal a source table's — `floe run`'s `schema.change.behavior: evolve`
 /// (docs/pipeline.md, "Schema changes").
 ///
-/// Columns are matched by name, plus one rename hint (the column a RENAME or
-/// CHANGE COLUMN statement renamed), so a renamed column keeps its Iceberg
-/// field id and its history. Then:
+/// Columns are matched by name, plus the rename hints of the statement (the
+/// columns a RENAME or CHANGE COLUMN renamed), so a renamed column keeps its
+/// Iceberg field id and its history. Then:
 ///   - a table column the source lacks is dropped;
 ///   - a source column the table lacks is added (optional: Iceberg v1/v2
 ///     cannot add a required column);
@@ -52,6 +52,12 @@ struct MirrorStep {
   std::vector<std::string> identifiers;
 };
 
+/// A column a statement renamed.
+struct ColumnRename {
+  std::string from;
+  std::string to;
+};
+
 struct SchemaMirrorPlan {
   std::vector<MirrorStep> steps;
   /// What the table keeps different from the source, one sentence each.
@@ -66,8 +72,12 @@ struct SchemaMirrorPlan {
 
 /// The plan that makes `table` (an Iceberg schema) equal `source` (the
 /// source table's row schema, identifier fields = its primary key).
-/// `renamed_from`/`renamed_to`: the column renamed by the statement, if any.
+/// `renames`: the columns the statement renamed (old name, new name).
 /// Errors: kSchemaIncompatible for a type change Iceberg cannot express.
+Result<SchemaMirrorPlan> PlanSchemaMirror(std::string_view table_name, const types::Schema& table,
+                                          const types::Schema& source,
+                                          const std::vector<ColumnRename>& renames);
+/// With at most one rename (`renamed_from` empty: none).
 Result<SchemaMirrorPlan> PlanSchemaMirror(std::string_view table_name, const types::Schema& table,
                                           const types::Schema& source,
                                           std::string_view renamed_from = {},

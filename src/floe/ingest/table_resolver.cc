@@ -542,11 +542,11 @@ void TableResolver::Forget(std::string_view db, std::string_view table) {
 
 Result<TableResolver::MirrorOutcome> TableResolver::MirrorSchema(
     TableState* state, const std::shared_ptr<const Schema>& row_schema,
-    std::string_view renamed_from, std::string_view renamed_to, bool* event_error) {
+    const std::vector<ColumnRename>& renames, bool* event_error) {
   *event_error = false;
   for (int attempt = 0;; ++attempt) {
     auto plan = PlanSchemaMirror(state->name, *state->loaded.metadata.CurrentSchema(), *row_schema,
-                                 renamed_from, renamed_to);
+                                 renames);
     if (!plan) {
       *event_error = true;
       return std::unexpected(std::move(plan).error());

@@ -41,6 +41,7 @@
 
 #include "floe/common/result.h"
 #include "floe/iceberg/catalog/catalog.h"
+#include "floe/ingest/schema_mirror.h"
 #include "floe/ingest/ingest_stats.h"
 #include "floe/sink/record.h"
 #include "floe/types/schema.h"
@@ -168,8 +169,8 @@ class TableResolver {
                                        bool* event_error);
 
   /// `schema.change.behavior: evolve`: makes the table's schema equal
-  /// `row_schema` (PlanSchemaMirror, with the column the statement renamed,
-  /// if any) in one schema commit, before any row of the new schema. Returns
+  /// `row_schema` (PlanSchemaMirror, with the columns the statement renamed)
+  /// in one schema commit, before any row of the new schema. Returns
   /// the plan applied (empty when the table already matched — a replayed
   /// statement). Errors: kSchemaIncompatible (event error) for a change
   /// Iceberg cannot express; job errors from the catalog.
@@ -179,8 +180,15 @@ class TableResolver {
   };
   Result<MirrorOutcome> MirrorSchema(TableState* state,
                                      const std::shared_ptr<const types::Schema>& row_schema,
+                                     const std::vector<ColumnRename>& renames, bool* event_error);
+  Result<MirrorOutcome> MirrorSchema(TableState* state,
+                                     const std::shared_ptr<const types::Schema>& row_schema,
                                      std::string_view renamed_from, std::string_view renamed_to,
-                                     bool* event_error);
+                                     bool* event_error) {
+    std::vector<ColumnRename> renames;
+    if (!renamed_from.empty()) renames.push_back({std::string(renamed_from), std::string(renamed_to)});
+    return MirrorSchema(state, row_schema, renames, event_error);
+  }
 
   /// The sink table of source table (db, table) by the routes, without
   /// loading or creating it.

@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "floe/common/json_dump.h"
+#include "floe/engine/checkpoint_store.h"
 #include "floe/ingest/row_change_writer.h"
 #include "floe/run/run_metrics.h"
 #include "floe/sink/router.h"
@@ -22,6 +23,14 @@ std::string DescribeCapturePosition(const cdc::SourcePosition& position) {
   std::string gtids = position.gtids.ToString();
   if (!gtids.empty()) text += " gtids " + gtids;
   return text;
+}
+
+std::string LakeStateDir(iceberg::Catalog& catalog, const std::string& pipeline_id) {
+  iceberg::TableIdentifier id;
+  id.ns = {"_floe"};
+  id.name = pipeline_id;
+  std::string location = catalog.DefaultTableLocation(id);
+  return location.empty() ? location : location + "/source-state";
 }
 
 namespace {
@@ -78,6 +87,7 @@ struct CaptureSource::Impl {
   ingest::IngestStats own_stats;
   ingest::IngestStats* stats;
   int subtask = 0;
+  std::string name;  ///< the operator's name (the key of its state in a checkpoint)
 
   std::unique_ptr<cdc::mysql::MySqlCapture> capture;
   std::unique_ptr<ingest::TableResolver> resolver;
@@ -110,6 +120,37 @@ struct CaptureSource::Impl {
   engine::CheckpointId uncommitted = 0;   ///< the last SnapshotState that covered rows
   engine::CheckpointId completed = 0;     ///< the last checkpoint completed
   bool commit_requested = false;          ///< a checkpoint was asked for the held change
+  std::vector<ingest::ColumnRename> statement_renames;  ///< of the statement being mirrored
+
+  // The lake copy of the state (CaptureSourceOptions::lake_state_dir).
+  std::unique_ptr<engine::CheckpointStore> lake_store;
+  engine::CheckpointId lake_candidate = 0;  ///< the newest checkpoint taken, and its state
+  std::string lake_candidate_state;
+  engine::CheckpointId lake_written = 0;
+  std::chrono::steady_clock::time_point next_lake_write{};
+
+  /// Writes the newest checkpoint whose commits are all done to the lake,
+  /// when it is time.
+  Status MaybeCopyStateToLake() {
+    if (!lake_store || lake_candidate <= lake_written || lake_candidate > CommittedThrough()) {
+      return Ok();
+    }
+    auto now = std::chrono::steady_clock::now();
+    if (now < next_lake_write) return Ok();
+    engine::CompletedCheckpoint copy;
+    copy.id = lake_candidate;
+    copy.timestamp_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+    copy.states[fmt::format("{}/{}", name, subtask)] = lake_candidate_state;
+    if (Status saved = lake_store->Save(copy); !saved) {
+      return std::unexpected(std::move(saved).error().WithContext(
+          fmt::format("copying the source state of checkpoint {} to the lake", copy.id)));
+    }
+    lake_written = lake_candidate;
+    next_lake_write = now + options.lake_state_interval;
+    return Ok();
+  }
 
   using Behavior = pipeline::SchemaChangeBehavior;
   bool Mirrors() const {
@@ -303,17 +344,23 @@ struct CaptureSource::Impl {
     using Kind = cdc::SchemaChangeKind;
     switch (change.kind) {
       case Kind::kCreateTable:
+        return MirrorColumns(change, out);
       case Kind::kAddColumn:
       case Kind::kDropColumn:
       case Kind::kRenameColumn:
       case Kind::kModifyColumn:
       case Kind::kPrimaryKeyChange:
-        return MirrorColumns(change, change.old_column, change.column, out);
+        // One statement may make several changes (ALTER TABLE t DROP PRIMARY
+        // KEY, ADD PRIMARY KEY (a, b)): the lake takes them at once, at the
+        // last, so it never holds a state the source never had.
+        if (!change.old_column.empty()) statement_renames.push_back({change.old_column, change.column});
+        if (MoreOfTheStatement(change)) return Ok();
+        return MirrorColumns(change, out);
       case Kind::kRenameTable: {
         auto renamed = MirrorTableRename(change);
         if (!renamed) return std::unexpected(AtChange(std::move(renamed).error(), change.table, change.source));
         if (!*renamed) return LenientChange(change, out);
-        return MirrorColumns(change, "", "", out);
+        return MirrorColumns(change, out);
       }
       case Kind::kDropTable: {
         auto dropped = MirrorTableDrop(change);
@@ -327,9 +374,24 @@ struct CaptureSource::Impl {
     return Ok();
   }
 
-  /// The table's Iceberg schema becomes the source's after `change`.
-  Status MirrorColumns(const cdc::SchemaChange& change, std::string_view renamed_from,
-                       std::string_view renamed_to, engine::Collector<sink::RowBatch>& out) {
+  /// Whether the event after the current one is another column change of
+  /// the same table by the same statement.
+  bool MoreOfTheStatement(const cdc::SchemaChange& change) const {
+    using Kind = cdc::SchemaChangeKind;
+    const auto& events = current->batch.events;
+    if (current_next + 1 >= events.size()) return false;
+    const auto* next = std::get_if<cdc::SchemaChange>(&events[current_next + 1]);
+    if (next == nullptr || next->table != change.table || next->source != change.source) return false;
+    return next->kind == Kind::kAddColumn || next->kind == Kind::kDropColumn ||
+           next->kind == Kind::kRenameColumn || next->kind == Kind::kModifyColumn ||
+           next->kind == Kind::kPrimaryKeyChange;
+  }
+
+  /// The table's Iceberg schema becomes the source's after `change` (with
+  /// the columns renamed by the statement so far).
+  Status MirrorColumns(const cdc::SchemaChange& change, engine::Collector<sink::RowBatch>& out) {
+    std::vector<ingest::ColumnRename> renames = std::move(statement_renames);
+    statement_renames.clear();
     if (!change.table_after) return Ok();
     bool event_error = false;
     const auto& row_schema = RowSchemaOf(change.table_after);
@@ -338,8 +400,7 @@ struct CaptureSource::Impl {
       return std::unexpected(AtChange(std::move(resolved).error(), change.table, change.source));
     }
     if (AlreadyCommitted(*ingest::TableResolver::TargetOf(*resolved), change.source)) return Ok();
-    auto mirrored =
-        resolver->MirrorSchema(*resolved, row_schema, renamed_from, renamed_to, &event_error);
+    auto mirrored = resolver->MirrorSchema(*resolved, row_schema, renames, &event_error);
     if (!mirrored) {
       if (options.schema_change_behavior == Behavior::kTryEvolve &&
           mirrored.error().code() == ErrorCode::kSchemaIncompatible) {
@@ -535,12 +596,17 @@ Status CaptureSource::Open(const engine::OperatorContext& context,
                            const engine::RestoredState& restored) {
   Impl& s = *impl_;
   s.subtask = context.subtask;
+  s.name = context.name;
   FLOE_RETURN_IF_ERROR(ingest::ValidateTableResolverOptions(s.options.tables));
   s.request_checkpoint = context.request_checkpoint;
   FLOE_ASSIGN_OR_RETURN(s.catalog, s.options.sink.catalog());
   ingest::TableResolverOptions tables = s.options.tables;
   tables.evolve_schemas = s.options.schema_change_behavior != Impl::Behavior::kIgnore;
   s.resolver = std::make_unique<ingest::TableResolver>(std::move(tables), s.catalog, s.stats);
+  if (!s.options.lake_state_dir.empty()) {
+    s.lake_store = std::make_unique<engine::CheckpointStore>(&s.catalog->file_io(),
+                                                             s.options.lake_state_dir);
+  }
   s.batcher = std::make_unique<sink::RowBatcher>(s.options.sink, s.options.batch_rows);
   s.changes = std::make_unique<ingest::RowChangeWriter>(s.batcher.get());
 
@@ -596,6 +662,7 @@ Result<bool> CaptureSource::Poll(engine::Collector<sink::RowBatch>& out) {
   }
   FLOE_RETURN_IF_ERROR(s.batcher->Flush(out));
   s.PublishMetrics(false);
+  FLOE_RETURN_IF_ERROR(s.MaybeCopyStateToLake());
   return !s.ended;
 }
 
@@ -611,7 +678,12 @@ Result<std::string> CaptureSource::SnapshotState(engine::CheckpointId id) {
     s.PublishMetrics(true);
     s.options.metrics->CheckpointTaken(id);
   }
-  return SerializeState(s.state);
+  std::string state = SerializeState(s.state);
+  if (s.lake_store && !s.state.capture.empty()) {  // not before the snapshot is whole
+    s.lake_candidate = id;
+    s.lake_candidate_state = state;
+  }
+  return state;
 }
 
 Status CaptureSource::NotifyCheckpointComplete(engine::CheckpointId id) {

@@ -86,6 +86,13 @@ struct CaptureSourceOptions {
   /// change of such a table before that position is already in it and is
   /// skipped.
   std::map<std::string, cdc::BinlogFilePos> committed_until;
+  /// Where the source keeps a copy of its state in the lake (a folder of the
+  /// sink's warehouse; LakeStateDir), so that a run whose state folder was
+  /// lost resumes from the lake (docs/pipeline.md). Written for a checkpoint
+  /// once every committer has committed it, at most every
+  /// `lake_state_interval`. Empty: no copy.
+  std::string lake_state_dir;
+  std::chrono::milliseconds lake_state_interval{10'000};
   /// When it becomes true during the initial snapshot, Poll fails with
   /// kCancelled (nothing of the snapshot is committed); may be null.
   const std::atomic<bool>* stop = nullptr;
@@ -120,6 +127,11 @@ class CaptureSource final : public engine::SourceOperator<sink::RowBatch> {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+/// The folder of the lake copy of pipeline `pipeline_id`'s source state:
+/// beside the tables, where the catalog would put table `_floe.<pipeline_id>`
+/// (nothing there is a table). Empty when the catalog has no warehouse.
+std::string LakeStateDir(iceberg::Catalog& catalog, const std::string& pipeline_id);
 
 /// "FILE:POS" of a capture state (with " gtids SET" when it has GTIDs): the
 /// `floe.source-position` of the commits of that checkpoint.

@@ -1,5 +1,6 @@
 #include "floe/run/run_pipeline.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <thread>
 
@@ -105,8 +106,10 @@ Status SetStartup(const pipeline::MySqlSourceDefinition& source,
 /// state folder) gets its changes up to its last commit's binlog position
 /// skipped (CaptureSourceOptions::committed_until). With no checkpoint at
 /// all while tables hold commits of this pipeline (the state folder is
-/// gone), the run stops: the binlog can only be read again with the schemas
-/// the state held, and a new snapshot would write every row again.
+/// gone), the lake's copy of the source state (LakeStateDir) is restored
+/// into the state folder and the run resumes from it the same way; without
+/// one the run stops: the binlog can only be read again with the schemas the
+/// state held, and a new snapshot would write every row again.
 Result<engine::CheckpointId> PlanResume(const pipeline::PipelineDefinition& definition,
                                         CaptureSourceOptions& source,
                                         engine::CheckpointStore& store) {
@@ -114,10 +117,29 @@ Result<engine::CheckpointId> PlanResume(const pipeline::PipelineDefinition& defi
   FLOE_ASSIGN_OR_RETURN(auto tables, sink::ListTablesTwoLevelsDeep(*catalog));
   FLOE_ASSIGN_OR_RETURN(auto progress,
                         sink::CommittedProgress(*catalog, source.sink.pipeline_id, tables));
+  source.lake_state_dir = LakeStateDir(*catalog, source.sink.pipeline_id);
   std::string warning;
   FLOE_ASSIGN_OR_RETURN(auto restored, store.LoadLatest(&warning));
-  engine::CheckpointId restored_id = restored ? restored->id : 0;
   if (!warning.empty()) spdlog::warn("run: unreadable checkpoint files skipped: {}", warning);
+  bool committed_before = std::any_of(progress.begin(), progress.end(),
+                                      [](const auto& p) { return p.checkpoint > 0; });
+  if (!restored && committed_before && !source.lake_state_dir.empty()) {
+    // The state folder is gone (or holds nothing readable) while the tables
+    // hold commits: resume from the lake's copy of the source state, taken
+    // when everything up to it was committed; tables ahead of it skip what
+    // they hold (below).
+    engine::CheckpointStore lake(&catalog->file_io(), source.lake_state_dir);
+    std::string lake_warning;
+    FLOE_ASSIGN_OR_RETURN(restored, lake.LoadLatest(&lake_warning));
+    if (!lake_warning.empty()) spdlog::warn("run: unreadable lake state files skipped: {}", lake_warning);
+    if (restored) {
+      spdlog::warn("run: the state folder {} has no checkpoint; resuming from the lake's copy of "
+                   "checkpoint {} ({})",
+                   definition.pipeline.state_dir, restored->id, source.lake_state_dir);
+      FLOE_RETURN_IF_ERROR(store.Save(*restored));
+    }
+  }
+  engine::CheckpointId restored_id = restored ? restored->id : 0;
   engine::CheckpointId max_id = 0;
   std::vector<std::string> ahead;
   for (const auto& p : progress) {
@@ -133,8 +155,9 @@ Result<engine::CheckpointId> PlanResume(const pipeline::PipelineDefinition& defi
           restored_id == 0 ? std::string("none") : std::to_string(restored_id), reason);
     };
     if (restored_id == 0) {
-      return stop("the state folder has no checkpoint, so the binlog cannot be read from where "
-                  "the tables are, and a new snapshot would write their rows again");
+      return stop("the state folder has no checkpoint and the lake no copy of one, so the binlog "
+                  "cannot be read from where the tables are, and a new snapshot would write "
+                  "their rows again");
     }
     if (!p.source_position) return stop("the snapshot of that commit was expired");
     std::string_view position = *p.source_position;

@@ -214,6 +214,21 @@ TEST(PlanSchemaMirrorTest, TwoRenamesInSequenceAcrossTwoPlans) {
 
 // ------------------------------------------------------------ drop, add, order
 
+TEST(PlanSchemaMirrorTest, TwoRenamesOfOneStatementKeepBothFieldIds) {
+  // ALTER TABLE orders RENAME COLUMN name TO title, RENAME COLUMN qty TO amount
+  Schema source({Field(7, "id", Type::Long(), true), Field(8, "title", Type::String()),
+                 Field(9, "amount", Type::Int())},
+                0, {7});
+  auto plan = PlanSchemaMirror("db.orders", Orders(), source,
+                               std::vector<ColumnRename>{{"name", "title"}, {"qty", "amount"}});
+  ASSERT_TRUE(plan) << plan.error().ToString();
+  EXPECT_EQ(Kinds(*plan), (std::vector<Kind>{Kind::kRename, Kind::kRename}));
+  auto applied = ApplyPlan(Orders(), *plan);
+  ASSERT_TRUE(applied) << applied.error().ToString();
+  EXPECT_EQ(Names(applied->schema), (std::vector<std::string>{"id", "title", "amount"}));
+  EXPECT_EQ(Ids(applied->schema), (std::vector<int32_t>{1, 2, 3}));
+}
+
 TEST(PlanSchemaMirrorTest, DropsAColumnTheSourceLacks) {
   Schema source({Field(1, "id", Type::Long(), true), Field(2, "qty", Type::Int())}, 0, {1});
   auto plan = PlanSchemaMirror("db.orders", Orders(), source);
