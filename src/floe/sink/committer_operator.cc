@@ -111,6 +111,9 @@ struct TableHandle {
 struct TableCommits {
   std::vector<CommitOutcome> outcomes;
   std::vector<CheckpointId> done;  ///< committed or already in the table
+  /// The table is gone (renamed or dropped by the pipeline's own schema
+  /// changes) and only had empty commits to take: forget it.
+  bool vanished = false;
 };
 
 uint64_t RandomTag() {
@@ -326,6 +329,16 @@ struct CommitterOperator::Impl {
       const PendingCheckpoint& checkpoint = state.pending.at(id);
       bool skipped = false;
       auto outcome = CommitOne(key, checkpoint, &skipped);
+      const StagedTable& staged = checkpoint.tables.at(key);
+      if (!outcome && outcome.error().code() == ErrorCode::kNotFound && staged.manifests.empty() &&
+          !staged.truncated) {
+        // An empty commit (it only records progress) to a table that no
+        // longer exists has nothing to record.
+        result.done.push_back(id);
+        result.vanished = true;
+        handles.at(key).table.reset();
+        continue;
+      }
       if (!outcome) {
         Error error = std::move(outcome).error();
         error.AddContext(fmt::format("committing checkpoint {} to table {}", id, key));
@@ -371,6 +384,10 @@ struct CommitterOperator::Impl {
         if (it->second.tables.empty()) state.pending.erase(it);
       }
       for (auto& o : results[i].outcomes) outcomes.push_back(std::move(o));
+      if (results[i].vanished) {
+        spdlog::info("committer: table {} no longer exists; it gets no more empty commits", *keys[i]);
+        state.known_tables.erase(*keys[i]);
+      }
     }
     return outcomes;
   }

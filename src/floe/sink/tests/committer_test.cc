@@ -235,6 +235,35 @@ TEST_F(CommitterTest, EmptyCheckpointsMakeNoSnapshotExceptEveryNth) {
   EXPECT_EQ(Metadata("e").snapshots.size(), 3u);
 }
 
+TEST_F(CommitterTest, ATableThatVanishedGetsNoMoreEmptyCommits) {
+  // floe run renames or drops a table (schema.change.behavior evolve) once
+  // its rows are committed: the committer still knows it, and its next empty
+  // commit must not fail the job.
+  options_.max_continuous_empty_commits = 2;
+  auto t = CreateTable("gone");
+  auto committer = NewCommitter();
+  FLOE_ASSERT_OK(committer->Process(ResultOf(t, WriteRows(t, {{1, "x"}})), out_));
+  Snapshot(*committer, 1);
+  Notify(*committer, 1);
+  ASSERT_EQ(ReadRows("gone"), (Rows{{1, "x"}}));
+  FLOE_ASSERT_OK(catalog_->DropTable({{"ns"}, "gone"}, /*purge=*/false));
+  auto failed = [&] {
+    return std::count_if(out_.items.begin(), out_.items.end(),
+                         [](const CommitOutcome& o) { return !o.status; });
+  };
+  auto failures_before = failed();
+  for (CheckpointId id = 2; id <= 6; ++id) {
+    Snapshot(*committer, id);
+    Notify(*committer, id);
+  }
+  EXPECT_EQ(failed(), failures_before);
+  auto state = Snapshot(*committer, 7);
+  EXPECT_EQ(state.find("gone"), std::string::npos) << state;  // forgotten
+  auto reloaded = catalog_->LoadTable({{"ns"}, "gone"});
+  ASSERT_FALSE(reloaded);
+  EXPECT_EQ(reloaded.error().code(), ErrorCode::kNotFound);  // not brought back
+}
+
 TEST_F(CommitterTest, OverwriteReplacesThePartitionsWritten) {
   options_.overwrite = true;
   auto t = CreateTable("o", "v");
