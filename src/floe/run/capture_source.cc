@@ -613,6 +613,9 @@ Status CaptureSource::Open(const engine::OperatorContext& context,
   cdc::mysql::CaptureOptions capture_options = s.options.capture;
   capture_options.boundary_batches = true;
   capture_options.state_file.clear();
+  // A schema change that waits for committed rows waits for the committers
+  // to finish recovering the restored checkpoint too.
+  s.uncommitted = restored.checkpoint_id;
   if (restored.own && !restored.own->empty()) {
     FLOE_ASSIGN_OR_RETURN(s.state, ParseState(*restored.own));
     capture_options.initial_state = s.state.capture;

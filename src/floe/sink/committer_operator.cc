@@ -323,17 +323,28 @@ struct CommitterOperator::Impl {
         "the commit was answered 'state unknown' twice and the checkpoint is not in the table");
   }
 
-  TableCommits CommitTable(const std::string& key, const std::vector<CheckpointId>& ids) {
+  /// `recovering`: the commits of a restored checkpoint (Open).
+  TableCommits CommitTable(const std::string& key, const std::vector<CheckpointId>& ids,
+                           bool recovering) {
     TableCommits result;
     for (CheckpointId id : ids) {
       const PendingCheckpoint& checkpoint = state.pending.at(id);
       bool skipped = false;
       auto outcome = CommitOne(key, checkpoint, &skipped);
       const StagedTable& staged = checkpoint.tables.at(key);
-      if (!outcome && outcome.error().code() == ErrorCode::kNotFound && staged.manifests.empty() &&
-          !staged.truncated) {
+      if (!outcome && outcome.error().code() == ErrorCode::kNotFound &&
+          (recovering || (staged.manifests.empty() && !staged.truncated))) {
         // An empty commit (it only records progress) to a table that no
-        // longer exists has nothing to record.
+        // longer exists has nothing to record. In recovery, a table is gone
+        // only after it took this checkpoint: floe run renames or drops a
+        // table once every checkpoint before the change is committed (and,
+        // after a restart, once this recovery is done); or the table was
+        // dropped from the lake.
+        if (recovering && !staged.manifests.empty()) {
+          spdlog::warn("committer: table {} no longer exists; checkpoint {} is not committed to it "
+                       "again (it was renamed or dropped after taking it, or dropped from the lake)",
+                       key, id);
+        }
         result.done.push_back(id);
         result.vanished = true;
         handles.at(key).table.reset();
@@ -362,7 +373,7 @@ struct CommitterOperator::Impl {
   }
 
   /// Commits every pending checkpoint <= `up_to`, tables in parallel.
-  std::vector<CommitOutcome> CommitPending(CheckpointId up_to) {
+  std::vector<CommitOutcome> CommitPending(CheckpointId up_to, bool recovering = false) {
     std::map<std::string, std::vector<CheckpointId>> work;
     for (const auto& [id, checkpoint] : state.pending) {
       if (id > up_to) break;
@@ -375,7 +386,7 @@ struct CommitterOperator::Impl {
     }
     std::vector<TableCommits> results(keys.size());
     ParallelFor(keys.size(), options.commit_threads,
-                [&](size_t i) { results[i] = CommitTable(*keys[i], work.at(*keys[i])); });
+                [&](size_t i) { results[i] = CommitTable(*keys[i], work.at(*keys[i]), recovering); });
     std::vector<CommitOutcome> outcomes;
     for (size_t i = 0; i < keys.size(); ++i) {
       for (CheckpointId id : results[i].done) {
@@ -420,18 +431,23 @@ Status CommitterOperator::Open(const engine::OperatorContext& context,
   FLOE_ASSIGN_OR_RETURN(m.state, MergeCommitStates(states, [&](const std::string& key) {
                           return CommitterSubtaskOf(key, n) == me;
                         }));
-  if (m.state.pending.empty()) return Ok();
-  // Recovery: the restored checkpoint is complete, so everything it holds is
-  // committed now, before new data (tables that have it skip it).
-  std::vector<CommitOutcome> outcomes = m.CommitPending(m.state.pending.rbegin()->first);
-  for (auto& o : outcomes) {
-    if (!o.status) {
-      spdlog::error("committer: recovering table {} checkpoint {} failed: {}", o.table,
-                    o.checkpoint_id, o.status.error().message());
-      return std::unexpected(o.status.error());
+  if (!m.state.pending.empty()) {
+    // Recovery: the restored checkpoint is complete, so everything it holds
+    // is committed now, before new data (tables that have it skip it).
+    std::vector<CommitOutcome> outcomes =
+        m.CommitPending(m.state.pending.rbegin()->first, /*recovering=*/true);
+    for (auto& o : outcomes) {
+      if (!o.status) {
+        spdlog::error("committer: recovering table {} checkpoint {} failed: {}", o.table,
+                      o.checkpoint_id, o.status.error().message());
+        return std::unexpected(o.status.error());
+      }
+      m.deferred.push_back(std::move(o));
     }
-    m.deferred.push_back(std::move(o));
   }
+  // Everything up to the restored checkpoint is in the tables now (a source
+  // that waits for committed rows waits for this too).
+  if (m.positions) m.positions->MarkCommitted(m.subtask, m.parallelism, restored.checkpoint_id);
   return Ok();
 }
 

@@ -25,8 +25,11 @@
 ///    shared CheckpointPositions (CommittedThrough).
 ///  - Open(restored): takes the pending checkpoints of its tables from every
 ///    subtask's state (any former parallelism) and commits those the tables
-///    lack before anything new; a failure there fails Open (the job stops,
-///    a restart tries again).
+///    lack before anything new, then marks the restored checkpoint committed;
+///    a failure there fails Open (the job stops, a restart tries again). A
+///    table that no longer exists is skipped with a warning (floe run renames
+///    or drops a table only after every checkpoint before the change is
+///    committed, recovery included).
 ///
 /// Threading: called on its subtask's thread; commit_threads helper threads
 /// share the subtask's catalog (the Hadoop and SQL catalogs are thread-safe)

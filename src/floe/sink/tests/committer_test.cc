@@ -264,6 +264,24 @@ TEST_F(CommitterTest, ATableThatVanishedGetsNoMoreEmptyCommits) {
   EXPECT_EQ(reloaded.error().code(), ErrorCode::kNotFound);  // not brought back
 }
 
+TEST_F(CommitterTest, RecoverySkipsATableThatNoLongerExistsAndMarksTheCheckpointCommitted) {
+  // Checkpoint 1 was committed, then floe run dropped the table (evolve) and
+  // was killed before another checkpoint completed: the restore of 1 finds
+  // the table gone, and must not fail the job.
+  auto t = CreateTable("d");
+  auto committer = NewCommitter();
+  FLOE_ASSERT_OK(committer->Process(ResultOf(t, WriteRows(t, {{1, "x"}})), out_));
+  std::string state = Snapshot(*committer, 1);
+  Notify(*committer, 1);
+  FLOE_ASSERT_OK(catalog_->DropTable({{"ns"}, "d"}, /*purge=*/false));
+  positions_ = std::make_shared<CheckpointPositions>();
+  Status open = Ok();
+  auto restored = NewCommitter(Restored({state}, 1), 0, 1, &open);
+  EXPECT_TRUE(open) << open.error().ToString();
+  EXPECT_EQ(positions_->CommittedThrough(), 1);
+  EXPECT_FALSE(catalog_->LoadTable({{"ns"}, "d"}));  // not brought back
+}
+
 TEST_F(CommitterTest, OverwriteReplacesThePartitionsWritten) {
   options_.overwrite = true;
   auto t = CreateTable("o", "v");
