@@ -10,6 +10,7 @@
 #include "floe/iceberg/table.h"
 #include "floe/iceberg/table_metadata_builder.h"
 #include "floe/iceberg/table_update.h"
+#include "floe/iceberg/transaction.h"
 #include "floe/iceberg/update_operations.h"
 #include "floe/ingest/schema_mirror.h"
 #include "floe/ingest/type_fit.h"
@@ -269,6 +270,10 @@ TableResolver::~TableResolver() = default;
 
 const sink::TableTargetPtr& TableResolver::TargetOf(const TableState* state) {
   return state->target;
+}
+
+const iceberg::TableMetadata& TableResolver::MetadataOf(const TableState* state) {
+  return state->loaded.metadata;
 }
 
 const Schema& TableResolver::SchemaOf(const TableState* state) {
@@ -542,7 +547,8 @@ void TableResolver::Forget(std::string_view db, std::string_view table) {
 
 Result<TableResolver::MirrorOutcome> TableResolver::MirrorSchema(
     TableState* state, const std::shared_ptr<const Schema>& row_schema,
-    const std::vector<ColumnRename>& renames, bool* event_error) {
+    const std::vector<ColumnRename>& renames, bool* event_error,
+    const std::map<std::string, std::string>& properties) {
   *event_error = false;
   for (int attempt = 0;; ++attempt) {
     auto plan = PlanSchemaMirror(state->name, *state->loaded.metadata.CurrentSchema(), *row_schema,
@@ -552,11 +558,22 @@ Result<TableResolver::MirrorOutcome> TableResolver::MirrorSchema(
       return std::unexpected(std::move(plan).error());
     }
     MirrorOutcome outcome{plan->Describe(), plan->notes};
-    if (plan->empty()) return outcome;
+    bool properties_differ = false;
+    for (const auto& [key, value] : properties) {
+      auto it = state->loaded.metadata.properties.find(key);
+      if (it == state->loaded.metadata.properties.end() || it->second != value) properties_differ = true;
+    }
+    if (plan->empty() && !properties_differ) return outcome;
     iceberg::Table table(catalog_.get(), state->loaded);
-    auto op = table.NewUpdateSchema();
-    op->Change([steps = *plan](iceberg::UpdateSchema& u) { steps.ApplyTo(u); });
-    auto committed = op->Commit();
+    iceberg::Transaction transaction(&table);
+    if (!plan->empty()) {
+      transaction.UpdateSchema().Change([steps = *plan](iceberg::UpdateSchema& u) { steps.ApplyTo(u); });
+    }
+    if (properties_differ) {
+      auto& update = transaction.UpdateProperties();
+      for (const auto& [key, value] : properties) update.Set(key, value);
+    }
+    auto committed = transaction.Commit();
     if (committed) {
       state->loaded = table.loaded();
       FLOE_ASSIGN_OR_RETURN(state->target, MakeTarget(state->loaded));

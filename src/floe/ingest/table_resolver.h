@@ -178,9 +178,12 @@ class TableResolver {
     std::string applied;              ///< SchemaMirrorPlan::Describe(), "" if nothing
     std::vector<std::string> notes;   ///< what stays different from the source
   };
+  /// `properties` are set in the same commit (and are committed alone when
+  /// the schema already matches but they differ).
   Result<MirrorOutcome> MirrorSchema(TableState* state,
                                      const std::shared_ptr<const types::Schema>& row_schema,
-                                     const std::vector<ColumnRename>& renames, bool* event_error);
+                                     const std::vector<ColumnRename>& renames, bool* event_error,
+                                     const std::map<std::string, std::string>& properties = {});
   Result<MirrorOutcome> MirrorSchema(TableState* state,
                                      const std::shared_ptr<const types::Schema>& row_schema,
                                      std::string_view renamed_from, std::string_view renamed_to,
@@ -189,6 +192,8 @@ class TableResolver {
     if (!renamed_from.empty()) renames.push_back({std::string(renamed_from), std::string(renamed_to)});
     return MirrorSchema(state, row_schema, renames, event_error);
   }
+  /// The current metadata of a resolved table.
+  static const iceberg::TableMetadata& MetadataOf(const TableState* state);
 
   /// The sink table of source table (db, table) by the routes, without
   /// loading or creating it.

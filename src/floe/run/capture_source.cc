@@ -12,6 +12,8 @@
 
 #include "floe/common/json_dump.h"
 #include "floe/engine/checkpoint_store.h"
+#include "floe/iceberg/table.h"
+#include "floe/iceberg/update_operations.h"
 #include "floe/ingest/row_change_writer.h"
 #include "floe/run/run_metrics.h"
 #include "floe/sink/router.h"
@@ -34,6 +36,23 @@ std::string LakeStateDir(iceberg::Catalog& catalog, const std::string& pipeline_
 }
 
 namespace {
+
+std::optional<cdc::BinlogFilePos> AppliedPosition(const iceberg::TableMetadata& metadata) {
+  auto it = metadata.properties.find(std::string(kSchemaChangePositionProperty));
+  if (it == metadata.properties.end()) return std::nullopt;
+  auto parsed = cdc::BinlogFilePos::Parse(it->second);
+  if (!parsed) return std::nullopt;
+  return *parsed;
+}
+
+/// -1, 0, 1: the table's applied schema change is before, at or after
+/// `change` (-1 too when it records none, or the change has no position).
+int CompareApplied(const iceberg::TableMetadata& metadata, const cdc::SchemaChange& change) {
+  auto applied = AppliedPosition(metadata);
+  if (!applied || !change.source) return -1;
+  int c = cdc::Compare(*applied, change.source->position.binlog);
+  return c < 0 ? -1 : (c > 0 ? 1 : 0);
+}
 
 /// One batch of the capture, and the capture's state after it when it ends
 /// a transaction.
@@ -197,12 +216,16 @@ struct CaptureSource::Impl {
     return std::move(error).WithContext(where);
   }
 
-  /// Whether a change of `target` at `source` is already in its table (the
-  /// table is ahead of the restored checkpoint): then it is skipped.
-  bool AlreadyCommitted(const sink::TableTarget& target,
+  /// Whether a change of source table (db, table) at `source` is already in
+  /// its sink table (the table is ahead of the restored checkpoint, or was
+  /// renamed from it after the change): then it is skipped — before the
+  /// table is resolved, so that no table is made again for it.
+  bool AlreadyCommitted(std::string_view db, std::string_view table,
                         const std::shared_ptr<const cdc::ChangeSource>& source) {
     if (options.committed_until.empty() || !source) return false;
-    auto it = options.committed_until.find(target.key);
+    auto routed = resolver->RouteOf(db, table);
+    if (!routed) return false;  // resolving it reports the error
+    auto it = options.committed_until.find(routed->ToString());
     if (it == options.committed_until.end()) return false;
     if (cdc::Compare(source->position.binlog, it->second) >= 0) {
       options.committed_until.erase(it);  // past it: from here on, as usual
@@ -212,13 +235,20 @@ struct CaptureSource::Impl {
     return true;
   }
 
+  /// Forgets the positions the stream has passed (binlog positions grow).
+  void PruneCommittedUntil(const cdc::BinlogFilePos& passed) {
+    for (auto it = options.committed_until.begin(); it != options.committed_until.end();) {
+      it = cdc::Compare(it->second, passed) <= 0 ? options.committed_until.erase(it) : std::next(it);
+    }
+  }
+
   Status WriteRow(const cdc::RowChange& change, engine::Collector<sink::RowBatch>& out) {
     const auto& row_schema = RowSchemaOf(change.table);
     const cdc::TableId& id = change.table->id;
     bool event_error = false;
+    if (AlreadyCommitted(id.db, id.table, change.source)) return Ok();
     auto resolved = resolver->Resolve(id.db, id.table, row_schema, &event_error);
     if (!resolved) return std::unexpected(AtChange(std::move(resolved).error(), id, change.source));
-    if (AlreadyCommitted(*ingest::TableResolver::TargetOf(*resolved), change.source)) return Ok();
     auto mapping = resolver->MappingFor(*resolved, row_schema, &event_error);
     if (!mapping) return std::unexpected(AtChange(std::move(mapping).error(), id, change.source));
     auto rows = changes->Write(**mapping, change.op, change.before, change.after, out, &event_error);
@@ -299,11 +329,13 @@ struct CaptureSource::Impl {
   }
 
   /// Whether a change must wait until the rows handed on before it are
-  /// committed (evolve): one after which a row of the old schema could no
-  /// longer be mapped by name onto the table.
+  /// committed (evolve): every column change (after it a row of the old
+  /// schema may no longer map by name onto the table, and the position it
+  /// records says the rows before it are in the table) and every rename or
+  /// drop of a table.
   static bool NeedsCommittedRows(cdc::SchemaChangeKind kind) {
     using Kind = cdc::SchemaChangeKind;
-    return kind == Kind::kDropColumn || kind == Kind::kRenameColumn ||
+    return kind == Kind::kAddColumn || kind == Kind::kDropColumn || kind == Kind::kRenameColumn ||
            kind == Kind::kModifyColumn || kind == Kind::kPrimaryKeyChange ||
            kind == Kind::kRenameTable || kind == Kind::kDropTable;
   }
@@ -395,12 +427,19 @@ struct CaptureSource::Impl {
     if (!change.table_after) return Ok();
     bool event_error = false;
     const auto& row_schema = RowSchemaOf(change.table_after);
+    if (AlreadyCommitted(change.table.db, change.table.table, change.source)) return Ok();
     auto resolved = resolver->Resolve(change.table.db, change.table.table, row_schema, &event_error);
     if (!resolved) {
       return std::unexpected(AtChange(std::move(resolved).error(), change.table, change.source));
     }
-    if (AlreadyCommitted(*ingest::TableResolver::TargetOf(*resolved), change.source)) return Ok();
-    auto mirrored = resolver->MirrorSchema(*resolved, row_schema, renames, &event_error);
+    // A replayed change (a restart from a checkpoint or lake copy before it)
+    // that the table has, or a later one: the table stays as it is.
+    if (CompareApplied(ingest::TableResolver::MetadataOf(*resolved), change) >= 0) return Ok();
+    std::map<std::string, std::string> properties;
+    if (change.source) {
+      properties[std::string(kSchemaChangePositionProperty)] = change.source->position.binlog.ToString();
+    }
+    auto mirrored = resolver->MirrorSchema(*resolved, row_schema, renames, &event_error, properties);
     if (!mirrored) {
       if (options.schema_change_behavior == Behavior::kTryEvolve &&
           mirrored.error().code() == ErrorCode::kSchemaIncompatible) {
@@ -443,7 +482,13 @@ struct CaptureSource::Impl {
     if (!new_table && new_table.error().code() != ErrorCode::kNotFound) {
       return std::unexpected(new_table.error());
     }
-    if (!old_table) return true;  // renamed before (a replay), or never created
+    if (new_table && CompareApplied(new_table->metadata, change) >= 0) {
+      return true;  // renamed before: a replay
+    }
+    if (!old_table) return true;  // never created, or renamed and dropped since
+    if (CompareApplied(old_table->metadata, change) > 0) {
+      return true;  // a newer table of the old name (this rename happened before it)
+    }
     if (new_table) {
       Error error(ErrorCode::kAlreadyExists,
                   fmt::format("cannot rename table {} to {}: the lake already has {}", from.ToString(),
@@ -456,6 +501,13 @@ struct CaptureSource::Impl {
       return std::unexpected(std::move(error));
     }
     FLOE_RETURN_IF_ERROR(resolver->EnsureNamespace(to.ns));
+    if (change.source) {  // the position first: a crash before the rename repeats it
+      iceberg::Table table(catalog.get(), std::move(*old_table));
+      auto update = table.NewUpdateProperties();
+      update->Set(std::string(kSchemaChangePositionProperty), change.source->position.binlog.ToString());
+      update->Set(std::string(kRenamedFromProperty), from.ToString());
+      FLOE_RETURN_IF_ERROR(update->Commit());
+    }
     FLOE_RETURN_IF_ERROR(catalog->RenameTable(from, to));
     spdlog::info("run: table {} renamed to {} ({:.200})", from.ToString(), to.ToString(), change.ddl);
     return true;
@@ -470,6 +522,14 @@ struct CaptureSource::Impl {
       spdlog::info("run: {} was dropped; its sink table {} is shared by a route and stays",
                    change.table.ToString(), id.ToString());
       return false;
+    }
+    auto table = catalog->LoadTable(id);
+    if (!table) {
+      if (table.error().code() == ErrorCode::kNotFound) return true;  // dropped before: a replay
+      return std::unexpected(table.error());
+    }
+    if (CompareApplied(table->metadata, change) > 0) {
+      return true;  // a newer table of that name (this drop happened before it was created)
     }
     Status dropped = catalog->DropTable(id, /*purge=*/true);
     if (!dropped && dropped.error().code() != ErrorCode::kNotFound) {
@@ -492,6 +552,7 @@ struct CaptureSource::Impl {
       case Kind::kModifyColumn:
       case Kind::kPrimaryKeyChange: {
         if (!change.table_after) return Ok();
+        if (AlreadyCommitted(change.table.db, change.table.table, change.source)) return Ok();
         // The table and its schema change now, before any row under the new
         // definition (and even if none follows).
         const auto& row_schema = RowSchemaOf(change.table_after);
@@ -507,13 +568,11 @@ struct CaptureSource::Impl {
         return Ok();
       }
       case Kind::kTruncateTable: {
+        if (AlreadyCommitted(change.table.db, change.table.table, change.source)) return Ok();
         auto resolved = resolver->Resolve(change.table.db, change.table.table, nullptr, &event_error);
         if (!resolved) {
           if (resolved.error().code() == ErrorCode::kNotFound) return Ok();  // nothing to truncate
           return std::unexpected(AtChange(std::move(resolved).error(), change.table, change.source));
-        }
-        if (AlreadyCommitted(*ingest::TableResolver::TargetOf(*resolved), change.source)) {
-          return Ok();
         }
         FLOE_RETURN_IF_ERROR(
             batcher->Truncate(ingest::TableResolver::TargetOf(*resolved), out));
@@ -547,6 +606,7 @@ struct CaptureSource::Impl {
     if (item.batch.ends_transaction) {
       state.capture = std::move(item.state);
       state.position = item.batch.resume;
+      if (!options.committed_until.empty()) PruneCommittedUntil(state.position.binlog);
       in_transaction = false;
       // The first boundary of a fresh capture is the end of its snapshot.
       if (options.stop_after_snapshot) ended = true;

@@ -99,6 +99,12 @@ Status SetStartup(const pipeline::MySqlSourceDefinition& source,
   return Ok();
 }
 
+void RaiseCommittedUntil(CaptureSourceOptions& source, const std::string& table,
+                         const cdc::BinlogFilePos& position) {
+  auto [it, fresh] = source.committed_until.emplace(table, position);
+  if (!fresh && cdc::Compare(it->second, position) < 0) it->second = position;
+}
+
 /// Compares what the tables hold with the newest readable checkpoint of the
 /// state folder, and returns the highest checkpoint id they hold (the job's
 /// minimum id). A table that committed a later checkpoint than the one the
@@ -116,7 +122,9 @@ Result<engine::CheckpointId> PlanResume(const pipeline::PipelineDefinition& defi
   FLOE_ASSIGN_OR_RETURN(std::shared_ptr<iceberg::Catalog> catalog, source.sink.catalog());
   FLOE_ASSIGN_OR_RETURN(auto tables, sink::ListTablesTwoLevelsDeep(*catalog));
   FLOE_ASSIGN_OR_RETURN(auto progress,
-                        sink::CommittedProgress(*catalog, source.sink.pipeline_id, tables));
+                        sink::CommittedProgress(*catalog, source.sink.pipeline_id, tables,
+                                                {std::string(kSchemaChangePositionProperty),
+                                                 std::string(kRenamedFromProperty)}));
   source.lake_state_dir = LakeStateDir(*catalog, source.sink.pipeline_id);
   std::string warning;
   FLOE_ASSIGN_OR_RETURN(auto restored, store.LoadLatest(&warning));
@@ -144,8 +152,19 @@ Result<engine::CheckpointId> PlanResume(const pipeline::PipelineDefinition& defi
   std::vector<std::string> ahead;
   for (const auto& p : progress) {
     max_id = std::max(max_id, p.checkpoint);
-    if (p.checkpoint <= restored_id) continue;
     std::string table = p.table.ToString();
+    // evolve: the rows before a table's last schema change are in it (and
+    // those of the name it was renamed from, before the rename).
+    if (auto changed = p.properties.find(std::string(kSchemaChangePositionProperty));
+        changed != p.properties.end()) {
+      if (auto position = cdc::BinlogFilePos::Parse(changed->second)) {
+        RaiseCommittedUntil(source, table, *position);
+        if (auto from = p.properties.find(std::string(kRenamedFromProperty)); from != p.properties.end()) {
+          RaiseCommittedUntil(source, from->second, *position);
+        }
+      }
+    }
+    if (p.checkpoint <= restored_id) continue;
     auto stop = [&](std::string_view reason) {
       return Corruption(
           "table {} holds checkpoint {} of pipeline '{}', but the newest readable checkpoint in "
@@ -163,7 +182,7 @@ Result<engine::CheckpointId> PlanResume(const pipeline::PipelineDefinition& defi
     std::string_view position = *p.source_position;
     auto parsed = cdc::BinlogFilePos::Parse(position.substr(0, position.find(' ')));
     if (!parsed) return stop(parsed.error().message());
-    source.committed_until[table] = *parsed;
+    RaiseCommittedUntil(source, table, *parsed);
     ahead.push_back(fmt::format("{} (checkpoint {}, up to {})", table, p.checkpoint, position));
   }
   if (!ahead.empty()) {

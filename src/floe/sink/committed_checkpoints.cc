@@ -112,7 +112,7 @@ Result<std::vector<iceberg::TableIdentifier>> ListTablesTwoLevelsDeep(iceberg::C
 
 Result<std::vector<TableProgress>> CommittedProgress(
     iceberg::Catalog& catalog, std::string_view pipeline_id,
-    const std::vector<iceberg::TableIdentifier>& tables) {
+    const std::vector<iceberg::TableIdentifier>& tables, const std::vector<std::string>& properties) {
   std::vector<TableProgress> progress;
   for (const auto& id : tables) {
     auto loaded = catalog.LoadTable(id);
@@ -125,8 +125,13 @@ Result<std::vector<TableProgress>> CommittedProgress(
     if (!table_max) {
       return std::unexpected(std::move(table_max).error().WithContext(id.ToString()));
     }
-    if (*table_max == 0) continue;
-    TableProgress p{id, *table_max, std::nullopt};
+    std::map<std::string, std::string> values;
+    for (const auto& key : properties) {
+      auto it = loaded->metadata.properties.find(key);
+      if (it != loaded->metadata.properties.end()) values.emplace(key, it->second);
+    }
+    if (*table_max == 0 && values.empty()) continue;
+    TableProgress p{id, *table_max, std::nullopt, std::move(values)};
     if (const iceberg::Snapshot* s = FindCheckpointSnapshot(loaded->metadata, pipeline_id, p.checkpoint)) {
       auto position = s->summary.find(std::string(kSummarySourcePosition));
       if (position != s->summary.end()) p.source_position = position->second;

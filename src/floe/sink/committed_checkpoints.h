@@ -7,6 +7,7 @@
 /// walking parents from the current snapshot (survives a writer that drops
 /// unknown properties). The answer is the larger of the two.
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -59,13 +60,17 @@ struct TableProgress {
   /// The position of that checkpoint's snapshot; nullopt when the snapshot
   /// was expired (the table property alone survives expiry) or carries none.
   std::optional<std::string> source_position;
+  /// The table's values of the properties CommittedProgress was asked for
+  /// (those it has).
+  std::map<std::string, std::string> properties;
 };
 
 /// The progress of `pipeline_id` on each of `tables` that exists and has at
-/// least one commit of it (tables without one are left out). Errors: as the
-/// catalog-wide MaxCommittedCheckpoint.
+/// least one commit of it, or one of `properties`; other tables are left
+/// out. Errors: as the catalog-wide MaxCommittedCheckpoint.
 Result<std::vector<TableProgress>> CommittedProgress(
     iceberg::Catalog& catalog, std::string_view pipeline_id,
-    const std::vector<iceberg::TableIdentifier>& tables);
+    const std::vector<iceberg::TableIdentifier>& tables,
+    const std::vector<std::string>& properties = {});
 
 }  // namespace floe::sink
