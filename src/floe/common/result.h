@@ -28,6 +28,7 @@ enum class ErrorCode {
   kCommitStateUnknown,   ///< A commit may or may not have happened: reload and check.
   kNotSupported,         ///< Valid, but not something floe does (yet).
   kCancelled,            ///< Stopped on request.
+  kStale,                ///< What was read changed at its source meanwhile: read it again.
   kInternal,             ///< A bug in floe.
 };
 

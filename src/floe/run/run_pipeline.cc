@@ -298,27 +298,42 @@ Result<RunSummary> RunPipeline(const pipeline::PipelineDefinition& definition,
   FLOE_ASSIGN_OR_RETURN(job_options.min_checkpoint_id,
                         PlanResume(definition, source_options, store));
 
-  auto positions = std::make_shared<sink::CheckpointPositions>();
-  engine::Job job(job_options);
-  auto rows = job.AddSource<sink::RowBatch>("source", 1, [source_options, positions, stats](int) {
-    return std::make_unique<CaptureSource>(source_options, positions, stats);
-  });
-  auto on_commit = run.on_commit;
-  sink::AddSinkStages(job, rows, source_options.sink, positions,
-                      [stats, on_commit, metrics](const sink::CommitOutcome& outcome) {
-                        metrics->Committed(outcome);
-                        stats->commits.fetch_add(1);
-                        int64_t last = stats->last_committed_checkpoint.load();
-                        while (outcome.checkpoint_id > last &&
-                               !stats->last_committed_checkpoint.compare_exchange_weak(
-                                   last, outcome.checkpoint_id)) {
-                        }
-                        if (on_commit) on_commit(outcome);
-                      });
-  spdlog::info("run: pipeline '{}', state in {}, checkpoints every {} ms", definition.pipeline.name,
-               state_dir, definition.pipeline.checkpoint_interval.count());
-
-  Status status = engine::RunUntilStopped(job, run.stop);
+  // A DDL on a table while the initial snapshot read it makes the snapshot
+  // stale (kStale, before anything of it can be committed): the job runs
+  // again from the start, a new snapshot.
+  constexpr int kSnapshotAttempts = 10;
+  Status status = Ok();
+  engine::CheckpointId last_checkpoint = 0;
+  for (int attempt = 1;; ++attempt) {
+    auto positions = std::make_shared<sink::CheckpointPositions>();
+    engine::Job job(job_options);
+    auto rows = job.AddSource<sink::RowBatch>("source", 1, [source_options, positions, stats](int) {
+      return std::make_unique<CaptureSource>(source_options, positions, stats);
+    });
+    auto on_commit = run.on_commit;
+    sink::AddSinkStages(job, rows, source_options.sink, positions,
+                        [stats, on_commit, metrics](const sink::CommitOutcome& outcome) {
+                          metrics->Committed(outcome);
+                          stats->commits.fetch_add(1);
+                          int64_t last = stats->last_committed_checkpoint.load();
+                          while (outcome.checkpoint_id > last &&
+                                 !stats->last_committed_checkpoint.compare_exchange_weak(
+                                     last, outcome.checkpoint_id)) {
+                          }
+                          if (on_commit) on_commit(outcome);
+                        });
+    if (attempt == 1) {
+      spdlog::info("run: pipeline '{}', state in {}, checkpoints every {} ms",
+                   definition.pipeline.name, state_dir,
+                   definition.pipeline.checkpoint_interval.count());
+    }
+    status = engine::RunUntilStopped(job, run.stop);
+    last_checkpoint = job.last_completed_checkpoint();
+    bool stale = !status && status.error().code() == ErrorCode::kStale && last_checkpoint == 0;
+    if (!stale || attempt >= kSnapshotAttempts || (run.stop != nullptr && run.stop->load())) break;
+    spdlog::warn("run: {}; taking the snapshot again (attempt {} of {})",
+                 definition.Redact(status.error().message()), attempt + 1, kSnapshotAttempts);
+  }
   if (!status) metrics->SetFailed(definition.Redact(status.error().ToString()));
 
   RunSummary summary;
@@ -329,7 +344,7 @@ Result<RunSummary> RunPipeline(const pipeline::PipelineDefinition& definition,
   summary.commits = stats->commits.load();
   summary.tables_created = stats->tables_created.load();
   summary.schema_changes = stats->schema_changes.load();
-  summary.last_checkpoint = job.last_completed_checkpoint();
+  summary.last_checkpoint = last_checkpoint;
   if (!status) return std::unexpected(std::move(status).error());
   return summary;
 }

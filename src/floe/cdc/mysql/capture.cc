@@ -385,7 +385,49 @@ struct MySqlCapture::Impl {
     }
   }
 
+  /// The schemas of the selected tables as the server has them now.
+  Result<std::map<std::pair<std::string, std::string>, TableSchema>> ReadSelectedSchemas(
+      Connection& conn) {
+    std::map<std::pair<std::string, std::string>, TableSchema> out;
+    FLOE_ASSIGN_OR_RETURN(auto names, SelectedTables(conn));
+    for (const auto& [db, table] : names) {
+      FLOE_ASSIGN_OR_RETURN(auto loaded, ReadTableSchema(conn.handle(), db, table));
+      if (loaded) out.emplace(std::make_pair(db, table), std::move(*loaded));
+    }
+    return out;
+  }
+
+  /// kStale when a snapshotted table's schema is not the same before the
+  /// stream's start (`before`, for the tables it has), when the snapshot
+  /// started (`used`) and now: a DDL ran on it meanwhile, so the snapshot's
+  /// rows, or the stream's replay of that DDL from the start, would not fit.
+  /// `failure`, if the snapshot failed, is kept as the cause.
+  Status CheckSnapshotSchemas(
+      const std::map<std::pair<std::string, std::string>, TableSchema>& before,
+      const std::vector<TableSchema>& used, const Error* failure) {
+    FLOE_ASSIGN_OR_RETURN(auto now, ReadSelectedSchemas(*meta));
+    for (const TableSchema& s : used) {
+      auto key = std::make_pair(s.db, s.table);
+      auto was = before.find(key);
+      auto is = now.find(key);
+      bool changed = is == now.end() || !(is->second == s) || (was != before.end() && !(was->second == s));
+      if (!changed) continue;
+      std::string message = fmt::format(
+          "snapshot: table {}.{} changed (a DDL ran on it) while the snapshot was taken; the "
+          "snapshot must be taken again",
+          s.db, s.table);
+      if (failure != nullptr) message += " (it failed with: " + failure->message() + ")";
+      return std::unexpected(Error(ErrorCode::kStale, std::move(message)));
+    }
+    if (failure != nullptr) return std::unexpected(*failure);
+    return Ok();
+  }
+
   Status RunSnapshot(const Sink& sink) {
+    // The schemas before the stream's start, to be compared with those after
+    // the snapshot (CheckSnapshotSchemas): equal, no DDL ran on a snapshotted
+    // table in between.
+    FLOE_ASSIGN_OR_RETURN(auto schemas_before, ReadSelectedSchemas(*meta));
     // The stream's start first, then the tables: a table created before the
     // start is in the listing, one created after it has its CREATE TABLE in
     // the stream (and if it is in the listing too, it is provisional: the
@@ -433,9 +475,12 @@ struct MySqlCapture::Impl {
     so.parallelism = options.snapshot_parallelism;
     so.first_server_id = options.server_id + 1;
     so.start = start;
-    FLOE_ASSIGN_OR_RETURN(auto result, RunIncrementalSnapshot(so, *meta, tables, sink));
-    committed = result.start;
-    filter = std::move(result.filter);
+    auto result = RunIncrementalSnapshot(so, *meta, tables, sink);
+    // Before the boundary that lets a consumer commit the snapshot.
+    FLOE_RETURN_IF_ERROR(
+        CheckSnapshotSchemas(schemas_before, schemas, result ? nullptr : &result.error()));
+    committed = result->start;
+    filter = std::move(result->filter);
     if (options.boundary_batches) {
       // The snapshot is whole: a consumer may checkpoint here.
       ChangeBatch done;
