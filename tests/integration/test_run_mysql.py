@@ -595,3 +595,83 @@ def test_run_ddl_during_the_initial_snapshot(ddl, tmp_path):
          "--java-classpath", str(CLASSPATH), "--exact-schema"],
         capture_output=True, text=True, timeout=600)
     assert check.returncode == 0, check.stdout[-6000:] + check.stderr[-3000:]
+
+
+def test_run_newly_added_table_is_snapshotted_on_restart(tmp_path):
+    """scan.newly-added-table.enabled: a table added to `tables` of a stopped pipeline is
+    snapshotted on restart (a SIGKILL in that snapshot only repeats it) while the others
+    resume where they were; its changes made while the pipeline was stopped — a DDL among
+    them — are in the snapshot, not replayed."""
+    preflight()
+    lake = tmp_path / "lake"
+    lake.mkdir()
+    (lake / "catalog.yaml").write_text(
+        f"catalog:\n  default:\n    type: sql\n    uri: sqlite:///{lake}/catalog.db\n"
+        f"    warehouse: {lake}/warehouse\n")
+    pipeline = tmp_path / "mirror.yaml"
+    write_pipeline(pipeline, lake, "evolve")
+    text = pipeline.read_text().replace("chunk.size: 2000", "chunk.size: 200")
+    text = text.replace("server-id:", "scan.newly-added-table.enabled: true\n  server-id:")
+    pipeline.write_text(text.replace(f"tables: {DB}.\\.*", f"tables: {DB}.t1"))
+    workload = Workload(7)
+    conn = root_connection()
+    with conn.cursor() as c:
+        c.execute(f"DROP DATABASE IF EXISTS {DB}")
+        c.execute(f"CREATE DATABASE {DB}")
+        workload.create(c, "t1", 2_000)
+        workload.create(c, "t2", 30_000)
+
+    def run_until(marker_table: str, log: Path) -> None:
+        with conn.cursor() as c:
+            c.execute(f"DELETE FROM {DB}.{marker_table} WHERE id = {MARKER_ID}")
+            c.execute(f"INSERT INTO {DB}.{marker_table} (id, v) VALUES ({MARKER_ID}, 'the end')")
+        proc = start_run(pipeline, log)
+        deadline = time.monotonic() + 300
+        config = lake / "catalog.yaml"
+        while True:
+            scan = subprocess.run([str(FLOE), "table", "--catalog-config", str(config), "scan",
+                                   f"{DB}.{marker_table}", "--where", f"id = {MARKER_ID}"],
+                                  capture_output=True, text=True, timeout=120)
+            if scan.returncode == 0 and str(MARKER_ID) in scan.stdout:
+                break
+            assert proc.poll() is None, log.read_text()[-3000:]
+            assert time.monotonic() < deadline, "the lake did not catch up in 5 minutes"
+            time.sleep(0.5)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=120) == 0, log.read_text()[-3000:]
+
+    run_until("t1", tmp_path / "first.log")
+    with conn.cursor() as c:  # while the pipeline is stopped
+        for _ in range(200):
+            workload.statement(c, "t1")
+            workload.statement(c, "t2")
+        c.execute(f"ALTER TABLE {DB}.t2 ADD COLUMN added INT NULL AFTER v")
+        c.execute(f"UPDATE {DB}.t2 SET added = id % 13 WHERE id % 5 = 0")
+    pipeline.write_text(pipeline.read_text().replace(f"tables: {DB}.t1", f"tables: {DB}.t1, {DB}.t2"))
+    # Killed in the new table's snapshot: the next run takes it again.
+    killed_log = tmp_path / "killed.log"
+    proc = start_run(pipeline, killed_log)
+    deadline = time.monotonic() + 60
+    while "the state does not know" not in killed_log.read_text():
+        assert proc.poll() is None, killed_log.read_text()[-3000:]
+        assert time.monotonic() < deadline, killed_log.read_text()[-3000:]
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    with conn.cursor() as c:
+        for _ in range(100):
+            workload.statement(c, "t1")
+            workload.statement(c, "t2")
+    run_until("t2", tmp_path / "second.log")
+    text = (tmp_path / "second.log").read_text()
+    assert "the state does not know (floe_run_mirror.t2)" in text, text[-3000:]
+    assert "resuming the capture" in text, text[-3000:]
+    check = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "mirror_check.py"), "--database", DB,
+         "--mariadb", f"mariadb --no-defaults --protocol=socket --socket={SOCKET} -uroot",
+         "--floe", str(FLOE), "--catalog-config", str(lake / "catalog.yaml"),
+         "--sqlite", str(lake / "catalog.db"), "--warehouse", str(lake / "warehouse"),
+         "--java-classpath", str(CLASSPATH), "--exact-schema"],
+        capture_output=True, text=True, timeout=600)
+    print(check.stdout[-3000:])
+    assert check.returncode == 0, check.stdout[-6000:] + check.stderr[-3000:]

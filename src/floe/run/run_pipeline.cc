@@ -205,10 +205,6 @@ Result<CaptureSourceOptions> MakeCaptureSourceOptions(const pipeline::PipelineDe
   auto not_yet = [](std::string_view key, std::string_view what) {
     return NotSupported("{}: {} is not supported by floe run yet (docs/pipeline.md)", key, what);
   };
-  if (source.newly_added_table_enabled) {
-    return not_yet("source.scan.newly-added-table.enabled",
-                   "snapshotting tables added to `tables` of a stopped pipeline");
-  }
   if (!source.schema_change_enabled) {
     return not_yet("source.schema-change.enabled: false", "dropping schema changes");
   }
@@ -230,6 +226,7 @@ Result<CaptureSourceOptions> MakeCaptureSourceOptions(const pipeline::PipelineDe
   };
   if (source.server_id) capture.server_id = source.server_id->first;
   capture.snapshot_chunk_rows = static_cast<size_t>(source.snapshot_chunk_size);
+  capture.snapshot_new_tables = source.newly_added_table_enabled;
   // The server's heartbeat is also how soon the capture notices a stop while
   // the binlog is quiet: at most a second, whatever heartbeat.interval says.
   capture.heartbeat_seconds = 1;

@@ -194,6 +194,35 @@ struct MySqlCapture::Impl {
   /// table the listing could not have seen.
   std::set<std::pair<std::string, std::string>> provisional;
   BinlogFilePos provisional_end;
+  /// Tables snapshotted after the stream's position (snapshot_new_tables):
+  /// their events before the position given are skipped.
+  std::map<std::pair<std::string, std::string>, BinlogFilePos> not_before;
+
+  /// Whether an event of (db, table) at `pos` comes before that table's
+  /// snapshot (not_before).
+  bool BeforeItsSnapshot(std::string_view db, std::string_view table, const BinlogFilePos& pos) const {
+    if (not_before.empty()) return false;
+    auto it = not_before.find(std::make_pair(std::string(db), std::string(table)));
+    return it != not_before.end() && Compare(pos, it->second) < 0;
+  }
+
+  /// Whether DDL `sql` names a table whose snapshot comes after `pos`.
+  bool DdlBeforeItsSnapshot(std::string_view sql, std::string_view default_db,
+                            const BinlogFilePos& pos) const {
+    if (not_before.empty()) return false;
+    auto st = ParseDdl(sql);
+    if (!st) return false;
+    std::vector<TableRef> refs{st->table};
+    for (const auto& [from, to] : st->renames) {
+      refs.push_back(from);
+      refs.push_back(to);
+    }
+    for (auto& r : refs) {
+      if (r.db.empty()) r.db = std::string(default_db);
+      if (BeforeItsSnapshot(r.db, r.table, pos)) return true;
+    }
+    return false;
+  }
   int64_t version = 0;
   io::LocalFileIO file_io;
   SourcePosition committed;  // resume point after the last transaction
@@ -252,6 +281,11 @@ struct MySqlCapture::Impl {
       p["tables"] = nlohmann::json::array();
       for (const auto& [db, table] : provisional) p["tables"].push_back({db, table});
       j["provisional"] = std::move(p);
+    }
+    if (!not_before.empty()) {
+      nlohmann::json n = nlohmann::json::array();
+      for (const auto& [table, pos] : not_before) n.push_back({table.first, table.second, pos.ToString()});
+      j["not_before"] = std::move(n);
     }
     // The schemas go last, spliced in as text: no re-serialization per call.
     std::string text = DumpJson(j);
@@ -318,6 +352,19 @@ struct MySqlCapture::Impl {
       for (const auto& t : p["tables"]) {
         if (!t.is_array() || t.size() != 2 || !t[0].is_string() || !t[1].is_string()) return bad();
         provisional.emplace(t[0].get<std::string>(), t[1].get<std::string>());
+      }
+    }
+    if (j.contains("not_before")) {
+      const auto& n = j["not_before"];
+      if (!n.is_array()) return Corruption("{}: 'not_before' is not a list", where);
+      for (const auto& t : n) {
+        if (!t.is_array() || t.size() != 3 || !t[0].is_string() || !t[1].is_string() ||
+            !t[2].is_string()) {
+          return Corruption("{}: 'not_before' entries are [db, table, position]", where);
+        }
+        auto pos = BinlogFilePos::Parse(t[2].get<std::string>());
+        if (!pos) return Corruption("{}: 'not_before': {}", where, pos.error().message());
+        not_before[{t[0].get<std::string>(), t[1].get<std::string>()}] = *pos;
       }
     }
     spdlog::info("capture: resuming from {} ({})", committed.binlog.ToString(), where);
@@ -492,6 +539,71 @@ struct MySqlCapture::Impl {
     return SaveState();
   }
 
+  /// snapshot_new_tables, after a resume: the selected tables the restored
+  /// state does not know get a snapshot of their own now, at S'; the stream
+  /// then resumes where the state was, skipping their events before S'.
+  /// Ends, like the initial snapshot, with a boundary once it is whole.
+  Status SnapshotNewTables(const Sink& sink) {
+    FLOE_ASSIGN_OR_RETURN(auto schemas_before, ReadSelectedSchemas(*meta));
+    FLOE_ASSIGN_OR_RETURN(SourcePosition start, CurrentPosition(*meta));
+    FLOE_ASSIGN_OR_RETURN(auto names, SelectedTables(*meta));
+    std::vector<TableSchema> schemas;
+    for (const auto& [db, table] : names) {
+      if (tracker.Find(db, table) != nullptr) continue;
+      FLOE_ASSIGN_OR_RETURN(auto loaded, ReadTableSchema(meta->handle(), db, table));
+      if (loaded) schemas.push_back(std::move(*loaded));
+    }
+    if (schemas.empty()) return Ok();
+    std::vector<std::string> listed;
+    for (const auto& s : schemas) listed.push_back(s.QualifiedName());
+    spdlog::info("capture: {} selected table(s) the state does not know ({}): a snapshot of them "
+                 "at {}, then the stream from {}",
+                 schemas.size(), fmt::join(listed, ", "), start.binlog.ToString(),
+                 committed.binlog.ToString());
+    std::vector<SnapshotTable> tables;
+    for (const auto& s : schemas) {
+      tracker.Put(s);
+      not_before[{s.db, s.table}] = start.binlog;
+      definitions.erase({s.db, s.table});
+      FLOE_ASSIGN_OR_RETURN(auto def, Definition(s.db, s.table));
+      tables.push_back({&s, def});
+    }
+    ChangeBatch creates;
+    auto source = std::make_shared<ChangeSource>();
+    source->snapshot = "true";
+    source->ts_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        std::chrono::system_clock::now().time_since_epoch())
+                        .count();
+    for (const auto& t : tables) {
+      cdc::SchemaChange sc;
+      sc.kind = cdc::SchemaChangeKind::kCreateTable;
+      sc.table = {t.schema->db, t.schema->table};
+      sc.table_after = t.definition;
+      sc.database = t.schema->db;
+      sc.source = source;
+      creates.events.emplace_back(std::move(sc));
+    }
+    FLOE_RETURN_IF_ERROR(sink(creates));
+    IncrementalSnapshotOptions so;
+    so.connection = options.connection;
+    so.chunk_rows = options.snapshot_chunk_rows;
+    so.parallelism = options.snapshot_parallelism;
+    so.first_server_id = options.server_id + 1;
+    so.start = start;
+    auto result = RunIncrementalSnapshot(so, *meta, tables, sink);
+    FLOE_RETURN_IF_ERROR(
+        CheckSnapshotSchemas(schemas_before, schemas, result ? nullptr : &result.error()));
+    FLOE_RETURN_IF_ERROR(filter.Merge(std::move(result->filter)));
+    if (options.boundary_batches) {
+      ChangeBatch done;
+      done.ends_transaction = true;
+      done.resume = committed;
+      FLOE_RETURN_IF_ERROR(sink(done));
+      last_boundary = std::chrono::steady_clock::now();
+    }
+    return SaveState();
+  }
+
   Status Stream(const Sink& sink, const std::atomic<bool>& stop);
 };
 
@@ -531,6 +643,7 @@ Result<std::unique_ptr<MySqlCapture>> MySqlCapture::Open(CaptureOptions options)
 Status MySqlCapture::Run(const Sink& sink, const std::atomic<bool>& stop) {
   Impl& m = *impl_;
   FLOE_ASSIGN_OR_RETURN(bool resumed, m.LoadState());
+  if (resumed && m.options.snapshot_new_tables) FLOE_RETURN_IF_ERROR(m.SnapshotNewTables(sink));
   if (!resumed) {
     switch (m.options.startup) {
       case StartupMode::kInitial:
@@ -627,6 +740,9 @@ Status MySqlCapture::Impl::Stream(const Sink& sink, const std::atomic<bool>& sto
       if (!provisional.empty() && Compare(committed.binlog, provisional_end) >= 0) {
         provisional.clear();
       }
+      for (auto it = not_before.begin(); it != not_before.end();) {
+        it = Compare(committed.binlog, it->second) >= 0 ? not_before.erase(it) : std::next(it);
+      }
       bool filter_done = !filter.empty() && Compare(committed.binlog, filter.end()) >= 0;
       if (filter_done) {
         spdlog::info("capture: the stream passed the snapshot's last high watermark {}",
@@ -704,9 +820,17 @@ Status MySqlCapture::Impl::Stream(const Sink& sink, const std::atomic<bool>& sto
         // A DDL (or another statement logged as text).
         bool table_ddl = word == "CREATE" || word == "ALTER" || word == "DROP" || word == "RENAME" ||
                          word == "TRUNCATE";
+        const std::string where = fmt::format("{}:{}", decoder.current_file(), ev.position);
+        if (table_ddl &&
+            DdlBeforeItsSnapshot(q.query, q.db, {decoder.current_file(), ev.position})) {
+          // The table's snapshot, taken later, holds its effect.
+          spdlog::info("capture: binlog {}: DDL before its table's snapshot, skipped: {:.200}", where,
+                       q.query);
+          FLOE_RETURN_IF_ERROR(commit(ev.header.log_pos));
+          continue;
+        }
         if (table_ddl) ForgetProvisionalTargets(q.query, q.db);
         auto changes = tracker.Apply(q.query, q.db);
-        const std::string where = fmt::format("{}:{}", decoder.current_file(), ev.position);
         if (!changes) {
           if (!table_ddl || changes.error().code() == ErrorCode::kNotFound) {
             // Statements on other objects (users, views, routines) and DDL on
@@ -755,6 +879,7 @@ Status MySqlCapture::Impl::Stream(const Sink& sink, const std::atomic<bool>& sto
       if (type == event_type::kTableMap) {
         const TableMapEvent* t = std::get<const TableMapEvent*>(ev.body);
         if (!Selected(t->db, t->table)) continue;
+        if (BeforeItsSnapshot(t->db, t->table, {decoder.current_file(), ev.position})) continue;
         const TableSchema* s = tracker.Find(t->db, t->table);
         if (!s) {
           auto def = Definition(t->db, t->table);
@@ -769,6 +894,7 @@ Status MySqlCapture::Impl::Stream(const Sink& sink, const std::atomic<bool>& sto
         const RowsEvent& re = std::get<RowsEvent>(ev.body);
         FLOE_ASSIGN_OR_RETURN(const TableMapEvent* t, decoder.FindTable(re.table_id));
         if (!Selected(t->db, t->table)) continue;
+        if (BeforeItsSnapshot(t->db, t->table, {decoder.current_file(), ev.position})) continue;
         FLOE_ASSIGN_OR_RETURN(auto def, Definition(t->db, t->table));
         const std::string where = fmt::format("{}:{}", decoder.current_file(), ev.position);
         if (def->columns.size() != t->columns.size()) {

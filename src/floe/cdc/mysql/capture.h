@@ -67,6 +67,12 @@ struct CaptureOptions {
   /// checkpoints at transaction boundaries has one (and its position moves
   /// on with the binlog).
   bool boundary_batches = false;
+  /// Resuming from a state: selected tables the state does not know (added
+  /// to the selection while the capture was stopped, or created since) get
+  /// an initial snapshot before the stream resumes — Flink CDC's
+  /// `scan.newly-added-table.enabled`. Their binlog events before that
+  /// snapshot's start are skipped (the snapshot holds their effect).
+  bool snapshot_new_tables = false;
   /// Reconnect after a lost connection (server restart), this many times in a
   /// row before giving up. Default 30 (with 1 s between attempts).
   int reconnect_attempts = 30;

@@ -524,6 +524,19 @@ Status SnapshotFilter::AddTable(const TableSchema& schema, std::vector<Chunk> ch
   return Ok();
 }
 
+Status SnapshotFilter::Merge(SnapshotFilter other) {
+  for (auto& [key, chunks] : other.tables_) {
+    if (tables_.contains(key)) {
+      return InvalidArgument("snapshot filter: table {}.{} is in both filters", key.first, key.second);
+    }
+  }
+  for (auto& [key, chunks] : other.tables_) tables_.emplace(key, std::move(chunks));
+  if (!other.end_.empty() && (end_.empty() || Compare(other.end_, end_) > 0)) end_ = other.end_;
+  merged_arenas_.push_back(std::move(other.arena_));
+  for (auto& a : other.merged_arenas_) merged_arenas_.push_back(std::move(a));
+  return Ok();
+}
+
 bool SnapshotFilter::After(const TableChunks& t, types::Row row, const BinlogFilePos& pos) const {
   // The first chunk whose upper bound is above the key (the last is unbounded).
   size_t lo = 0, hi = t.chunks.size();

@@ -81,6 +81,9 @@ class SnapshotFilter {
     BinlogFilePos high_watermark;
   };
   Status AddTable(const TableSchema& schema, std::vector<Chunk> chunks);
+  /// Takes in the tables of `other` (a later snapshot of other tables).
+  /// kInvalidArgument when both hold a table.
+  Status Merge(SnapshotFilter other);
 
   bool empty() const { return tables_.empty(); }
   /// The largest high watermark: at and after it the filter drops nothing.
@@ -111,6 +114,7 @@ class SnapshotFilter {
   std::map<std::pair<std::string, std::string>, TableChunks> tables_;
   BinlogFilePos end_;
   std::shared_ptr<Arena> arena_ = std::make_shared<Arena>();
+  std::vector<std::shared_ptr<Arena>> merged_arenas_;  ///< of merged filters' `hi_values`
 };
 
 struct IncrementalSnapshotOptions {
