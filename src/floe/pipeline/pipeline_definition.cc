@@ -201,6 +201,9 @@ std::string PipelineDefinition::Describe() const {
       if (!route.replace_symbol.empty())
         Line(out, 4, "replace-symbol", Quote(route.replace_symbol));
       if (!route.description.empty()) Line(out, 4, "description", Quote(route.description));
+      if (!route.source_table_column.empty()) {
+        Line(out, 4, "source-table-column", Quote(route.source_table_column));
+      }
     }
   }
   out += "pipeline:\n";

@@ -7,7 +7,7 @@ namespace floe::pipeline {
 namespace {
 
 const std::vector<std::string> kRouteKeys = {"source-table", "sink-table", "replace-symbol",
-                                             "description"};
+                                             "description", "source-table-column"};
 
 Result<Route> ParseRoute(const DocumentValue& item, size_t index) {
   std::string path = "route[" + std::to_string(index) + "]";
@@ -33,6 +33,14 @@ Result<Route> ParseRoute(const DocumentValue& item, size_t index) {
   if (symbol) route.replace_symbol = *symbol;
   FLOE_ASSIGN_OR_RETURN(auto description, r.String("description"));
   if (description) route.description = *description;
+  FLOE_ASSIGN_OR_RETURN(auto column, r.String("source-table-column"));
+  if (column) {
+    if (column->empty() || column->find('.') != std::string::npos) {
+      return r.Fail(*r.Get("source-table-column"), "'{}' is not a column name (non-empty, no '.')",
+                    *column);
+    }
+    route.source_table_column = *column;
+  }
   // Check the sink table's shape with the symbol standing for a table name.
   std::string sample = route.sink_table;
   if (!route.replace_symbol.empty()) {

@@ -151,6 +151,14 @@ bool MatchesSourceTable(const SourceTables& tables, std::string_view db, std::st
   return tables.include.Matches(db, table) && !tables.exclude.Matches(db, table);
 }
 
+std::string SourceTableColumnFor(const std::vector<Route>& routes, std::string_view db,
+                                 std::string_view table) {
+  for (const Route& route : routes) {
+    if (route.source_table.Matches(db, table)) return route.source_table_column;
+  }
+  return {};
+}
+
 bool RouteIsOneToOne(const std::vector<Route>& routes, std::string_view db, std::string_view table) {
   for (const Route& route : routes) {
     if (!route.source_table.Matches(db, table)) continue;

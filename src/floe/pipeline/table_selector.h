@@ -74,6 +74,10 @@ struct Route {
   /// empty means no replacement.
   std::string replace_symbol;
   std::string description;
+  /// `source-table-column` (floe's own key): the name of a column added to
+  /// the sink table that holds each row's source table ("db.table"), and is
+  /// part of its key, so that the shards' keys stay apart. Empty: none.
+  std::string source_table_column;
 };
 
 /// The Iceberg table rows of `db`.`table` go to: the sink table of the
@@ -83,6 +87,11 @@ struct Route {
 /// identifier (naming the route and the source table).
 Result<iceberg::TableIdentifier> RouteFor(const std::vector<Route>& routes, std::string_view db,
                                           std::string_view table);
+
+/// The `source-table-column` of the first route that matches `db`.`table`
+/// ("" when none matches or it has none).
+std::string SourceTableColumnFor(const std::vector<Route>& routes, std::string_view db,
+                                 std::string_view table);
 
 /// Whether `db`.`table` has its sink table to itself as far as the routes
 /// tell: no route matches it, or the first that does names the table through

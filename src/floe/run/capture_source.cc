@@ -5,6 +5,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <unordered_map>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -197,16 +198,55 @@ struct CaptureSource::Impl {
     return Ok();
   }
 
+  /// A source table whose route adds a column naming it: its rows' schema
+  /// (the table's, then that column, in the key) and the column's value.
+  struct WithSourceColumn {
+    cdc::TableDefinitionPtr definition;  ///< keeps the key pointer valid
+    std::shared_ptr<const types::Schema> schema;
+    std::string source;  ///< "db.table", the value
+  };
+  std::unordered_map<const cdc::TableDefinition*, WithSourceColumn> with_source_column;
+  const WithSourceColumn* last_with_source = nullptr;
+  std::vector<types::Value> before_buffer, after_buffer;
+
   /// The row schema of a definition, kept while consecutive rows share it.
   const std::shared_ptr<const types::Schema>& RowSchemaOf(const cdc::TableDefinitionPtr& def) {
     if (def.get() != last_definition) {
       last_definition = def.get();
+      last_with_source = nullptr;
       last_row_schema = std::shared_ptr<const types::Schema>(def, &def->schema);
-      if (!def->primary_key.empty()) {
-        resolver->NotePrimaryKey(def->id.db, def->id.table, def->primary_key);
+      std::vector<std::string> key = def->primary_key;
+      std::string column =
+          options.source_table_column ? options.source_table_column(def->id.db, def->id.table) : "";
+      if (!column.empty()) {
+        auto [it, fresh] = with_source_column.try_emplace(def.get());
+        if (fresh) {
+          it->second.definition = def;
+          it->second.source = def->id.ToString();
+          std::vector<types::NestedField> fields = def->schema.fields();
+          int32_t id = def->schema.highest_field_id() + 1;
+          fields.push_back(types::NestedField{id, column, true, types::Type::String(), ""});
+          std::vector<int32_t> identifiers = def->schema.identifier_field_ids();
+          if (!identifiers.empty()) identifiers.push_back(id);
+          it->second.schema = std::make_shared<const types::Schema>(std::move(fields), 0,
+                                                                    std::move(identifiers));
+        }
+        last_with_source = &it->second;
+        last_row_schema = it->second.schema;
+        if (!key.empty()) key.push_back(column);
       }
+      if (!key.empty()) resolver->NotePrimaryKey(def->id.db, def->id.table, key);
     }
     return last_row_schema;
+  }
+
+  /// `row` with the source-table value appended (into `buffer`), when the
+  /// last RowSchemaOf added that column; else `row`.
+  types::Row WithSourceValue(types::Row row, std::vector<types::Value>& buffer) const {
+    if (last_with_source == nullptr || row.empty()) return row;
+    buffer.assign(row.begin(), row.end());
+    buffer.push_back(types::Value::Bytes(last_with_source->source));
+    return types::Row(buffer.data(), buffer.size());
   }
 
   static Error AtChange(Error error, const cdc::TableId& table,
@@ -251,7 +291,8 @@ struct CaptureSource::Impl {
     if (!resolved) return std::unexpected(AtChange(std::move(resolved).error(), id, change.source));
     auto mapping = resolver->MappingFor(*resolved, row_schema, &event_error);
     if (!mapping) return std::unexpected(AtChange(std::move(mapping).error(), id, change.source));
-    auto rows = changes->Write(**mapping, change.op, change.before, change.after, out, &event_error);
+    auto rows = changes->Write(**mapping, change.op, WithSourceValue(change.before, before_buffer),
+                               WithSourceValue(change.after, after_buffer), out, &event_error);
     if (!rows) return std::unexpected(AtChange(std::move(rows).error(), id, change.source));
     if (*rows > 0) dirty = true;
     state.rows += *rows;
@@ -374,6 +415,13 @@ struct CaptureSource::Impl {
   /// evolve / try_evolve: the lake follows the change exactly (see the header).
   Status MirrorChange(const cdc::SchemaChange& change, engine::Collector<sink::RowBatch>& out) {
     using Kind = cdc::SchemaChangeKind;
+    // A sink table shared by several source tables (sharded) cannot equal
+    // each of them: it takes the union of their columns, as lenient does.
+    if (change.kind != Kind::kRenameTable && change.kind != Kind::kDropTable &&
+        !OwnsSinkTable(change.table)) {
+      statement_renames.clear();
+      return LenientChange(change, out);
+    }
     switch (change.kind) {
       case Kind::kCreateTable:
         return MirrorColumns(change, out);
@@ -569,6 +617,17 @@ struct CaptureSource::Impl {
       }
       case Kind::kTruncateTable: {
         if (AlreadyCommitted(change.table.db, change.table.table, change.source)) return Ok();
+        if (!OwnsSinkTable(change.table)) {
+          // Truncating the sink table would remove the other source tables'
+          // rows too; removing this one's alone is not built.
+          return std::unexpected(AtChange(
+              Error(ErrorCode::kNotSupported,
+                    "TRUNCATE TABLE of a table whose route shares its sink table with others: "
+                    "truncating the sink table would remove their rows too. Route the table to "
+                    "a sink table of its own (a sink-table with the replace-symbol), or "
+                    "exclude it"),
+              change.table, change.source));
+        }
         auto resolved = resolver->Resolve(change.table.db, change.table.table, nullptr, &event_error);
         if (!resolved) {
           if (resolved.error().code() == ErrorCode::kNotFound) return Ok();  // nothing to truncate

@@ -81,6 +81,10 @@ struct CaptureSourceOptions {
   /// Whether source table (db, table) has its sink table to itself (evolve
   /// renames and drops only such sink tables). Null: every table does.
   std::function<bool(std::string_view db, std::string_view table)> owns_sink_table;
+  /// The name of the column that holds each row's source table ("db.table")
+  /// in its sink table, part of the key (a route's `source-table-column`);
+  /// "" or null: none.
+  std::function<std::string(std::string_view db, std::string_view table)> source_table_column;
   /// Tables that already hold more than the restored checkpoint (its newer
   /// checkpoint files were lost or damaged after they committed), by sink
   /// table ("ns.table"): the binlog position their last commit covers. A

@@ -249,6 +249,14 @@ Result<CaptureSourceOptions> MakeCaptureSourceOptions(const pipeline::PipelineDe
   options.owns_sink_table = [routes](std::string_view db, std::string_view table) {
     return pipeline::RouteIsOneToOne(routes, db, table);
   };
+  bool any_source_column = std::any_of(routes.begin(), routes.end(), [](const pipeline::Route& r) {
+    return !r.source_table_column.empty();
+  });
+  if (any_source_column) {
+    options.source_table_column = [routes](std::string_view db, std::string_view table) {
+      return pipeline::SourceTableColumnFor(routes, db, table);
+    };
+  }
   for (const auto& [key, value] : definition.sink.table_properties) {
     // They go into the tables' JSON metadata, which must be UTF-8.
     FLOE_RETURN_IF_ERROR(CheckUtf8(key, fmt::format("sink.table.properties.{}", key)));
