@@ -20,7 +20,10 @@ run holds /tmp/floe-bench.lock (flock, as `flock /tmp/floe-bench.lock CMD` would
 from before its clock starts until it ends.
 
 Usage: .cache/venv/bin/python bench/peer_flink_bench.py [--rows N] [--events N]
-           [--modes append,upsert] [--heaps default,1g] [--floe build/floe]
+           [--modes append,upsert] [--heaps default,1g] [--small N] [--floe build/floe]
+--small (default 50000) also runs every system on a small input first, and the summary
+gives the marginal rows per CPU-second, without each run's fixed cost (a JVM's start and
+JIT, Flink's wait for the last checkpoint).
 Results: bench/README.md.
 """
 import argparse
@@ -129,6 +132,9 @@ def main():
     ap.add_argument("--modes", default="append,upsert")
     ap.add_argument("--heaps", default="default,1g",
                     help="Flink JVM heaps: 'default' (the JVM's choice) or an -Xmx value")
+    ap.add_argument("--small", type=int, default=50_000,
+                    help="also run every system on this many rows/events, to separate each"
+                         " run's fixed cost from its cost per row (0: don't)")
     ap.add_argument("--parallelism", type=int, default=2)
     ap.add_argument("--checkpoint-interval", type=int, default=10, help="seconds")
     ap.add_argument("--floe", default=os.path.join(ROOT, "build", "floe"))
@@ -169,43 +175,61 @@ def main():
              subprocess.run(["java", "-version"], capture_output=True, text=True)
              .stderr.splitlines()[0]), flush=True)
 
-    inputs = {}
+    inputs, small = {}, {}
     if "append" in modes:
         inputs["append"] = (os.path.join(args.workdir, "cdc_%d.jsonl" % args.rows), args.rows)
         generate("rows", *inputs["append"])
+        if args.small:
+            small["append"] = (os.path.join(args.workdir, "cdc_%d.jsonl" % args.small), args.small)
+            generate("rows", *small["append"])
     if "upsert" in modes:
         inputs["upsert"] = (os.path.join(args.workdir, "upserts_%d.jsonl" % args.events),
                             args.events)
         generate("upserts", *inputs["upsert"])
+        if args.small:
+            small["upsert"] = (os.path.join(args.workdir, "upserts_%d.jsonl" % args.small),
+                               args.small)
+            generate("upserts", *small["upsert"])
 
-    results = []  # (mode, system, table, measurement)
-    for mode in modes:
-        data, n = inputs[mode]
+    def run_all(mode, data, n, suffix):
+        """floe, then Flink at every heap, on one input; [(system, table, measurement)]."""
         warm(data)
-        print("%s: %s, %d %s, %.1f MiB" % (mode, os.path.basename(data), n,
-                                             "rows" if mode == "append" else "events",
-                                             os.path.getsize(data) / 2**20), flush=True)
-        table = "bench.floe_" + mode
+        print("%s%s: %s, %d %s, %.1f MiB" % (mode, suffix, os.path.basename(data), n,
+                                               "rows" if mode == "append" else "events",
+                                               os.path.getsize(data) / 2**20), flush=True)
+        out = []
+        table = "bench.floe_" + mode + suffix
         argv = [floe, "ingest", data, "--table", table, "--catalog-config", config,
                 "--parallelism", str(args.parallelism),
                 "--checkpoint-interval", "%ds" % args.checkpoint_interval,
-                "--state-dir", os.path.join(scratch, "state-" + mode), "--progress", "never"]
+                "--state-dir", os.path.join(scratch, "state-" + mode + suffix),
+                "--progress", "never"]
         argv += (["--format", "json", "--schema", schema_path] if mode == "append"
                  else ["--upsert", "--primary-key", "id"])
-        m = measure(argv, os.path.join(scratch, "floe-%s.log" % mode))
-        results.append((mode, "floe", table, m))
+        m = measure(argv, os.path.join(scratch, "floe-%s%s.log" % (mode, suffix)))
+        out.append(("floe", table, m))
         report(mode, "floe", m, n)
         for heap in heaps:
-            table = "bench.flink_%s_%s" % (mode, heap)
+            table = "bench.flink_%s_%s%s" % (mode, heap, suffix)
             jvm = ["java"] + ([] if heap == "default" else ["-Xmx" + heap]) + JAVA17_OPENS
             argv = jvm + ["-cp", flink_cp, "dev.floe.bench.FlinkSinkBench", "--mode", mode,
                           "--input", data, "--warehouse", warehouse, "--table", table,
                           "--schema", schema_path, "--key", "id",
                           "--parallelism", str(args.parallelism),
                           "--checkpoint-interval-ms", str(args.checkpoint_interval * 1000)]
-            m = measure(argv, os.path.join(scratch, "flink-%s-%s.log" % (mode, heap)))
-            results.append((mode, "flink heap " + heap, table, m))
+            m = measure(argv, os.path.join(scratch, "flink-%s-%s%s.log" % (mode, heap, suffix)))
+            out.append(("flink heap " + heap, table, m))
             report(mode, "flink heap " + heap, m, n)
+        return out
+
+    results = []  # (mode, system, table, measurement)
+    fixed = {}  # (mode, system) -> measurement of the small input
+    for mode in modes:
+        if mode in small:
+            for system, _, m in run_all(mode, *small[mode], "_small"):
+                fixed[(mode, system)] = m
+        for system, table, m in run_all(mode, *inputs[mode], ""):
+            results.append((mode, system, table, m))
 
     # Read every table back with Iceberg Java (after the measured runs: the scans' memory
     # would otherwise be in the following children's ru_maxrss).
@@ -235,6 +259,24 @@ def main():
                   % (mode, system, n / floe_m["cpu"], n / m["cpu"], m["cpu"] / floe_m["cpu"],
                      floe_m["rss"], m["rss"], floe_m["rss"] / m["rss"], floe_m["wall"], m["wall"],
                      m["wall"] / floe_m["wall"]))
+    if fixed:
+        print("marginal cost, without the fixed cost of a run (start, JIT, the last checkpoint):"
+              " (N - n) / (CPU-s at N - CPU-s at n), n = %d" % args.small)
+        for mode in modes:
+            if mode not in small:
+                continue
+            n_big, n_small = inputs[mode][1], small[mode][1]
+            rate = {}
+            for md, system, _, m in results:
+                if md == mode:
+                    sm = fixed[(mode, system)]
+                    rate[system] = (n_big - n_small) / max(m["cpu"] - sm["cpu"], 1e-9)
+                    print("  %-6s %-18s at n: %6.2f CPU-s %6.0f MiB;  marginal %8.0f rows/CPU-s"
+                          % (mode, system, sm["cpu"], sm["rss"], rate[system]))
+            for system, r in rate.items():
+                if system != "floe":
+                    print("  %-6s floe vs %-18s marginal rows/CPU-s %.2fx"
+                          % (mode, system, rate["floe"] / r))
     print("load at the end: %s" % load())
 
 
