@@ -10,8 +10,24 @@ DATETIME(6)), made with MariaDB's sequence engine. Then, in one run of `floe run
    over all tables at the rate it can (multi-row statements, 100 changes each) for
    --seconds, then stops and notes the binlog position; floe must commit a checkpoint
    covering it: changes/s, CPU seconds per million changes, and the freshness of the
-   last change (time from its MariaDB commit to the Iceberg commit that holds it);
-3. peak resident memory (VmHWM) of the floe process.
+   last change (time from the end of the load to the first Iceberg commit whose
+   floe.source-position covers the binlog position it ended at);
+3. freshness of every change: each insert and update sets the row's DATETIME(6) column
+   ts to NOW(6) (session time zone UTC), MariaDB's time of the statement's start; the
+   statements are autocommit and short, so it is within milliseconds of the commit (the
+   client-side statement time, send to reply, bounds the gap and is printed). After the
+   run, for every snapshot of every table committed during the binlog stage, the data
+   files the snapshot added (manifest list and manifests read with fastavro, the ts
+   column read with pyarrow) give its row images; the freshness of one is the
+   snapshot's timestamp-ms minus its ts: p50, p99, max and the number of row images.
+   Deletes write no row image and are not in the distribution. MariaDB and floe share
+   the machine's clock. timestamp-ms is taken when floe starts the commit, before the
+   manifest list, metadata file and catalog row are written: the time from it to the
+   metadata file's mtime is printed too;
+4. peak resident memory (VmHWM) of the floe process.
+
+The last column, load, is the 1-minute load average at the end of the binlog stage
+(this benchmark included). Needs pymysql, pyarrow and fastavro (.cache/venv has them).
 
 Each stage is run with `checkpoint.interval` 1s and 10s (--intervals). The workload needs
 root over the server's socket (.cache/mariadb/mariadb.sock): the test user may only write
@@ -35,6 +51,10 @@ import threading
 import time
 from pathlib import Path
 
+import fastavro
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 import pymysql
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -100,6 +120,77 @@ def lake_state(lake: Path) -> tuple[dict[str, int], dict[str, tuple[str, int]]]:
     return records, positions
 
 
+def local_path(uri: str) -> str:
+    return uri.removeprefix("file://")
+
+
+def avro_records(path: str) -> list[dict]:
+    with open(local_path(path), "rb") as f:
+        return list(fastavro.reader(f))
+
+
+def table_metadata(lake: Path) -> dict[str, tuple[Path, dict]]:
+    """Per table: the current metadata file and its JSON."""
+    con = sqlite3.connect(lake / "catalog.db")
+    try:
+        rows = con.execute("SELECT table_name, metadata_location FROM iceberg_tables").fetchall()
+    finally:
+        con.close()
+    out = {}
+    for name, location in rows:
+        path = Path(local_path(location))
+        out[name] = (path, json.loads(path.read_text()))
+    return out
+
+
+def added_row_stamps(snapshot: dict) -> list[pa.Array]:
+    """The ts column (µs since the epoch, UTC) of the data files `snapshot` added."""
+    sid = snapshot["snapshot-id"]
+    stamps = []
+    for m in avro_records(snapshot["manifest-list"]):
+        # content 0: data manifests; merged manifests written by this snapshot
+        # carry older files as EXISTING (status 1 is ADDED).
+        if m.get("content", 0) != 0 or m["added_snapshot_id"] != sid:
+            continue
+        for e in avro_records(m["manifest_path"]):
+            if e["status"] != 1 or e.get("snapshot_id") not in (None, sid):
+                continue
+            ts = pq.read_table(local_path(e["data_file"]["file_path"]), columns=["ts"]).column("ts")
+            stamps.extend(ts.cast(pa.timestamp("us")).cast(pa.int64()).chunks)
+    return stamps
+
+
+def change_freshness(lake: Path, since_s: float) -> tuple[pa.ChunkedArray, list[float]]:
+    """Seconds from each stamped row image's ts to the timestamp-ms of the snapshot that
+    added it, over the snapshots at or after `since_s`; and, per such snapshot, seconds
+    from its timestamp-ms to the mtime of the first metadata file holding it as current."""
+    freshness, commit_s = [], []
+    for path, meta in table_metadata(lake).values():
+        written: dict[int, float] = {}  # snapshot id -> mtime of its metadata file
+        for f in path.parent.glob("*.metadata.json"):
+            current = json.loads(f.read_text()).get("current-snapshot-id")
+            mtime = f.stat().st_mtime
+            if current is not None and mtime < written.get(current, float("inf")):
+                written[current] = mtime
+        for s in meta.get("snapshots", []):
+            ms = s["timestamp-ms"]
+            if ms < since_s * 1000:
+                continue
+            for stamps in added_row_stamps(s):
+                # The snapshot stage's rows are of 2024.
+                stamps = stamps.filter(pc.greater_equal(stamps, int(since_s * 1e6)))
+                freshness.append(pc.divide(pc.subtract(ms * 1000, stamps).cast(pa.float64()), 1e6))
+            if s["snapshot-id"] in written:
+                commit_s.append(written[s["snapshot-id"]] - ms / 1000)
+    return pa.chunked_array(freshness, type=pa.float64()), commit_s
+
+
+def quantiles(values, qs: list[float]) -> list[float]:
+    if len(values) == 0:
+        return [float("nan")] * len(qs)
+    return pc.quantile(values, q=qs, interpolation="linear").to_pylist()
+
+
 def binlog_key(position: str) -> tuple[int, int]:
     file_pos = position.split(" ")[0]
     file, pos = file_pos.rsplit(":", 1)
@@ -107,35 +198,44 @@ def binlog_key(position: str) -> tuple[int, int]:
 
 
 class Writer:
-    """70% updates, 20% inserts, 10% deletes, 100 row changes per statement."""
+    """70% updates, 20% inserts, 10% deletes, 100 row changes per statement; inserts and
+    updates stamp ts with NOW(6) in UTC."""
 
     def __init__(self, tables: int, per_table: int):
         self.tables = tables
         self.next_id = [per_table + 1] * tables
         self.per_table = per_table
         self.changes = 0
+        self.stamped = 0  # row images inserted or updated (deletes have none)
+        self.statement_s: list[float] = []  # client-side, send to reply (the commit included)
         self.stop = threading.Event()
 
     def run(self) -> None:
         conn = root(DB)
         rnd = random.Random(7)
         with conn.cursor() as c:
+            c.execute("SET time_zone = '+00:00'")
             while not self.stop.is_set():
                 t = rnd.randrange(self.tables)
                 pick = rnd.random()
                 if pick < 0.7:
                     start = rnd.randrange(1, self.per_table - 100)
-                    c.execute(f"UPDATE {DB}.t{t} SET n = n + 1, s = CONCAT('u', n) "
-                              f"WHERE id BETWEEN {start} AND {start + 99}")
+                    sql = (f"UPDATE {DB}.t{t} SET n = n + 1, s = CONCAT('u', n), ts = NOW(6) "
+                           f"WHERE id BETWEEN {start} AND {start + 99}")
                 elif pick < 0.9:
                     first = self.next_id[t]
                     self.next_id[t] += 100
-                    c.execute(f"INSERT INTO {DB}.t{t} SELECT seq, seq, 'new', 1.5, NOW(6) "
-                              f"FROM seq_{first}_to_{first + 99}")
+                    sql = (f"INSERT INTO {DB}.t{t} SELECT seq, seq, 'new', 1.5, NOW(6) "
+                           f"FROM seq_{first}_to_{first + 99}")
                 else:
                     start = rnd.randrange(1, self.per_table - 100)
-                    c.execute(f"DELETE FROM {DB}.t{t} WHERE id BETWEEN {start} AND {start + 99}")
+                    sql = f"DELETE FROM {DB}.t{t} WHERE id BETWEEN {start} AND {start + 99}"
+                began = time.perf_counter()
+                c.execute(sql)
+                self.statement_s.append(time.perf_counter() - began)
                 self.changes += c.rowcount
+                if pick < 0.9:
+                    self.stamped += c.rowcount
 
 
 def run_once(floe: str, rows: int, tables: int, seconds: float, interval: str) -> dict:
@@ -177,6 +277,7 @@ pipeline:
 
             writer = Writer(tables, per_table)
             thread = threading.Thread(target=writer.run)
+            stream_start = time.time()
             thread.start()
             time.sleep(seconds)
             writer.stop.set()
@@ -200,14 +301,31 @@ pipeline:
                 time.sleep(0.05)
             stream_cpu = cpu_seconds(proc.pid) - snapshot_cpu
             peak = peak_mib(proc.pid)
+            # Every checkpoint commits to every table (an empty commit records the
+            # position): all changes are in the lake once every table covers the end.
+            while time.time() - stream_end < 120:
+                assert proc.poll() is None, (lake / "run.log").read_text()[-3000:]
+                _, positions = lake_state(lake)
+                if all(p and binlog_key(p) >= target for p, _ in positions.values()):
+                    break
+                time.sleep(0.2)
+            load = os.getloadavg()[0]
         finally:
             proc.send_signal(signal.SIGTERM)
             proc.wait(timeout=120)
+        ages, commit_s = change_freshness(lake, stream_start)
+    p0, p50, p99, p100 = quantiles(ages, [0, 0.5, 0.99, 1])
+    statement_p99, = quantiles(writer.statement_s, [0.99])
+    commit_p50, commit_max = quantiles(commit_s, [0.5, 1])
     return {"interval": interval, "snapshot_s": snapshot_s, "snapshot_rows_s": rows / snapshot_s,
             "snapshot_cpu": snapshot_cpu, "changes": writer.changes, "seconds": seconds,
             "changes_s": writer.changes / seconds, "stream_cpu": stream_cpu,
             "cpu_per_million": stream_cpu / max(1, writer.changes) * 1e6,
-            "freshness_s": freshness, "peak_mib": peak}
+            "freshness_s": freshness, "peak_mib": peak, "load": load,
+            "measured": len(ages), "stamped": writer.stamped,
+            "p50_s": p50, "p99_s": p99, "max_s": p100, "min_s": p0,
+            "statement_p99_s": statement_p99, "statement_max_s": max(writer.statement_s),
+            "commit_p50_s": commit_p50, "commit_max_s": commit_max}
 
 
 def main() -> None:
@@ -219,12 +337,23 @@ def main() -> None:
     parser.add_argument("--intervals", default="1s,10s")
     args = parser.parse_args()
     print(f"{args.rows:,} rows in {args.tables} tables; binlog load for {args.seconds:.0f} s")
-    print("interval  snapshot rows/s  snapshot CPU-s  changes/s  CPU-s per 1M changes  freshness of the last change  peak RSS")
+    print("interval  snapshot rows/s  snapshot CPU-s  changes/s  CPU-s per 1M changes  "
+          "freshness p50     p99     max  row images  last change  peak RSS  load")
+    notes = []
     for interval in args.intervals.split(","):
         r = run_once(args.floe, args.rows, args.tables, args.seconds, interval)
         print(f"{r['interval']:>8}  {r['snapshot_rows_s']:15,.0f}  {r['snapshot_cpu']:14.1f}  "
-              f"{r['changes_s']:9,.0f}  {r['cpu_per_million']:20.1f}  {r['freshness_s']:27.2f} s  "
-              f"{r['peak_mib']:6.0f} MiB")
+              f"{r['changes_s']:9,.0f}  {r['cpu_per_million']:20.1f}  "
+              f"{r['p50_s']:11.2f} s {r['p99_s']:5.2f} s {r['max_s']:5.2f} s  "
+              f"{r['measured']:10,}  {r['freshness_s']:9.2f} s  "
+              f"{r['peak_mib']:4.0f} MiB  {r['load']:4.1f}", flush=True)
+        notes.append(f"{r['interval']}: {r['measured']:,} row images of {r['stamped']:,} inserted or "
+                     f"updated (min freshness {r['min_s']:.3f} s); statement time p99 "
+                     f"{r['statement_p99_s'] * 1000:.1f} ms, max {r['statement_max_s'] * 1000:.1f} ms; "
+                     f"timestamp-ms to metadata file written p50 {r['commit_p50_s'] * 1000:.0f} ms, "
+                     f"max {r['commit_max_s'] * 1000:.0f} ms")
+    for n in notes:
+        print(n)
 
 
 if __name__ == "__main__":
