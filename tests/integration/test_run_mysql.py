@@ -308,6 +308,27 @@ def checkpoint_ids_once(lake: Path) -> dict[str, int]:
     return commits
 
 
+def make_lake(tmp_path: Path) -> Path:
+    """An empty lake folder with floe's catalog config for its SQL catalog."""
+    lake = tmp_path / "lake"
+    lake.mkdir()
+    (lake / "catalog.yaml").write_text(
+        f"catalog:\n  default:\n    type: sql\n    uri: sqlite:///{lake}/catalog.db\n"
+        f"    warehouse: {lake}/warehouse\n")
+    return lake
+
+
+def check_mirror(lake: Path, exact_schema: bool) -> subprocess.CompletedProcess:
+    """examples/mirror_check.py over the database and the lake (Iceberg Java and floe)."""
+    return subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "mirror_check.py"), "--database", DB,
+         "--mariadb", f"mariadb --no-defaults --protocol=socket --socket={SOCKET} -uroot",
+         "--floe", str(FLOE), "--catalog-config", str(lake / "catalog.yaml"),
+         "--sqlite", str(lake / "catalog.db"), "--warehouse", str(lake / "warehouse"),
+         "--java-classpath", str(CLASSPATH)] + (["--exact-schema"] if exact_schema else []),
+        capture_output=True, text=True, timeout=600)
+
+
 class Mirror:
     """A database under a random workload, its pipeline file and its lake."""
 
@@ -316,11 +337,7 @@ class Mirror:
         self.seed = int(os.environ.get("FLOE_TEST_SEED", random.randrange(1 << 30)))
         print(f"seed {self.seed}")
         self.random = random.Random(self.seed)
-        self.lake = tmp_path / "lake"
-        self.lake.mkdir()
-        (self.lake / "catalog.yaml").write_text(
-            f"catalog:\n  default:\n    type: sql\n    uri: sqlite:///{self.lake}/catalog.db\n"
-            f"    warehouse: {self.lake}/warehouse\n")
+        self.lake = make_lake(tmp_path)
         self.pipeline = tmp_path / "mirror.yaml"
         write_pipeline(self.pipeline, self.lake, behavior)
         self.behavior = behavior
@@ -390,13 +407,7 @@ class Mirror:
               f"{self.workload.failures[:3]}), "
               f"{len(self.workload.tables)} tables, commits per table {commits}, "
               f"DDL {getattr(self.workload, 'ddl_counts', {})}")
-        check = subprocess.run(
-            [sys.executable, str(ROOT / "examples" / "mirror_check.py"), "--database", DB,
-             "--mariadb", f"mariadb --no-defaults --protocol=socket --socket={SOCKET} -uroot",
-             "--floe", str(FLOE), "--catalog-config", str(self.lake / "catalog.yaml"),
-             "--sqlite", str(self.lake / "catalog.db"), "--warehouse", str(self.lake / "warehouse"),
-             "--java-classpath", str(CLASSPATH)] + (["--exact-schema"] if self.behavior == "evolve" else []),
-            capture_output=True, text=True, timeout=600)
+        check = check_mirror(self.lake, exact_schema=self.behavior == "evolve")
         print(check.stdout[-6000:])
         assert check.returncode == 0, check.stdout[-6000:] + check.stderr[-3000:]
         assert "Iceberg Java" in check.stdout, "Iceberg Java did not read the mirror"
@@ -551,11 +562,7 @@ def test_run_ddl_during_the_initial_snapshot(ddl, tmp_path):
     """A DDL on a table while the initial snapshot reads it: the snapshot is taken again
     (nothing of the first one was committed) and the mirror is exact."""
     preflight()
-    lake = tmp_path / "lake"
-    lake.mkdir()
-    (lake / "catalog.yaml").write_text(
-        f"catalog:\n  default:\n    type: sql\n    uri: sqlite:///{lake}/catalog.db\n"
-        f"    warehouse: {lake}/warehouse\n")
+    lake = make_lake(tmp_path)
     pipeline = tmp_path / "mirror.yaml"
     write_pipeline(pipeline, lake, "evolve")
     pipeline.write_text(pipeline.read_text().replace("chunk.size: 2000", "chunk.size: 100"))
@@ -587,13 +594,7 @@ def test_run_ddl_during_the_initial_snapshot(ddl, tmp_path):
         proc.wait(timeout=120)
     text = log.read_text()
     print([line for line in text.splitlines() if "snapshot again" in line][:3])
-    check = subprocess.run(
-        [sys.executable, str(ROOT / "examples" / "mirror_check.py"), "--database", DB,
-         "--mariadb", f"mariadb --no-defaults --protocol=socket --socket={SOCKET} -uroot",
-         "--floe", str(FLOE), "--catalog-config", str(lake / "catalog.yaml"),
-         "--sqlite", str(lake / "catalog.db"), "--warehouse", str(lake / "warehouse"),
-         "--java-classpath", str(CLASSPATH), "--exact-schema"],
-        capture_output=True, text=True, timeout=600)
+    check = check_mirror(lake, exact_schema=True)
     assert check.returncode == 0, check.stdout[-6000:] + check.stderr[-3000:]
 
 
@@ -603,11 +604,7 @@ def test_run_newly_added_table_is_snapshotted_on_restart(tmp_path):
     resume where they were; its changes made while the pipeline was stopped — a DDL among
     them — are in the snapshot, not replayed."""
     preflight()
-    lake = tmp_path / "lake"
-    lake.mkdir()
-    (lake / "catalog.yaml").write_text(
-        f"catalog:\n  default:\n    type: sql\n    uri: sqlite:///{lake}/catalog.db\n"
-        f"    warehouse: {lake}/warehouse\n")
+    lake = make_lake(tmp_path)
     pipeline = tmp_path / "mirror.yaml"
     write_pipeline(pipeline, lake, "evolve")
     text = pipeline.read_text().replace("chunk.size: 2000", "chunk.size: 200")
@@ -666,12 +663,6 @@ def test_run_newly_added_table_is_snapshotted_on_restart(tmp_path):
     text = (tmp_path / "second.log").read_text()
     assert "the state does not know (floe_run_mirror.t2)" in text, text[-3000:]
     assert "resuming the capture" in text, text[-3000:]
-    check = subprocess.run(
-        [sys.executable, str(ROOT / "examples" / "mirror_check.py"), "--database", DB,
-         "--mariadb", f"mariadb --no-defaults --protocol=socket --socket={SOCKET} -uroot",
-         "--floe", str(FLOE), "--catalog-config", str(lake / "catalog.yaml"),
-         "--sqlite", str(lake / "catalog.db"), "--warehouse", str(lake / "warehouse"),
-         "--java-classpath", str(CLASSPATH), "--exact-schema"],
-        capture_output=True, text=True, timeout=600)
+    check = check_mirror(lake, exact_schema=True)
     print(check.stdout[-3000:])
     assert check.returncode == 0, check.stdout[-6000:] + check.stderr[-3000:]

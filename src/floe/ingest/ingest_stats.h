@@ -38,6 +38,14 @@ struct IngestStats {
   std::atomic<int64_t> commits{0};
   std::atomic<int64_t> last_committed_checkpoint{0};
 
+  /// One commit of checkpoint `checkpoint_id` (any thread).
+  void CountCommit(int64_t checkpoint_id) {
+    commits.fetch_add(1);
+    int64_t last = last_committed_checkpoint.load();
+    while (checkpoint_id > last && !last_committed_checkpoint.compare_exchange_weak(last, checkpoint_id)) {
+    }
+  }
+
   /// Adds `rows` to the count of table `table`.
   void AddTableRows(const std::string& table, int64_t rows) {
     std::lock_guard lock(mu_);

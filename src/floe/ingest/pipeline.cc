@@ -252,14 +252,7 @@ Result<IngestJob> BuildIngestJob(const IngestOptions& options, engine::JobOption
       });
   sink::AddSinkStages(job, batches, options.sink, positions,
                       [stats, on_commit](const sink::CommitOutcome& outcome) {
-                        if (stats != nullptr) {
-                          stats->commits.fetch_add(1);
-                          int64_t last = stats->last_committed_checkpoint.load();
-                          while (outcome.checkpoint_id > last &&
-                                 !stats->last_committed_checkpoint.compare_exchange_weak(
-                                     last, outcome.checkpoint_id)) {
-                          }
-                        }
+                        if (stats != nullptr) stats->CountCommit(outcome.checkpoint_id);
                         if (on_commit) on_commit(outcome);
                       });
   return built;

@@ -319,12 +319,7 @@ Result<RunSummary> RunPipeline(const pipeline::PipelineDefinition& definition,
     sink::AddSinkStages(job, rows, source_options.sink, positions,
                         [stats, on_commit, metrics](const sink::CommitOutcome& outcome) {
                           metrics->Committed(outcome);
-                          stats->commits.fetch_add(1);
-                          int64_t last = stats->last_committed_checkpoint.load();
-                          while (outcome.checkpoint_id > last &&
-                                 !stats->last_committed_checkpoint.compare_exchange_weak(
-                                     last, outcome.checkpoint_id)) {
-                          }
+                          stats->CountCommit(outcome.checkpoint_id);
                           if (on_commit) on_commit(outcome);
                         });
     if (attempt == 1) {

@@ -497,9 +497,21 @@ struct MySqlCapture::Impl {
       FLOE_ASSIGN_OR_RETURN(auto def, Definition(s.db, s.table));
       tables.push_back({&s, def});
     }
-    // As Debezium's snapshot does, first a CREATE schema change for every
-    // table: consumers learn the tables and their primary keys before any
-    // row (floe ingest takes identifier fields from them).
+    FLOE_ASSIGN_OR_RETURN(auto result, SnapshotTables(sink, start, schemas_before, schemas, tables));
+    committed = result.start;
+    filter = std::move(result.filter);
+    return EndSnapshot(sink);
+  }
+
+  /// The snapshot of `tables` (their schemas `schemas`, read after `start`):
+  /// first, as Debezium's snapshot does, a CREATE schema change for every
+  /// table (consumers learn the tables and their primary keys before any
+  /// row; floe ingest takes identifier fields from them), then the chunks;
+  /// kStale when a table changed meanwhile (CheckSnapshotSchemas).
+  Result<IncrementalSnapshotResult> SnapshotTables(
+      const Sink& sink, const SourcePosition& start,
+      const std::map<std::pair<std::string, std::string>, TableSchema>& schemas_before,
+      const std::vector<TableSchema>& schemas, const std::vector<SnapshotTable>& tables) {
     ChangeBatch creates;
     auto source = std::make_shared<ChangeSource>();
     source->snapshot = "true";
@@ -526,10 +538,12 @@ struct MySqlCapture::Impl {
     // Before the boundary that lets a consumer commit the snapshot.
     FLOE_RETURN_IF_ERROR(
         CheckSnapshotSchemas(schemas_before, schemas, result ? nullptr : &result.error()));
-    committed = result->start;
-    filter = std::move(result->filter);
+    return result;
+  }
+
+  /// The snapshot is whole: a consumer may checkpoint here.
+  Status EndSnapshot(const Sink& sink) {
     if (options.boundary_batches) {
-      // The snapshot is whole: a consumer may checkpoint here.
       ChangeBatch done;
       done.ends_transaction = true;
       done.resume = committed;
@@ -568,40 +582,9 @@ struct MySqlCapture::Impl {
       FLOE_ASSIGN_OR_RETURN(auto def, Definition(s.db, s.table));
       tables.push_back({&s, def});
     }
-    ChangeBatch creates;
-    auto source = std::make_shared<ChangeSource>();
-    source->snapshot = "true";
-    source->ts_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                        std::chrono::system_clock::now().time_since_epoch())
-                        .count();
-    for (const auto& t : tables) {
-      cdc::SchemaChange sc;
-      sc.kind = cdc::SchemaChangeKind::kCreateTable;
-      sc.table = {t.schema->db, t.schema->table};
-      sc.table_after = t.definition;
-      sc.database = t.schema->db;
-      sc.source = source;
-      creates.events.emplace_back(std::move(sc));
-    }
-    FLOE_RETURN_IF_ERROR(sink(creates));
-    IncrementalSnapshotOptions so;
-    so.connection = options.connection;
-    so.chunk_rows = options.snapshot_chunk_rows;
-    so.parallelism = options.snapshot_parallelism;
-    so.first_server_id = options.server_id + 1;
-    so.start = start;
-    auto result = RunIncrementalSnapshot(so, *meta, tables, sink);
-    FLOE_RETURN_IF_ERROR(
-        CheckSnapshotSchemas(schemas_before, schemas, result ? nullptr : &result.error()));
-    FLOE_RETURN_IF_ERROR(filter.Merge(std::move(result->filter)));
-    if (options.boundary_batches) {
-      ChangeBatch done;
-      done.ends_transaction = true;
-      done.resume = committed;
-      FLOE_RETURN_IF_ERROR(sink(done));
-      last_boundary = std::chrono::steady_clock::now();
-    }
-    return SaveState();
+    FLOE_ASSIGN_OR_RETURN(auto result, SnapshotTables(sink, start, schemas_before, schemas, tables));
+    FLOE_RETURN_IF_ERROR(filter.Merge(std::move(result.filter)));
+    return EndSnapshot(sink);
   }
 
   Status Stream(const Sink& sink, const std::atomic<bool>& stop);
