@@ -12,19 +12,22 @@
 #    order_items, a few thousand rows.
 # 4. A pipeline file, .cache/demo/shop.yaml (Flink CDC's keys): every table of
 #    `shop` into a local SQL (SQLite) catalog and warehouse, a checkpoint and
-#    commit every second, parallelism 2. `floe run --check` shows its tables
+#    commit every second, parallelism 2, `schema.change.behavior: evolve` (a
+#    true mirror of every DDL). `floe run --check` shows its tables
 #    and where each goes; then `floe run` starts in the background and takes
 #    the initial snapshot.
 # 5. While floe mirrors, the script inserts, updates and deletes rows, then
 #    kills floe with SIGKILL in the middle of the changes, goes on changing the
 #    database while floe is down (adds a column), starts `floe run` again with
 #    the same file (it resumes from its last checkpoint), and makes the rest of
-#    the changes: a new table, a primary-key change, a delete and re-insert.
+#    the changes: a new table, a column renamed, a primary-key change, a
+#    delete and re-insert.
 # 6. Waits until the lake has caught up, stops floe with SIGTERM: it takes a
 #    final checkpoint, commits it and exits 0.
 # 7. Shows the lake (tables, schema, snapshots with their checkpoint ids, rows)
 #    and compares every table with MariaDB, row by row, as floe, PyIceberg and
-#    Iceberg Java read it (examples/mirror_check.py). Exits non-zero on a mismatch.
+#    Iceberg Java read it, and column by column (names, order, types, key:
+#    examples/mirror_check.py --exact-schema). Exits non-zero on a mismatch.
 #
 # Everything it writes is under .cache/demo/ (cleared at the start, so the
 # script can be run again); the database `shop` is dropped and recreated.
@@ -245,7 +248,7 @@ sink:
 pipeline:
   name: shop-mirror
   parallelism: 2
-  schema.change.behavior: lenient
+  schema.change.behavior: evolve      # a true mirror: renames, drops and column order follow the source
   checkpoint.interval: 1s
   state.dir: state
 YAML
@@ -354,6 +357,12 @@ INSERT INTO reviews (order_id, rating, body, created_at)
 SQL
   sleep 1.5
 
+  echo "- ALTER TABLE reviews RENAME COLUMN body TO review_text (an Iceberg rename: the column keeps its history)"
+  sql <<'SQL'
+ALTER TABLE reviews RENAME COLUMN body TO review_text;
+SQL
+  sleep 1
+
   echo "- change a primary key (customer 7 becomes 100007), delete customer 10 and insert it again"
   sql <<'SQL'
 BEGIN;
@@ -368,7 +377,7 @@ SQL
 
   echo "- the last change: one more review (an insert into an insert-only table)"
   sql <<'SQL'
-INSERT INTO reviews (order_id, rating, body, created_at) VALUES (41, 5, 'the last change', NOW(6));
+INSERT INTO reviews (order_id, rating, review_text, created_at) VALUES (41, 5, 'the last change', NOW(6));
 SQL
 }
 
@@ -437,7 +446,8 @@ compare() {
   echo
   "${PY}" examples/mirror_check.py --database "${DB}" --mariadb "$(printf '%q ' "${MARIADB[@]}")" \
     --floe "${FLOE}" --catalog-config "${CATALOG_CONFIG}" --sqlite "${OUT}/catalog.db" \
-    --warehouse "${OUT}/warehouse" --java-classpath "${ROOT}/.cache/java-peer/classpath.txt"
+    --warehouse "${OUT}/warehouse" --java-classpath "${ROOT}/.cache/java-peer/classpath.txt" \
+    --exact-schema
 }
 
 setup
