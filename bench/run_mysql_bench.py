@@ -73,6 +73,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pymysql
 
+from peer_flink_bench import JAVA17_OPENS  # the JVM flags Flink needs on Java 17
+
 ROOT = Path(__file__).resolve().parents[1]
 PORT = int(os.environ.get("FLOE_TEST_MYSQL_PORT", "3307"))
 USER = os.environ.get("FLOE_TEST_MYSQL_USER", "floe")
@@ -363,14 +365,6 @@ class Flink:
         env = dict(os.environ, BENCH_PASSWORD=PASSWORD)
         return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=open(lake / "run.log", "w"),
                                 stderr=subprocess.STDOUT, env=env)
-
-
-# What Flink's own launch scripts open on Java 17 (as bench/peer_flink_bench.py passes).
-JAVA17_OPENS = ["--add-opens=java.base/" + p + "=ALL-UNNAMED" for p in (
-    "java.lang", "java.lang.reflect", "java.io", "java.net", "java.nio", "sun.nio.ch",
-    "java.text", "java.time", "java.util", "java.util.concurrent",
-    "java.util.concurrent.atomic", "java.util.concurrent.locks")] + [
-    "--add-exports=java.base/sun.net.util=ALL-UNNAMED"]
 
 
 def check_lake(lake: Path, tables: int, java_peer_cp: str) -> list[str]:
