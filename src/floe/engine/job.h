@@ -368,7 +368,7 @@ class OperatorStage final : public ProducerStage<Out> {
     auto& gate = *gates_[index];
     std::unique_ptr<Operator<In, Out>> op = factory_(index);
     RoutingCollector<Out> out(&this->output, static_cast<size_t>(index));
-    OperatorContext context{name_, index, parallelism_};
+    OperatorContext context{name_, index, parallelism_, {}};
     if (auto s = op->Open(context, restored); !s) return fail(s.error());
 
     size_t n = gate.num_inputs();
