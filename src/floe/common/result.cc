@@ -15,7 +15,8 @@ std::string_view ErrorCodeName(ErrorCode code) {
     case ErrorCode::kCommitStateUnknown: return "commit state unknown";
     case ErrorCode::kNotSupported: return "not supported";
     case ErrorCode::kCancelled: return "cancelled";
-    case ErrorCode::kStale: return "stale";
+    case ErrorCode::kStale:
+      return "stale";
     case ErrorCode::kInternal: return "internal error";
   }
   return "unknown error";

@@ -17,19 +17,19 @@ namespace floe {
 
 /// What went wrong, phrased as what the caller should do about it.
 enum class ErrorCode {
-  kInvalidArgument,      ///< The request itself is wrong; do not retry.
-  kNotFound,             ///< The named object does not exist.
-  kAlreadyExists,        ///< Creating something that exists.
-  kIo,                   ///< The storage or network failed; may be retried.
-  kTimedOut,             ///< Gave up waiting; may be retried.
-  kCorruption,           ///< Bytes that do not follow their format.
-  kSchemaIncompatible,   ///< A value or change does not fit the schema.
-  kCommitConflict,       ///< Lost an optimistic commit race: reload and retry.
-  kCommitStateUnknown,   ///< A commit may or may not have happened: reload and check.
-  kNotSupported,         ///< Valid, but not something floe does (yet).
-  kCancelled,            ///< Stopped on request.
-  kStale,                ///< What was read changed at its source meanwhile: read it again.
-  kInternal,             ///< A bug in floe.
+  kInvalidArgument,     ///< The request itself is wrong; do not retry.
+  kNotFound,            ///< The named object does not exist.
+  kAlreadyExists,       ///< Creating something that exists.
+  kIo,                  ///< The storage or network failed; may be retried.
+  kTimedOut,            ///< Gave up waiting; may be retried.
+  kCorruption,          ///< Bytes that do not follow their format.
+  kSchemaIncompatible,  ///< A value or change does not fit the schema.
+  kCommitConflict,      ///< Lost an optimistic commit race: reload and retry.
+  kCommitStateUnknown,  ///< A commit may or may not have happened: reload and check.
+  kNotSupported,        ///< Valid, but not something floe does (yet).
+  kCancelled,           ///< Stopped on request.
+  kStale,               ///< What was read changed at its source meanwhile: read it again.
+  kInternal,            ///< A bug in floe.
 };
 
 /// The stable lower-case name of a code, e.g. "corruption".

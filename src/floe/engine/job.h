@@ -269,7 +269,8 @@ class SourceStage final : public ProducerStage<Out> {
     };
     std::unique_ptr<SourceOperator<Out>> op = factory_(index);
     RoutingCollector<Out> out(&this->output, static_cast<size_t>(index));
-    OperatorContext context{name_, index, parallelism_, [runtime] { runtime->RequestCheckpoint(); }};
+    OperatorContext context{name_, index, parallelism_,
+                            [runtime] { runtime->RequestCheckpoint(); }};
     if (auto s = op->Open(context, restored); !s) return fail(s.error());
     bool ended = false;
     CheckpointId last_snapshot = 0;

@@ -42,7 +42,8 @@ struct IngestStats {
   void CountCommit(int64_t checkpoint_id) {
     commits.fetch_add(1);
     int64_t last = last_committed_checkpoint.load();
-    while (checkpoint_id > last && !last_committed_checkpoint.compare_exchange_weak(last, checkpoint_id)) {
+    while (checkpoint_id > last &&
+           !last_committed_checkpoint.compare_exchange_weak(last, checkpoint_id)) {
     }
   }
 

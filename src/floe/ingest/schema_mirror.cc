@@ -45,7 +45,8 @@ Result<SchemaMirrorPlan> PlanSchemaMirror(std::string_view table_name, const Sch
                                           const Schema& source, std::string_view renamed_from,
                                           std::string_view renamed_to) {
   std::vector<ColumnRename> renames;
-  if (!renamed_from.empty()) renames.push_back({std::string(renamed_from), std::string(renamed_to)});
+  if (!renamed_from.empty())
+    renames.push_back({std::string(renamed_from), std::string(renamed_to)});
   return PlanSchemaMirror(table_name, table, source, renames);
 }
 
@@ -81,7 +82,8 @@ Result<SchemaMirrorPlan> PlanSchemaMirror(std::string_view table_name, const Sch
             "cannot be added to a table)",
             s.name));
       }
-      if (key_set.contains(s.name)) return std::unexpected(KeyColumnNotRequired(table_name, s.name));
+      if (key_set.contains(s.name))
+        return std::unexpected(KeyColumnNotRequired(table_name, s.name));
       continue;
     }
     kept.insert(t->id);
@@ -90,9 +92,10 @@ Result<SchemaMirrorPlan> PlanSchemaMirror(std::string_view table_name, const Sch
       case TypeFit::kSame:
         break;
       case TypeFit::kNarrower:
-        plan.notes.push_back(fmt::format("column '{}' keeps type {} (the source's {} fits in it; "
-                                         "Iceberg cannot narrow a column)",
-                                         s.name, t->type->ToString(), s.type->ToString()));
+        plan.notes.push_back(
+            fmt::format("column '{}' keeps type {} (the source's {} fits in it; "
+                        "Iceberg cannot narrow a column)",
+                        s.name, t->type->ToString(), s.type->ToString()));
         break;
       case TypeFit::kWider:
         plan.steps.push_back({Kind::kWiden, t->name, "", s.type, {}});
@@ -151,8 +154,7 @@ Result<SchemaMirrorPlan> PlanSchemaMirror(std::string_view table_name, const Sch
   // First: UpdateSchema refuses to drop (or make optional) an identifier
   // field unless the identifier fields were replaced before that step.
   if (key_changes) {
-    plan.steps.insert(plan.steps.begin(),
-                      {Kind::kSetIdentifiers, "", "", nullptr, new_key_names});
+    plan.steps.insert(plan.steps.begin(), {Kind::kSetIdentifiers, "", "", nullptr, new_key_names});
   }
   return plan;
 }
@@ -161,14 +163,30 @@ void SchemaMirrorPlan::ApplyTo(iceberg::UpdateSchema& u) const {
   using Kind = MirrorStep::Kind;
   for (const MirrorStep& s : steps) {
     switch (s.kind) {
-      case Kind::kRename: u.RenameColumn(s.name, s.to); break;
-      case Kind::kDelete: u.DeleteColumn(s.name); break;
-      case Kind::kAdd: u.AddColumn(s.name, s.type); break;
-      case Kind::kWiden: u.UpdateColumn(s.name, s.type); break;
-      case Kind::kMakeOptional: u.MakeColumnOptional(s.name); break;
-      case Kind::kMoveFirst: u.MoveFirst(s.name); break;
-      case Kind::kMoveAfter: u.MoveAfter(s.name, s.to); break;
-      case Kind::kSetIdentifiers: u.SetIdentifierFields(s.identifiers); break;
+      case Kind::kRename:
+        u.RenameColumn(s.name, s.to);
+        break;
+      case Kind::kDelete:
+        u.DeleteColumn(s.name);
+        break;
+      case Kind::kAdd:
+        u.AddColumn(s.name, s.type);
+        break;
+      case Kind::kWiden:
+        u.UpdateColumn(s.name, s.type);
+        break;
+      case Kind::kMakeOptional:
+        u.MakeColumnOptional(s.name);
+        break;
+      case Kind::kMoveFirst:
+        u.MoveFirst(s.name);
+        break;
+      case Kind::kMoveAfter:
+        u.MoveAfter(s.name, s.to);
+        break;
+      case Kind::kSetIdentifiers:
+        u.SetIdentifierFields(s.identifiers);
+        break;
     }
   }
 }
@@ -179,11 +197,21 @@ std::string SchemaMirrorPlan::Describe() const {
   bool moved = false;
   for (const MirrorStep& s : steps) {
     switch (s.kind) {
-      case Kind::kRename: parts.push_back(fmt::format("rename {} to {}", s.name, s.to)); break;
-      case Kind::kDelete: parts.push_back(fmt::format("drop {}", s.name)); break;
-      case Kind::kAdd: parts.push_back(fmt::format("add {} {}", s.name, s.type->ToString())); break;
-      case Kind::kWiden: parts.push_back(fmt::format("widen {} to {}", s.name, s.type->ToString())); break;
-      case Kind::kMakeOptional: parts.push_back(fmt::format("make {} optional", s.name)); break;
+      case Kind::kRename:
+        parts.push_back(fmt::format("rename {} to {}", s.name, s.to));
+        break;
+      case Kind::kDelete:
+        parts.push_back(fmt::format("drop {}", s.name));
+        break;
+      case Kind::kAdd:
+        parts.push_back(fmt::format("add {} {}", s.name, s.type->ToString()));
+        break;
+      case Kind::kWiden:
+        parts.push_back(fmt::format("widen {} to {}", s.name, s.type->ToString()));
+        break;
+      case Kind::kMakeOptional:
+        parts.push_back(fmt::format("make {} optional", s.name));
+        break;
       case Kind::kMoveFirst:
       case Kind::kMoveAfter:
         if (!moved) parts.push_back("reorder columns");

@@ -440,8 +440,9 @@ Result<LoadedTable> TableResolver::LoadOrCreate(const TableIdentifier& id,
   const std::string default_location = catalog_->DefaultTableLocation(id);
   Result<LoadedTable> created = AlreadyExists("table {}: no free location", name);
   for (int n = 1; n <= kMaxLocationSuffix; ++n) {
-    std::string location =
-        n == 1 || default_location.empty() ? default_location : fmt::format("{}-{}", default_location, n);
+    std::string location = n == 1 || default_location.empty()
+                               ? default_location
+                               : fmt::format("{}-{}", default_location, n);
     if (!location.empty()) {
       FLOE_ASSIGN_OR_RETURN(auto used, iceberg::LocationInUse(catalog_->file_io(), location));
       if (used) continue;
@@ -561,13 +562,15 @@ Result<TableResolver::MirrorOutcome> TableResolver::MirrorSchema(
     bool properties_differ = false;
     for (const auto& [key, value] : properties) {
       auto it = state->loaded.metadata.properties.find(key);
-      if (it == state->loaded.metadata.properties.end() || it->second != value) properties_differ = true;
+      if (it == state->loaded.metadata.properties.end() || it->second != value)
+        properties_differ = true;
     }
     if (plan->empty() && !properties_differ) return outcome;
     iceberg::Table table(catalog_.get(), state->loaded);
     iceberg::Transaction transaction(&table);
     if (!plan->empty()) {
-      transaction.UpdateSchema().Change([steps = *plan](iceberg::UpdateSchema& u) { steps.ApplyTo(u); });
+      transaction.UpdateSchema().Change(
+          [steps = *plan](iceberg::UpdateSchema& u) { steps.ApplyTo(u); });
     }
     if (properties_differ) {
       auto& update = transaction.UpdateProperties();

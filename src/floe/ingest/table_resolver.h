@@ -41,8 +41,8 @@
 
 #include "floe/common/result.h"
 #include "floe/iceberg/catalog/catalog.h"
-#include "floe/ingest/schema_mirror.h"
 #include "floe/ingest/ingest_stats.h"
+#include "floe/ingest/schema_mirror.h"
 #include "floe/sink/record.h"
 #include "floe/types/schema.h"
 #include "floe/types/value.h"
@@ -175,8 +175,8 @@ class TableResolver {
   /// statement). Errors: kSchemaIncompatible (event error) for a change
   /// Iceberg cannot express; job errors from the catalog.
   struct MirrorOutcome {
-    std::string applied;              ///< SchemaMirrorPlan::Describe(), "" if nothing
-    std::vector<std::string> notes;   ///< what stays different from the source
+    std::string applied;             ///< SchemaMirrorPlan::Describe(), "" if nothing
+    std::vector<std::string> notes;  ///< what stays different from the source
   };
   /// `properties` are set in the same commit (and are committed alone when
   /// the schema already matches but they differ).
@@ -189,7 +189,8 @@ class TableResolver {
                                      std::string_view renamed_from, std::string_view renamed_to,
                                      bool* event_error) {
     std::vector<ColumnRename> renames;
-    if (!renamed_from.empty()) renames.push_back({std::string(renamed_from), std::string(renamed_to)});
+    if (!renamed_from.empty())
+      renames.push_back({std::string(renamed_from), std::string(renamed_to)});
     return MirrorSchema(state, row_schema, renames, event_error);
   }
   /// The current metadata of a resolved table.

@@ -159,7 +159,8 @@ std::string SourceTableColumnFor(const std::vector<Route>& routes, std::string_v
   return {};
 }
 
-bool RouteIsOneToOne(const std::vector<Route>& routes, std::string_view db, std::string_view table) {
+bool RouteIsOneToOne(const std::vector<Route>& routes, std::string_view db,
+                     std::string_view table) {
   for (const Route& route : routes) {
     if (!route.source_table.Matches(db, table)) continue;
     return !route.replace_symbol.empty() &&

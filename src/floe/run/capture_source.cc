@@ -136,10 +136,10 @@ struct CaptureSource::Impl {
   size_t current_next = 0;
   std::shared_ptr<iceberg::Catalog> catalog;
   std::function<void()> request_checkpoint;
-  bool dirty = false;                     ///< rows handed on since the last SnapshotState
-  engine::CheckpointId uncommitted = 0;   ///< the last SnapshotState that covered rows
-  engine::CheckpointId completed = 0;     ///< the last checkpoint completed
-  bool commit_requested = false;          ///< a checkpoint was asked for the held change
+  bool dirty = false;                    ///< rows handed on since the last SnapshotState
+  engine::CheckpointId uncommitted = 0;  ///< the last SnapshotState that covered rows
+  engine::CheckpointId completed = 0;    ///< the last checkpoint completed
+  bool commit_requested = false;         ///< a checkpoint was asked for the held change
   std::vector<ingest::ColumnRename> statement_renames;  ///< of the statement being mirrored
 
   // The lake copy of the state (CaptureSourceOptions::lake_state_dir).
@@ -228,8 +228,8 @@ struct CaptureSource::Impl {
           fields.push_back(types::NestedField{id, column, true, types::Type::String(), ""});
           std::vector<int32_t> identifiers = def->schema.identifier_field_ids();
           if (!identifiers.empty()) identifiers.push_back(id);
-          it->second.schema = std::make_shared<const types::Schema>(std::move(fields), 0,
-                                                                    std::move(identifiers));
+          it->second.schema =
+              std::make_shared<const types::Schema>(std::move(fields), 0, std::move(identifiers));
         }
         last_with_source = &it->second;
         last_row_schema = it->second.schema;
@@ -278,7 +278,8 @@ struct CaptureSource::Impl {
   /// Forgets the positions the stream has passed (binlog positions grow).
   void PruneCommittedUntil(const cdc::BinlogFilePos& passed) {
     for (auto it = options.committed_until.begin(); it != options.committed_until.end();) {
-      it = cdc::Compare(it->second, passed) <= 0 ? options.committed_until.erase(it) : std::next(it);
+      it =
+          cdc::Compare(it->second, passed) <= 0 ? options.committed_until.erase(it) : std::next(it);
     }
   }
 
@@ -433,18 +434,21 @@ struct CaptureSource::Impl {
         // One statement may make several changes (ALTER TABLE t DROP PRIMARY
         // KEY, ADD PRIMARY KEY (a, b)): the lake takes them at once, at the
         // last, so it never holds a state the source never had.
-        if (!change.old_column.empty()) statement_renames.push_back({change.old_column, change.column});
+        if (!change.old_column.empty())
+          statement_renames.push_back({change.old_column, change.column});
         if (MoreOfTheStatement(change)) return Ok();
         return MirrorColumns(change, out);
       case Kind::kRenameTable: {
         auto renamed = MirrorTableRename(change);
-        if (!renamed) return std::unexpected(AtChange(std::move(renamed).error(), change.table, change.source));
+        if (!renamed)
+          return std::unexpected(AtChange(std::move(renamed).error(), change.table, change.source));
         if (!*renamed) return LenientChange(change, out);
         return MirrorColumns(change, out);
       }
       case Kind::kDropTable: {
         auto dropped = MirrorTableDrop(change);
-        if (!dropped) return std::unexpected(AtChange(std::move(dropped).error(), change.table, change.source));
+        if (!dropped)
+          return std::unexpected(AtChange(std::move(dropped).error(), change.table, change.source));
         return Ok();
       }
       case Kind::kTruncateTable:
@@ -461,7 +465,8 @@ struct CaptureSource::Impl {
     const auto& events = current->batch.events;
     if (current_next + 1 >= events.size()) return false;
     const auto* next = std::get_if<cdc::SchemaChange>(&events[current_next + 1]);
-    if (next == nullptr || next->table != change.table || next->source != change.source) return false;
+    if (next == nullptr || next->table != change.table || next->source != change.source)
+      return false;
     return next->kind == Kind::kAddColumn || next->kind == Kind::kDropColumn ||
            next->kind == Kind::kRenameColumn || next->kind == Kind::kModifyColumn ||
            next->kind == Kind::kPrimaryKeyChange;
@@ -476,7 +481,8 @@ struct CaptureSource::Impl {
     bool event_error = false;
     const auto& row_schema = RowSchemaOf(change.table_after);
     if (AlreadyCommitted(change.table.db, change.table.table, change.source)) return Ok();
-    auto resolved = resolver->Resolve(change.table.db, change.table.table, row_schema, &event_error);
+    auto resolved =
+        resolver->Resolve(change.table.db, change.table.table, row_schema, &event_error);
     if (!resolved) {
       return std::unexpected(AtChange(std::move(resolved).error(), change.table, change.source));
     }
@@ -485,9 +491,11 @@ struct CaptureSource::Impl {
     if (CompareApplied(ingest::TableResolver::MetadataOf(*resolved), change) >= 0) return Ok();
     std::map<std::string, std::string> properties;
     if (change.source) {
-      properties[std::string(kSchemaChangePositionProperty)] = change.source->position.binlog.ToString();
+      properties[std::string(kSchemaChangePositionProperty)] =
+          change.source->position.binlog.ToString();
     }
-    auto mirrored = resolver->MirrorSchema(*resolved, row_schema, renames, &event_error, properties);
+    auto mirrored =
+        resolver->MirrorSchema(*resolved, row_schema, renames, &event_error, properties);
     if (!mirrored) {
       if (options.schema_change_behavior == Behavior::kTryEvolve &&
           mirrored.error().code() == ErrorCode::kSchemaIncompatible) {
@@ -515,7 +523,8 @@ struct CaptureSource::Impl {
   /// sink tables to themselves and differ. False: not renamed (try_evolve,
   /// the new name exists): handle as lenient.
   Result<bool> MirrorTableRename(const cdc::SchemaChange& change) {
-    FLOE_ASSIGN_OR_RETURN(auto from, resolver->RouteOf(change.old_table.db, change.old_table.table));
+    FLOE_ASSIGN_OR_RETURN(auto from,
+                          resolver->RouteOf(change.old_table.db, change.old_table.table));
     FLOE_ASSIGN_OR_RETURN(auto to, resolver->RouteOf(change.table.db, change.table.table));
     resolver->Forget(change.old_table.db, change.old_table.table);
     resolver->Forget(change.table.db, change.table.table);
@@ -539,8 +548,8 @@ struct CaptureSource::Impl {
     }
     if (new_table) {
       Error error(ErrorCode::kAlreadyExists,
-                  fmt::format("cannot rename table {} to {}: the lake already has {}", from.ToString(),
-                              to.ToString(), to.ToString()));
+                  fmt::format("cannot rename table {} to {}: the lake already has {}",
+                              from.ToString(), to.ToString(), to.ToString()));
       if (options.schema_change_behavior == Behavior::kTryEvolve) {
         spdlog::warn("run: {}; handled as lenient (schema.change.behavior try_evolve)",
                      error.message());
@@ -552,12 +561,14 @@ struct CaptureSource::Impl {
     if (change.source) {  // the position first: a crash before the rename repeats it
       iceberg::Table table(catalog.get(), std::move(*old_table));
       auto update = table.NewUpdateProperties();
-      update->Set(std::string(kSchemaChangePositionProperty), change.source->position.binlog.ToString());
+      update->Set(std::string(kSchemaChangePositionProperty),
+                  change.source->position.binlog.ToString());
       update->Set(std::string(kRenamedFromProperty), from.ToString());
       FLOE_RETURN_IF_ERROR(update->Commit());
     }
     FLOE_RETURN_IF_ERROR(catalog->RenameTable(from, to));
-    spdlog::info("run: table {} renamed to {} ({:.200})", from.ToString(), to.ToString(), change.ddl);
+    spdlog::info("run: table {} renamed to {} ({:.200})", from.ToString(), to.ToString(),
+                 change.ddl);
     return true;
   }
 
@@ -723,8 +734,8 @@ Status CaptureSource::Open(const engine::OperatorContext& context,
   tables.evolve_schemas = s.options.schema_change_behavior != Impl::Behavior::kIgnore;
   s.resolver = std::make_unique<ingest::TableResolver>(std::move(tables), s.catalog, s.stats);
   if (!s.options.lake_state_dir.empty()) {
-    s.lake_store = std::make_unique<engine::CheckpointStore>(&s.catalog->file_io(),
-                                                             s.options.lake_state_dir);
+    s.lake_store =
+        std::make_unique<engine::CheckpointStore>(&s.catalog->file_io(), s.options.lake_state_dir);
   }
   s.batcher = std::make_unique<sink::RowBatcher>(s.options.sink, s.options.batch_rows);
   s.changes = std::make_unique<ingest::RowChangeWriter>(s.batcher.get());

@@ -129,8 +129,8 @@ Result<engine::CheckpointId> PlanResume(const pipeline::PipelineDefinition& defi
   std::string warning;
   FLOE_ASSIGN_OR_RETURN(auto restored, store.LoadLatest(&warning));
   if (!warning.empty()) spdlog::warn("run: unreadable checkpoint files skipped: {}", warning);
-  bool committed_before = std::any_of(progress.begin(), progress.end(),
-                                      [](const auto& p) { return p.checkpoint > 0; });
+  bool committed_before =
+      std::any_of(progress.begin(), progress.end(), [](const auto& p) { return p.checkpoint > 0; });
   if (!restored && committed_before && !source.lake_state_dir.empty()) {
     // The state folder is gone (or holds nothing readable) while the tables
     // hold commits: resume from the lake's copy of the source state, taken
@@ -139,11 +139,13 @@ Result<engine::CheckpointId> PlanResume(const pipeline::PipelineDefinition& defi
     engine::CheckpointStore lake(&catalog->file_io(), source.lake_state_dir);
     std::string lake_warning;
     FLOE_ASSIGN_OR_RETURN(restored, lake.LoadLatest(&lake_warning));
-    if (!lake_warning.empty()) spdlog::warn("run: unreadable lake state files skipped: {}", lake_warning);
+    if (!lake_warning.empty())
+      spdlog::warn("run: unreadable lake state files skipped: {}", lake_warning);
     if (restored) {
-      spdlog::warn("run: the state folder {} has no checkpoint; resuming from the lake's copy of "
-                   "checkpoint {} ({})",
-                   definition.pipeline.state_dir, restored->id, source.lake_state_dir);
+      spdlog::warn(
+          "run: the state folder {} has no checkpoint; resuming from the lake's copy of "
+          "checkpoint {} ({})",
+          definition.pipeline.state_dir, restored->id, source.lake_state_dir);
       FLOE_RETURN_IF_ERROR(store.Save(*restored));
     }
   }
@@ -159,7 +161,8 @@ Result<engine::CheckpointId> PlanResume(const pipeline::PipelineDefinition& defi
         changed != p.properties.end()) {
       if (auto position = cdc::BinlogFilePos::Parse(changed->second)) {
         RaiseCommittedUntil(source, table, *position);
-        if (auto from = p.properties.find(std::string(kRenamedFromProperty)); from != p.properties.end()) {
+        if (auto from = p.properties.find(std::string(kRenamedFromProperty));
+            from != p.properties.end()) {
           RaiseCommittedUntil(source, from->second, *position);
         }
       }
@@ -174,9 +177,10 @@ Result<engine::CheckpointId> PlanResume(const pipeline::PipelineDefinition& defi
           restored_id == 0 ? std::string("none") : std::to_string(restored_id), reason);
     };
     if (restored_id == 0) {
-      return stop("the state folder has no checkpoint and the lake no copy of one, so the binlog "
-                  "cannot be read from where the tables are, and a new snapshot would write "
-                  "their rows again");
+      return stop(
+          "the state folder has no checkpoint and the lake no copy of one, so the binlog "
+          "cannot be read from where the tables are, and a new snapshot would write "
+          "their rows again");
     }
     if (!p.source_position) return stop("the snapshot of that commit was expired");
     std::string_view position = *p.source_position;

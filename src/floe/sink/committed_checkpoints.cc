@@ -112,7 +112,8 @@ Result<std::vector<iceberg::TableIdentifier>> ListTablesTwoLevelsDeep(iceberg::C
 
 Result<std::vector<TableProgress>> CommittedProgress(
     iceberg::Catalog& catalog, std::string_view pipeline_id,
-    const std::vector<iceberg::TableIdentifier>& tables, const std::vector<std::string>& properties) {
+    const std::vector<iceberg::TableIdentifier>& tables,
+    const std::vector<std::string>& properties) {
   std::vector<TableProgress> progress;
   for (const auto& id : tables) {
     auto loaded = catalog.LoadTable(id);

@@ -341,9 +341,10 @@ struct CommitterOperator::Impl {
         // after a restart, once this recovery is done); or the table was
         // dropped from the lake.
         if (recovering && !staged.manifests.empty()) {
-          spdlog::warn("committer: table {} no longer exists; checkpoint {} is not committed to it "
-                       "again (it was renamed or dropped after taking it, or dropped from the lake)",
-                       key, id);
+          spdlog::warn(
+              "committer: table {} no longer exists; checkpoint {} is not committed to it "
+              "again (it was renamed or dropped after taking it, or dropped from the lake)",
+              key, id);
         }
         result.done.push_back(id);
         result.vanished = true;
@@ -385,8 +386,9 @@ struct CommitterOperator::Impl {
       keys.push_back(&key);
     }
     std::vector<TableCommits> results(keys.size());
-    ParallelFor(keys.size(), options.commit_threads,
-                [&](size_t i) { results[i] = CommitTable(*keys[i], work.at(*keys[i]), recovering); });
+    ParallelFor(keys.size(), options.commit_threads, [&](size_t i) {
+      results[i] = CommitTable(*keys[i], work.at(*keys[i]), recovering);
+    });
     std::vector<CommitOutcome> outcomes;
     for (size_t i = 0; i < keys.size(); ++i) {
       for (CheckpointId id : results[i].done) {
@@ -396,7 +398,8 @@ struct CommitterOperator::Impl {
       }
       for (auto& o : results[i].outcomes) outcomes.push_back(std::move(o));
       if (results[i].vanished) {
-        spdlog::info("committer: table {} no longer exists; it gets no more empty commits", *keys[i]);
+        spdlog::info("committer: table {} no longer exists; it gets no more empty commits",
+                     *keys[i]);
         state.known_tables.erase(*keys[i]);
       }
     }

@@ -200,7 +200,8 @@ struct MySqlCapture::Impl {
 
   /// Whether an event of (db, table) at `pos` comes before that table's
   /// snapshot (not_before).
-  bool BeforeItsSnapshot(std::string_view db, std::string_view table, const BinlogFilePos& pos) const {
+  bool BeforeItsSnapshot(std::string_view db, std::string_view table,
+                         const BinlogFilePos& pos) const {
     if (not_before.empty()) return false;
     auto it = not_before.find(std::make_pair(std::string(db), std::string(table)));
     return it != not_before.end() && Compare(pos, it->second) < 0;
@@ -284,7 +285,8 @@ struct MySqlCapture::Impl {
     }
     if (!not_before.empty()) {
       nlohmann::json n = nlohmann::json::array();
-      for (const auto& [table, pos] : not_before) n.push_back({table.first, table.second, pos.ToString()});
+      for (const auto& [table, pos] : not_before)
+        n.push_back({table.first, table.second, pos.ToString()});
       j["not_before"] = std::move(n);
     }
     // The schemas go last, spliced in as text: no re-serialization per call.
@@ -457,7 +459,8 @@ struct MySqlCapture::Impl {
       auto key = std::make_pair(s.db, s.table);
       auto was = before.find(key);
       auto is = now.find(key);
-      bool changed = is == now.end() || !(is->second == s) || (was != before.end() && !(was->second == s));
+      bool changed =
+          is == now.end() || !(is->second == s) || (was != before.end() && !(was->second == s));
       if (!changed) continue;
       std::string message = fmt::format(
           "snapshot: table {}.{} changed (a DDL ran on it) while the snapshot was taken; the "
@@ -497,7 +500,8 @@ struct MySqlCapture::Impl {
       FLOE_ASSIGN_OR_RETURN(auto def, Definition(s.db, s.table));
       tables.push_back({&s, def});
     }
-    FLOE_ASSIGN_OR_RETURN(auto result, SnapshotTables(sink, start, schemas_before, schemas, tables));
+    FLOE_ASSIGN_OR_RETURN(auto result,
+                          SnapshotTables(sink, start, schemas_before, schemas, tables));
     committed = result.start;
     filter = std::move(result.filter);
     return EndSnapshot(sink);
@@ -570,10 +574,11 @@ struct MySqlCapture::Impl {
     if (schemas.empty()) return Ok();
     std::vector<std::string> listed;
     for (const auto& s : schemas) listed.push_back(s.QualifiedName());
-    spdlog::info("capture: {} selected table(s) the state does not know ({}): a snapshot of them "
-                 "at {}, then the stream from {}",
-                 schemas.size(), fmt::join(listed, ", "), start.binlog.ToString(),
-                 committed.binlog.ToString());
+    spdlog::info(
+        "capture: {} selected table(s) the state does not know ({}): a snapshot of them "
+        "at {}, then the stream from {}",
+        schemas.size(), fmt::join(listed, ", "), start.binlog.ToString(),
+        committed.binlog.ToString());
     std::vector<SnapshotTable> tables;
     for (const auto& s : schemas) {
       tracker.Put(s);
@@ -582,7 +587,8 @@ struct MySqlCapture::Impl {
       FLOE_ASSIGN_OR_RETURN(auto def, Definition(s.db, s.table));
       tables.push_back({&s, def});
     }
-    FLOE_ASSIGN_OR_RETURN(auto result, SnapshotTables(sink, start, schemas_before, schemas, tables));
+    FLOE_ASSIGN_OR_RETURN(auto result,
+                          SnapshotTables(sink, start, schemas_before, schemas, tables));
     FLOE_RETURN_IF_ERROR(filter.Merge(std::move(result.filter)));
     return EndSnapshot(sink);
   }
@@ -807,8 +813,8 @@ Status MySqlCapture::Impl::Stream(const Sink& sink, const std::atomic<bool>& sto
         if (table_ddl &&
             DdlBeforeItsSnapshot(q.query, q.db, {decoder.current_file(), ev.position})) {
           // The table's snapshot, taken later, holds its effect.
-          spdlog::info("capture: binlog {}: DDL before its table's snapshot, skipped: {:.200}", where,
-                       q.query);
+          spdlog::info("capture: binlog {}: DDL before its table's snapshot, skipped: {:.200}",
+                       where, q.query);
           FLOE_RETURN_IF_ERROR(commit(ev.header.log_pos));
           continue;
         }

@@ -269,8 +269,9 @@ class Parser {
       col.scale = static_cast<int>(b.value_or(0));
       if (*col.precision < 1 || *col.precision > kMaxDecimalPrecision || *col.scale < 0 ||
           *col.scale > kMaxDecimalScale || *col.scale > *col.precision) {
-        return Syntax(fmt::format("DECIMAL precision must be 1..{} and scale 0..{}, at most the precision",
-                                  kMaxDecimalPrecision, kMaxDecimalScale));
+        return Syntax(
+            fmt::format("DECIMAL precision must be 1..{} and scale 0..{}, at most the precision",
+                        kMaxDecimalPrecision, kMaxDecimalScale));
       }
       return Ok();
     }

@@ -527,7 +527,8 @@ Status SnapshotFilter::AddTable(const TableSchema& schema, std::vector<Chunk> ch
 Status SnapshotFilter::Merge(SnapshotFilter other) {
   for (auto& [key, chunks] : other.tables_) {
     if (tables_.contains(key)) {
-      return InvalidArgument("snapshot filter: table {}.{} is in both filters", key.first, key.second);
+      return InvalidArgument("snapshot filter: table {}.{} is in both filters", key.first,
+                             key.second);
     }
   }
   for (auto& [key, chunks] : other.tables_) tables_.emplace(key, std::move(chunks));

@@ -295,9 +295,9 @@ TEST_F(JobTest, SourceRequestsACheckpointBeforeTheInterval) {
     source = s.get();
     return s;
   });
-  auto batches = job.AddOperator<int, std::vector<int>>(
-      "batcher", 1, numbers, nullptr,
-      [](int) { return std::make_unique<BatchingOperator>(nullptr); });
+  auto batches = job.AddOperator<int, std::vector<int>>("batcher", 1, numbers, nullptr, [](int) {
+    return std::make_unique<BatchingOperator>(nullptr);
+  });
   job.AddOperator<std::vector<int>, Nothing>(
       "committer", 1, batches, nullptr, [&](int) { return std::make_unique<Committer>(&table); });
   auto started = std::chrono::steady_clock::now();

@@ -67,8 +67,8 @@ bool Has(const SchemaMirrorPlan& plan, Kind kind) {
 /// Applies `plan` to `table` through UpdateSchema, as the resolver does.
 Result<iceberg::UpdateSchema::Result> ApplyPlan(const Schema& table, const SchemaMirrorPlan& plan,
                                                 int32_t last_column_id = -1) {
-  iceberg::UpdateSchema update(table, last_column_id < 0 ? table.highest_field_id() : last_column_id,
-                               {});
+  iceberg::UpdateSchema update(table,
+                               last_column_id < 0 ? table.highest_field_id() : last_column_id, {});
   plan.ApplyTo(update);
   return update.Apply();
 }
@@ -444,8 +444,7 @@ TEST(PlanSchemaMirrorTest, KeyChangeTogetherWithDroppingTheOldKeyColumn) {
   Schema table({Field(1, "id", Type::Long(), true), Field(2, "code", Type::String(), true),
                 Field(3, "name", Type::String())},
                0, {1});
-  Schema source({Field(1, "code", Type::String(), true), Field(2, "name", Type::String())}, 0,
-                {1});
+  Schema source({Field(1, "code", Type::String(), true), Field(2, "name", Type::String())}, 0, {1});
   auto plan = PlanSchemaMirror("db.t", table, source);
   ASSERT_TRUE(plan.has_value()) << plan.error().ToString();
   EXPECT_TRUE(Has(*plan, Kind::kDelete));

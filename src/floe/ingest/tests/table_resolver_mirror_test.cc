@@ -178,8 +178,7 @@ TEST_F(TableResolverMirrorTest, MirrorSchemaRefusesWhatIcebergCannotExpress) {
 }
 
 TEST_F(TableResolverMirrorTest, IgnoreKeepsTheTableAndMapsTheKnownColumns) {
-  auto resolver =
-      Make({.route = "{db}.{table}", .primary_key = {"id"}, .evolve_schemas = false});
+  auto resolver = Make({.route = "{db}.{table}", .primary_key = {"id"}, .evolve_schemas = false});
   bool event_error = true;
   auto state = resolver->Resolve("shop", "orders", OrdersV1(), &event_error);
   ASSERT_TRUE(state.has_value()) << state.error().ToString();

@@ -228,7 +228,8 @@ TEST_F(CaptureIntegrationTest, MariadbWideScaleDecimalsRoundTrip) {
   auto start = CurrentPosition(*conn_);
   ASSERT_TRUE(start) << start.error().ToString();
   Exec("INSERT INTO floe_test." + table +
-       " VALUES (1, 123456.12345678901234567890123456789012, -12345.12345678901234567890123456789012345,"
+       " VALUES (1, 123456.12345678901234567890123456789012, "
+       "-12345.12345678901234567890123456789012345,"
        " 0.12345678901234567890123456789012345678), (2, NULL, NULL, NULL),"
        " (3, -0.00000000000000000000000000000001, 0, -0.00000000000000000000000000000000000001)");
   size_t rows = 0;
@@ -320,8 +321,8 @@ TEST_F(CaptureIntegrationTest, SnapshotWithConcurrentUpdatesEqualsFinalTable) {
       }
       ASSERT_TRUE((*w)->Execute("COMMIT"));
     }
-    ASSERT_TRUE((*w)->Execute(
-        fmt::format("INSERT INTO {} VALUES (1, 0, 'last', 0) ON DUPLICATE KEY UPDATE s = 'last'", fq)));
+    ASSERT_TRUE((*w)->Execute(fmt::format(
+        "INSERT INTO {} VALUES (1, 0, 'last', 0) ON DUPLICATE KEY UPDATE s = 'last'", fq)));
   });
 
   // The model: id -> row values (deep-copied into one arena).
@@ -331,7 +332,8 @@ TEST_F(CaptureIntegrationTest, SnapshotWithConcurrentUpdatesEqualsFinalTable) {
   bool saw_last = false;
   bool timed_out = false;
   std::thread deadline([&] {
-    for (int i = 0; i < 1200 && !stop.load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    for (int i = 0; i < 1200 && !stop.load(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
     if (!stop.load()) timed_out = true;
     stop.store(true);
   });
