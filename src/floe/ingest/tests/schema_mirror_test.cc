@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/ingest/tests/schema_columns.h"
+
 #include "floe/iceberg/schema_update.h"
 #include "floe/ingest/type_fit.h"
 
@@ -32,21 +34,9 @@ Schema Orders() {
                 0, {1});
 }
 
-std::vector<std::string> Names(const Schema& s) {
-  std::vector<std::string> out;
-  for (const auto& f : s.fields()) out.push_back(f.name);
-  return out;
-}
-std::vector<int32_t> Ids(const Schema& s) {
-  std::vector<int32_t> out;
-  for (const auto& f : s.fields()) out.push_back(f.id);
-  return out;
-}
-std::vector<std::string> TypeNames(const Schema& s) {
-  std::vector<std::string> out;
-  for (const auto& f : s.fields()) out.push_back(f.type->ToString());
-  return out;
-}
+using test::Ids;
+using test::Names;
+using test::TypeNames;
 std::vector<bool> Required(const Schema& s) {
   std::vector<bool> out;
   for (const auto& f : s.fields()) out.push_back(f.required);

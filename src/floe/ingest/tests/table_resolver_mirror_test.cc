@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/ingest/tests/schema_columns.h"
+
 #include "floe/iceberg/catalog/sql_catalog.h"
 #include "floe/ingest/table_resolver.h"
 #include "floe/ingest/tests/test_catalog.h"
@@ -28,21 +30,9 @@ std::shared_ptr<const Schema> RowSchema(std::vector<NestedField> fields,
   return std::make_shared<const Schema>(std::move(fields), 0, std::move(key));
 }
 
-std::vector<std::string> Names(const Schema& s) {
-  std::vector<std::string> out;
-  for (const auto& f : s.fields()) out.push_back(f.name);
-  return out;
-}
-std::vector<int32_t> Ids(const Schema& s) {
-  std::vector<int32_t> out;
-  for (const auto& f : s.fields()) out.push_back(f.id);
-  return out;
-}
-std::vector<std::string> TypeNames(const Schema& s) {
-  std::vector<std::string> out;
-  for (const auto& f : s.fields()) out.push_back(f.type->ToString());
-  return out;
-}
+using test::Ids;
+using test::Names;
+using test::TypeNames;
 
 /// A SQL catalog (SQLite file) over the local file system that owns its FileIO.
 std::shared_ptr<iceberg::Catalog> MakeSqlCatalog(const testing::TempDir& dir) {
