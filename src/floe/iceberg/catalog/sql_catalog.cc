@@ -28,7 +28,22 @@ class Statement {
   Statement(sqlite3* db, std::string_view sql) : db_(db) {
     rc_ = sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &stmt_, nullptr);
   }
-  ~Statement() { sqlite3_finalize(stmt_); }
+  /// Uses `*cached` (prepared on first use, kept by the caller for the
+  /// connection's life) instead of preparing `sql` again; reset when done.
+  Statement(sqlite3* db, sqlite3_stmt** cached, std::string_view sql) : db_(db), owned_(false) {
+    rc_ = *cached != nullptr ? SQLITE_OK
+                             : sqlite3_prepare_v3(db, sql.data(), static_cast<int>(sql.size()),
+                                                  SQLITE_PREPARE_PERSISTENT, cached, nullptr);
+    stmt_ = *cached;
+  }
+  ~Statement() {
+    if (owned_) {
+      sqlite3_finalize(stmt_);
+    } else if (stmt_ != nullptr) {
+      sqlite3_reset(stmt_);
+      sqlite3_clear_bindings(stmt_);
+    }
+  }
   Statement(const Statement&) = delete;
   Statement& operator=(const Statement&) = delete;
 
@@ -82,6 +97,7 @@ class Statement {
   }
   sqlite3* db_;
   sqlite3_stmt* stmt_ = nullptr;
+  bool owned_ = true;
   int rc_;
   int index_ = 0;
   int step_errno_ = 0;
@@ -142,7 +158,10 @@ SqlCatalog::SqlCatalog(std::string name, std::string warehouse, io::FileIO* io, 
   while (warehouse_.size() > 1 && warehouse_.back() == '/') warehouse_.pop_back();
 }
 
-SqlCatalog::~SqlCatalog() { sqlite3_close(db_); }
+SqlCatalog::~SqlCatalog() {
+  sqlite3_finalize(swap_stmt_);
+  sqlite3_close(db_);
+}
 
 Result<std::unique_ptr<SqlCatalog>> SqlCatalog::Open(std::string name, std::string_view uri,
                                                      std::string warehouse, io::FileIO* file_io) {
@@ -432,25 +451,73 @@ Result<LoadedTable> SqlCatalog::CommitTable(const LoadedTable& base, const Table
     return std::unexpected(std::move(written).error().WithContext(
         fmt::format("committing table {}", base.id.ToString())));
   }
-  std::lock_guard lock(mu_);
   FLOE_ASSIGN_OR_RETURN(std::string key, NamespaceKey(base.id.ns));
-  Statement st(db_, "UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ? "
-                    "WHERE catalog_name = ? AND table_namespace = ? AND table_name = ? AND "
-                    "metadata_location = ?");
-  st.Bind(location).Bind(base.metadata_location).Bind(name_).Bind(key).Bind(base.id.name).Bind(
-      base.metadata_location);
-  if (auto s = st.Run(); !s) {
-    // SQLite reports failure only for a statement that did not commit.
+  PointerSwap swap{key, base.id.name, base.metadata_location, location};
+  Status swapped = SwapPointer(swap);
+  if (!swapped) {
+    // SQLite reports failure only for a transaction that did not commit.
     (void)io_->Delete(location);
-    return std::unexpected(std::move(s).error().WithContext(
+    return std::unexpected(std::move(swapped).error().WithContext(
         fmt::format("committing table {}", base.id.ToString())));
   }
-  if (sqlite3_changes(db_) != 1) {
+  if (!swap.changed) {
     (void)io_->Delete(location);
     return CommitConflict("table {} was changed concurrently (it no longer points at {})",
                           base.id.ToString(), base.metadata_location);
   }
   return LoadedTable{base.id, location, updated};
+}
+
+Status SqlCatalog::SwapPointer(PointerSwap& swap) {
+  std::unique_lock queue_lock(queue_mu_);
+  queue_.push_back(&swap);
+  while (!swap.done) {
+    if (swapping_) {
+      queue_cv_.wait(queue_lock);
+      continue;
+    }
+    // Lead: swap everything queued so far (this one included) in one
+    // transaction, while later callers queue up for the next one.
+    swapping_ = true;
+    std::vector<PointerSwap*> batch;
+    batch.swap(queue_);
+    queue_lock.unlock();
+    Status s = SwapBatch(batch);
+    queue_lock.lock();
+    for (PointerSwap* p : batch) {
+      p->status = s;
+      p->done = true;
+    }
+    swapping_ = false;
+    queue_cv_.notify_all();
+  }
+  return swap.status;
+}
+
+Status SqlCatalog::SwapBatch(const std::vector<PointerSwap*>& batch) {
+  std::lock_guard lock(mu_);
+  const bool one = batch.size() == 1;  // autocommit: one statement is one transaction
+  if (!one) FLOE_RETURN_IF_ERROR(Exec(db_, "BEGIN IMMEDIATE"));
+  for (PointerSwap* p : batch) {
+    Statement st(db_, &swap_stmt_,
+                 "UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ? "
+                 "WHERE catalog_name = ? AND table_namespace = ? AND table_name = ? AND "
+                 "metadata_location = ?");
+    st.Bind(p->new_location).Bind(p->base_location).Bind(name_).Bind(p->ns_key).Bind(p->name).Bind(
+        p->base_location);
+    if (auto s = st.Run(); !s) {
+      if (!one && sqlite3_get_autocommit(db_) == 0) (void)Exec(db_, "ROLLBACK");
+      return s;
+    }
+    p->changed = sqlite3_changes(db_) == 1;
+  }
+  if (one) return Ok();
+  if (auto s = Exec(db_, "COMMIT"); !s) {
+    // A COMMIT that failed (busy, I/O) did not commit: end the transaction.
+    if (sqlite3_get_autocommit(db_) == 0) (void)Exec(db_, "ROLLBACK");
+    return s;
+  }
+  return Ok();
 }
 
 Status SqlCatalog::RenameTable(const TableIdentifier& from, const TableIdentifier& to) {

@@ -10,18 +10,24 @@
 /// A commit writes the new metadata file, then swaps the pointer with
 /// `UPDATE ... SET metadata_location = new WHERE metadata_location = base`:
 /// exactly one of two racing writers changes a row; the other gets
-/// kCommitConflict. Namespaces are dotted strings ("a.b"); a namespace exists
+/// kCommitConflict. Commits of several tables made at the same time from
+/// threads sharing one SqlCatalog are grouped: the first waiting commit swaps
+/// every pointer queued behind it in one SQLite transaction (one journal
+/// sync instead of one per table), each swap still checked on its own. Namespaces are dotted strings ("a.b"); a namespace exists
 /// while it has a property row (PyIceberg writes "exists" = "true") or a
 /// table. New tables go to `<warehouse>/<ns>.db/<table>` (PyIceberg's layout),
 /// or `<namespace location>/<table>` when the namespace has a location; with
 /// neither, creating a table is kInvalidArgument. Locations are stored as
 /// absolute paths. A table row without metadata_location is kCorruption.
 
+#include <condition_variable>
 #include <mutex>
+#include <vector>
 
 #include "floe/iceberg/catalog/catalog.h"
 
 struct sqlite3;
+struct sqlite3_stmt;
 
 namespace floe::iceberg {
 
@@ -61,12 +67,29 @@ class SqlCatalog final : public Catalog {
   Result<bool> NamespaceExists(const std::string& ns);
   Result<std::string> MetadataLocationOf(const TableIdentifier& id);
 
+  /// One table's pointer swap, queued for the next group transaction.
+  struct PointerSwap {
+    std::string_view ns_key, name, base_location, new_location;
+    bool changed = false;  ///< the row pointed at base_location and was swapped
+    bool done = false;
+    Status status = Ok();  ///< the transaction's outcome (failed: nothing swapped)
+  };
+  /// Queues `swap` and returns when a group transaction holding it ended.
+  Status SwapPointer(PointerSwap& swap);
+  /// Runs `batch` in one transaction (holds mu_).
+  Status SwapBatch(const std::vector<PointerSwap*>& batch);
+
   std::string name_;
   std::string warehouse_;
   io::FileIO* io_;
   sqlite3* db_;
   bool has_iceberg_type_ = false;
   std::mutex mu_;  // one connection, used by one thread at a time
+  sqlite3_stmt* swap_stmt_ = nullptr;  // the pointer swap, prepared once (under mu_)
+  std::mutex queue_mu_;                // guards queue_ and swapping_
+  std::condition_variable queue_cv_;
+  std::vector<PointerSwap*> queue_;
+  bool swapping_ = false;  // a caller is running a group transaction
 };
 
 }  // namespace floe::iceberg

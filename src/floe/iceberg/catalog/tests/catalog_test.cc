@@ -137,6 +137,62 @@ TEST_P(CatalogTest, RacingWritersLoseNoCommit) {
   EXPECT_EQ(final_table->metadata.properties.size(), static_cast<size_t>(kWriters * kCommits));
 }
 
+// Threads sharing one catalog (a committer's commit threads): each commits
+// its own tables again and again while others race on one shared table. The
+// SQL catalog groups the concurrent swaps into shared transactions; every
+// commit must land once, every stale base must lose.
+TEST_P(CatalogTest, ThreadsSharingOneCatalogCommitManyTablesAtOnce) {
+  ASSERT_TRUE(catalog_->CreateNamespace({"db"}));
+  constexpr int kThreads = 8, kTables = 6, kRounds = 5;
+  TableIdentifier shared{{"db"}, "shared"};
+  ASSERT_TRUE(catalog_->CreateTable(shared, NewMetadata()));
+  for (int w = 0; w < kThreads; ++w) {
+    for (int t = 0; t < kTables; ++t) {
+      ASSERT_TRUE(catalog_->CreateTable({{"db"}, fmt::format("w{}_t{}", w, t)}, NewMetadata()));
+    }
+  }
+  std::atomic<int> stale_won{0};
+  std::vector<std::thread> threads;
+  for (int w = 0; w < kThreads; ++w) {
+    threads.emplace_back([&, w] {
+      for (int r = 0; r < kRounds; ++r) {
+        for (int t = 0; t < kTables; ++t) {
+          TableIdentifier id{{"db"}, fmt::format("w{}_t{}", w, t)};
+          auto base = catalog_->LoadTable(id);
+          ASSERT_TRUE(base) << base.error().ToString();
+          TableMetadata next = base->metadata;
+          next.properties[fmt::format("r{}", r)] = "x";
+          auto committed = catalog_->CommitTable(*base, next);
+          ASSERT_TRUE(committed) << committed.error().ToString();
+          auto stale = catalog_->CommitTable(*base, next);
+          if (stale) ++stale_won;
+          else EXPECT_EQ(stale.error().code(), ErrorCode::kCommitConflict) << stale.error().ToString();
+        }
+        while (true) {
+          auto base = catalog_->LoadTable(shared);
+          ASSERT_TRUE(base) << base.error().ToString();
+          TableMetadata next = base->metadata;
+          next.properties[fmt::format("w{}-{}", w, r)] = "x";
+          auto r2 = catalog_->CommitTable(*base, next);
+          if (r2) break;
+          ASSERT_EQ(r2.error().code(), ErrorCode::kCommitConflict) << r2.error().ToString();
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(stale_won.load(), 0);
+  EXPECT_EQ(catalog_->LoadTable(shared)->metadata.properties.size(),
+            static_cast<size_t>(kThreads * kRounds));
+  for (int w = 0; w < kThreads; ++w) {
+    for (int t = 0; t < kTables; ++t) {
+      auto table = catalog_->LoadTable({{"db"}, fmt::format("w{}_t{}", w, t)});
+      ASSERT_TRUE(table);
+      EXPECT_EQ(table->metadata.properties.size(), static_cast<size_t>(kRounds));
+    }
+  }
+}
+
 TEST_P(CatalogTest, HostileNamesNeverReachOutsideTheWarehouse) {
   for (const std::string& bad : std::vector<std::string>{"..", ".", "a/b", "a\\b", std::string("a\0b", 3), "tab\there", ""}) {
     auto s = catalog_->CreateNamespace({bad});
