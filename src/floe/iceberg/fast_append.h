@@ -17,6 +17,12 @@ class FastAppend final : public SnapshotProducer {
   FastAppend& AppendFile(DataFile file);
   /// Adds a data file written for partition spec `spec_id`.
   FastAppend& AppendFile(DataFile file, int32_t spec_id);
+  /// Adds a manifest of data files written beforehand
+  /// (SnapshotProducer::AddWrittenManifest; v2+ tables).
+  FastAppend& AppendManifest(ManifestFile manifest, std::vector<DataFile> files) {
+    AddWrittenManifest(std::move(manifest), std::move(files));
+    return *this;
+  }
 
   std::string_view name() const override { return "append"; }
 

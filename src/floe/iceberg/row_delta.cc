@@ -25,6 +25,16 @@ RowDelta& RowDelta::AddDeletes(DataFile file, int32_t spec_id) {
   return *this;
 }
 
+RowDelta& RowDelta::AddManifest(ManifestFile manifest, std::vector<DataFile> files) {
+  for (const DataFile& file : files) {
+    if (file.content == DataFileContent::kPositionDeletes && file.referenced_data_file) {
+      referenced_.insert(*file.referenced_data_file);
+    }
+  }
+  AddWrittenManifest(std::move(manifest), std::move(files));
+  return *this;
+}
+
 RowDelta& RowDelta::RemoveRows(std::string data_file_path) {
   removed_.insert(std::move(data_file_path));
   return *this;

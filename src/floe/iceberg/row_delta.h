@@ -32,6 +32,10 @@ class RowDelta final : public SnapshotProducer {
   /// Adds a position or equality delete file (default spec, or `spec_id`).
   RowDelta& AddDeletes(DataFile file);
   RowDelta& AddDeletes(DataFile file, int32_t spec_id);
+  /// Adds a manifest of data or delete files written beforehand
+  /// (SnapshotProducer::AddWrittenManifest; v2+ tables); its position
+  /// deletes' referenced data files are validated as AddDeletes does.
+  RowDelta& AddManifest(ManifestFile manifest, std::vector<DataFile> files);
   /// Removes a whole live data file (kCommitConflict if it is gone).
   RowDelta& RemoveRows(std::string data_file_path);
   /// Data files that must still be live for this delta to commit.

@@ -220,6 +220,16 @@ void SnapshotProducer::AddDeleteFile(DataFile file, int32_t spec_id) {
   added_written_ = false;
 }
 
+void SnapshotProducer::AddWrittenManifest(ManifestFile manifest, std::vector<DataFile> files) {
+  // Read back before the commit (a manifest merge), its entries inherit this
+  // snapshot's id like those of the manifests written here.
+  manifest.added_snapshot_id = snapshot_id_;
+  manifest.sequence_number = kUnassignedSequenceNumber;
+  manifest.min_sequence_number = kUnassignedSequenceNumber;
+  (manifest.content == ManifestContent::kData ? adopts_data_ : adopts_deletes_) = true;
+  adopted_.emplace_back(std::move(manifest), std::move(files));
+}
+
 Status SnapshotProducer::Commit() {
   TableOperation* ops[] = {this};
   return CommitOperations(*table_, ops);
@@ -322,6 +332,14 @@ Result<std::vector<TableUpdate>> SnapshotProducer::Apply(const TableMetadata& ba
   for (const auto& [k, v] : summary_properties_) summary.Set(k, v);
   for (const Added& a : added_data_) summary.AddedFile(a.file, a.spec_id);
   for (const Added& a : added_deletes_) summary.AddedFile(a.file, a.spec_id);
+  if (!adopted_.empty() && base.format_version < 2) {
+    return InvalidArgument("manifests written beforehand cannot be added to a format v{} table "
+                           "(their entries inherit snapshot ids: v2 and later)",
+                           base.format_version);
+  }
+  for (const auto& [manifest, files] : adopted_) {
+    for (const DataFile& f : files) summary.AddedFile(f, manifest.partition_spec_id);
+  }
 
   std::vector<ManifestFile> manifests;
   if (!added_data_.empty() || !added_deletes_.empty()) {
@@ -336,6 +354,7 @@ Result<std::vector<TableUpdate>> SnapshotProducer::Apply(const TableMetadata& ba
     manifests.insert(manifests.end(), added_delete_manifests_.begin(),
                      added_delete_manifests_.end());
   }
+  for (const auto& adopted : adopted_) manifests.push_back(adopted.first);
   if (parent != nullptr) {
     FLOE_ASSIGN_OR_RETURN(auto parent_manifests,
                           SnapshotManifests(io, *parent, base.format_version));

@@ -187,9 +187,16 @@ class SnapshotProducer : public TableOperation {
                    std::optional<int64_t> data_sequence_number = std::nullopt);
   /// Adds a position or equality delete file written for spec `spec_id`.
   void AddDeleteFile(DataFile file, int32_t spec_id);
+  /// Adds `manifest`, written beforehand, as it is (Iceberg Java's
+  /// appendManifest): its entries must be ADDED with no snapshot id and no
+  /// sequence numbers, so that they inherit this snapshot's (format v2+ only;
+  /// Apply refuses it on a v1 table). `files` are its files, for the summary.
+  /// Saves reading the files back and writing them again. The manifest is
+  /// not this operation's: Cleanup never deletes it.
+  void AddWrittenManifest(ManifestFile manifest, std::vector<DataFile> files);
 
-  bool adds_data_files() const { return !added_data_.empty(); }
-  bool adds_delete_files() const { return !added_deletes_.empty(); }
+  bool adds_data_files() const { return !added_data_.empty() || adopts_data_; }
+  bool adds_delete_files() const { return !added_deletes_.empty() || adopts_deletes_; }
 
   Table* table_;
   std::optional<SnapshotId> validate_from_;
@@ -213,6 +220,10 @@ class SnapshotProducer : public TableOperation {
   SnapshotId snapshot_id_;
   std::vector<Added> added_data_;
   std::vector<Added> added_deletes_;
+  /// Manifests written beforehand (AddWrittenManifest), with their files.
+  std::vector<std::pair<ManifestFile, std::vector<DataFile>>> adopted_;
+  bool adopts_data_ = false;
+  bool adopts_deletes_ = false;
   std::map<std::string, std::string> summary_properties_;
   /// Manifests of the added files, written at the first attempt and reused.
   std::vector<ManifestFile> added_data_manifests_;

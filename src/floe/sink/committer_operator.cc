@@ -80,6 +80,9 @@ class TruncateAndAdd final : public iceberg::SnapshotProducer {
   void AddDeletes(iceberg::DataFile file, int32_t spec_id) {
     AddDeleteFile(std::move(file), spec_id);
   }
+  void AddManifest(iceberg::ManifestFile manifest, std::vector<iceberg::DataFile> files) {
+    AddWrittenManifest(std::move(manifest), std::move(files));
+  }
   std::string_view name() const override { return "truncate"; }
 
  protected:
@@ -93,6 +96,14 @@ class TruncateAndAdd final : public iceberg::SnapshotProducer {
                        const iceberg::TableMetadata&) override {
     return true;
   }
+};
+
+/// The manifests this run staged for one table at one checkpoint, with their
+/// files: committed as they are (SnapshotProducer::AddWrittenManifest) when
+/// the table's format version is still the one they were written in.
+struct LiveStaged {
+  int format_version = 2;
+  std::vector<std::pair<iceberg::ManifestFile, std::vector<iceberg::DataFile>>> manifests;
 };
 
 /// The files of a staged table, read back from its manifests.
@@ -123,7 +134,8 @@ uint64_t RandomTag() {
 
 Status WriteOneManifest(io::FileIO& io, const iceberg::TableMetadata& metadata, CheckpointId id,
                         int32_t spec_id, iceberg::ManifestContent content,
-                        const std::vector<iceberg::DataFile>& files, StagedTable* staged) {
+                        const std::vector<iceberg::DataFile>& files, StagedTable* staged,
+                        LiveStaged* live) {
   const iceberg::PartitionSpec* spec = metadata.SpecById(spec_id);
   const types::Schema* schema = metadata.CurrentSchema();
   if (spec == nullptr || schema == nullptr) {
@@ -151,6 +163,8 @@ Status WriteOneManifest(io::FileIO& io, const iceberg::TableMetadata& metadata, 
   FLOE_ASSIGN_OR_RETURN(iceberg::ManifestFile written, writer->Close());
   staged->manifests.push_back(StagedManifest{path, written.manifest_length, spec_id, content,
                                              written.added_files_count, written.added_rows_count});
+  live->format_version = format_version;
+  live->manifests.emplace_back(std::move(written), files);
   return Ok();
 }
 
@@ -166,6 +180,9 @@ struct CommitterOperator::Impl {
   std::map<std::string, TableBuffer> buffers;
   CommitState state;
   std::map<std::string, TableHandle> handles;
+  /// What this run staged, by checkpoint and table key (a restored
+  /// checkpoint has none: its manifests are read back).
+  std::map<CheckpointId, std::map<std::string, LiveStaged>> live_staged;
   /// Checkpoints snapshotted by this run (not restored).
   std::set<CheckpointId> live;
   /// Outcomes of commits made in Open, emitted at the first chance.
@@ -177,7 +194,7 @@ struct CommitterOperator::Impl {
     return Ok();
   }
 
-  Result<StagedTable> Stage(CheckpointId id, const TableBuffer& buffer) {
+  Result<StagedTable> Stage(CheckpointId id, const TableBuffer& buffer, LiveStaged* live) {
     StagedTable staged;
     staged.id = buffer.id;
     staged.overwrite = options.overwrite;
@@ -192,11 +209,11 @@ struct CommitterOperator::Impl {
       staged.delete_files += static_cast<int64_t>(files.deletes.size());
       if (s && !files.data.empty()) {
         s = WriteOneManifest(io, *buffer.metadata, id, spec_id, iceberg::ManifestContent::kData,
-                             files.data, &staged);
+                             files.data, &staged, live);
       }
       if (s && !files.deletes.empty()) {
         s = WriteOneManifest(io, *buffer.metadata, id, spec_id, iceberg::ManifestContent::kDeletes,
-                             files.deletes, &staged);
+                             files.deletes, &staged, live);
       }
     }
     if (!s) {
@@ -223,10 +240,17 @@ struct CommitterOperator::Impl {
     return files;
   }
 
-  /// One catalog commit of `staged` as checkpoint `id`; sets `*snapshot_id`.
+  /// One catalog commit of `staged` as checkpoint `id`: the staged
+  /// manifests themselves when `live` (not overwrite), else `files` read back
+  /// from them; sets `*snapshot_id`.
   Status CommitFiles(iceberg::Table& table, const PendingCheckpoint& checkpoint,
-                     const StagedTable& staged, const StagedFiles& files,
+                     const StagedTable& staged, const StagedFiles& files, const LiveStaged* live,
                      iceberg::SnapshotId* snapshot_id) {
+    using Content = iceberg::ManifestContent;
+    bool adds_deletes = !files.deletes.empty();
+    if (live) {
+      for (const auto& [manifest, _] : live->manifests) adds_deletes |= manifest.content == Content::kDeletes;
+    }
     auto txn = table.NewTransaction();
     iceberg::SnapshotProducer* producer = nullptr;
     if (staged.truncated) {
@@ -235,6 +259,9 @@ struct CommitterOperator::Impl {
       auto& truncate = txn->Add(std::make_unique<TruncateAndAdd>(&table));
       for (const auto& [file, spec] : files.data) truncate.AddData(file, spec);
       for (const auto& [file, spec] : files.deletes) truncate.AddDeletes(file, spec);
+      if (live) {
+        for (const auto& [manifest, added] : live->manifests) truncate.AddManifest(manifest, added);
+      }
       producer = &truncate;
     } else if (staged.manifests.empty()) {
       producer = &txn->NewAppend();  // an empty commit: records the position
@@ -243,10 +270,13 @@ struct CommitterOperator::Impl {
       overwrite.OverwritePartitions();
       for (const auto& [file, spec] : files.data) overwrite.AddFile(file, spec);
       producer = &overwrite;
-    } else if (!files.deletes.empty()) {
+    } else if (adds_deletes) {
       auto& delta = txn->NewRowDelta();
       for (const auto& [file, spec] : files.data) delta.AddRows(file, spec);
       for (const auto& [file, spec] : files.deletes) delta.AddDeletes(file, spec);
+      if (live) {
+        for (const auto& [manifest, added] : live->manifests) delta.AddManifest(manifest, added);
+      }
       if (!staged.referenced_data_files.empty()) {
         delta.ValidateDataFilesExist(staged.referenced_data_files);
       }
@@ -254,6 +284,9 @@ struct CommitterOperator::Impl {
     } else {
       auto& append = txn->NewAppend();
       for (const auto& [file, spec] : files.data) append.AppendFile(file, spec);
+      if (live) {
+        for (const auto& [manifest, added] : live->manifests) append.AppendManifest(manifest, added);
+      }
       producer = &append;
     }
     producer->SetSummaryProperty(std::string(kSummaryPipelineId), options.pipeline_id);
@@ -265,13 +298,28 @@ struct CommitterOperator::Impl {
     return txn->Commit();
   }
 
+  /// The manifests this run staged for `key` at `checkpoint` if the commit
+  /// can take them as they are, else nullptr.
+  const LiveStaged* Adoptable(const std::string& key, const PendingCheckpoint& checkpoint,
+                              const iceberg::TableMetadata& metadata) const {
+    if (options.overwrite) return nullptr;
+    auto by_checkpoint = live_staged.find(checkpoint.id);
+    if (by_checkpoint == live_staged.end()) return nullptr;
+    auto found = by_checkpoint->second.find(key);
+    if (found == by_checkpoint->second.end() || found->second.manifests.empty()) return nullptr;
+    if (found->second.format_version != metadata.format_version) return nullptr;
+    return &found->second;
+  }
+
   /// Commits checkpoint `id` to table `key` unless the table has it.
-  /// `*skipped` tells that it was there already.
+  /// `*skipped` tells that it was there already; `*adopted` that the staged
+  /// manifests became the table's (they must not be deleted).
   Result<CommitOutcome> CommitOne(const std::string& key, const PendingCheckpoint& checkpoint,
-                                  bool* skipped) {
+                                  bool* skipped, bool* adopted) {
     const StagedTable& staged = checkpoint.tables.at(key);
     TableHandle& handle = handles.at(key);
     *skipped = false;
+    *adopted = false;
     if (!handle.table) {
       FLOE_ASSIGN_OR_RETURN(iceberg::Table table, iceberg::Table::Load(*catalog, staged.id));
       handle.table.emplace(std::move(table));
@@ -292,14 +340,20 @@ struct CommitterOperator::Impl {
       return CommitOutcome{key, checkpoint.id, Ok()};
     }
     handle.attempted.insert(checkpoint.id);
-    FLOE_ASSIGN_OR_RETURN(StagedFiles files, ReadStaged(table, staged));
+    const LiveStaged* live = Adoptable(key, checkpoint, table.metadata());
+    StagedFiles files;
+    if (live) {
+      *adopted = true;  // from here on the staged manifests may be in the table
+    } else {
+      FLOE_ASSIGN_OR_RETURN(files, ReadStaged(table, staged));
+    }
 
     CommitOutcome outcome{key, checkpoint.id, Ok()};
     outcome.added_files = staged.data_files + staged.delete_files;
     outcome.added_records = staged.records;
     for (int attempt = 0; attempt < 2; ++attempt) {
       iceberg::SnapshotId snapshot_id = -1;
-      Status s = CommitFiles(table, checkpoint, staged, files, &snapshot_id);
+      Status s = CommitFiles(table, checkpoint, staged, files, live, &snapshot_id);
       if (s) {
         outcome.snapshot_id = snapshot_id;
         return outcome;
@@ -329,8 +383,8 @@ struct CommitterOperator::Impl {
     TableCommits result;
     for (CheckpointId id : ids) {
       const PendingCheckpoint& checkpoint = state.pending.at(id);
-      bool skipped = false;
-      auto outcome = CommitOne(key, checkpoint, &skipped);
+      bool skipped = false, adopted = false;
+      auto outcome = CommitOne(key, checkpoint, &skipped, &adopted);
       const StagedTable& staged = checkpoint.tables.at(key);
       if (!outcome && outcome.error().code() == ErrorCode::kNotFound &&
           (recovering || (staged.manifests.empty() && !staged.truncated))) {
@@ -364,9 +418,12 @@ struct CommitterOperator::Impl {
                      options.pipeline_id);
         continue;
       }
-      // The table has the files now; the staging manifests are not needed.
-      for (const auto& m : checkpoint.tables.at(key).manifests) {
-        (void)catalog->file_io().Delete(m.path);
+      // The table has the files now; staging manifests it did not take as
+      // they are are not needed.
+      if (!adopted) {
+        for (const auto& m : checkpoint.tables.at(key).manifests) {
+          (void)catalog->file_io().Delete(m.path);
+        }
       }
       result.outcomes.push_back(std::move(*outcome));
     }
@@ -392,6 +449,10 @@ struct CommitterOperator::Impl {
     std::vector<CommitOutcome> outcomes;
     for (size_t i = 0; i < keys.size(); ++i) {
       for (CheckpointId id : results[i].done) {
+        if (auto live_it = live_staged.find(id); live_it != live_staged.end()) {
+          live_it->second.erase(*keys[i]);
+          if (live_it->second.empty()) live_staged.erase(live_it);
+        }
         auto it = state.pending.find(id);
         it->second.tables.erase(*keys[i]);
         if (it->second.tables.empty()) state.pending.erase(it);
@@ -490,8 +551,9 @@ Result<std::string> CommitterOperator::SnapshotState(engine::CheckpointId id,
   std::vector<const std::pair<const std::string, TableBuffer>*> work;
   for (const auto& entry : m.buffers) work.push_back(&entry);
   std::vector<std::optional<Result<StagedTable>>> staged(work.size());
+  std::vector<LiveStaged> live(work.size());
   ParallelFor(work.size(), m.options.commit_threads,
-              [&](size_t i) { staged[i] = m.Stage(id, work[i]->second); });
+              [&](size_t i) { staged[i] = m.Stage(id, work[i]->second, &live[i]); });
   for (size_t i = 0; i < work.size(); ++i) {
     if (!*staged[i]) {
       for (auto& other : staged) {  // the checkpoint fails: its manifests are orphans
@@ -505,6 +567,7 @@ Result<std::string> CommitterOperator::SnapshotState(engine::CheckpointId id,
   for (size_t i = 0; i < work.size(); ++i) {
     const std::string& key = work[i]->first;
     checkpoint.tables.emplace(key, std::move(**staged[i]));
+    if (!live[i].manifests.empty()) m.live_staged[id].emplace(key, std::move(live[i]));
     KnownTable& known = m.state.known_tables[key];
     known.id = work[i]->second.id;
     known.empty_checkpoints = 0;

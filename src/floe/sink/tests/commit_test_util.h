@@ -115,7 +115,8 @@ class CommitFixture : public ::testing::Test {
 
   /// Creates ns.<name> partitioned by `partition_by` and returns its target.
   TableTargetPtr CreateTable(const std::string& name, const std::string& partition_by = "",
-                             bool upsert = false) {
+                             bool upsert = false,
+                             const std::map<std::string, std::string>& properties = {}) {
     auto builder = iceberg::TableMetadataBuilder::ForNewTable();
     EXPECT_TRUE(builder);
     EXPECT_TRUE(builder->Apply(iceberg::update::AddSchema{KvSchema(), std::nullopt}));
@@ -127,6 +128,9 @@ class CommitFixture : public ::testing::Test {
       EXPECT_TRUE(spec) << spec.error().ToString();
       EXPECT_TRUE(builder->Apply(iceberg::update::AddPartitionSpec{*spec, false}));
       EXPECT_TRUE(builder->Apply(iceberg::update::SetDefaultSpec{-1}));
+    }
+    if (!properties.empty()) {
+      EXPECT_TRUE(builder->Apply(iceberg::update::SetProperties{properties}));
     }
     auto metadata = builder->Build();
     EXPECT_TRUE(metadata) << metadata.error().ToString();

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <set>
 
 #include "floe/iceberg/expire_snapshots.h"
 #include "floe/iceberg/snapshot_producer.h"
@@ -100,11 +101,22 @@ TEST_F(CommitterTest, OneSnapshotPerCheckpointWithSummaryKeysAndProperty) {
   EXPECT_EQ(out_.items[0].checkpoint_id, 1);
   EXPECT_EQ(out_.items[0].added_records, 3);
   EXPECT_EQ(out_.items[0].snapshot_id, first.snapshot_id);
-  // The staging manifests are gone once committed.
+  // The staged manifests became the table's as they are (v2: their entries
+  // inherit each snapshot's id and sequence number), and none is left over.
+  std::set<std::string> listed;
+  for (const auto& snapshot : metadata.snapshots) {
+    auto manifests = iceberg::SnapshotManifests(*io_, snapshot, metadata.format_version);
+    ASSERT_TRUE(manifests) << manifests.error().ToString();
+    for (const auto& m : *manifests) listed.insert(std::filesystem::path(m.manifest_path).filename());
+  }
+  int staged = 0;
   for (const auto& e :
        std::filesystem::directory_iterator(dir_ / "warehouse" / "ns" / "a" / "metadata")) {
-    EXPECT_EQ(e.path().filename().string().find("floe-commit-"), std::string::npos) << e.path();
+    if (!e.path().filename().string().starts_with("floe-commit-")) continue;
+    ++staged;
+    EXPECT_TRUE(listed.contains(e.path().filename().string())) << "orphan " << e.path();
   }
+  EXPECT_EQ(staged, 2);
 }
 
 TEST_F(CommitterTest, CheckpointsAreNeverMergedSoEqualityDeletesApplyToOlderData) {

@@ -185,9 +185,13 @@ class FaultInjectionTest : public CommitFixture {
  protected:
   void SetUp() override {
     CommitFixture::SetUp();
-    targets_.push_back(CreateTable("t0", "", /*upsert=*/true));
-    targets_.push_back(CreateTable("t1", "bucket(4, id)", /*upsert=*/true));
-    targets_.push_back(CreateTable("t2", "", /*upsert=*/true));
+    // Small manifests are merged every few commits, so that commits write
+    // manifests of their own (the staged ones are committed as they are).
+    const std::map<std::string, std::string> merge_often = {
+        {"commit.manifest.min-count-to-merge", "4"}};
+    targets_.push_back(CreateTable("t0", "", /*upsert=*/true, merge_often));
+    targets_.push_back(CreateTable("t1", "bucket(4, id)", /*upsert=*/true, merge_often));
+    targets_.push_back(CreateTable("t2", "", /*upsert=*/true, merge_often));
     for (const auto& t : targets_) ids_.push_back(t->id);
     options_.commit_parallelism = 2;
     options_.max_continuous_empty_commits = 4;
@@ -289,9 +293,8 @@ INSTANTIATE_TEST_SUITE_P(
         FileFault{"AfterDataFile", {"/data/", ".parquet", FaultStep::kAfterClose, 7}},
         FileFault{"BeforeStagedManifest", {"floe-commit-", ".avro", FaultStep::kBeforeCreate, 5}},
         FileFault{"AfterStagedManifest", {"floe-commit-", ".avro", FaultStep::kAfterClose, 5}},
-        FileFault{"BeforeSnapshotManifest",
-                  {"/metadata/", "-m0.avro", FaultStep::kBeforeCreate, 4}},
-        FileFault{"AfterSnapshotManifest", {"/metadata/", "-m0.avro", FaultStep::kAfterClose, 4}},
+        FileFault{"BeforeMergedManifest", {"/metadata/", "-m0.avro", FaultStep::kBeforeCreate, 4}},
+        FileFault{"AfterMergedManifest", {"/metadata/", "-m0.avro", FaultStep::kAfterClose, 4}},
         FileFault{"BeforeManifestList", {"/metadata/snap-", ".avro", FaultStep::kBeforeCreate, 4}},
         FileFault{"AfterManifestList", {"/metadata/snap-", ".avro", FaultStep::kAfterClose, 4}},
         FileFault{"BeforeTableMetadata",
