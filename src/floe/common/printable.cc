@@ -1,5 +1,6 @@
 #include "floe/common/printable.h"
 
+#include <algorithm>
 #include <cstdint>
 
 #include <fmt/format.h>
@@ -66,6 +67,17 @@ std::string ShortenLongNames(std::string_view message, size_t max_name_bytes) {
 
 std::string PrintableMessage(std::string_view message) {
   return EscapeControlCharacters(ShortenLongNames(message));
+}
+
+std::string JoinAtMost(const std::vector<std::string>& items, size_t max_items) {
+  std::string out;
+  const size_t shown = std::min(items.size(), max_items);
+  for (size_t i = 0; i < shown; ++i) {
+    if (i > 0) out += ", ";
+    out += items[i];
+  }
+  if (items.size() > shown) out += fmt::format(" and {} more", items.size() - shown);
+  return out;
 }
 
 }  // namespace floe

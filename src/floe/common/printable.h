@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace floe {
 
@@ -22,5 +23,9 @@ std::string ShortenLongNames(std::string_view message, size_t max_name_bytes = 2
 /// What the CLI prints for an error message or a log line:
 /// EscapeControlCharacters(ShortenLongNames(message)).
 std::string PrintableMessage(std::string_view message);
+
+/// The first `max_items` of `items` joined with ", ", then " and N more" when
+/// there are more: a list of thousands of tables stays one readable line.
+std::string JoinAtMost(const std::vector<std::string>& items, size_t max_items = 20);
 
 }  // namespace floe

@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
+#include "floe/common/printable.h"
 #include "floe/engine/checkpoint_store.h"
 #include "floe/engine/run_until_stopped.h"
 #include "floe/ingest/line_source.h"
@@ -163,7 +164,7 @@ Result<ResumePlan> PlanResume(const IngestOptions& options, engine::CheckpointSt
         "these tables already hold are skipped: {}",
         options.state_dir, restored_id,
         warning.empty() ? "" : "; " + warning.substr(0, warning.size() - 2),
-        fmt::join(ahead, ", "));
+        JoinAtMost(ahead));
   }
   return plan;
 }

@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "floe/cdc/mysql/replication.h"
+#include "floe/common/printable.h"
 #include "floe/common/utf8.h"
 #include "floe/engine/job.h"
 #include "floe/engine/run_until_stopped.h"
@@ -192,7 +193,7 @@ Result<engine::CheckpointId> PlanResume(const pipeline::PipelineDefinition& defi
   if (!ahead.empty()) {
     spdlog::warn("run: the state folder {} is behind the lake (restoring checkpoint {}): the "
                  "changes these tables already hold are skipped: {}",
-                 definition.pipeline.state_dir, restored_id, fmt::join(ahead, ", "));
+                 definition.pipeline.state_dir, restored_id, JoinAtMost(ahead));
   }
   return max_id;
 }

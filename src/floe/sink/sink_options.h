@@ -50,8 +50,11 @@ struct SinkOptions {
   /// consecutive empty checkpoints, so the source position is recorded
   /// (`floe.max-continuous-empty-commits`, as Flink's sink).
   int max_continuous_empty_commits = 10;
-  /// Threads that write manifests and commit tables in each committer.
-  int commit_threads = 4;
+  /// Threads that write manifests and commit tables in each committer. A
+  /// table commit mostly waits for file syncs, so more threads than cores
+  /// pay: a checkpoint touching thousands of tables commits them 8 at a time
+  /// (and the SQL catalog groups their pointer swaps).
+  int commit_threads = 8;
   CatalogFactory catalog;
 };
 

@@ -68,5 +68,11 @@ TEST(PrintableTest, LongNamesAreCut) {
   EXPECT_EQ(PrintableMessage("x\n" + name).find('\n'), std::string::npos);
 }
 
+TEST(PrintableTest, LongListsAreCut) {
+  EXPECT_EQ(JoinAtMost({}), "");
+  EXPECT_EQ(JoinAtMost({"a", "b"}, 2), "a, b");
+  EXPECT_EQ(JoinAtMost({"a", "b", "c", "d"}, 2), "a, b and 2 more");
+}
+
 }  // namespace
 }  // namespace floe
