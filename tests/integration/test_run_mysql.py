@@ -537,7 +537,19 @@ def test_run_state_folder_lost_stops_without_writing(tmp_path):
     and the lake is left as it was."""
     preflight()
     mirror = Mirror(tmp_path, rows_per_table=2_000)
-    mirror.kill_runs(3)
+    mirror.kill_runs(3, early_kills=0)
+    if committed_checkpoint(mirror.lake) == 0:
+        # A loaded machine can kill every run before its first commit: one more run,
+        # killed once the lake has a commit.
+        mirror.logs.append(tmp_path / "until-commit.log")
+        proc = start_run(mirror.pipeline, mirror.logs[-1])
+        deadline = time.monotonic() + 180
+        while committed_checkpoint(mirror.lake) == 0:
+            assert proc.poll() is None, mirror.logs[-1].read_text()[-3000:]
+            assert time.monotonic() < deadline, "no commit in 3 minutes"
+            time.sleep(0.5)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
     assert committed_checkpoint(mirror.lake) > 0
     shutil.rmtree(mirror.state)
     for copy in lake_state_copies(mirror.lake):
