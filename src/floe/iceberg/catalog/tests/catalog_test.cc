@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <thread>
@@ -30,15 +31,20 @@ enum class Kind { kHadoop, kSql };
 class CatalogTest : public ::testing::TestWithParam<Kind> {
  protected:
   void SetUp() override {
+    // A parameterized test's name is "Name/Param": one folder, not two.
+    std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::replace(name.begin(), name.end(), '/', '_');
     dir_ = std::filesystem::temp_directory_path() /
            ("floe_catalog_test_" + std::to_string(::getpid()) + "_" +
-            std::to_string(static_cast<int>(GetParam())) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+            std::to_string(static_cast<int>(GetParam())) + "_" + name);
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
     catalog_ = Open();
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
+  void TearDown() override {
+    catalog_.reset();  // closes the SQLite file before its folder goes
+    std::filesystem::remove_all(dir_);
+  }
 
   std::unique_ptr<Catalog> Open() {
     std::string warehouse = (dir_ / "warehouse").string();
