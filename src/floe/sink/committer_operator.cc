@@ -14,6 +14,7 @@
 #include "floe/iceberg/transaction.h"
 #include "floe/sink/commit_state.h"
 #include "floe/sink/committed_checkpoints.h"
+#include "floe/sink/parallel_for.h"
 
 namespace floe::sink {
 
@@ -33,24 +34,6 @@ size_t CommitterRoute(const WriteResult& result, size_t num_subtasks) {
 namespace {
 
 using engine::CheckpointId;
-
-/// Runs fn(0..n-1) on up to `threads` threads (the caller's among them).
-void ParallelFor(size_t n, int threads, const std::function<void(size_t)>& fn) {
-  size_t workers = std::min<size_t>(n, static_cast<size_t>(std::max(1, threads)));
-  if (workers <= 1) {
-    for (size_t i = 0; i < n; ++i) fn(i);
-    return;
-  }
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < n;) fn(i);
-  };
-  std::vector<std::thread> pool;
-  pool.reserve(workers - 1);
-  for (size_t w = 1; w < workers; ++w) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
-}
 
 struct SpecFiles {
   std::vector<iceberg::DataFile> data;

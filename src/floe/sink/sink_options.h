@@ -46,6 +46,12 @@ struct SinkOptions {
   /// The memory all writer subtasks together may hold in buffered rows;
   /// beyond it the largest buffers are flushed to their files.
   int64_t memory_budget_bytes = 512LL << 20;
+  /// Open data and delete files per writer subtask; beyond it the files of
+  /// the other tables are completed (they stay in the checkpoint, the next
+  /// rows start new files), so a checkpoint touching tens of thousands of
+  /// tables never runs out of file descriptors. 0: a quarter of the
+  /// process's open-file limit (RLIMIT_NOFILE) over the write parallelism.
+  int max_open_files = 0;
   /// A table with nothing new gets no snapshot, except one after this many
   /// consecutive empty checkpoints, so the source position is recorded
   /// (`floe.max-continuous-empty-commits`, as Flink's sink).

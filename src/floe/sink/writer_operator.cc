@@ -1,6 +1,13 @@
 #include "floe/sink/writer_operator.h"
 
+#include <sys/resource.h>
+
 #include <algorithm>
+#include <optional>
+
+#include <spdlog/spdlog.h>
+
+#include "floe/sink/parallel_for.h"
 
 namespace floe::sink {
 
@@ -23,6 +30,15 @@ Status WriterOperator::Open(const engine::OperatorContext& context,
     io_ = &catalog_->file_io();
   }
   if (!budget_) budget_ = std::make_shared<MemoryBudget>(options_.memory_budget_bytes);
+  max_open_files_ = static_cast<size_t>(std::max(0, options_.max_open_files));
+  if (max_open_files_ == 0) {
+    rlimit limit{};
+    const rlim_t files = ::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY
+                             ? limit.rlim_cur
+                             : 4096;
+    max_open_files_ = std::max<size_t>(
+        16, files / 4 / static_cast<size_t>(std::max(1, options_.write_parallelism)));
+  }
   account_ = std::make_unique<MemoryBudget::Account>(budget_.get());
   return Ok();
 }
@@ -31,6 +47,22 @@ void WriterOperator::Account(Table& table) {
   int64_t now = static_cast<int64_t>(table.writer->buffered_bytes());
   total_bytes_ += now - table.bytes;
   table.bytes = now;
+  const size_t open = table.writer->num_open_files();
+  open_files_ = open_files_ - table.open_files + open;
+  table.open_files = open;
+}
+
+Status WriterOperator::CloseOtherFiles(const Table* keep) {
+  ++open_file_sweeps_;
+  for (auto& [key, table] : tables_) {
+    if (&table == keep || table.open_files == 0) continue;
+    FLOE_RETURN_IF_ERROR(table.writer->CloseFiles());
+    ++file_closes_;
+    Account(table);
+  }
+  spdlog::debug("writer {}: over {} open files: completed the files of other tables ({} open now)",
+                subtask_, max_open_files_, open_files_);
+  return Ok();
 }
 
 Status WriterOperator::Process(RowBatch batch, engine::Collector<WriteResult>& out) {
@@ -58,6 +90,7 @@ Status WriterOperator::Process(RowBatch batch, engine::Collector<WriteResult>& o
   }
   for (size_t i = 0; i < n; ++i) FLOE_RETURN_IF_ERROR(writer.Write(batch.kinds[i], batch.rows[i]));
   Account(table);
+  if (open_files_ > max_open_files_) FLOE_RETURN_IF_ERROR(CloseOtherFiles(&table));
   account_->Report(total_bytes_);
   if (account_->ShouldRelieve()) FLOE_RETURN_IF_ERROR(Relieve());
   return Ok();
@@ -99,11 +132,19 @@ Status WriterOperator::Relieve() {
 Result<std::string> WriterOperator::SnapshotState(engine::CheckpointId id,
                                                   engine::Collector<WriteResult>& out) {
   // Complete every table first, then emit: a failure leaves nothing emitted.
+  std::vector<Table*> work;
+  work.reserve(tables_.size());
+  for (auto& [key, table] : tables_) work.push_back(&table);
+  // Tables are independent: their files are completed (written out and
+  // synced) side by side.
+  std::vector<std::optional<Result<std::vector<WriteResult>>>> completed(work.size());
+  ParallelFor(work.size(), options_.commit_threads,
+              [&](size_t i) { completed[i] = work[i]->writer->Complete(); });
   std::vector<WriteResult> results;
-  for (auto& [key, table] : tables_) {
-    FLOE_ASSIGN_OR_RETURN(auto r, table.writer->Complete());
-    for (auto& one : r) results.push_back(std::move(one));
-    Account(table);
+  for (size_t i = 0; i < work.size(); ++i) {
+    Account(*work[i]);
+    if (!*completed[i]) return std::unexpected(completed[i]->error());
+    for (auto& one : **completed[i]) results.push_back(std::move(one));
   }
   if (account_) account_->Report(total_bytes_);
   std::sort(results.begin(), results.end(), [](const WriteResult& a, const WriteResult& b) {
@@ -123,6 +164,7 @@ void WriterOperator::Close() {
   for (auto& [key, table] : tables_) table.writer->Abort();
   tables_.clear();
   total_bytes_ = 0;
+  open_files_ = 0;
   account_.reset();
 }
 

@@ -11,6 +11,12 @@
 /// by all writer subtasks of the job after every batch, and flushes the row
 /// groups of its largest tables (closing their files when flushing frees
 /// nothing) while it is over its share.
+///
+/// Open files: past `SinkOptions::max_open_files` open data and delete files
+/// the subtask completes the files of every other table that has some (they
+/// stay in the checkpoint's results; the tables' next rows start new files).
+/// At the checkpoint the tables' files are completed on `commit_threads`
+/// threads (each completion mostly waits for a file sync).
 
 #include <memory>
 #include <string>
@@ -56,6 +62,8 @@ class WriterOperator final : public engine::Operator<RowBatch, WriteResult> {
   int64_t buffered_bytes() const { return account_ ? account_->bytes() : 0; }
   int64_t flushes() const { return flushes_; }
   int64_t file_closes() const { return file_closes_; }
+  /// Times the open-file limit made the subtask complete other tables' files.
+  int64_t open_file_sweeps() const { return open_file_sweeps_; }
   /// Truncate batches applied.
   int64_t truncates() const { return truncates_; }
 
@@ -66,9 +74,12 @@ class WriterOperator final : public engine::Operator<RowBatch, WriteResult> {
  private:
   struct Table {
     std::unique_ptr<TableWriter> writer;
-    int64_t bytes = 0;  ///< last buffered_bytes()
+    int64_t bytes = 0;      ///< last buffered_bytes()
+    size_t open_files = 0;  ///< last num_open_files()
   };
   Status Relieve();
+  /// Completes the files of every table but `keep` (over the open-file limit).
+  Status CloseOtherFiles(const Table* keep);
   void Account(Table& table);
 
   SinkOptions options_;
@@ -80,6 +91,9 @@ class WriterOperator final : public engine::Operator<RowBatch, WriteResult> {
   std::unique_ptr<MemoryBudget::Account> account_;
   std::unordered_map<std::string, Table> tables_;
   int64_t total_bytes_ = 0;
+  size_t open_files_ = 0;      ///< sum of the tables' open_files
+  size_t max_open_files_ = 0;  ///< the limit in force (Open)
+  int64_t open_file_sweeps_ = 0;
   int64_t flushes_ = 0;
   int64_t file_closes_ = 0;
   int64_t truncates_ = 0;

@@ -254,6 +254,56 @@ TEST(WriterOperatorTest, TwoThousandTablesStayUnderTheMemoryBudget) {
   EXPECT_EQ(p.budget().total_bytes(), 0);
 }
 
+// Past max_open_files a writer completes the other tables' files: a
+// checkpoint touching more tables than there are file descriptors to spare
+// keeps its open files bounded, and every row still reaches the results.
+TEST(WriterOperatorTest, OpenFileLimitCompletesOtherTablesFiles) {
+  constexpr int kTables = 40;
+  TestTable table("wo_open_files", WideSchema());
+  std::vector<TableTargetPtr> targets;
+  for (int t = 0; t < kTables; ++t) {
+    // Upsert tables open a data and an equality delete file each.
+    targets.push_back(MakeTarget(table, "t" + std::to_string(t), {1}, /*upsert=*/true));
+  }
+  SinkOptions options;
+  options.max_open_files = 6;
+  Pipeline p(options, std::make_shared<NoSyncFileIO>(), 8);
+  std::vector<Value> row(20);
+  for (int c = 1; c < 6; ++c) row[c] = Value::Int64(c);
+  for (int c = 6; c < 10; ++c) row[c] = Value::Double(c);
+  for (int c = 10; c < 20; ++c) row[c] = Value::Bytes("x");
+  int64_t rows = 0;
+  size_t most_open = 0;
+  for (int round = 0; round < 2; ++round) {
+    for (int t = 0; t < kTables; ++t) {
+      for (int r = 0; r < 3; ++r) {
+        row[0] = Value::Int64(r);  // the same keys again: equality deletes too
+        FLOE_ASSERT_OK(p.Add(targets[t], RowKind::kInsert, row));
+        ++rows;
+      }
+      FLOE_ASSERT_OK(p.Deliver());
+      size_t open = 0;
+      for (auto& w : p.writers()) open += w->num_open_files();
+      most_open = std::max(most_open, open);
+    }
+  }
+  int64_t sweeps = 0;
+  for (auto& w : p.writers()) sweeps += w->open_file_sweeps();
+  EXPECT_GT(sweeps, 0);
+  EXPECT_LE(most_open, 6u + 2u);  // the limit, plus the files of the table just written
+  auto results = p.Checkpoint(1);
+  ASSERT_TRUE(results) << results.error().ToString();
+  int64_t written = 0;
+  std::set<std::string> tables;
+  for (const auto& r : *results) {
+    written += r.rows_written;
+    tables.insert(r.target->key);
+  }
+  EXPECT_EQ(written, rows);
+  EXPECT_EQ(tables.size(), static_cast<size_t>(kTables));
+  for (auto& w : p.writers()) EXPECT_EQ(w->num_open_files(), 0u);
+}
+
 // Throughput of the writers alone, on demand:
 //   floe_sink_tests --gtest_also_run_disabled_tests --gtest_filter='*Throughput*'
 // (timing belongs in bench/; this prints, asserts only the row counts).
