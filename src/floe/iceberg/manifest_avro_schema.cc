@@ -1,5 +1,10 @@
 #include "floe/iceberg/manifest_avro_schema.h"
 
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+
 #include <fmt/format.h>
 
 namespace floe::iceberg {
@@ -147,6 +152,16 @@ Result<avro::Schema> ManifestEntryAvroSchema(int format_version, const Type& par
   const bool v1 = format_version == 1;
   std::set<std::string> defined;
   FLOE_ASSIGN_OR_RETURN(Json partition, PartitionRecordJson(partition_type, &defined));
+  // Every manifest of a table has the same schema: build each one once (a
+  // commit of thousands of tables writes thousands of manifests). Schemas
+  // share their immutable graph, so a copy is cheap.
+  static std::mutex cache_mu;
+  static std::map<std::string, avro::Schema> cache;
+  std::string key = std::to_string(format_version) + partition.dump();
+  {
+    std::lock_guard lock(cache_mu);
+    if (auto it = cache.find(key); it != cache.end()) return it->second;
+  }
 
   Json df = Json::array();
   if (!v1) df.push_back(FieldJson("content", "int", mf::kContent, false));
@@ -189,6 +204,9 @@ Result<avro::Schema> ManifestEntryAvroSchema(int format_version, const Type& par
   if (!schema) {
     return std::unexpected(std::move(schema).error().WithContext("manifest_entry Avro schema"));
   }
+  std::lock_guard lock(cache_mu);
+  if (cache.size() >= 1024) cache.clear();  // bounded: partition types seen by one process
+  cache.emplace(std::move(key), *schema);
   return schema;
 }
 
