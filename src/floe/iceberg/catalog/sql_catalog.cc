@@ -193,12 +193,11 @@ Result<std::unique_ptr<SqlCatalog>> SqlCatalog::Open(std::string name, std::stri
                      file_io, db));
   // Other processes (floe, PyIceberg, Java) share the file: wait for their locks.
   sqlite3_busy_timeout(db, 30'000);
-  // The rollback journal is truncated, not deleted, after each transaction:
-  // a file created and deleted per commit costs more than the commit's
-  // syncs on some file systems. Other processes' connections (in their own
-  // journal mode) read such a catalog as usual. An in-memory database keeps
-  // its own journal.
-  if (path != ":memory:") FLOE_RETURN_IF_ERROR(Exec(db, "PRAGMA journal_mode=TRUNCATE"));
+  // The journal stays in SQLite's default mode (DELETE): there a commit ends
+  // when the journal is deleted, so an error (a sync failing on a full disk)
+  // means the transaction did not commit, which CommitTable relies on. In
+  // TRUNCATE mode a failed sync of the truncated journal comes after the
+  // database file has the change (tests/crash: "listed but cannot be read").
   FLOE_RETURN_IF_ERROR(Exec(db, kCreateTables));
   // A file created by PyIceberg has no iceberg_type column; use it only if present.
   Statement columns(db, "SELECT name FROM pragma_table_info('iceberg_tables')");
