@@ -298,7 +298,7 @@ struct CommitterOperator::Impl {
   /// `*skipped` tells that it was there already; `*adopted` that the staged
   /// manifests became the table's (they must not be deleted).
   Result<CommitOutcome> CommitOne(const std::string& key, const PendingCheckpoint& checkpoint,
-                                  bool* skipped, bool* adopted) {
+                                  bool* skipped, bool* adopted, bool replaced = false) {
     const StagedTable& staged = checkpoint.tables.at(key);
     TableHandle& handle = handles.at(key);
     *skipped = false;
@@ -334,12 +334,25 @@ struct CommitterOperator::Impl {
     CommitOutcome outcome{key, checkpoint.id, Ok()};
     outcome.added_files = staged.data_files + staged.delete_files;
     outcome.added_records = staged.records;
+    const std::string uuid = table.metadata().table_uuid;
     for (int attempt = 0; attempt < 2; ++attempt) {
       iceberg::SnapshotId snapshot_id = -1;
       Status s = CommitFiles(table, checkpoint, staged, files, live, &snapshot_id);
       if (s) {
         outcome.snapshot_id = snapshot_id;
         return outcome;
+      }
+      const ErrorCode code = s.error().code();
+      if ((code == ErrorCode::kCommitConflict || code == ErrorCode::kNotFound) && !replaced &&
+          table.Refresh() && table.metadata().table_uuid != uuid) {
+        // The name now holds another table: floe run renamed or dropped the
+        // one this handle knew (its rows were committed first) and created a
+        // new one, whose rows these are. Commit there, validated against its
+        // own history (the old one's files may be gone with it).
+        spdlog::info("committer: table {} was replaced by a new table of the same name; "
+                     "committing checkpoint {} to the new one",
+                     key, checkpoint.id);
+        return CommitOne(key, checkpoint, skipped, adopted, /*replaced=*/true);
       }
       if (s.error().code() != ErrorCode::kCommitStateUnknown) return std::unexpected(s.error());
       // The commit may or may not have happened: the table tells.

@@ -276,6 +276,28 @@ TEST_F(CommitterTest, ATableThatVanishedGetsNoMoreEmptyCommits) {
   EXPECT_EQ(reloaded.error().code(), ErrorCode::kNotFound);  // not brought back
 }
 
+TEST_F(CommitterTest, ATableReplacedUnderItsNameGetsItsNewRows) {
+  // floe run renames (or drops) a table once its rows are committed and the
+  // source then creates a table of the same name: the committer's handle
+  // still knows the old one, and the next checkpoint's rows, written for the
+  // new table, must land there (not fail on the old table's history).
+  auto old_target = CreateTable("re");
+  auto committer = NewCommitter();
+  FLOE_ASSERT_OK(committer->Process(ResultOf(old_target, WriteRows(old_target, {{1, "old"}})), out_));
+  Snapshot(*committer, 1);
+  Notify(*committer, 1);
+  ASSERT_EQ(ReadRows("re"), (Rows{{1, "old"}}));
+  // (The test catalog is a Hadoop catalog, which cannot rename: a drop.)
+  FLOE_ASSERT_OK(catalog_->DropTable({{"ns"}, "re"}, /*purge=*/true));
+  auto new_target = CreateTable("re");
+  FLOE_ASSERT_OK(committer->Process(ResultOf(new_target, WriteRows(new_target, {{2, "new"}})), out_));
+  Snapshot(*committer, 2);
+  Notify(*committer, 2);
+  ASSERT_FALSE(out_.items.empty());
+  EXPECT_TRUE(out_.items.back().status) << out_.items.back().status.error().ToString();
+  EXPECT_EQ(ReadRows("re"), (Rows{{2, "new"}}));
+}
+
 TEST_F(CommitterTest, RecoverySkipsATableThatNoLongerExistsAndMarksTheCheckpointCommitted) {
   // Checkpoint 1 was committed, then floe run dropped the table (evolve) and
   // was killed before another checkpoint completed: the restore of 1 finds
