@@ -333,9 +333,10 @@ Result<std::vector<TableUpdate>> SnapshotProducer::Apply(const TableMetadata& ba
   for (const Added& a : added_data_) summary.AddedFile(a.file, a.spec_id);
   for (const Added& a : added_deletes_) summary.AddedFile(a.file, a.spec_id);
   if (!adopted_.empty() && base.format_version < 2) {
-    return InvalidArgument("manifests written beforehand cannot be added to a format v{} table "
-                           "(their entries inherit snapshot ids: v2 and later)",
-                           base.format_version);
+    return InvalidArgument(
+        "manifests written beforehand cannot be added to a format v{} table "
+        "(their entries inherit snapshot ids: v2 and later)",
+        base.format_version);
   }
   for (const auto& [manifest, files] : adopted_) {
     for (const DataFile& f : files) summary.AddedFile(f, manifest.partition_spec_id);

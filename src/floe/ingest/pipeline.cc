@@ -163,8 +163,7 @@ Result<ResumePlan> PlanResume(const IngestOptions& options, engine::CheckpointSt
         "ingest: the state folder {} is behind the lake (restoring checkpoint {}{}): the events "
         "these tables already hold are skipped: {}",
         options.state_dir, restored_id,
-        warning.empty() ? "" : "; " + warning.substr(0, warning.size() - 2),
-        JoinAtMost(ahead));
+        warning.empty() ? "" : "; " + warning.substr(0, warning.size() - 2), JoinAtMost(ahead));
   }
   return plan;
 }

@@ -191,9 +191,10 @@ Result<engine::CheckpointId> PlanResume(const pipeline::PipelineDefinition& defi
     ahead.push_back(fmt::format("{} (checkpoint {}, up to {})", table, p.checkpoint, position));
   }
   if (!ahead.empty()) {
-    spdlog::warn("run: the state folder {} is behind the lake (restoring checkpoint {}): the "
-                 "changes these tables already hold are skipped: {}",
-                 definition.pipeline.state_dir, restored_id, JoinAtMost(ahead));
+    spdlog::warn(
+        "run: the state folder {} is behind the lake (restoring checkpoint {}): the "
+        "changes these tables already hold are skipped: {}",
+        definition.pipeline.state_dir, restored_id, JoinAtMost(ahead));
   }
   return max_id;
 }

@@ -232,7 +232,8 @@ struct CommitterOperator::Impl {
     using Content = iceberg::ManifestContent;
     bool adds_deletes = !files.deletes.empty();
     if (live) {
-      for (const auto& [manifest, _] : live->manifests) adds_deletes |= manifest.content == Content::kDeletes;
+      for (const auto& [manifest, _] : live->manifests)
+        adds_deletes |= manifest.content == Content::kDeletes;
     }
     auto txn = table.NewTransaction();
     iceberg::SnapshotProducer* producer = nullptr;
@@ -268,7 +269,8 @@ struct CommitterOperator::Impl {
       auto& append = txn->NewAppend();
       for (const auto& [file, spec] : files.data) append.AppendFile(file, spec);
       if (live) {
-        for (const auto& [manifest, added] : live->manifests) append.AppendManifest(manifest, added);
+        for (const auto& [manifest, added] : live->manifests)
+          append.AppendManifest(manifest, added);
       }
       producer = &append;
     }
@@ -349,9 +351,10 @@ struct CommitterOperator::Impl {
         // one this handle knew (its rows were committed first) and created a
         // new one, whose rows these are. Commit there, validated against its
         // own history (the old one's files may be gone with it).
-        spdlog::info("committer: table {} was replaced by a new table of the same name; "
-                     "committing checkpoint {} to the new one",
-                     key, checkpoint.id);
+        spdlog::info(
+            "committer: table {} was replaced by a new table of the same name; "
+            "committing checkpoint {} to the new one",
+            key, checkpoint.id);
         return CommitOne(key, checkpoint, skipped, adopted, /*replaced=*/true);
       }
       if (s.error().code() != ErrorCode::kCommitStateUnknown) return std::unexpected(s.error());

@@ -508,8 +508,12 @@ Status SqlCatalog::SwapBatch(const std::vector<PointerSwap*>& batch) {
                  "UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ? "
                  "WHERE catalog_name = ? AND table_namespace = ? AND table_name = ? AND "
                  "metadata_location = ?");
-    st.Bind(p->new_location).Bind(p->base_location).Bind(name_).Bind(p->ns_key).Bind(p->name).Bind(
-        p->base_location);
+    st.Bind(p->new_location)
+        .Bind(p->base_location)
+        .Bind(name_)
+        .Bind(p->ns_key)
+        .Bind(p->name)
+        .Bind(p->base_location);
     if (auto s = st.Run(); !s) {
       if (!one && sqlite3_get_autocommit(db_) == 0) (void)Exec(db_, "ROLLBACK");
       return s;

@@ -13,12 +13,12 @@
 /// kCommitConflict. Commits of several tables made at the same time from
 /// threads sharing one SqlCatalog are grouped: the first waiting commit swaps
 /// every pointer queued behind it in one SQLite transaction (one journal
-/// sync instead of one per table), each swap still checked on its own. Namespaces are dotted strings ("a.b"); a namespace exists
-/// while it has a property row (PyIceberg writes "exists" = "true") or a
-/// table. New tables go to `<warehouse>/<ns>.db/<table>` (PyIceberg's layout),
-/// or `<namespace location>/<table>` when the namespace has a location; with
-/// neither, creating a table is kInvalidArgument. Locations are stored as
-/// absolute paths. A table row without metadata_location is kCorruption.
+/// sync instead of one per table), each swap still checked on its own. Namespaces are dotted
+/// strings ("a.b"); a namespace exists while it has a property row (PyIceberg writes "exists" =
+/// "true") or a table. New tables go to `<warehouse>/<ns>.db/<table>` (PyIceberg's layout), or
+/// `<namespace location>/<table>` when the namespace has a location; with neither, creating a table
+/// is kInvalidArgument. Locations are stored as absolute paths. A table row without
+/// metadata_location is kCorruption.
 
 #include <condition_variable>
 #include <mutex>

@@ -107,7 +107,8 @@ TEST_F(CommitterTest, OneSnapshotPerCheckpointWithSummaryKeysAndProperty) {
   for (const auto& snapshot : metadata.snapshots) {
     auto manifests = iceberg::SnapshotManifests(*io_, snapshot, metadata.format_version);
     ASSERT_TRUE(manifests) << manifests.error().ToString();
-    for (const auto& m : *manifests) listed.insert(std::filesystem::path(m.manifest_path).filename());
+    for (const auto& m : *manifests)
+      listed.insert(std::filesystem::path(m.manifest_path).filename());
   }
   int staged = 0;
   for (const auto& e :
@@ -283,14 +284,16 @@ TEST_F(CommitterTest, ATableReplacedUnderItsNameGetsItsNewRows) {
   // new table, must land there (not fail on the old table's history).
   auto old_target = CreateTable("re");
   auto committer = NewCommitter();
-  FLOE_ASSERT_OK(committer->Process(ResultOf(old_target, WriteRows(old_target, {{1, "old"}})), out_));
+  FLOE_ASSERT_OK(
+      committer->Process(ResultOf(old_target, WriteRows(old_target, {{1, "old"}})), out_));
   Snapshot(*committer, 1);
   Notify(*committer, 1);
   ASSERT_EQ(ReadRows("re"), (Rows{{1, "old"}}));
   // (The test catalog is a Hadoop catalog, which cannot rename: a drop.)
   FLOE_ASSERT_OK(catalog_->DropTable({{"ns"}, "re"}, /*purge=*/true));
   auto new_target = CreateTable("re");
-  FLOE_ASSERT_OK(committer->Process(ResultOf(new_target, WriteRows(new_target, {{2, "new"}})), out_));
+  FLOE_ASSERT_OK(
+      committer->Process(ResultOf(new_target, WriteRows(new_target, {{2, "new"}})), out_));
   Snapshot(*committer, 2);
   Notify(*committer, 2);
   ASSERT_FALSE(out_.items.empty());

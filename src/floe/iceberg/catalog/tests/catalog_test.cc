@@ -171,8 +171,10 @@ TEST_P(CatalogTest, ThreadsSharingOneCatalogCommitManyTablesAtOnce) {
           auto committed = catalog_->CommitTable(*base, next);
           ASSERT_TRUE(committed) << committed.error().ToString();
           auto stale = catalog_->CommitTable(*base, next);
-          if (stale) ++stale_won;
-          else EXPECT_EQ(stale.error().code(), ErrorCode::kCommitConflict) << stale.error().ToString();
+          if (stale)
+            ++stale_won;
+          else
+            EXPECT_EQ(stale.error().code(), ErrorCode::kCommitConflict) << stale.error().ToString();
         }
         while (true) {
           auto base = catalog_->LoadTable(shared);
