@@ -11,6 +11,7 @@
 
 #include "floe/common/printable.h"
 #include "floe/common/utf8.h"
+#include "floe/types/temporal.h"
 
 namespace floe::cli {
 namespace {
@@ -38,6 +39,42 @@ std::optional<int64_t> Scaled(int64_t n, int64_t unit) {
 std::string Shown(std::string_view value) { return PrintableMessage(value); }
 
 }  // namespace
+
+std::vector<std::string> SplitNames(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string::npos) comma = text.size();
+    std::string part = text.substr(start, comma - start);
+    size_t b = part.find_first_not_of(" \t");
+    size_t e = part.find_last_not_of(" \t");
+    if (b != std::string::npos) out.push_back(part.substr(b, e - b + 1));
+    start = comma + 1;
+  }
+  return out;
+}
+
+Result<int64_t> ParseTimeMillis(std::string_view option, const std::string& text) {
+  int64_t ms = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), ms);
+  if (ec == std::errc() && end == text.data() + text.size()) return ms;
+  auto micros = types::ParseTimestamp(text);
+  if (!micros) {
+    auto days = types::ParseDate(text);
+    if (!days) {
+      return InvalidArgument(
+          "{} '{}': expected a timestamp such as 2024-01-01T00:00:00Z, a date, or "
+          "milliseconds since the epoch",
+          option, text);
+    }
+    return int64_t{*days} * 86'400'000LL;
+  }
+  // Round down to the millisecond: a snapshot at t ms is current at any time >= t.
+  int64_t m = *micros / 1000;
+  if (*micros < 0 && *micros % 1000 != 0) m -= 1;
+  return m;
+}
 
 std::optional<int64_t> ParseDuration(std::string_view text) {
   auto split = SplitNumber(text);

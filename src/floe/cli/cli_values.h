@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "floe/common/result.h"
 
@@ -34,6 +35,15 @@ std::optional<int64_t> ParseDuration(std::string_view text);
 /// are powers of 1000, KiB/MiB/GiB of 1024; a fraction is rounded down to
 /// whole bytes); nullopt when not one.
 std::optional<int64_t> ParseByteSize(std::string_view text);
+
+/// "a, b,c" -> {"a", "b", "c"}: comma-separated names, blanks around them
+/// dropped, empty names skipped (--columns).
+std::vector<std::string> SplitNames(const std::string& text);
+
+/// Milliseconds since the epoch from "2024-01-01T00:00:00[.ffffff][Z|+hh:mm]"
+/// (rounded down to the millisecond), a bare date, or an integer number of
+/// milliseconds. kInvalidArgument naming `option` otherwise.
+Result<int64_t> ParseTimeMillis(std::string_view option, const std::string& text);
 
 /// Prints `error: <message>` on standard error, with control characters
 /// escaped and very long names cut (floe/common/printable.h).

@@ -22,5 +22,7 @@ void AddTableScanCommand(CLI::App& table, int* exit_code);
 void AddIngestCommand(CLI::App& app, int* exit_code);
 /// `floe run PIPELINE.yaml` (run_command.cc).
 void AddRunCommand(CLI::App& app, int* exit_code);
+/// `floe read TABLE` (read_command.cc, docs/read.md).
+void AddReadCommand(CLI::App& app, int* exit_code);
 
 }  // namespace floe::cli

@@ -57,6 +57,7 @@ int main(int argc, char** argv) {
   floe::cli::AddTableCommands(app, &exit_code);
   floe::cli::AddIngestCommand(app, &exit_code);
   floe::cli::AddRunCommand(app, &exit_code);
+  floe::cli::AddReadCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -42,44 +42,6 @@ struct ScanArgs {
 
 void Write(const std::string& text) { std::fwrite(text.data(), 1, text.size(), stdout); }
 
-std::vector<std::string> SplitColumns(const std::string& text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string::npos) comma = text.size();
-    std::string part = text.substr(start, comma - start);
-    size_t b = part.find_first_not_of(" \t");
-    size_t e = part.find_last_not_of(" \t");
-    if (b != std::string::npos) out.push_back(part.substr(b, e - b + 1));
-    start = comma + 1;
-  }
-  return out;
-}
-
-/// Milliseconds since the epoch from "2024-01-01T00:00:00[.ffffff][Z|+hh:mm]",
-/// a bare date, or an integer number of milliseconds.
-Result<int64_t> ParseAsOf(const std::string& text) {
-  int64_t ms = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), ms);
-  if (ec == std::errc() && end == text.data() + text.size()) return ms;
-  auto micros = types::ParseTimestamp(text);
-  if (!micros) {
-    auto days = types::ParseDate(text);
-    if (!days) {
-      return InvalidArgument(
-          "--as-of '{}': expected a timestamp such as 2024-01-01T00:00:00Z, a date, or "
-          "milliseconds since the epoch",
-          text);
-    }
-    return int64_t{*days} * 86'400'000LL;
-  }
-  // Round down to the millisecond: a snapshot at t ms is current at any time >= t.
-  int64_t m = *micros / 1000;
-  if (*micros < 0 && *micros % 1000 != 0) m -= 1;
-  return m;
-}
-
 nlohmann::ordered_json TaskJson(const iceberg::FileScanTask& task) {
   nlohmann::ordered_json j;
   j["file_path"] = task.data_file.file_path;
@@ -115,14 +77,14 @@ Status RunScan(const CLI::App& command, const ScanArgs& args) {
   iceberg::TableScanOptions options;
   options.snapshot_id = args.snapshot;
   if (!args.as_of.empty()) {
-    FLOE_ASSIGN_OR_RETURN(int64_t ms, ParseAsOf(args.as_of));
+    FLOE_ASSIGN_OR_RETURN(int64_t ms, ParseTimeMillis("--as-of", args.as_of));
     options.as_of_timestamp_ms = ms;
   }
   if (!args.ref.empty()) options.ref = args.ref;
   if (!args.where.empty()) {
     FLOE_ASSIGN_OR_RETURN(options.filter, iceberg::ParseFilter(args.where));
   }
-  options.columns = SplitColumns(args.columns);
+  options.columns = SplitNames(args.columns);
   if (!args.columns.empty() && options.columns.empty()) {
     return InvalidArgument("--columns names no column");
   }

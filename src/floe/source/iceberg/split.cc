@@ -1,0 +1,148 @@
+#include "floe/source/iceberg/split.h"
+
+#include <algorithm>
+#include <charconv>
+#include <memory>
+
+namespace floe::source {
+namespace {
+
+int64_t Weight(const iceberg::FileScanTask& task, const SplitOptions& options) {
+  return std::max(task.data_file.file_size_in_bytes, options.open_file_cost);
+}
+
+nlohmann::json FileJson(const iceberg::DataFile& f) {
+  nlohmann::json j;
+  j["content"] = static_cast<int32_t>(f.content);
+  j["path"] = f.file_path;
+  j["format"] = f.file_format;
+  j["records"] = f.record_count;
+  j["size"] = f.file_size_in_bytes;
+  if (!f.equality_ids.empty()) j["equality_ids"] = f.equality_ids;
+  if (f.referenced_data_file) j["referenced_data_file"] = *f.referenced_data_file;
+  return j;
+}
+
+Result<iceberg::DataFile> FileFromJson(const nlohmann::json& j) {
+  iceberg::DataFile f;
+  if (!j.is_object() || !j.contains("path") || !j["path"].is_string() || !j.contains("content") ||
+      !j["content"].is_number_integer()) {
+    return Corruption("split state: a file without a path or content");
+  }
+  int32_t content = j["content"].get<int32_t>();
+  if (content < 0 || content > 2) return Corruption("split state: file content {}", content);
+  f.content = static_cast<iceberg::DataFileContent>(content);
+  f.file_path = j["path"].get<std::string>();
+  f.file_format = j.value("format", std::string(iceberg::kFormatParquet));
+  f.record_count = j.value("records", int64_t{0});
+  f.file_size_in_bytes = j.value("size", int64_t{0});
+  if (j.contains("equality_ids")) {
+    if (!j["equality_ids"].is_array()) return Corruption("split state: equality_ids");
+    for (const auto& id : j["equality_ids"]) {
+      if (!id.is_number_integer()) return Corruption("split state: equality_ids");
+      f.equality_ids.push_back(id.get<int32_t>());
+    }
+  }
+  if (j.contains("referenced_data_file") && j["referenced_data_file"].is_string()) {
+    f.referenced_data_file = j["referenced_data_file"].get<std::string>();
+  }
+  return f;
+}
+
+}  // namespace
+
+SplitOptions SplitOptionsFor(const std::map<std::string, std::string>& properties,
+                             SplitOptions overrides) {
+  SplitOptions options;
+  auto read = [&](std::string_view key, int64_t* out) {
+    auto it = properties.find(std::string(key));
+    if (it == properties.end()) return;
+    int64_t v = 0;
+    const std::string& s = it->second;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec == std::errc() && end == s.data() + s.size() && v > 0) *out = v;
+  };
+  read("read.split.target-size", &options.target_size);
+  read("read.split.open-file-cost", &options.open_file_cost);
+  if (overrides.target_size > 0) options.target_size = overrides.target_size;
+  if (overrides.open_file_cost > 0) options.open_file_cost = overrides.open_file_cost;
+  return options;
+}
+
+std::vector<IcebergSplit> PackSplits(iceberg::SnapshotId snapshot_id, int32_t schema_id,
+                                     std::vector<iceberg::FileScanTask> tasks,
+                                     const SplitOptions& options) {
+  std::vector<IcebergSplit> splits;
+  int64_t weight = 0;
+  for (auto& task : tasks) {
+    const int64_t w = Weight(task, options);
+    if (splits.empty() || weight + w > options.target_size) {
+      splits.push_back(IcebergSplit{snapshot_id, schema_id, {}});
+      weight = 0;
+    }
+    weight += w;
+    splits.back().tasks.push_back(std::move(task));
+  }
+  return splits;
+}
+
+nlohmann::json SplitToJson(const IcebergSplit& split) {
+  nlohmann::json j;
+  j["snapshot"] = split.snapshot_id;
+  j["schema"] = split.schema_id;
+  nlohmann::json tasks = nlohmann::json::array();
+  for (const auto& t : split.tasks) {
+    nlohmann::json tj;
+    tj["file"] = FileJson(t.data_file);
+    tj["spec"] = t.spec_id;
+    tj["seq"] = t.data_sequence_number;
+    if (!t.deletes.empty()) {
+      nlohmann::json dj = nlohmann::json::array();
+      for (const auto& d : t.deletes) {
+        nlohmann::json e;
+        e["file"] = FileJson(d->file);
+        e["spec"] = d->spec_id;
+        e["seq"] = d->data_sequence_number;
+        dj.push_back(std::move(e));
+      }
+      tj["deletes"] = std::move(dj);
+    }
+    tasks.push_back(std::move(tj));
+  }
+  j["tasks"] = std::move(tasks);
+  return j;
+}
+
+Result<IcebergSplit> SplitFromJson(const nlohmann::json& j) {
+  if (!j.is_object() || !j.contains("snapshot") || !j["snapshot"].is_number_integer() ||
+      !j.contains("schema") || !j["schema"].is_number_integer() || !j.contains("tasks") ||
+      !j["tasks"].is_array()) {
+    return Corruption("split state: expected snapshot, schema and tasks");
+  }
+  IcebergSplit split;
+  split.snapshot_id = j["snapshot"].get<int64_t>();
+  split.schema_id = j["schema"].get<int32_t>();
+  for (const auto& tj : j["tasks"]) {
+    if (!tj.is_object() || !tj.contains("file"))
+      return Corruption("split state: a task without a file");
+    iceberg::FileScanTask task;
+    FLOE_ASSIGN_OR_RETURN(task.data_file, FileFromJson(tj["file"]));
+    task.spec_id = tj.value("spec", 0);
+    task.data_sequence_number = tj.value("seq", int64_t{0});
+    if (tj.contains("deletes")) {
+      if (!tj["deletes"].is_array()) return Corruption("split state: deletes");
+      for (const auto& dj : tj["deletes"]) {
+        if (!dj.is_object() || !dj.contains("file")) return Corruption("split state: deletes");
+        auto entry = std::make_shared<iceberg::DeleteFileEntry>();
+        FLOE_ASSIGN_OR_RETURN(entry->file, FileFromJson(dj["file"]));
+        entry->spec_id = dj.value("spec", 0);
+        entry->data_sequence_number = dj.value("seq", int64_t{0});
+        task.deletes.push_back(std::move(entry));
+      }
+    }
+    split.tasks.push_back(std::move(task));
+  }
+  return split;
+}
+
+}  // namespace floe::source

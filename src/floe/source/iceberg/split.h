@@ -1,0 +1,60 @@
+#pragma once
+/// IcebergSplit: the unit of work of the Iceberg source (docs/read.md): data
+/// files of one snapshot, each with the delete files that apply to it, read
+/// one after the other by one split reader. Small files are packed into one
+/// split as Iceberg's planner does (`read.split.target-size`,
+/// `read.split.open-file-cost`); a file larger than the target size is a
+/// split of its own (splitting a file at row groups is not built).
+///
+/// A split is serialized into checkpoint state with only what reading needs
+/// (paths, formats, record counts, sequence numbers, equality ids), not the
+/// files' metrics or partition tuples.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "floe/common/result.h"
+#include "floe/iceberg/table_scan.h"
+
+namespace floe::source {
+
+struct IcebergSplit {
+  /// The snapshot whose rows these are: rows are read in its schema.
+  iceberg::SnapshotId snapshot_id = 0;
+  /// That schema's id (the snapshot's schema-id, else the schema current
+  /// when it was planned).
+  int32_t schema_id = 0;
+  /// Files to read, in order.
+  std::vector<iceberg::FileScanTask> tasks;
+};
+
+/// How files become splits. Defaults are Iceberg's table property defaults.
+struct SplitOptions {
+  /// read.split.target-size: 128 MiB.
+  int64_t target_size = int64_t{128} << 20;
+  /// read.split.open-file-cost: 4 MiB, the least weight a file has.
+  int64_t open_file_cost = int64_t{4} << 20;
+};
+
+/// SplitOptions from table properties (read.split.target-size,
+/// read.split.open-file-cost), with `overrides` (values > 0) taking precedence.
+SplitOptions SplitOptionsFor(const std::map<std::string, std::string>& properties,
+                             SplitOptions overrides = {0, 0});
+
+/// Packs `tasks` (all of `snapshot_id`) into splits, in order: a file weighs
+/// max(size, open_file_cost), and files are added to the current split
+/// until the next one would take it past target_size. Never returns an empty
+/// split; an empty input gives no split.
+std::vector<IcebergSplit> PackSplits(iceberg::SnapshotId snapshot_id, int32_t schema_id,
+                                     std::vector<iceberg::FileScanTask> tasks,
+                                     const SplitOptions& options);
+
+nlohmann::json SplitToJson(const IcebergSplit& split);
+/// Errors: kCorruption naming the missing or mistyped member.
+Result<IcebergSplit> SplitFromJson(const nlohmann::json& j);
+
+}  // namespace floe::source

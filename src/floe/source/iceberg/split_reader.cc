@@ -1,0 +1,150 @@
+#include "floe/source/iceberg/split_reader.h"
+
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "floe/common/arena.h"
+#include "floe/iceberg/data_reader.h"
+#include "floe/iceberg/table_scan.h"
+#include "floe/types/row_json.h"
+
+namespace floe::source {
+
+namespace {
+
+/// The projection and bound filter of one snapshot schema.
+struct ReadSchema {
+  std::shared_ptr<const types::Schema> table;
+  types::Schema projected;
+  iceberg::ExprPtr filter;
+};
+
+}  // namespace
+
+struct IcebergSplitReader::Impl {
+  std::shared_ptr<SplitEnumerator> enumerator;
+  io::FileIO* io = nullptr;
+  SplitReaderOptions options;
+  int subtask = 0;
+
+  std::optional<SplitAssignment> current;  ///< position: rows of it emitted
+  int64_t to_skip = 0;                     ///< rows emitted before a restore
+  size_t task_index = 0;
+  std::unique_ptr<iceberg::DataReader> reader;
+  const ReadSchema* schema = nullptr;
+  std::map<int32_t, ReadSchema> schemas;
+  Arena arena;
+  std::vector<types::Value> values;
+
+  Result<const ReadSchema*> SchemaFor(int32_t id) {
+    auto it = schemas.find(id);
+    if (it != schemas.end()) return &it->second;
+    std::shared_ptr<const types::Schema> table = enumerator->Schema(id);
+    if (table == nullptr) return Corruption("schema {} of a split is not in the table", id);
+    ReadSchema rs;
+    rs.table = table;
+    FLOE_ASSIGN_OR_RETURN(rs.projected,
+                          iceberg::ProjectColumns(*table, options.columns, options.case_sensitive));
+    rs.filter = iceberg::Expression::True();
+    if (options.filter != nullptr) {
+      FLOE_ASSIGN_OR_RETURN(rs.filter,
+                            iceberg::Bind(options.filter, *table, options.case_sensitive));
+    }
+    return &schemas.emplace(id, std::move(rs)).first->second;
+  }
+
+  /// Emits up to one batch of the current split; ends it when its last file is read.
+  Result<bool> ReadSome(engine::Collector<RowChunk>& out) {
+    while (true) {
+      if (reader == nullptr) {
+        if (task_index >= current->split.tasks.size()) {
+          current.reset();
+          enumerator->Done(subtask);
+          return true;
+        }
+        const iceberg::FileScanTask& task = current->split.tasks[task_index];
+        iceberg::DataReaderOptions ro;
+        ro.batch_rows = options.batch_rows;
+        FLOE_ASSIGN_OR_RETURN(
+            reader, iceberg::DataReader::Open(*io, task, *schema->table, schema->projected,
+                                              schema->filter, ro));
+      }
+      arena.Reset();
+      values.clear();
+      FLOE_ASSIGN_OR_RETURN(size_t n, reader->ReadBatch(&arena, &values));
+      if (n == 0) {
+        reader.reset();
+        ++task_index;
+        continue;
+      }
+      const size_t width = schema->projected.fields().size();
+      RowChunk chunk;
+      for (size_t r = 0; r < n; ++r) {
+        if (to_skip > 0) {
+          --to_skip;
+          continue;
+        }
+        types::AppendRowJson(schema->projected, types::Row(values.data() + r * width, width),
+                             &chunk.text);
+        chunk.text.push_back('\n');
+        ++chunk.rows;
+      }
+      if (chunk.rows == 0) continue;  // skipped rows of a restored split
+      current->position += chunk.rows;
+      FLOE_RETURN_IF_ERROR(out.Emit(std::move(chunk)));
+      return true;
+    }
+  }
+};
+
+IcebergSplitReader::IcebergSplitReader(std::shared_ptr<SplitEnumerator> enumerator, io::FileIO* io,
+                                       SplitReaderOptions options)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->enumerator = std::move(enumerator);
+  impl_->io = io;
+  impl_->options = std::move(options);
+}
+
+IcebergSplitReader::~IcebergSplitReader() = default;
+
+Status IcebergSplitReader::Open(const engine::OperatorContext& context,
+                                const engine::RestoredState& state) {
+  // The restored state was handed to the enumerator before the job started.
+  impl_->subtask = context.subtask;
+  if (state.checkpoint_id != impl_->options.restored_checkpoint) {
+    return InternalError("the job restored checkpoint {}, the split enumerator checkpoint {}",
+                         state.checkpoint_id, impl_->options.restored_checkpoint);
+  }
+  return Ok();
+}
+
+Result<bool> IcebergSplitReader::Poll(engine::Collector<RowChunk>& out) {
+  Impl& m = *impl_;
+  if (!m.current) {
+    bool finished = false;
+    FLOE_ASSIGN_OR_RETURN(auto next, m.enumerator->Next(m.subtask, &finished));
+    if (!next) {
+      if (finished) return false;
+      m.enumerator->Wait(m.options.idle_wait);
+      return true;
+    }
+    FLOE_ASSIGN_OR_RETURN(m.schema, m.SchemaFor(next->split.schema_id));
+    m.current = std::move(next);
+    m.to_skip = m.current->position;
+    m.current->position = 0;
+    m.task_index = 0;
+    m.reader.reset();
+  }
+  // Skipped rows count as emitted again: the position only grows past them.
+  const int64_t skip_before = m.to_skip;
+  auto more = m.ReadSome(out);
+  if (m.current) m.current->position += skip_before - m.to_skip;
+  return more;
+}
+
+Result<std::string> IcebergSplitReader::SnapshotState(engine::CheckpointId id) {
+  return impl_->enumerator->SnapshotState(impl_->subtask, id, impl_->current);
+}
+
+}  // namespace floe::source
