@@ -1,0 +1,232 @@
+// The monitor's planning: every starting strategy and its boundary
+// (inclusive / exclusive), end snapshots, overwrite and delete snapshots
+// (stop or skip), empty tables, split packing and its state form.
+
+#include <gtest/gtest.h>
+
+#include "floe/iceberg/tests/scan_test_util.h"
+#include "floe/source/iceberg/split_planner.h"
+
+namespace floe::source {
+namespace {
+
+using iceberg::DataFile;
+using iceberg::SnapshotId;
+using iceberg::scantest::Str;
+using iceberg::scantest::TestTable;
+using types::Type;
+using types::Value;
+
+types::Schema Schema() {
+  return types::Schema({{1, "id", true, Type::Long(), ""}, {2, "s", false, Type::String(), ""}}, 0);
+}
+
+/// The snapshot of each split, in order.
+std::vector<SnapshotId> Snapshots(const std::vector<IcebergSplit>& splits) {
+  std::vector<SnapshotId> out;
+  for (const auto& s : splits) out.push_back(s.snapshot_id);
+  return out;
+}
+
+class PlannerTest : public ::testing::Test {
+ protected:
+  PlannerTest() : t_("planner", Schema()) {}
+
+  void SetUp() override {
+    for (int i = 0; i < 3; ++i) s_.push_back(Append(i));
+  }
+  SnapshotId Append(int i) {
+    DataFile f = t_.WriteData({{Value::Int64(i), Str("x")}});
+    return t_.Commit("append", {{f}});
+  }
+  Result<PlanRound> Plan(const PlanOptions& o, const PlanPosition& from = {}) {
+    return PlanNextRound(t_.io(), t_.metadata(), "db.t", o, from);
+  }
+  PlanRound MustPlan(const PlanOptions& o, const PlanPosition& from = {}) {
+    auto r = Plan(o, from);
+    EXPECT_TRUE(r.has_value()) << r.error().ToString();
+    return r ? std::move(*r) : PlanRound{};
+  }
+
+  TestTable t_;
+  std::vector<SnapshotId> s_;
+};
+
+TEST_F(PlannerTest, TableScanThenIncrementalReadsTheCurrentSnapshotWhole) {
+  PlanOptions o;  // batch
+  PlanRound r = MustPlan(o);
+  // Three small files weigh 3 x 4 MiB (open cost): one split of the current snapshot.
+  ASSERT_EQ(r.splits.size(), 1u);
+  EXPECT_EQ(r.splits[0].snapshot_id, s_[2]);
+  EXPECT_EQ(r.splits[0].tasks.size(), 3u);
+  EXPECT_TRUE(r.next.finished);
+  EXPECT_EQ(r.next.last_planned, s_[2]);
+
+  o.streaming = true;
+  r = MustPlan(o);
+  EXPECT_FALSE(r.next.finished);
+  SnapshotId s4 = Append(4);
+  PlanRound r2 = MustPlan(o, r.next);
+  EXPECT_EQ(Snapshots(r2.splits), std::vector<SnapshotId>{s4});
+  EXPECT_EQ(r2.next.last_planned, s4);
+  // Nothing new: nothing planned.
+  EXPECT_TRUE(MustPlan(o, r2.next).splits.empty());
+}
+
+TEST_F(PlannerTest, IncrementalStrategiesAndTheirBoundaries) {
+  PlanOptions o;
+  o.streaming = true;
+  o.strategy = StartingStrategy::kIncrementalFromEarliestSnapshot;
+  EXPECT_EQ(Snapshots(MustPlan(o).splits), (std::vector<SnapshotId>{s_[0], s_[1], s_[2]}));
+  o.strategy = StartingStrategy::kIncrementalFromLatestSnapshot;
+  EXPECT_EQ(Snapshots(MustPlan(o).splits), std::vector<SnapshotId>{s_[2]});
+  o.strategy = StartingStrategy::kIncrementalFromLatestSnapshotExclusive;
+  PlanRound exclusive = MustPlan(o);
+  EXPECT_TRUE(exclusive.splits.empty());
+  EXPECT_EQ(exclusive.next.last_planned, s_[2]);
+
+  o.strategy = StartingStrategy::kIncrementalFromSnapshotId;
+  o.start_snapshot_id = s_[1];
+  EXPECT_EQ(Snapshots(MustPlan(o).splits), (std::vector<SnapshotId>{s_[1], s_[2]}));
+  o.start_snapshot_id = 12345;
+  auto missing = Plan(o);
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_EQ(missing.error().code(), ErrorCode::kNotFound);
+  o.start_snapshot_id.reset();
+
+  o.strategy = StartingStrategy::kIncrementalFromSnapshotTimestamp;
+  const int64_t t1 = t_.metadata().SnapshotById(s_[1])->timestamp_ms;
+  o.start_snapshot_timestamp_ms = t1;  // exactly at s2: inclusive
+  EXPECT_EQ(Snapshots(MustPlan(o).splits), (std::vector<SnapshotId>{s_[1], s_[2]}));
+  o.start_snapshot_timestamp_ms = t1 - 1;  // between s1 and s2: the later one
+  EXPECT_EQ(Snapshots(MustPlan(o).splits), (std::vector<SnapshotId>{s_[1], s_[2]}));
+  o.start_snapshot_timestamp_ms = t1 + 1'000'000;  // after every snapshot: only new ones
+  EXPECT_TRUE(MustPlan(o).splits.empty());
+}
+
+TEST_F(PlannerTest, EndSnapshotAndPlanningCountBoundARound) {
+  PlanOptions o;
+  o.streaming = true;
+  o.strategy = StartingStrategy::kIncrementalFromEarliestSnapshot;
+  o.end_snapshot_id = s_[1];
+  PlanRound r = MustPlan(o);
+  EXPECT_EQ(Snapshots(r.splits), (std::vector<SnapshotId>{s_[0], s_[1]}));
+  EXPECT_TRUE(r.next.finished);
+
+  o.end_snapshot_id.reset();
+  o.max_planning_snapshot_count = 2;
+  r = MustPlan(o);
+  EXPECT_EQ(Snapshots(r.splits), (std::vector<SnapshotId>{s_[0], s_[1]}));
+  EXPECT_EQ(Snapshots(MustPlan(o, r.next).splits), std::vector<SnapshotId>{s_[2]});
+}
+
+TEST_F(PlannerTest, OverwriteStopsPlanningAfterTheSnapshotsBeforeIt) {
+  DataFile f = t_.WriteData({{Value::Int64(9), Str("y")}});
+  SnapshotId overwrite = t_.Commit("overwrite", {{f}});
+  SnapshotId after = Append(10);
+  PlanOptions o;
+  o.streaming = true;
+  o.strategy = StartingStrategy::kIncrementalFromEarliestSnapshot;
+  PlanRound r = MustPlan(o);
+  EXPECT_EQ(Snapshots(r.splits), (std::vector<SnapshotId>{s_[0], s_[1], s_[2]}));
+  ASSERT_TRUE(r.stopped_by.has_value());
+  EXPECT_EQ(r.stopped_by->code(), ErrorCode::kNotSupported);
+  EXPECT_NE(r.stopped_by->message().find(std::to_string(overwrite)), std::string::npos);
+  EXPECT_NE(r.stopped_by->message().find("--streaming-skip-overwrite-snapshots"),
+            std::string::npos);
+  EXPECT_EQ(r.next.last_planned, s_[2]);
+
+  o.skip_overwrite_snapshots = true;
+  r = MustPlan(o);
+  EXPECT_FALSE(r.stopped_by.has_value());
+  EXPECT_EQ(Snapshots(r.splits), (std::vector<SnapshotId>{s_[0], s_[1], s_[2], after}));
+}
+
+TEST(PlannerEmptyTable, BatchEndsStreamingWaits) {
+  TestTable t("planner_empty", Schema());
+  PlanOptions o;
+  auto r = PlanNextRound(t.io(), t.metadata(), "db.t", o, {});
+  ASSERT_TRUE(r.has_value()) << r.error().ToString();
+  EXPECT_TRUE(r->splits.empty());
+  EXPECT_TRUE(r->next.finished);
+  o.streaming = true;
+  r = PlanNextRound(t.io(), t.metadata(), "db.t", o, {});
+  ASSERT_TRUE(r.has_value());
+  EXPECT_FALSE(r->next.finished);
+  EXPECT_FALSE(r->next.last_planned.has_value());
+  // The first snapshot of the table is then read (nothing before it).
+  DataFile f = t.WriteData({{Value::Int64(1), Str("a")}});
+  SnapshotId first = t.Commit("append", {{f}});
+  auto r2 = PlanNextRound(t.io(), t.metadata(), "db.t", o, r->next);
+  ASSERT_TRUE(r2.has_value());
+  EXPECT_EQ(Snapshots(r2->splits), std::vector<SnapshotId>{first});
+}
+
+TEST(PlannerOptions, StrategyNamesAndStartValues) {
+  EXPECT_EQ(*ParseStartingStrategy("TABLE_SCAN_THEN_INCREMENTAL"),
+            StartingStrategy::kTableScanThenIncremental);
+  EXPECT_EQ(*ParseStartingStrategy("incremental-from-latest-snapshot-exclusive"),
+            StartingStrategy::kIncrementalFromLatestSnapshotExclusive);
+  EXPECT_FALSE(ParseStartingStrategy("latest").has_value());
+  PlanOptions o;
+  o.strategy = StartingStrategy::kIncrementalFromSnapshotId;
+  EXPECT_FALSE(ValidatePlanOptions(o).has_value());
+  o.start_snapshot_id = 1;
+  EXPECT_TRUE(ValidatePlanOptions(o).has_value());
+  o.start_snapshot_timestamp_ms = 1;
+  EXPECT_FALSE(ValidatePlanOptions(o).has_value());
+}
+
+TEST(Splits, PackedByWeightWithTheOpenCost) {
+  std::vector<iceberg::FileScanTask> tasks(5);
+  const int64_t sizes[] = {10, 60, 30, 200, 5};
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    tasks[i].data_file.file_path = "f" + std::to_string(i);
+    tasks[i].data_file.file_size_in_bytes = sizes[i];
+  }
+  SplitOptions o{100, 20};  // target 100, every file weighs at least 20
+  auto splits = PackSplits(7, 0, tasks, o);
+  // [20 + 60 = 80] [30] -> 30 + 200 > 100 [200] [20]
+  ASSERT_EQ(splits.size(), 4u);
+  EXPECT_EQ(splits[0].tasks.size(), 2u);
+  EXPECT_EQ(splits[1].tasks.size(), 1u);
+  EXPECT_EQ(splits[2].tasks[0].data_file.file_path, "f3");
+  EXPECT_EQ(splits[3].tasks[0].data_file.file_path, "f4");
+  EXPECT_TRUE(PackSplits(7, 0, {}, o).empty());
+
+  SplitOptions props = SplitOptionsFor({{"read.split.target-size", "1000"}}, {0, 50});
+  EXPECT_EQ(props.target_size, 1000);
+  EXPECT_EQ(props.open_file_cost, 50);
+}
+
+TEST(Splits, StateRoundTrip) {
+  IcebergSplit split;
+  split.snapshot_id = 42;
+  split.schema_id = 3;
+  iceberg::FileScanTask task;
+  task.data_file.file_path = "/w/data/a.parquet";
+  task.data_file.record_count = 9;
+  task.spec_id = 1;
+  task.data_sequence_number = 5;
+  auto del = std::make_shared<iceberg::DeleteFileEntry>();
+  del->file.content = iceberg::DataFileContent::kEqualityDeletes;
+  del->file.file_path = "/w/data/eq.parquet";
+  del->file.equality_ids = {1, 2};
+  del->data_sequence_number = 6;
+  task.deletes.push_back(del);
+  split.tasks.push_back(task);
+  auto back = SplitFromJson(SplitToJson(split));
+  ASSERT_TRUE(back.has_value()) << back.error().ToString();
+  EXPECT_EQ(back->snapshot_id, 42);
+  EXPECT_EQ(back->schema_id, 3);
+  ASSERT_EQ(back->tasks.size(), 1u);
+  EXPECT_EQ(back->tasks[0].data_file.file_path, "/w/data/a.parquet");
+  EXPECT_EQ(back->tasks[0].data_sequence_number, 5);
+  ASSERT_EQ(back->tasks[0].deletes.size(), 1u);
+  EXPECT_EQ(back->tasks[0].deletes[0]->file.equality_ids, (std::vector<int32_t>{1, 2}));
+  EXPECT_EQ(back->tasks[0].deletes[0]->data_sequence_number, 6);
+  EXPECT_FALSE(SplitFromJson(nlohmann::json::parse(R"({"snapshot":1})")).has_value());
+}
+
+}  // namespace
+}  // namespace floe::source
