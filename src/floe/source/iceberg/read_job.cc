@@ -85,6 +85,8 @@ Result<ReadSummary> RunRead(ReadOptions options, const std::atomic<bool>* stop) 
   FLOE_RETURN_IF_ERROR(engine::RunUntilStopped(job, stop));
   summary.splits_planned = enumerator->splits_planned();
   summary.last_checkpoint = job.last_completed_checkpoint();
+  // The rows before a refused snapshot are out (and checkpointed); now the refusal.
+  if (auto refused = enumerator->stopped_by()) return std::unexpected(std::move(*refused));
   return summary;
 }
 

@@ -159,7 +159,9 @@ Result<std::optional<SplitAssignment>> SplitEnumerator::Next(int reader, bool* f
     return std::optional<SplitAssignment>(std::move(a));
   }
   if (stopped_by_) {
-    if (in_flight_ == 0) return std::unexpected(*stopped_by_);
+    // Every split before the refused snapshot is read: the readers end (and
+    // the job with a final checkpoint); RunRead then reports stopped_by().
+    *finished = in_flight_ == 0;
     return std::optional<SplitAssignment>();
   }
   *finished = position_.finished;
@@ -213,6 +215,11 @@ std::shared_ptr<const types::Schema> SplitEnumerator::Schema(int32_t schema_id) 
 PlanPosition SplitEnumerator::position() const {
   std::lock_guard lock(mu_);
   return position_;
+}
+
+std::optional<Error> SplitEnumerator::stopped_by() const {
+  std::lock_guard lock(mu_);
+  return stopped_by_;
 }
 
 int64_t SplitEnumerator::splits_planned() const {

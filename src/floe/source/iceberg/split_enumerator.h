@@ -83,10 +83,9 @@ class SplitEnumerator {
   /// For reader `reader`: the next split, after a planning round if one is
   /// due. nullopt when there is none for it now (then `*finished` says
   /// whether there will never be one: the read has an end, reached it, and
-  /// every split is handed out). Errors: a failed planning round (sticky:
-  /// every later call returns it), and an overwrite or delete snapshot that
-  /// stopped planning (PlanRound::stopped_by), once every split before it
-  /// is read.
+  /// every split is handed out; or planning stopped at an overwrite or delete
+  /// snapshot (stopped_by()) and every split before it is read). Errors: a
+  /// failed planning round (sticky: every later call returns it).
   Result<std::optional<SplitAssignment>> Next(int reader, bool* finished);
 
   /// Reader `reader` has read the whole split it was given.
@@ -107,6 +106,8 @@ class SplitEnumerator {
   /// Where planning stands (tests, summaries).
   PlanPosition position() const;
   int64_t splits_planned() const;
+  /// The overwrite or delete snapshot planning stopped at (PlanRound::stopped_by).
+  std::optional<Error> stopped_by() const;
 
  private:
   Status PlanRoundLocked(std::unique_lock<std::mutex>& lock);
