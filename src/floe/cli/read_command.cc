@@ -36,6 +36,8 @@ struct ReadArgs {
   std::optional<int64_t> start_snapshot_id;
   std::string start_snapshot_timestamp;
   std::optional<int64_t> end_snapshot_id;
+  std::string branch;
+  std::string tag;
   std::string monitor_interval = "10s";
   std::string columns;
   std::string where;
@@ -75,6 +77,8 @@ Result<source::ReadOptions> ToOptions(const ReadArgs& a) {
         ParseTimeMillis("--start-snapshot-timestamp", a.start_snapshot_timestamp));
   }
   p.end_snapshot_id = a.end_snapshot_id;
+  p.branch = a.branch;
+  p.tag = a.tag;
   p.skip_overwrite_snapshots = a.skip_overwrite;
   p.skip_delete_snapshots = a.skip_delete;
   p.case_sensitive = !a.case_insensitive;
@@ -161,6 +165,10 @@ void AddReadCommand(CLI::App& app, int* exit_code) {
                   "epoch milliseconds), with incremental-from-snapshot-timestamp");
   cmd->add_option("--end-snapshot-id", args->end_snapshot_id,
                   "the last snapshot read (inclusive); the read ends there");
+  cmd->add_option("--branch", args->branch, "read (and follow) this branch instead of main")
+      ->check(Utf8Text());
+  cmd->add_option("--tag", args->tag, "read up to this tag's snapshot (a batch read)")
+      ->check(Utf8Text());
   cmd->add_option("--monitor-interval", args->monitor_interval,
                   "time between looks for new snapshots")
       ->capture_default_str()

@@ -200,6 +200,9 @@ def test_every_starting_strategy(floe_run, make_lake, tmp_path):
     assert ids(read("--where", "id >= 3", "--parallelism", "4")) == [3, 4, 5]
     assert read("--columns", "name", "--where", "id = 4") == [{"name": "n4"}]
     assert len(read("--limit", "2")) == 2
+    table.manage_snapshots().create_tag(s1, "v1").create_branch(s2, "audit").commit()
+    assert ids(read("--tag", "v1")) == [1, 2]
+    assert ids(read("--branch", "audit", "--starting-strategy", "incremental-from-earliest-snapshot")) == [1, 2, 3, 4]
 
     res = floe_run("read", TABLE, "--catalog-config", lake.config_file, "--starting-strategy", "incremental-from-snapshot-id", "--start-snapshot-id", 123)
     assert res.code == 1 and "start snapshot 123" in res.stderr, res.describe()

@@ -102,14 +102,32 @@ Result<std::vector<IcebergSplit>> PlanWhole(io::FileIO& io, const iceberg::Table
 
 /// The first snapshot of the current ancestry at or after `timestamp_ms`.
 const iceberg::Snapshot* OldestAncestorAtOrAfter(const iceberg::TableMetadata& metadata,
+                                                 const iceberg::Snapshot* head,
                                                  int64_t timestamp_ms) {
   const iceberg::Snapshot* found = nullptr;
-  for (const iceberg::Snapshot* s = metadata.CurrentSnapshot(); s != nullptr;) {
+  for (const iceberg::Snapshot* s = head; s != nullptr;) {
     if (s->timestamp_ms < timestamp_ms) break;
     found = s;
     s = s->parent_snapshot_id ? metadata.SnapshotById(*s->parent_snapshot_id) : nullptr;
   }
   return found;
+}
+
+/// The snapshot the read follows: the head of `options.branch` (main: the
+/// current snapshot); nullptr for a branch-less table.
+Result<const iceberg::Snapshot*> Head(const iceberg::TableMetadata& metadata,
+                                      const std::string& table, const PlanOptions& options) {
+  if (options.branch.empty() || options.branch == "main") return metadata.CurrentSnapshot();
+  auto it = metadata.refs.find(options.branch);
+  if (it == metadata.refs.end() || !it->second.is_branch()) {
+    return NotFound("table {}: no branch '{}'", table, options.branch);
+  }
+  const iceberg::Snapshot* head = metadata.SnapshotById(it->second.snapshot_id);
+  if (head == nullptr) {
+    return Corruption("table {}: branch '{}' points at snapshot {}, which is not in the table",
+                      table, options.branch, it->second.snapshot_id);
+  }
+  return head;
 }
 
 }  // namespace
@@ -153,6 +171,12 @@ Status ValidatePlanOptions(const PlanOptions& options) {
         "--start-snapshot-timestamp is only for --starting-strategy "
         "incremental-from-snapshot-timestamp");
   }
+  if (!options.tag.empty() &&
+      (options.streaming || !options.branch.empty() || options.end_snapshot_id)) {
+    return InvalidArgument(
+        "--tag reads up to a tagged snapshot: it cannot be combined with --follow, --branch or "
+        "--end-snapshot-id");
+  }
   if (options.max_planning_snapshot_count < 1) {
     return InvalidArgument("--max-planning-snapshot-count must be at least 1");
   }
@@ -170,16 +194,23 @@ Result<PlanRound> PlanNextRound(io::FileIO& io, const iceberg::TableMetadata& me
   round.next = position;
   if (position.finished) return round;
   const SplitOptions split_options = SplitOptionsFor(metadata.properties, options.split_overrides);
-  const iceberg::Snapshot* current = metadata.CurrentSnapshot();
+  FLOE_ASSIGN_OR_RETURN(const iceberg::Snapshot* current, Head(metadata, table, options));
   PlanPosition& next = round.next;
 
   if (!next.started) {
-    if (options.end_snapshot_id) {
-      if (metadata.SnapshotById(*options.end_snapshot_id) == nullptr) {
-        return NotFound("table {}: end snapshot {} is not in the table", table,
-                        *options.end_snapshot_id);
+    std::optional<iceberg::SnapshotId> end_id = options.end_snapshot_id;
+    if (!options.tag.empty()) {
+      auto it = metadata.refs.find(options.tag);
+      if (it == metadata.refs.end() || it->second.is_branch()) {
+        return NotFound("table {}: no tag '{}'", table, options.tag);
       }
-      next.end = options.end_snapshot_id;
+      end_id = it->second.snapshot_id;
+    }
+    if (end_id) {
+      if (metadata.SnapshotById(*end_id) == nullptr) {
+        return NotFound("table {}: end snapshot {} is not in the table", table, *end_id);
+      }
+      next.end = end_id;
     } else if (!options.streaming && current != nullptr) {
       next.end = current->snapshot_id;
     }
@@ -216,7 +247,7 @@ Result<PlanRound> PlanNextRound(io::FileIO& io, const iceberg::TableMetadata& me
       }
       case StartingStrategy::kIncrementalFromSnapshotTimestamp: {
         const iceberg::Snapshot* start =
-            OldestAncestorAtOrAfter(metadata, *options.start_snapshot_timestamp_ms);
+            OldestAncestorAtOrAfter(metadata, current, *options.start_snapshot_timestamp_ms);
         if (start != nullptr) {
           next.last_planned = start->parent_snapshot_id;
         } else if (current != nullptr) {

@@ -12,6 +12,7 @@
 ///    (append-only reading cannot express removed rows), unless skipped
 ///    with skip_overwrite_snapshots / skip_delete_snapshots; the splits of
 ///    the snapshots before it are still returned, with the error beside them.
+/// "Current snapshot" is the head of PlanOptions::branch when one is given.
 /// Rows are read in the schema of the snapshot they belong to (its
 /// schema-id), so a snapshot's rows look the same whenever it is planned.
 ///
@@ -65,6 +66,10 @@ struct PlanOptions {
   /// The last snapshot to read, inclusive; nullopt: none (streaming follows
   /// the table; a batch read stops at the snapshot current at its first round).
   std::optional<iceberg::SnapshotId> end_snapshot_id;
+  /// Read this branch (its head instead of the current snapshot); empty: main.
+  std::string branch;
+  /// Read up to this tag's snapshot (inclusive), as an end snapshot; batch only.
+  std::string tag;
   /// Follow the table (`--follow`, Flink's `streaming`). Default false.
   bool streaming = false;
   bool skip_overwrite_snapshots = false;

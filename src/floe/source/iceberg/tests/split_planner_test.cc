@@ -142,6 +142,29 @@ TEST_F(PlannerTest, OverwriteStopsPlanningAfterTheSnapshotsBeforeIt) {
   EXPECT_EQ(Snapshots(r.splits), (std::vector<SnapshotId>{s_[0], s_[1], s_[2], after}));
 }
 
+TEST_F(PlannerTest, BranchesAndTags) {
+  t_.metadata().refs["audit"] = iceberg::SnapshotRef::Branch(s_[1]);
+  t_.metadata().refs["v1"] = iceberg::SnapshotRef::Tag(s_[0]);
+  PlanOptions o;
+  o.streaming = true;
+  o.strategy = StartingStrategy::kIncrementalFromEarliestSnapshot;
+  o.branch = "audit";  // its head is s2: s3 on main is not on it
+  PlanRound r = MustPlan(o);
+  EXPECT_EQ(Snapshots(r.splits), (std::vector<SnapshotId>{s_[0], s_[1]}));
+  EXPECT_EQ(r.next.last_planned, s_[1]);
+  o.branch = "v1";  // a tag is not a branch
+  EXPECT_EQ(Plan(o).error().code(), ErrorCode::kNotFound);
+
+  PlanOptions tag;
+  tag.tag = "v1";  // batch, table scan of the tagged snapshot
+  r = MustPlan(tag);
+  EXPECT_EQ(Snapshots(r.splits), std::vector<SnapshotId>{s_[0]});
+  EXPECT_EQ(r.splits[0].tasks.size(), 1u);
+  EXPECT_TRUE(r.next.finished);
+  tag.streaming = true;
+  EXPECT_FALSE(ValidatePlanOptions(tag).has_value());
+}
+
 TEST(PlannerEmptyTable, BatchEndsStreamingWaits) {
   TestTable t("planner_empty", Schema());
   PlanOptions o;
