@@ -1,5 +1,7 @@
 #include "floe/iceberg/data_reader.h"
 
+#include <limits>
+
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -213,6 +215,19 @@ Value AdaptValue(const ValueAdapter& a, const Value& v, Arena* arena) {
   }
 }
 
+int64_t RowGroupOffset(const parquet::RowGroup& rg) {
+  if (!rg.columns.empty() && rg.columns[0].meta_data) {
+    const parquet::ColumnMetaData& m = *rg.columns[0].meta_data;
+    if (m.dictionary_page_offset && *m.dictionary_page_offset > 0 &&
+        *m.dictionary_page_offset < m.data_page_offset) {
+      return *m.dictionary_page_offset;
+    }
+    return m.data_page_offset;
+  }
+  if (rg.file_offset) return *rg.file_offset;
+  return rg.columns.empty() ? 0 : rg.columns[0].file_offset;
+}
+
 Result<ExprPtr> RebindToSchema(const ExprPtr& e, const types::Schema& from,
                                const types::Schema& to) {
   switch (e->op()) {
@@ -343,59 +358,74 @@ Result<std::unique_ptr<DataReader>> DataReader::Open(io::FileIO& io, const FileS
     }
   }
 
+  std::optional<InclusiveMetricsEvaluator> metrics;
   if (!trivial_filter) {
     FLOE_ASSIGN_OR_RETURN(ExprPtr rebound,
                           RebindToSchema(bound_filter, table_schema, r->read_schema_));
     FLOE_ASSIGN_OR_RETURN(RowEvaluator eval, RowEvaluator::Make(rebound));
     r->filter_.emplace(std::move(eval));
     if (r->options_.row_group_filter) {
-      FLOE_ASSIGN_OR_RETURN(InclusiveMetricsEvaluator metrics,
+      FLOE_ASSIGN_OR_RETURN(InclusiveMetricsEvaluator m,
                             InclusiveMetricsEvaluator::Make(bound_filter));
-      // Row positions across skipped row groups: the start of each group.
-      int64_t start = 0;
-      for (const auto& rg : reader.metadata().row_groups) {
-        r->group_starts_.push_back(start);
-        start += rg.num_rows;
-      }
-      r->groups_ = std::make_shared<std::deque<Group>>();
-      auto groups = r->groups_;
-      auto starts = r->group_starts_;
-      const parquet::FileSchema* fs = &reader.parquet_schema();
-      reader.SetRowGroupFilter([groups, starts, fs, metrics](const parquet::RowGroupStats& st) {
-        bool keep = true;
-        if (st.num_rows > 0) {
-          std::map<int32_t, int64_t> value_counts, null_counts;
-          std::map<int32_t, std::string> lower, upper;
-          for (const parquet::ColumnStats& c : st.columns) {
-            if (c.leaf < 0 || static_cast<size_t>(c.leaf) >= fs->leaves.size()) continue;
-            const parquet::ReaderLeaf& leaf = fs->leaves[c.leaf];
-            if (leaf.max_rep != 0) continue;
-            value_counts[c.field_id] = c.num_values;
-            if (c.null_count) null_counts[c.field_id] = *c.null_count;
-            if (!StatsUsable(leaf)) continue;
-            if (c.min) {
-              auto s = SerializeSingleValue(*leaf.type, *c.min);
-              if (s) lower[c.field_id] = std::move(*s);
-            }
-            if (c.max) {
-              auto s = SerializeSingleValue(*leaf.type, *c.max);
-              if (s) upper[c.field_id] = std::move(*s);
-            }
-          }
-          FileMetrics m;
-          m.record_count = st.num_rows;
-          m.value_counts = &value_counts;
-          m.null_value_counts = &null_counts;
-          m.lower_bounds = &lower;
-          m.upper_bounds = &upper;
-          keep = metrics.Eval(m);
-        }
-        if (keep && st.row_group >= 0 && static_cast<size_t>(st.row_group) < starts.size()) {
-          groups->push_back(Group{starts[st.row_group], st.num_rows});
-        }
-        return keep;
-      });
+      metrics.emplace(std::move(m));
     }
+  }
+  const bool ranged = options.split_start > 0 || options.split_end.has_value();
+  if (metrics || ranged) {
+    // Row positions across skipped row groups: the start of each group; and
+    // where each group starts in the file, for the split range.
+    int64_t start = 0;
+    std::vector<int64_t> offsets;
+    for (const auto& rg : reader.metadata().row_groups) {
+      r->group_starts_.push_back(start);
+      start += rg.num_rows;
+      offsets.push_back(RowGroupOffset(rg));
+    }
+    r->groups_ = std::make_shared<std::deque<Group>>();
+    auto groups = r->groups_;
+    auto starts = r->group_starts_;
+    const int64_t split_start = options.split_start;
+    const int64_t split_end = options.split_end.value_or(std::numeric_limits<int64_t>::max());
+    const parquet::FileSchema* fs = &reader.parquet_schema();
+    reader.SetRowGroupFilter([groups, starts, offsets, split_start, split_end, fs,
+                              metrics](const parquet::RowGroupStats& st) {
+      bool keep = true;
+      if (st.row_group >= 0 && static_cast<size_t>(st.row_group) < offsets.size()) {
+        const int64_t at = offsets[st.row_group];
+        keep = at >= split_start && at < split_end;
+      }
+      if (keep && metrics && st.num_rows > 0) {
+        std::map<int32_t, int64_t> value_counts, null_counts;
+        std::map<int32_t, std::string> lower, upper;
+        for (const parquet::ColumnStats& c : st.columns) {
+          if (c.leaf < 0 || static_cast<size_t>(c.leaf) >= fs->leaves.size()) continue;
+          const parquet::ReaderLeaf& leaf = fs->leaves[c.leaf];
+          if (leaf.max_rep != 0) continue;
+          value_counts[c.field_id] = c.num_values;
+          if (c.null_count) null_counts[c.field_id] = *c.null_count;
+          if (!StatsUsable(leaf)) continue;
+          if (c.min) {
+            auto s = SerializeSingleValue(*leaf.type, *c.min);
+            if (s) lower[c.field_id] = std::move(*s);
+          }
+          if (c.max) {
+            auto s = SerializeSingleValue(*leaf.type, *c.max);
+            if (s) upper[c.field_id] = std::move(*s);
+          }
+        }
+        FileMetrics m;
+        m.record_count = st.num_rows;
+        m.value_counts = &value_counts;
+        m.null_value_counts = &null_counts;
+        m.lower_bounds = &lower;
+        m.upper_bounds = &upper;
+        keep = metrics->Eval(m);
+      }
+      if (keep && st.row_group >= 0 && static_cast<size_t>(st.row_group) < starts.size()) {
+        groups->push_back(Group{starts[st.row_group], st.num_rows});
+      }
+      return keep;
+    });
   }
   return r;
 }

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "floe/common/arena.h"
@@ -39,6 +40,12 @@ struct DataReaderOptions {
   size_t batch_rows = 1024;
   /// Skip row groups whose statistics exclude the filter. Default true.
   bool row_group_filter = true;
+  /// Read only the row groups that start (their first column chunk's first
+  /// page) in [split_start, split_end): a part of the file, as Iceberg's
+  /// split planning cuts files at their split offsets. Positions still count
+  /// from the start of the file. Default: the whole file.
+  int64_t split_start = 0;
+  std::optional<int64_t> split_end;
   parquet::ReaderOptions parquet;
 };
 
@@ -131,6 +138,11 @@ class DataReader {
   int64_t next_position_ = 0;                  ///< when every row group is read
   int64_t rows_read_ = 0, rows_deleted_ = 0, rows_filtered_ = 0;
 };
+
+/// Where a row group starts in its file: its first column chunk's first page
+/// (the dictionary page if there is one), as Iceberg's readers place row
+/// groups in split ranges.
+int64_t RowGroupOffset(const parquet::RowGroup& row_group);
 
 /// Rebinds a filter bound to `from` so that its positions index rows of `to`
 /// (same field ids; top-level fields may be reordered or missing). Predicates

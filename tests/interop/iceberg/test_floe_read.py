@@ -313,3 +313,19 @@ def test_sigkill_restarts_exactly_once(floe_run, floe_bin, make_lake, tmp_path):
     dupes = [k for k, c in counts.items() if c > 1][:5]
     assert not dupes, f"rows written more than once after {killed_running} kills: {dupes}"
     assert len(ids) == next_id and set(ids) == set(range(next_id)), f"{len(ids)} rows, {next_id} expected"
+
+
+def test_large_file_read_in_parts(floe_run, make_lake):
+    """A PyIceberg file of many row groups, cut at its split offsets into parts read by
+    several readers: every row once."""
+    lake = make_lake("sql")
+    catalog = lake.py_catalog()
+    catalog.create_namespace(NS)
+    table = catalog.create_table(TABLE, schema=_schema(), properties={"write.parquet.row-group-limit": "1000"})
+    _append(table, list(range(20_000)))
+    offsets = table.inspect.files().column("split_offsets").to_pylist()[0]
+    assert offsets is not None and len(offsets) > 4, offsets
+    res = floe_run("read", TABLE, "--catalog-config", lake.config_file, "--split-target-size", "16KiB", "--parallelism", "3")
+    assert res.code == 0, res.describe()
+    ids = sorted(json.loads(line)["id"] for line in res.stdout.splitlines())
+    assert ids == list(range(20_000))

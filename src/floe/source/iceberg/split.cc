@@ -72,16 +72,44 @@ SplitOptions SplitOptionsFor(const std::map<std::string, std::string>& propertie
 std::vector<IcebergSplit> PackSplits(iceberg::SnapshotId snapshot_id, int32_t schema_id,
                                      std::vector<iceberg::FileScanTask> tasks,
                                      const SplitOptions& options) {
+  struct Item {
+    size_t task;
+    FileRange range;
+    int64_t weight;
+  };
+  std::vector<Item> items;
+  for (size_t t = 0; t < tasks.size(); ++t) {
+    const iceberg::DataFile& f = tasks[t].data_file;
+    const std::vector<int64_t>& offsets = f.split_offsets;
+    const bool sorted = std::is_sorted(offsets.begin(), offsets.end());
+    if (f.file_size_in_bytes <= options.target_size || offsets.size() < 2 || !sorted) {
+      items.push_back({t, FileRange{}, Weight(tasks[t], options)});
+      continue;
+    }
+    size_t part_begin = 0;
+    int64_t part_start = 0;
+    for (size_t i = 1; i <= offsets.size(); ++i) {
+      const bool last = i == offsets.size();
+      if (!last && offsets[i] - offsets[part_begin] < options.target_size) continue;
+      FileRange range{part_start, last ? std::nullopt : std::optional<int64_t>(offsets[i])};
+      const int64_t end = last ? f.file_size_in_bytes : offsets[i];
+      items.push_back({t, range, std::max(end - part_start, options.open_file_cost)});
+      if (!last) {
+        part_begin = i;
+        part_start = offsets[i];
+      }
+    }
+  }
   std::vector<IcebergSplit> splits;
   int64_t weight = 0;
-  for (auto& task : tasks) {
-    const int64_t w = Weight(task, options);
-    if (splits.empty() || weight + w > options.target_size) {
-      splits.push_back(IcebergSplit{snapshot_id, schema_id, {}});
+  for (const Item& item : items) {
+    if (splits.empty() || weight + item.weight > options.target_size) {
+      splits.push_back(IcebergSplit{snapshot_id, schema_id, {}, {}});
       weight = 0;
     }
-    weight += w;
-    splits.back().tasks.push_back(std::move(task));
+    weight += item.weight;
+    splits.back().tasks.push_back(tasks[item.task]);
+    splits.back().ranges.push_back(item.range);
   }
   return splits;
 }
@@ -96,6 +124,11 @@ nlohmann::json SplitToJson(const IcebergSplit& split) {
     tj["file"] = FileJson(t.data_file);
     tj["spec"] = t.spec_id;
     tj["seq"] = t.data_sequence_number;
+    const FileRange range = split.RangeOf(&t - split.tasks.data());
+    if (!range.whole()) {
+      tj["start"] = range.start;
+      if (range.end) tj["end"] = *range.end;
+    }
     if (!t.deletes.empty()) {
       nlohmann::json dj = nlohmann::json::array();
       for (const auto& d : t.deletes) {
@@ -140,7 +173,11 @@ Result<IcebergSplit> SplitFromJson(const nlohmann::json& j) {
         task.deletes.push_back(std::move(entry));
       }
     }
+    FileRange range;
+    range.start = tj.value("start", int64_t{0});
+    if (tj.contains("end") && tj["end"].is_number_integer()) range.end = tj["end"].get<int64_t>();
     split.tasks.push_back(std::move(task));
+    split.ranges.push_back(range);
   }
   return split;
 }

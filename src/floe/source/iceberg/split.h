@@ -3,8 +3,9 @@
 /// files of one snapshot, each with the delete files that apply to it, read
 /// one after the other by one split reader. Small files are packed into one
 /// split as Iceberg's planner does (`read.split.target-size`,
-/// `read.split.open-file-cost`); a file larger than the target size is a
-/// split of its own (splitting a file at row groups is not built).
+/// `read.split.open-file-cost`); a file larger than the target size is cut
+/// at its split offsets (row group starts) into parts of about the target
+/// size, each read as the row groups that start in its byte range.
 ///
 /// A split is serialized into checkpoint state with only what reading needs
 /// (paths, formats, record counts, sequence numbers, equality ids), not the
@@ -12,6 +13,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,14 @@
 
 namespace floe::source {
 
+/// A part of a data file: the row groups that start in [start, end) (end
+/// nullopt: to the end of the file). The default is the whole file.
+struct FileRange {
+  int64_t start = 0;
+  std::optional<int64_t> end;
+  bool whole() const { return start == 0 && !end; }
+};
+
 struct IcebergSplit {
   /// The snapshot whose rows these are: rows are read in its schema.
   iceberg::SnapshotId snapshot_id = 0;
@@ -30,6 +40,10 @@ struct IcebergSplit {
   int32_t schema_id = 0;
   /// Files to read, in order.
   std::vector<iceberg::FileScanTask> tasks;
+  /// The part of each task's file to read, one per task (empty: whole files).
+  std::vector<FileRange> ranges;
+
+  FileRange RangeOf(size_t task) const { return task < ranges.size() ? ranges[task] : FileRange{}; }
 };
 
 /// How files become splits. Defaults are Iceberg's table property defaults.
@@ -45,9 +59,13 @@ struct SplitOptions {
 SplitOptions SplitOptionsFor(const std::map<std::string, std::string>& properties,
                              SplitOptions overrides = {0, 0});
 
-/// Packs `tasks` (all of `snapshot_id`) into splits, in order: a file weighs
-/// max(size, open_file_cost), and files are added to the current split
-/// until the next one would take it past target_size. Never returns an empty
+/// Packs `tasks` (all of `snapshot_id`) into splits, in order. A file larger
+/// than target_size with several split offsets is first cut into parts: a
+/// new part begins at the first offset at least target_size past the start
+/// of the current one (the first part starts at 0, the last runs to the end,
+/// so every row group is in exactly one part). Then a file or part weighs
+/// max(size, open_file_cost), and they are added to the current split until
+/// the next one would take it past target_size. Never returns an empty
 /// split; an empty input gives no split.
 std::vector<IcebergSplit> PackSplits(iceberg::SnapshotId snapshot_id, int32_t schema_id,
                                      std::vector<iceberg::FileScanTask> tasks,

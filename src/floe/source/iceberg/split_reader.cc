@@ -66,6 +66,9 @@ struct IcebergSplitReader::Impl {
         const iceberg::FileScanTask& task = current->split.tasks[task_index];
         iceberg::DataReaderOptions ro;
         ro.batch_rows = options.batch_rows;
+        const FileRange range = current->split.RangeOf(task_index);
+        ro.split_start = range.start;
+        ro.split_end = range.end;
         FLOE_ASSIGN_OR_RETURN(
             reader, iceberg::DataReader::Open(*io, task, *schema->table, schema->projected,
                                               schema->filter, ro));

@@ -2,6 +2,8 @@
 // (inclusive / exclusive), end snapshots, overwrite and delete snapshots
 // (stop or skip), empty tables, split packing and its state form.
 
+#include <set>
+
 #include <gtest/gtest.h>
 
 #include "floe/iceberg/tests/scan_test_util.h"
@@ -220,6 +222,77 @@ TEST(Splits, PackedByWeightWithTheOpenCost) {
   SplitOptions props = SplitOptionsFor({{"read.split.target-size", "1000"}}, {0, 50});
   EXPECT_EQ(props.target_size, 1000);
   EXPECT_EQ(props.open_file_cost, 50);
+}
+
+TEST(Splits, LargeFilesAreCutAtSplitOffsets) {
+  std::vector<iceberg::FileScanTask> tasks(1);
+  tasks[0].data_file.file_size_in_bytes = 1000;
+  tasks[0].data_file.split_offsets = {4, 300, 500, 700, 900};
+  auto splits = PackSplits(7, 0, tasks, SplitOptions{400, 20});
+  // Parts [0, 500) [500, 900) [900, end): every row group start is in one.
+  ASSERT_EQ(splits.size(), 3u);
+  EXPECT_EQ(splits[0].RangeOf(0).start, 0);
+  EXPECT_EQ(splits[0].RangeOf(0).end, 500);
+  EXPECT_EQ(splits[1].RangeOf(0).start, 500);
+  EXPECT_EQ(splits[1].RangeOf(0).end, 900);
+  EXPECT_EQ(splits[2].RangeOf(0).start, 900);
+  EXPECT_FALSE(splits[2].RangeOf(0).end.has_value());
+  auto back = SplitFromJson(SplitToJson(splits[1]));
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->RangeOf(0).start, 500);
+  EXPECT_EQ(back->RangeOf(0).end, 900);
+  // Unsorted or single offsets: the file is one part.
+  tasks[0].data_file.split_offsets = {500, 4};
+  EXPECT_EQ(PackSplits(7, 0, tasks, SplitOptions{400, 20}).size(), 1u);
+}
+
+TEST_F(PlannerTest, PartsOfAFileReadEveryRowOnce) {
+  std::vector<iceberg::scantest::RowValues> rows;
+  for (int i = 0; i < 3000; ++i) rows.push_back({Value::Int64(1000 + i), Str("part")});
+  parquet::WriterOptions small;
+  small.row_group_size_bytes = 4096;  // many row groups
+  DataFile big = t_.WriteData(rows, {}, small);
+  {  // the split offsets a writer records: where each row group starts
+    auto input = t_.io().OpenInput(big.file_path);
+    ASSERT_TRUE(input.has_value());
+    auto footer = parquet::ParquetReader::Open(std::move(*input));
+    ASSERT_TRUE(footer.has_value());
+    for (const auto& rg : (*footer)->metadata().row_groups) {
+      big.split_offsets.push_back(iceberg::RowGroupOffset(rg));
+    }
+  }
+  ASSERT_GT(big.split_offsets.size(), 3u);
+  SnapshotId s = t_.Commit("append", {{big}});
+  PlanOptions o;
+  o.streaming = true;
+  o.strategy = StartingStrategy::kIncrementalFromLatestSnapshot;
+  o.split_overrides = {big.file_size_in_bytes / 3, 1};
+  PlanRound r = MustPlan(o);
+  ASSERT_GE(r.splits.size(), 2u);
+  std::multiset<int64_t> ids;
+  for (const IcebergSplit& split : r.splits) {
+    EXPECT_EQ(split.snapshot_id, s);
+    for (size_t i = 0; i < split.tasks.size(); ++i) {
+      iceberg::DataReaderOptions ro;
+      ro.split_start = split.RangeOf(i).start;
+      ro.split_end = split.RangeOf(i).end;
+      auto reader =
+          iceberg::DataReader::Open(t_.io(), split.tasks[i], t_.schema(), t_.schema(), nullptr, ro);
+      ASSERT_TRUE(reader.has_value()) << reader.error().ToString();
+      Arena arena;
+      std::vector<Value> values;
+      while (true) {
+        values.clear();
+        auto n = (*reader)->ReadBatch(&arena, &values);
+        ASSERT_TRUE(n.has_value());
+        if (*n == 0) break;
+        for (size_t k = 0; k < *n; ++k) ids.insert(values[k * 2].i64);
+      }
+    }
+  }
+  std::multiset<int64_t> want;
+  for (int i = 0; i < 3000; ++i) want.insert(1000 + i);
+  EXPECT_EQ(ids, want);
 }
 
 TEST(Splits, StateRoundTrip) {
