@@ -47,6 +47,7 @@ struct ReadArgs {
   std::string state_dir;
   std::string checkpoint_interval = "10s";
   std::string output;
+  bool changelog = false;
   bool skip_overwrite = false;
   bool skip_delete = false;
   bool case_insensitive = false;
@@ -79,12 +80,16 @@ Result<source::ReadOptions> ToOptions(const ReadArgs& a) {
   p.end_snapshot_id = a.end_snapshot_id;
   p.branch = a.branch;
   p.tag = a.tag;
+  p.changelog = a.changelog;
   p.skip_overwrite_snapshots = a.skip_overwrite;
   p.skip_delete_snapshots = a.skip_delete;
   p.case_sensitive = !a.case_insensitive;
   if (a.max_planning_snapshots) p.max_planning_snapshot_count = *a.max_planning_snapshots;
   p.columns = SplitNames(a.columns);
   if (!a.columns.empty() && p.columns.empty()) return InvalidArgument("--columns names no column");
+  if (a.changelog && !p.columns.empty()) {
+    return InvalidArgument("--changelog prints whole rows: --columns is not supported with it yet");
+  }
   if (!a.where.empty()) {
     auto filter = iceberg::ParseFilter(a.where);
     if (!filter) return std::unexpected(std::move(filter).error().WithContext("--where"));
@@ -193,6 +198,10 @@ void AddReadCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--output", args->output,
                   "write the rows to this file instead of standard output (with --state-dir it "
                   "is cut back to the last checkpoint on a restart)");
+  cmd->add_flag("--changelog", args->changelog,
+                "print every snapshot's row-level changes, {\"op\":\"insert|delete|update_before|"
+                "update_after\",\"snapshot_id\":N,\"row\":{...}}, overwrites and deletes "
+                "included");
   cmd->add_flag("--streaming-skip-overwrite-snapshots", args->skip_overwrite,
                 "skip overwrite snapshots instead of failing on them");
   cmd->add_flag("--streaming-skip-delete-snapshots", args->skip_delete,

@@ -71,6 +71,7 @@ Result<ReadSummary> RunRead(ReadOptions options, const std::atomic<bool>* stop) 
   ro.columns = options.plan.columns;
   ro.filter = options.plan.filter;
   ro.case_sensitive = options.plan.case_sensitive;
+  ro.changelog = options.plan.changelog;
   ro.restored_checkpoint = summary.restored_checkpoint;
   io::FileIO* file_io = &catalog->file_io();
   auto rows = job.AddSource<RowChunk>(std::string(kReaderStage), readers, [=](int) {

@@ -104,7 +104,7 @@ std::vector<IcebergSplit> PackSplits(iceberg::SnapshotId snapshot_id, int32_t sc
   int64_t weight = 0;
   for (const Item& item : items) {
     if (splits.empty() || weight + item.weight > options.target_size) {
-      splits.push_back(IcebergSplit{snapshot_id, schema_id, {}, {}});
+      splits.push_back(IcebergSplit{snapshot_id, schema_id, {}, {}, false, std::nullopt});
       weight = 0;
     }
     weight += item.weight;
@@ -143,6 +143,10 @@ nlohmann::json SplitToJson(const IcebergSplit& split) {
     tasks.push_back(std::move(tj));
   }
   j["tasks"] = std::move(tasks);
+  if (split.changelog) {
+    j["changelog"] = true;
+    j["parent"] = split.parent ? nlohmann::json(*split.parent) : nlohmann::json(nullptr);
+  }
   return j;
 }
 
@@ -155,6 +159,10 @@ Result<IcebergSplit> SplitFromJson(const nlohmann::json& j) {
   IcebergSplit split;
   split.snapshot_id = j["snapshot"].get<int64_t>();
   split.schema_id = j["schema"].get<int32_t>();
+  split.changelog = j.value("changelog", false);
+  if (j.contains("parent") && j["parent"].is_number_integer()) {
+    split.parent = j["parent"].get<int64_t>();
+  }
   for (const auto& tj : j["tasks"]) {
     if (!tj.is_object() || !tj.contains("file"))
       return Corruption("split state: a task without a file");

@@ -42,6 +42,11 @@ struct IcebergSplit {
   std::vector<iceberg::FileScanTask> tasks;
   /// The part of each task's file to read, one per task (empty: whole files).
   std::vector<FileRange> ranges;
+  /// A changelog split (`--changelog`): the row-level changes of
+  /// `snapshot_id` against `parent` (changelog.h), computed when read;
+  /// `tasks` is empty.
+  bool changelog = false;
+  std::optional<iceberg::SnapshotId> parent;
 
   FileRange RangeOf(size_t task) const { return task < ranges.size() ? ranges[task] : FileRange{}; }
 };

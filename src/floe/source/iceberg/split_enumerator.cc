@@ -90,7 +90,13 @@ Status SplitEnumerator::Restore(const std::vector<std::string>& restored) {
   return Ok();
 }
 
+std::shared_ptr<const iceberg::TableMetadata> SplitEnumerator::Metadata() const {
+  std::lock_guard lock(mu_);
+  return metadata_;
+}
+
 void SplitEnumerator::RememberSchemas(const iceberg::TableMetadata& metadata) {
+  metadata_ = std::make_shared<const iceberg::TableMetadata>(metadata);
   for (const auto& s : metadata.schemas) {
     if (schemas_.count(s.schema_id()) == 0) {
       schemas_[s.schema_id()] = std::make_shared<const types::Schema>(s);

@@ -100,6 +100,9 @@ class SplitEnumerator {
   /// Waits up to `timeout` for a split, a finished split or a due planning round.
   void Wait(std::chrono::milliseconds timeout);
 
+  /// The table's metadata as last loaded (for changelog splits); nullptr before Start.
+  std::shared_ptr<const iceberg::TableMetadata> Metadata() const;
+
   /// The schema of `schema_id` in the table's metadata; nullptr if unknown.
   std::shared_ptr<const types::Schema> Schema(int32_t schema_id) const;
 
@@ -127,6 +130,7 @@ class SplitEnumerator {
   int in_flight_ = 0;                              ///< readers holding a split
   int64_t splits_planned_ = 0;
   std::map<int32_t, std::shared_ptr<const types::Schema>> schemas_;
+  std::shared_ptr<const iceberg::TableMetadata> metadata_;
 };
 
 }  // namespace floe::source

@@ -280,6 +280,13 @@ Result<PlanRound> PlanNextRound(io::FileIO& io, const iceberg::TableMetadata& me
       for (auto& s : splits) round.splits.push_back(std::move(s));
     } else if (op == iceberg::operation::kReplace) {
       // A rewrite of existing rows: nothing new.
+    } else if (options.changelog) {
+      IcebergSplit split;
+      split.snapshot_id = snap->snapshot_id;
+      split.schema_id = SchemaIdOf(metadata, *snap);
+      split.changelog = true;
+      split.parent = snap->parent_snapshot_id;
+      round.splits.push_back(std::move(split));
     } else if (op == iceberg::operation::kDelete && options.skip_delete_snapshots) {
     } else if (op != iceberg::operation::kDelete && options.skip_overwrite_snapshots) {
     } else {

@@ -70,6 +70,9 @@ struct PlanOptions {
   std::string branch;
   /// Read up to this tag's snapshot (inclusive), as an end snapshot; batch only.
   std::string tag;
+  /// `--changelog`: overwrite and delete snapshots become changelog splits
+  /// (changelog.h) instead of stopping the read. Default false.
+  bool changelog = false;
   /// Follow the table (`--follow`, Flink's `streaming`). Default false.
   bool streaming = false;
   bool skip_overwrite_snapshots = false;

@@ -7,6 +7,7 @@
 #include "floe/common/arena.h"
 #include "floe/iceberg/data_reader.h"
 #include "floe/iceberg/table_scan.h"
+#include "floe/source/iceberg/changelog.h"
 #include "floe/types/row_json.h"
 
 namespace floe::source {
@@ -36,6 +37,41 @@ struct IcebergSplitReader::Impl {
   std::map<int32_t, ReadSchema> schemas;
   Arena arena;
   std::vector<types::Value> values;
+  std::string row_json;
+  /// A changelog split's lines (computed when it is taken) and the next one.
+  std::vector<RowChangeLine> changes;
+  size_t next_change = 0;
+
+  /// Emits up to one chunk of a changelog split's changes.
+  Result<bool> EmitChanges(engine::Collector<RowChunk>& out) {
+    if (next_change == 0 && changes.empty()) {
+      std::shared_ptr<const iceberg::TableMetadata> metadata = enumerator->Metadata();
+      FLOE_ASSIGN_OR_RETURN(changes, ComputeChangelog(*io, *metadata, current->split.parent,
+                                                      current->split.snapshot_id, options.filter,
+                                                      options.case_sensitive));
+      const size_t skip = std::min(changes.size(), static_cast<size_t>(to_skip));
+      next_change = skip;
+      to_skip -= static_cast<int64_t>(skip);
+    }
+    RowChunk chunk;
+    while (next_change < changes.size() && chunk.rows < static_cast<int64_t>(options.batch_rows)) {
+      const RowChangeLine& c = changes[next_change++];
+      AppendChangeJson(c.kind, current->split.snapshot_id, c.row, &chunk.text);
+      chunk.text.push_back('\n');
+      ++chunk.rows;
+    }
+    if (chunk.rows > 0) {
+      current->position += chunk.rows;
+      FLOE_RETURN_IF_ERROR(out.Emit(std::move(chunk)));
+    }
+    if (next_change >= changes.size()) {
+      changes.clear();
+      next_change = 0;
+      current.reset();
+      enumerator->Done(subtask);
+    }
+    return true;
+  }
 
   Result<const ReadSchema*> SchemaFor(int32_t id) {
     auto it = schemas.find(id);
@@ -56,6 +92,7 @@ struct IcebergSplitReader::Impl {
 
   /// Emits up to one batch of the current split; ends it when its last file is read.
   Result<bool> ReadSome(engine::Collector<RowChunk>& out) {
+    if (current->split.changelog) return EmitChanges(out);
     while (true) {
       if (reader == nullptr) {
         if (task_index >= current->split.tasks.size()) {
@@ -88,8 +125,15 @@ struct IcebergSplitReader::Impl {
           --to_skip;
           continue;
         }
-        types::AppendRowJson(schema->projected, types::Row(values.data() + r * width, width),
-                             &chunk.text);
+        if (options.changelog) {
+          row_json.clear();
+          types::AppendRowJson(schema->projected, types::Row(values.data() + r * width, width),
+                               &row_json);
+          AppendChangeJson(ChangeKind::kInsert, current->split.snapshot_id, row_json, &chunk.text);
+        } else {
+          types::AppendRowJson(schema->projected, types::Row(values.data() + r * width, width),
+                               &chunk.text);
+        }
         chunk.text.push_back('\n');
         ++chunk.rows;
       }

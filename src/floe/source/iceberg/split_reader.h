@@ -35,6 +35,9 @@ struct SplitReaderOptions {
   /// Row filter, unbound (bound to each snapshot's schema); nullptr: none.
   iceberg::ExprPtr filter;
   bool case_sensitive = true;
+  /// `--changelog`: every row is printed as a change (changelog.h,
+  /// AppendChangeJson); the rows of appended files as inserts.
+  bool changelog = false;
   /// Rows per chunk at most (one Parquet batch). Default 1024.
   size_t batch_rows = 1024;
   /// Longest wait in Poll for a split when there is none.
