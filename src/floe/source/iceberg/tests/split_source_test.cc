@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "floe/engine/job.h"
+#include "floe/iceberg/table_scan.h"
 #include "floe/iceberg/tests/scan_test_util.h"
 #include "floe/source/iceberg/split_enumerator.h"
 #include "floe/source/iceberg/split_reader.h"
@@ -133,13 +134,14 @@ class Collect final : public engine::Operator<RowChunk, engine::Nothing> {
   bool stopped_ = false;
 };
 
-TEST(IcebergSource, StoppedAndRestoredManyTimesEveryRowOnce) {
-  TestTable t("source_restarts", Schema());
-  const int64_t total = Fill(t, 4, 3, 7);
-  const std::string dir = iceberg::scantest::TempRoot("source_restarts_state");
+/// Reads `t` (incremental from the earliest snapshot, batch) in `runs` runs
+/// that each stop after a few rows with a final checkpoint, then once to the
+/// end; returns the collected lines.
+std::vector<std::string> ReadWithRestarts(TestTable& t, const std::string& name, bool changelog,
+                                          int runs) {
+  const std::string dir = iceberg::scantest::TempRoot(name);
   io::LocalFileIO state_io;
   std::vector<std::string> lines;
-
   auto run = [&](int64_t stop_after, int parallelism) {
     engine::CheckpointStore store(&state_io, dir);
     auto latest = store.LoadLatest();
@@ -154,6 +156,7 @@ TEST(IcebergSource, StoppedAndRestoredManyTimesEveryRowOnce) {
     }
     EnumeratorOptions eo = Options(t, parallelism);
     eo.plan.split_overrides = {1, 1};
+    eo.plan.changelog = changelog;
     auto enumerator = std::make_shared<SplitEnumerator>(eo);
     ASSERT_TRUE(enumerator->Start(states).has_value());
     engine::JobOptions jo;
@@ -163,6 +166,7 @@ TEST(IcebergSource, StoppedAndRestoredManyTimesEveryRowOnce) {
     SplitReaderOptions ro;
     ro.batch_rows = 3;  // chunks of 3 rows: checkpoints land inside files
     ro.restored_checkpoint = restored;
+    ro.changelog = changelog;
     auto rows = job.AddSource<RowChunk>("read", parallelism, [&](int) {
       return std::make_unique<IcebergSplitReader>(enumerator, &t.io(), ro);
     });
@@ -172,14 +176,43 @@ TEST(IcebergSource, StoppedAndRestoredManyTimesEveryRowOnce) {
     auto s = job.Run();
     ASSERT_TRUE(s.has_value()) << s.error().ToString();
   };
-  for (int i = 0; i < 12; ++i) run(4 + i % 5, 1 + i % 3);
-  run(total * 2, 2);  // to the end
+  for (int i = 0; i < runs; ++i) run(4 + i % 5, 1 + i % 3);
+  run(int64_t{1} << 40, 2);  // to the end
+  std::filesystem::remove_all(dir);
+  return lines;
+}
+
+TEST(IcebergSource, StoppedAndRestoredManyTimesEveryRowOnce) {
+  TestTable t("source_restarts", Schema());
+  const int64_t total = Fill(t, 4, 3, 7);
+  std::vector<std::string> lines = ReadWithRestarts(t, "source_restarts_state", false, 12);
   std::multiset<std::string> got(lines.begin(), lines.end());
   std::multiset<std::string> want;
   for (int64_t id = 0; id < total; ++id)
     want.insert(R"({"id":)" + std::to_string(id) + R"(,"s":"row"})");
   EXPECT_EQ(got, want);
-  std::filesystem::remove_all(dir);
+}
+
+TEST(IcebergSource, ChangelogStoppedAndRestoredEqualsOneRun) {
+  TestTable t("source_changelog_restarts", Schema());
+  Fill(t, 2, 2, 7);
+  // Remove one file of the first snapshot, then delete positions of another.
+  const iceberg::Snapshot* first = t.metadata().SnapshotById(100);
+  ASSERT_NE(first, nullptr);
+  auto plan = iceberg::TableScan::Make(t.io(), t.metadata(), {});
+  ASSERT_TRUE(plan.has_value());
+  auto tasks = plan->PlanFiles();
+  ASSERT_TRUE(tasks.has_value() && tasks->size() == 4u);
+  t.Commit("delete", {}, {(*tasks)[0].data_file.file_path});
+  DataFile pos = t.WritePositionDeletes(
+      {{(*tasks)[1].data_file.file_path, 0}, {(*tasks)[1].data_file.file_path, 5}});
+  t.Commit("delete", {{pos}});
+  std::vector<std::string> once = ReadWithRestarts(t, "source_changelog_once", true, 0);
+  std::vector<std::string> restarted =
+      ReadWithRestarts(t, "source_changelog_restarts_state", true, 10);
+  EXPECT_EQ(once.size(), 28u + 7u + 2u);  // 28 inserts, a file's 7 rows and 2 rows deleted
+  EXPECT_EQ(std::multiset<std::string>(restarted.begin(), restarted.end()),
+            std::multiset<std::string>(once.begin(), once.end()));
 }
 
 }  // namespace
