@@ -11,7 +11,9 @@
 ///  - "overwrite" / "delete": planning stops before them with kNotSupported
 ///    (append-only reading cannot express removed rows), unless skipped
 ///    with skip_overwrite_snapshots / skip_delete_snapshots; the splits of
-///    the snapshots before it are still returned, with the error beside them.
+///    the snapshots before it are still returned, with the error beside them;
+///    with PlanOptions::changelog they are one changelog split each instead
+///    (changelog.h).
 /// "Current snapshot" is the head of PlanOptions::branch when one is given.
 /// Rows are read in the schema of the snapshot they belong to (its
 /// schema-id), so a snapshot's rows look the same whenever it is planned.
