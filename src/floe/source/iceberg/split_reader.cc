@@ -38,6 +38,7 @@ struct IcebergSplitReader::Impl {
   Arena arena;
   std::vector<types::Value> values;
   std::string row_json;
+  size_t last_chunk_bytes = 0;
   /// A changelog split's lines (computed when it is taken) and the next one.
   std::vector<RowChangeLine> changes;
   size_t next_change = 0;
@@ -120,6 +121,8 @@ struct IcebergSplitReader::Impl {
       }
       const size_t width = schema->projected.fields().size();
       RowChunk chunk;
+      // About the size of the last chunk: the text is not regrown row by row.
+      chunk.text.reserve(last_chunk_bytes + last_chunk_bytes / 8);
       for (size_t r = 0; r < n; ++r) {
         if (to_skip > 0) {
           --to_skip;
@@ -138,6 +141,7 @@ struct IcebergSplitReader::Impl {
         ++chunk.rows;
       }
       if (chunk.rows == 0) continue;  // skipped rows of a restored split
+      last_chunk_bytes = chunk.text.size();
       current->position += chunk.rows;
       FLOE_RETURN_IF_ERROR(out.Emit(std::move(chunk)));
       return true;
