@@ -420,3 +420,39 @@ def test_changelog_of_floe_upserts(floe_run, make_lake, tmp_path, java_peer):
             assert b["op"] == "update_after" and b["row"]["id"] == a["row"]["id"], (a, b)
     updated = [(line["row"]["id"], line["row"]["name"]) for line in lines if line["op"] == "update_after"]
     assert sorted(updated) == [(2, "b2"), (3, "c2"), (4, "d3")], lines
+
+
+def test_snapshots_expired_under_the_reader(floe_run, floe_bin, make_lake, tmp_path):
+    """Expiring the snapshots a stopped reader has read is harmless while its last planned
+    snapshot is still the parent of a retained one; when the history it needs is gone, the
+    restart fails naming the snapshots (it never guesses where to go on)."""
+    lake = make_lake("sql")
+    table = _create(lake)
+    _append(table, [1])
+    state = tmp_path / "state"
+    args = ["--follow", "--starting-strategy", "incremental-from-earliest-snapshot", "--state-dir", state, "--monitor-interval", "100ms"]
+    output = tmp_path / "out.jsonl"
+
+    def run_until(count):
+        reader = Reader(floe_bin, lake, tmp_path, *args, output=output)
+        reader.wait_rows(count)
+        assert reader.stop() == 0, reader.stderr()
+
+    run_until(1)
+    _append(table, [2])
+    _append(table, [3])
+    # The reader's last planned snapshot (of row 1) expires; the snapshots of rows 2 and 3 stay.
+    res = floe_run("table", "--catalog-config", lake.config_file, "expire", TABLE, "--older-than", "0s", "--retain-last", "2")
+    assert res.code == 0, res.describe()
+    run_until(3)  # the snapshot of row 1 was the parent of the retained snapshot of row 2
+    assert sorted(r["id"] for r in _lines(output)) == [1, 2, 3]
+
+    _append(table, [4])
+    _append(table, [5])
+    res = floe_run("table", "--catalog-config", lake.config_file, "expire", TABLE, "--older-than", "0s", "--retain-last", "1")
+    assert res.code == 0, res.describe()
+    reader = Reader(floe_bin, lake, tmp_path, *args, output=output)
+    code = reader.proc.wait(timeout=60)
+    assert code == 1, reader.stderr()
+    assert "has expired" in reader.stderr(), reader.stderr()
+    assert sorted(r["id"] for r in _lines(output)) == [1, 2, 3]
