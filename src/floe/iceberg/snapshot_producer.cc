@@ -127,7 +127,7 @@ Result<std::vector<LiveFile>> FilesAddedSince(io::FileIO& io, const TableMetadat
 Status CommitOperations(Table& table, std::span<TableOperation* const> operations) {
   const CommitRetryOptions retry = CommitRetryOptions::FromProperties(table.metadata());
   const auto start = std::chrono::steady_clock::now();
-  std::mt19937_64 rng(std::random_device{}());
+  static thread_local std::mt19937_64 rng{std::random_device{}()};
   auto cleanup = [&](bool committed) {
     for (TableOperation* op : operations) op->Cleanup(table.io(), committed);
   };

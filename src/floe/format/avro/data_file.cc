@@ -46,10 +46,13 @@ Result<std::unique_ptr<DataFileWriter>> DataFileWriter::Make(std::unique_ptr<io:
   if (w->options_.sync_marker) {
     w->sync_ = *w->options_.sync_marker;
   } else {
-    std::random_device random;
-    for (size_t i = 0; i < kSyncSize; i += 4) {
-      uint32_t r = random();
-      std::memcpy(w->sync_.data() + i, &r, 4);
+    // The marker only has to be unlikely to occur in the data: a generator
+    // seeded once per thread serves (a random_device per file was a system
+    // call per manifest).
+    static thread_local std::mt19937_64 random{std::random_device{}()};
+    for (size_t i = 0; i < kSyncSize; i += 8) {
+      uint64_t r = random();
+      std::memcpy(w->sync_.data() + i, &r, 8);
     }
   }
   ByteBuffer& out = w->out_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <set>
 
 #include "floe/common/json_scan.h"
@@ -63,6 +64,10 @@ std::optional<int64_t> Node::IntProperty(std::string_view key) const {
 
 struct Schema::Graph {
   std::vector<std::unique_ptr<Node>> nodes;
+  /// The compact JSON text of the schema rooted in this graph, made once on
+  /// first use (every Avro file written with the schema carries it).
+  mutable std::once_flag compact_once;
+  mutable std::string compact_text;
 };
 
 namespace {
@@ -554,7 +559,15 @@ class Serializer {
 Json Schema::ToJson() const { return Serializer().Write(*root_, ""); }
 
 std::string Schema::ToString(int indent) const {
+  if (indent < 0 && graph_ != nullptr) return CompactText();
   return ToJson().dump(indent, ' ', false, Json::error_handler_t::replace);
+}
+
+const std::string& Schema::CompactText() const {
+  std::call_once(graph_->compact_once, [this] {
+    graph_->compact_text = ToJson().dump(-1, ' ', false, Json::error_handler_t::replace);
+  });
+  return graph_->compact_text;
 }
 
 }  // namespace floe::avro

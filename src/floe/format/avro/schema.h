@@ -159,6 +159,8 @@ class Schema {
 
  private:
   friend class SchemaBuilder;
+  /// ToString() of a parsed schema, computed once per schema graph.
+  const std::string& CompactText() const;
   struct Graph;
   std::shared_ptr<const Graph> graph_;
   const Node* root_ = nullptr;
