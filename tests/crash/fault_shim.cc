@@ -7,7 +7,7 @@
 // Counted calls (only when one of the variables below is set):
 //   data    write, pwrite(64), writev, pwritev(64), ftruncate(64),
 //           fallocate(64), posix_fallocate(64)   - on regular files only
-//   sync    fsync, fdatasync                     - on regular files and folders
+//   sync    fsync, fdatasync, syncfs             - on regular files and folders
 //   name    rename, renameat, renameat2, link, linkat
 //   remove  unlink, unlinkat, rmdir, remove      - killed at, never failed
 // Writes to pipes, terminals and sockets (standard output, logs) are not
@@ -157,6 +157,16 @@ void AuditSync(int fd) {
   std::lock_guard lock(audit().mu);
   audit().dirty.erase({st.st_dev, st.st_ino});
   audit().pending_folders.erase({st.st_dev, st.st_ino});
+}
+
+// A syncfs through `fd`: every file and folder of that file system is synced.
+void AuditSyncFs(int fd) {
+  struct stat st;
+  if (config.audit_fd < 0 || ::fstat(fd, &st) != 0) return;
+  std::lock_guard lock(audit().mu);
+  std::erase_if(audit().dirty, [&](const FileId& id) { return id.first == st.st_dev; });
+  std::erase_if(audit().pending_folders,
+                [&](const auto& entry) { return entry.first.first == st.st_dev; });
 }
 
 // Before a rename or link of `from` (relative to from_dir) to `to`.
@@ -329,6 +339,14 @@ int fdatasync(int fd) {
   FLOE_NEXT(fdatasync);
   if (Fault(Kind::kSync, "fdatasync", fd, nullptr)) return -1;
   return real(fd);
+}
+
+int syncfs(int fd) {
+  FLOE_NEXT(syncfs);
+  if (Fault(Kind::kSync, "syncfs", fd, nullptr)) return -1;
+  int rc = real(fd);
+  if (rc == 0) AuditSyncFs(fd);
+  return rc;
 }
 
 int rename(const char* from, const char* to) {

@@ -79,6 +79,13 @@ class FileIO {
   /// The entries directly inside folder `dir` (empty if it does not exist).
   virtual Result<std::vector<FileInfo>> List(std::string_view dir) = 0;
 
+  /// Whether SyncFiles can make files durable after they were closed.
+  virtual bool SupportsSyncFiles() const { return false; }
+  /// Makes files written (and closed) through this FileIO durable, as if each
+  /// had been synced before it was closed; files that no longer exist are
+  /// skipped (they were deleted). kNotSupported unless SupportsSyncFiles().
+  /// See DeferredSyncFileIO.
+  virtual Status SyncFiles(std::span<const std::string> paths);
   /// Removes folder `dir` if it is empty (object stores have no folders: Ok).
   /// kInvalidArgument if it is not empty; Ok if it does not exist.
   virtual Status DeleteDirectory(std::string_view dir) { return Ok(); }
@@ -140,6 +147,16 @@ class LocalFileIO final : public FileIO {
   Status Rename(std::string_view from, std::string_view to, bool replace) override;
   Result<std::vector<FileInfo>> List(std::string_view dir) override;
   Status DeleteDirectory(std::string_view dir) override;
+  /// Fewer than kSyncfsMinFiles files on one file system: each is opened and
+  /// fdatasync'ed. More: one syncfs(2) of that file system (one device flush
+  /// for all of them; it also writes back other dirty data of that file
+  /// system). syncfs reports a write-back error of the file system that no
+  /// syncfs caller has seen yet (Linux >= 5.8), so a failed write-back of one
+  /// of the files is an error here; one of another file on that file system
+  /// is too (conservative).
+  bool SupportsSyncFiles() const override { return true; }
+  Status SyncFiles(std::span<const std::string> paths) override;
+  static constexpr size_t kSyncfsMinFiles = 8;
 };
 
 /// Creates `dir` and its parents. Succeeds if it exists.

@@ -7,6 +7,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "floe/io/deferred_sync_file_io.h"
 #include "floe/sink/parallel_for.h"
 
 namespace floe::sink {
@@ -29,6 +30,10 @@ Status WriterOperator::Open(const engine::OperatorContext& context,
     FLOE_ASSIGN_OR_RETURN(catalog_, options_.catalog());
     io_ = &catalog_->file_io();
   }
+  // Files are made durable together when a checkpoint completes them (one
+  // file system flush instead of one per file; see SnapshotState).
+  deferred_io_ = std::make_unique<io::DeferredSyncFileIO>(*io_);
+  io_ = deferred_io_.get();
   if (!budget_) budget_ = std::make_shared<MemoryBudget>(options_.memory_budget_bytes);
   max_open_files_ = static_cast<size_t>(std::max(0, options_.max_open_files));
   if (max_open_files_ == 0) {
@@ -147,6 +152,11 @@ Result<std::string> WriterOperator::SnapshotState(engine::CheckpointId id,
     for (auto& one : **completed[i]) results.push_back(std::move(one));
   }
   if (account_) account_->Report(total_bytes_);
+  // Every file the state refers to is durable before the state is handed out.
+  const size_t files = deferred_io_->deferred_files();
+  FLOE_RETURN_IF_ERROR_CTX(deferred_io_->SyncDeferred(),
+                           "writer {}: making the {} files of checkpoint {} durable", subtask_,
+                           files, id);
   std::sort(results.begin(), results.end(), [](const WriteResult& a, const WriteResult& b) {
     return a.target->key != b.target->key ? a.target->key < b.target->key : a.spec_id < b.spec_id;
   });

@@ -16,7 +16,12 @@
 /// the subtask completes the files of every other table that has some (they
 /// stay in the checkpoint's results; the tables' next rows start new files).
 /// At the checkpoint the tables' files are completed on `commit_threads`
-/// threads (each completion mostly waits for a file sync).
+/// threads.
+///
+/// Durability: the subtask writes through an io::DeferredSyncFileIO, so the
+/// files it completes are not synced one by one; SnapshotState makes all of
+/// them durable together (one file system flush for thousands of small
+/// files) before it emits the results that name them.
 
 #include <memory>
 #include <string>
@@ -25,6 +30,7 @@
 
 #include "floe/engine/operator.h"
 #include "floe/iceberg/catalog/catalog.h"
+#include "floe/io/deferred_sync_file_io.h"
 #include "floe/sink/memory_budget.h"
 #include "floe/sink/record.h"
 #include "floe/sink/sink_options.h"
@@ -86,6 +92,7 @@ class WriterOperator final : public engine::Operator<RowBatch, WriteResult> {
   std::shared_ptr<MemoryBudget> budget_;
   std::shared_ptr<io::FileIO> io_holder_;
   std::shared_ptr<iceberg::Catalog> catalog_;
+  std::unique_ptr<io::DeferredSyncFileIO> deferred_io_;  ///< wraps the FileIO (Open)
   io::FileIO* io_ = nullptr;
   int subtask_ = 0;
   std::unique_ptr<MemoryBudget::Account> account_;

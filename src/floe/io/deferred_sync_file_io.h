@@ -1,0 +1,64 @@
+#pragma once
+/// DeferredSyncFileIO: a FileIO whose output files are made durable together,
+/// at a barrier, instead of one by one.
+///
+/// A writer that completes many small files per checkpoint (one data file,
+/// one delete file and their manifests for each of thousands of tables) pays
+/// one device flush per file when each file is synced on its own. Through this
+/// wrapper, OutputFile::Sync() only records the file; SyncDeferred() then makes
+/// every recorded file durable with one FileIO::SyncFiles call (for local
+/// files: one syncfs per file system when there are many). Nothing a caller
+/// relies on changes except *when* the files become durable: a file is
+/// durable once SyncDeferred() that follows its Sync() returned Ok, so the
+/// caller must call SyncDeferred() before it hands out anything that needs
+/// the files to survive a crash (a checkpoint's state).
+///
+/// When the wrapped FileIO cannot sync files together (SupportsSyncFiles()
+/// false), Sync() syncs at once, as the wrapped FileIO would.
+///
+/// Thread-safe: files may be written and synced from many threads;
+/// SyncDeferred() covers every Sync() that returned before it was called.
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "floe/io/file_io.h"
+
+namespace floe::io {
+
+class DeferredSyncFileIO final : public FileIO {
+ public:
+  /// Wraps `inner`, which must outlive this object.
+  explicit DeferredSyncFileIO(FileIO& inner);
+
+  /// Makes every file recorded by Sync() since the last successful call
+  /// durable. On error the files stay recorded (a later call tries again)
+  /// and the error names what failed.
+  Status SyncDeferred();
+  /// Files recorded and not yet made durable.
+  size_t deferred_files() const;
+
+  Result<std::unique_ptr<InputFile>> OpenInput(std::string_view path) override;
+  Result<std::unique_ptr<OutputFile>> CreateOutput(std::string_view path,
+                                                   bool overwrite = false) override;
+  Status Delete(std::string_view path) override;
+  Result<bool> Exists(std::string_view path) override;
+  Status Rename(std::string_view from, std::string_view to, bool replace) override;
+  Result<std::vector<FileInfo>> List(std::string_view dir) override;
+  Status DeleteDirectory(std::string_view dir) override;
+  bool SupportsSyncFiles() const override { return inner_.SupportsSyncFiles(); }
+  Status SyncFiles(std::span<const std::string> paths) override {
+    return inner_.SyncFiles(paths);
+  }
+
+ private:
+  class DeferredOutputFile;
+  void Record(const std::string& path);
+
+  FileIO& inner_;
+  mutable std::mutex mu_;
+  std::vector<std::string> deferred_;
+};
+
+}  // namespace floe::io
