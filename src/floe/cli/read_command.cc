@@ -103,6 +103,7 @@ Result<source::ReadOptions> ToOptions(const ReadArgs& a) {
   o.monitor_interval = std::chrono::milliseconds(*ParseDuration(a.monitor_interval));
   o.checkpoint_interval = std::chrono::milliseconds(*ParseDuration(a.checkpoint_interval));
   o.parallelism = a.parallelism;
+  FLOE_ASSIGN_OR_RETURN(o.format, source::ParseOutputFormat(a.format));
   o.state_dir = a.state_dir;
   o.output.limit = a.limit;
   CatalogOptions catalog = a.catalog;
@@ -187,9 +188,11 @@ void AddReadCommand(CLI::App& app, int* exit_code) {
                   "split readers (a batch read uses at most one per split)")
       ->capture_default_str()
       ->check(IntegerIn(1, kMaxThreads));
-  cmd->add_option("--format", args->format, "output format")
+  cmd->add_option("--format", args->format,
+                  "json: rows (with --changelog, {op, snapshot_id, row}); debezium-json: "
+                  "Debezium change events without the schema block, for floe ingest")
       ->capture_default_str()
-      ->check(OneOf({"json"}));
+      ->check(OneOf({"json", "debezium-json"}));
   cmd->add_option("--state-dir", args->state_dir,
                   "checkpoints: a restarted read goes on after the last checkpoint, exactly once");
   cmd->add_option("--checkpoint-interval", args->checkpoint_interval, "time between checkpoints")

@@ -421,6 +421,19 @@ def test_changelog_of_floe_upserts(floe_run, make_lake, tmp_path, java_peer):
     updated = [(line["row"]["id"], line["row"]["name"]) for line in lines if line["op"] == "update_after"]
     assert sorted(updated) == [(2, "b2"), (3, "c2"), (4, "d3")], lines
 
+    # The changes as Debezium events, into floe ingest: a copy of the table.
+    res = floe_run("read", "db.u", "--catalog-config", lake.config_file, "--changelog", "--format", "debezium-json",
+                   "--starting-strategy", "incremental-from-earliest-snapshot")
+    assert res.code == 0, res.describe()
+    events = [json.loads(line) for line in res.stdout.splitlines()]
+    assert [e["op"] for e in events].count("u") == 3 and all(e["source"]["table"] == "u" for e in events)
+    copy = floe_run("ingest", "-", "--format", "debezium-json", "--table", "db.copy", "--primary-key", "id", "--upsert",
+                    "--schema", schema, "--state-dir", tmp_path / "copy-state", "--catalog-config", lake.config_file, stdin=res.stdout)
+    assert copy.code == 0, copy.describe()
+    (original, _), = java_peer.scans(lake, "db.u", [{}])
+    (copied, _), = java_peer.scans(lake, "db.copy", [{}])
+    _same(copied, original, "db.copy (floe read --changelog --format debezium-json | floe ingest) vs db.u, by Iceberg Java")
+
 
 def test_snapshots_expired_under_the_reader(floe_run, floe_bin, make_lake, tmp_path):
     """Expiring the snapshots a stopped reader has read is harmless while its last planned

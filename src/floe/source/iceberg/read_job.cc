@@ -72,6 +72,9 @@ Result<ReadSummary> RunRead(ReadOptions options, const std::atomic<bool>* stop) 
   ro.filter = options.plan.filter;
   ro.case_sensitive = options.plan.case_sensitive;
   ro.changelog = options.plan.changelog;
+  ro.format = options.format;
+  ro.db = iceberg::NamespaceToString(id.ns);
+  ro.table = id.name;
   ro.restored_checkpoint = summary.restored_checkpoint;
   io::FileIO* file_io = &catalog->file_io();
   auto rows = job.AddSource<RowChunk>(std::string(kReaderStage), readers, [=](int) {

@@ -42,6 +42,8 @@ struct ReadOptions {
   std::string state_dir;
   /// `--checkpoint-interval` (default 10 s).
   std::chrono::milliseconds checkpoint_interval{10'000};
+  /// `--format`: json (default) or debezium-json (change_format.h).
+  OutputFormat format = OutputFormat::kJson;
   /// Where rows go; its `on_limit` is set by RunRead.
   JsonLinesOutputOptions output;
   /// Checkpoints kept in the state folder.

@@ -143,6 +143,7 @@ nlohmann::json SplitToJson(const IcebergSplit& split) {
     tasks.push_back(std::move(tj));
   }
   j["tasks"] = std::move(tasks);
+  if (split.whole_table) j["whole"] = true;
   if (split.changelog) {
     j["changelog"] = true;
     j["parent"] = split.parent ? nlohmann::json(*split.parent) : nlohmann::json(nullptr);
@@ -160,6 +161,7 @@ Result<IcebergSplit> SplitFromJson(const nlohmann::json& j) {
   split.snapshot_id = j["snapshot"].get<int64_t>();
   split.schema_id = j["schema"].get<int32_t>();
   split.changelog = j.value("changelog", false);
+  split.whole_table = j.value("whole", false);
   if (j.contains("parent") && j["parent"].is_number_integer()) {
     split.parent = j["parent"].get<int64_t>();
   }

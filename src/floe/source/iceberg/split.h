@@ -47,6 +47,9 @@ struct IcebergSplit {
   /// `tasks` is empty.
   bool changelog = false;
   std::optional<iceberg::SnapshotId> parent;
+  /// The files of a whole-table scan (table-scan-then-incremental), not of
+  /// an append (Debezium op "r" rather than "c").
+  bool whole_table = false;
 
   FileRange RangeOf(size_t task) const { return task < ranges.size() ? ranges[task] : FileRange{}; }
 };

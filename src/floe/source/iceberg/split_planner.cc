@@ -96,8 +96,10 @@ Result<std::vector<IcebergSplit>> PlanWhole(io::FileIO& io, const iceberg::Table
   scan.case_sensitive = options.case_sensitive;
   FLOE_ASSIGN_OR_RETURN(auto planned, iceberg::TableScan::Make(io, metadata, scan));
   FLOE_ASSIGN_OR_RETURN(auto tasks, planned.PlanFiles());
-  return PackSplits(snapshot.snapshot_id, SchemaIdOf(metadata, snapshot), std::move(tasks),
-                    split_options);
+  std::vector<IcebergSplit> splits = PackSplits(
+      snapshot.snapshot_id, SchemaIdOf(metadata, snapshot), std::move(tasks), split_options);
+  for (auto& s : splits) s.whole_table = true;
+  return splits;
 }
 
 /// The first snapshot of the current ancestry at or after `timestamp_ms`.

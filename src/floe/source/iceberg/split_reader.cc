@@ -39,6 +39,51 @@ struct IcebergSplitReader::Impl {
   std::vector<types::Value> values;
   std::string row_json;
   size_t last_chunk_bytes = 0;
+  ChangeOrigin origin;  ///< of the current split
+
+  void SetOrigin() {
+    origin.db = options.db;
+    origin.table = options.table;
+    origin.snapshot_id = current->split.snapshot_id;
+    origin.sequence_number = 0;
+    origin.timestamp_ms = 0;
+    std::shared_ptr<const iceberg::TableMetadata> metadata = enumerator->Metadata();
+    const iceberg::Snapshot* s =
+        metadata ? metadata->SnapshotById(current->split.snapshot_id) : nullptr;
+    if (s != nullptr) {
+      origin.sequence_number = s->sequence_number;
+      origin.timestamp_ms = s->timestamp_ms;
+    }
+  }
+
+  /// Appends one change line in the output format; returns the changes it
+  /// took from `changes` (an update pair is one Debezium event).
+  size_t AppendChange(size_t i, std::string* out) {
+    const RowChangeLine& c = changes[i];
+    if (options.format == OutputFormat::kJson) {
+      AppendChangeJson(c.kind, current->split.snapshot_id, c.row, out);
+      return 1;
+    }
+    switch (c.kind) {
+      case ChangeKind::kInsert:
+        AppendDebeziumEvent('c', "", c.row, origin, out);
+        return 1;
+      case ChangeKind::kDelete:
+        AppendDebeziumEvent('d', c.row, "", origin, out);
+        return 1;
+      case ChangeKind::kUpdateBefore:
+        if (i + 1 < changes.size() && changes[i + 1].kind == ChangeKind::kUpdateAfter) {
+          AppendDebeziumEvent('u', c.row, changes[i + 1].row, origin, out);
+          return 2;
+        }
+        AppendDebeziumEvent('d', c.row, "", origin, out);
+        return 1;
+      case ChangeKind::kUpdateAfter:
+        AppendDebeziumEvent('c', "", c.row, origin, out);
+        return 1;
+    }
+    return 1;
+  }
   /// A changelog split's lines (computed when it is taken) and the next one.
   std::vector<RowChangeLine> changes;
   size_t next_change = 0;
@@ -55,14 +100,17 @@ struct IcebergSplitReader::Impl {
       to_skip -= static_cast<int64_t>(skip);
     }
     RowChunk chunk;
+    size_t consumed = 0;
     while (next_change < changes.size() && chunk.rows < static_cast<int64_t>(options.batch_rows)) {
-      const RowChangeLine& c = changes[next_change++];
-      AppendChangeJson(c.kind, current->split.snapshot_id, c.row, &chunk.text);
+      const size_t n = AppendChange(next_change, &chunk.text);
+      next_change += n;
+      consumed += n;
       chunk.text.push_back('\n');
       ++chunk.rows;
     }
     if (chunk.rows > 0) {
-      current->position += chunk.rows;
+      // The position counts changes, so an update pair is never cut in two.
+      current->position += static_cast<int64_t>(consumed);
       FLOE_RETURN_IF_ERROR(out.Emit(std::move(chunk)));
     }
     if (next_change >= changes.size()) {
@@ -128,7 +176,13 @@ struct IcebergSplitReader::Impl {
           --to_skip;
           continue;
         }
-        if (options.changelog) {
+        if (options.format == OutputFormat::kDebeziumJson) {
+          row_json.clear();
+          types::AppendRowJson(schema->projected, types::Row(values.data() + r * width, width),
+                               &row_json);
+          AppendDebeziumEvent(current->split.whole_table ? 'r' : 'c', "", row_json, origin,
+                              &chunk.text);
+        } else if (options.changelog) {
           row_json.clear();
           types::AppendRowJson(schema->projected, types::Row(values.data() + r * width, width),
                                &row_json);
@@ -182,6 +236,7 @@ Result<bool> IcebergSplitReader::Poll(engine::Collector<RowChunk>& out) {
     }
     FLOE_ASSIGN_OR_RETURN(m.schema, m.SchemaFor(next->split.schema_id));
     m.current = std::move(next);
+    m.SetOrigin();
     m.to_skip = m.current->position;
     m.current->position = 0;
     m.task_index = 0;

@@ -19,6 +19,7 @@
 
 #include "floe/engine/operator.h"
 #include "floe/io/file_io.h"
+#include "floe/source/iceberg/change_format.h"
 #include "floe/source/iceberg/split_enumerator.h"
 
 namespace floe::source {
@@ -38,6 +39,11 @@ struct SplitReaderOptions {
   /// `--changelog`: every row is printed as a change (changelog.h,
   /// AppendChangeJson); the rows of appended files as inserts.
   bool changelog = false;
+  /// The line format (change_format.h). Default json.
+  OutputFormat format = OutputFormat::kJson;
+  /// The table's namespace and name, for Debezium's `source`.
+  std::string db;
+  std::string table;
   /// Rows per chunk at most (one Parquet batch). Default 1024.
   size_t batch_rows = 1024;
   /// Longest wait in Poll for a split when there is none.

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "floe/iceberg/tests/scan_test_util.h"
+#include "floe/source/iceberg/change_format.h"
 #include "floe/source/iceberg/changelog.h"
 #include "floe/source/iceberg/split_planner.h"
 
@@ -82,6 +83,16 @@ TEST(Changelog, DeletesUpsertsRewritesAndRemovals) {
   ASSERT_TRUE(back.has_value());
   EXPECT_TRUE(back->changelog);
   EXPECT_EQ(back->parent, s1);
+
+  std::string event;
+  ChangeOrigin origin{"a.b", "t", 5, 2, 1000};
+  AppendDebeziumEvent('u', R"({"id":1})", R"({"id":2})", origin, &event);
+  EXPECT_EQ(event,
+            R"({"before":{"id":1},"after":{"id":2},"op":"u","source":{"connector":"iceberg",)"
+            R"("name":"floe","db":"a.b","table":"t","snapshot_id":5,"sequence_number":2,)"
+            R"("ts_ms":1000},"ts_ms":1000})");
+  EXPECT_EQ(*ParseOutputFormat("debezium-json"), OutputFormat::kDebeziumJson);
+  EXPECT_FALSE(ParseOutputFormat("avro").has_value());
 
   std::string line;
   AppendChangeJson(ChangeKind::kUpdateAfter, 7, R"({"id":1})", &line);
