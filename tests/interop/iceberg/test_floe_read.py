@@ -469,3 +469,29 @@ def test_snapshots_expired_under_the_reader(floe_run, floe_bin, make_lake, tmp_p
     assert code == 1, reader.stderr()
     assert "has expired" in reader.stderr(), reader.stderr()
     assert sorted(r["id"] for r in _lines(output)) == [1, 2, 3]
+
+
+def test_thousands_of_small_files(floe_run, make_lake, tmp_path):
+    """3,000 one-row-group files in one snapshot (PyIceberg's add_files of pyarrow-written
+    files): packed into few splits by the open cost, every row read once, and as the changes of
+    the snapshot with --changelog."""
+    import pyarrow.parquet as pq
+
+    lake = make_lake("sql")
+    table = _create(lake)
+    files = []
+    for i in range(3000):
+        path = tmp_path / "files" / f"f{i:05d}.parquet"
+        path.parent.mkdir(exist_ok=True)
+        pq.write_table(pa.table({"id": pa.array([2 * i, 2 * i + 1], pa.int64()), "name": pa.array(["s", "t"], pa.string())}), path)
+        files.append(f"file://{path}")
+    table.add_files(files)
+    table.refresh()
+    assert len(table.inspect.files()) == 3000
+    res = floe_run("read", TABLE, "--catalog-config", lake.config_file, "--parallelism", "2")
+    assert res.code == 0, res.describe()
+    assert sorted(json.loads(line)["id"] for line in res.stdout.splitlines()) == list(range(6000))
+    res = floe_run("read", TABLE, "--catalog-config", lake.config_file, "--changelog", "--starting-strategy", "incremental-from-earliest-snapshot")
+    assert res.code == 0, res.describe()
+    lines = [json.loads(line) for line in res.stdout.splitlines()]
+    assert len(lines) == 6000 and {line["op"] for line in lines} == {"insert"}
