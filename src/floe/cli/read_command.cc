@@ -52,6 +52,7 @@ struct ReadArgs {
   bool skip_delete = false;
   bool case_insensitive = false;
   std::optional<int64_t> max_planning_snapshots;
+  int max_planning_failures = 3;
   std::string split_target_size;
   std::string split_open_cost;
 };
@@ -103,6 +104,7 @@ Result<source::ReadOptions> ToOptions(const ReadArgs& a) {
   o.monitor_interval = std::chrono::milliseconds(*ParseDuration(a.monitor_interval));
   o.checkpoint_interval = std::chrono::milliseconds(*ParseDuration(a.checkpoint_interval));
   o.parallelism = a.parallelism;
+  o.max_allowed_planning_failures = a.max_planning_failures;
   FLOE_ASSIGN_OR_RETURN(o.format, source::ParseOutputFormat(a.format));
   o.state_dir = a.state_dir;
   o.output.limit = a.limit;
@@ -214,6 +216,11 @@ void AddReadCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--max-planning-snapshot-count", args->max_planning_snapshots,
                   "snapshots planned per look at most")
       ->check(IntegerIn(1, std::numeric_limits<int64_t>::max()));
+  cmd->add_option("--max-allowed-planning-failures", args->max_planning_failures,
+                  "failed looks for new snapshots in a row that are retried before the read "
+                  "fails (-1: never fail)")
+      ->capture_default_str()
+      ->check(IntegerIn(-1, 1'000'000));
   cmd->add_option("--split-target-size", args->split_target_size,
                   "read.split.target-size (default: the table's, else 128MiB)")
       ->check(ByteSizeIn(1, int64_t{1} << 40));

@@ -51,6 +51,7 @@ Result<ReadSummary> RunRead(ReadOptions options, const std::atomic<bool>* stop) 
   eo.plan = options.plan;
   eo.monitor_interval = options.monitor_interval;
   eo.readers = options.parallelism;
+  eo.max_allowed_planning_failures = options.max_allowed_planning_failures;
   auto enumerator = std::make_shared<SplitEnumerator>(eo);
   FLOE_RETURN_IF_ERROR(enumerator->Start(restored));
 

@@ -35,6 +35,8 @@ struct ReadOptions {
   PlanOptions plan;
   /// `--monitor-interval` (default 10 s).
   std::chrono::milliseconds monitor_interval{10'000};
+  /// `--max-allowed-planning-failures` (default 3; -1: never fail).
+  int max_allowed_planning_failures = 3;
   /// `--parallelism`: split readers (default 1).
   int parallelism = 1;
   /// `--state-dir`: checkpoints in "<state-dir>/checkpoints"; empty: none

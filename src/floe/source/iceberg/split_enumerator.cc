@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
 
 namespace floe::source {
@@ -53,7 +54,7 @@ Status SplitEnumerator::Start(const std::vector<std::string>& restored) {
     next_round_ = std::chrono::steady_clock::now();
     return Ok();
   }
-  return PlanRoundLocked(lock);
+  return PlanRoundLocked(lock, /*tolerate=*/false);
 }
 
 Status SplitEnumerator::Restore(const std::vector<std::string>& restored) {
@@ -104,7 +105,7 @@ void SplitEnumerator::RememberSchemas(const iceberg::TableMetadata& metadata) {
   }
 }
 
-Status SplitEnumerator::PlanRoundLocked(std::unique_lock<std::mutex>& lock) {
+Status SplitEnumerator::PlanRoundLocked(std::unique_lock<std::mutex>& lock, bool tolerate) {
   planning_ = true;
   PlanPosition from = position_;
   lock.unlock();
@@ -120,10 +121,20 @@ Status SplitEnumerator::PlanRoundLocked(std::unique_lock<std::mutex>& lock) {
   planning_ = false;
   next_round_ = std::chrono::steady_clock::now() + options_.monitor_interval;
   if (!round) {
-    failure_ = std::move(round).error().WithContext("planning the read of " + options_.table_name);
+    Error error =
+        std::move(round).error().WithContext("planning the read of " + options_.table_name);
+    ++planning_failures_;
+    const int max = options_.max_allowed_planning_failures;
+    if (tolerate && (max < 0 || planning_failures_ <= max)) {
+      spdlog::warn("{} (failed planning round {} in a row; retried in {} ms)", error.ToString(),
+                   planning_failures_, options_.monitor_interval.count());
+      return Ok();
+    }
+    failure_ = std::move(error);
     cv_.notify_all();
     return std::unexpected(*failure_);
   }
+  planning_failures_ = 0;
   for (auto& split : round->splits) {
     queue_.push_back(SplitAssignment{std::move(split), 0});
     ++splits_planned_;
@@ -151,7 +162,7 @@ Result<std::optional<SplitAssignment>> SplitEnumerator::Next(int reader, bool* f
   if (failure_) return std::unexpected(*failure_);
   if (!planning_ && !position_.finished && !stopped_by_ &&
       std::chrono::steady_clock::now() >= next_round_) {
-    FLOE_RETURN_IF_ERROR(PlanRoundLocked(lock));
+    FLOE_RETURN_IF_ERROR(PlanRoundLocked(lock, /*tolerate=*/true));
   }
   const size_t index = static_cast<size_t>(reader);
   const engine::CheckpointId slowest = *std::min_element(snapshotted_.begin(), snapshotted_.end());

@@ -53,6 +53,10 @@ struct EnumeratorOptions {
   std::chrono::milliseconds monitor_interval{10'000};
   /// Split readers (the source stage's parallelism).
   int readers = 1;
+  /// Failed planning rounds in a row that are logged and retried at the next
+  /// interval before the read fails (Flink's max-allowed-planning-failures);
+  /// -1: never fail. Default 3. The first round (Start) never retries.
+  int max_allowed_planning_failures = 3;
 };
 
 /// A split handed to a reader: `position` of its rows were emitted before
@@ -85,7 +89,8 @@ class SplitEnumerator {
   /// whether there will never be one: the read has an end, reached it, and
   /// every split is handed out; or planning stopped at an overwrite or delete
   /// snapshot (stopped_by()) and every split before it is read). Errors: a
-  /// failed planning round (sticky: every later call returns it).
+  /// planning round failed more than max_allowed_planning_failures times in
+  /// a row (sticky: every later call returns it).
   Result<std::optional<SplitAssignment>> Next(int reader, bool* finished);
 
   /// Reader `reader` has read the whole split it was given.
@@ -113,7 +118,9 @@ class SplitEnumerator {
   std::optional<Error> stopped_by() const;
 
  private:
-  Status PlanRoundLocked(std::unique_lock<std::mutex>& lock);
+  /// `tolerate`: a failure within max_allowed_planning_failures is logged
+  /// and Ok is returned.
+  Status PlanRoundLocked(std::unique_lock<std::mutex>& lock, bool tolerate);
   Status Restore(const std::vector<std::string>& restored);
   void RememberSchemas(const iceberg::TableMetadata& metadata);
 
@@ -129,6 +136,7 @@ class SplitEnumerator {
   std::vector<engine::CheckpointId> snapshotted_;  ///< per reader: last checkpoint snapshotted
   int in_flight_ = 0;                              ///< readers holding a split
   int64_t splits_planned_ = 0;
+  int planning_failures_ = 0;  ///< failed rounds in a row
   std::map<int32_t, std::shared_ptr<const types::Schema>> schemas_;
   std::shared_ptr<const iceberg::TableMetadata> metadata_;
 };

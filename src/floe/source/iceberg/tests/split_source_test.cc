@@ -97,6 +97,34 @@ TEST(SplitEnumerator, ReaderAheadOfACheckpointWaitsAndTheLastCarriesTheMonitor) 
   EXPECT_EQ(bad.error().code(), ErrorCode::kCorruption);
 }
 
+TEST(SplitEnumerator, PlanningFailuresAreRetriedUpToTheLimit) {
+  TestTable t("enum_failures", Schema());
+  Fill(t, 1, 1, 2);
+  EnumeratorOptions o = Options(t, 1);
+  o.plan.streaming = true;
+  o.monitor_interval = std::chrono::milliseconds(0);  // a round at every Next
+  o.max_allowed_planning_failures = 2;
+  std::vector<bool> fail;  // per load after the first
+  size_t loads = 0;
+  o.load = [&]() -> Result<iceberg::TableMetadata> {
+    const size_t n = loads++;
+    if (n > 0 && n - 1 < fail.size() && fail[n - 1]) return IoError("catalog unreachable");
+    return t.metadata();
+  };
+  fail = {true, false, true, true, true};
+  SplitEnumerator e(o);
+  ASSERT_TRUE(e.Start({}).has_value());
+  bool finished = false;
+  EXPECT_TRUE(e.Next(0, &finished).has_value());  // failure 1: retried
+  EXPECT_TRUE(e.Next(0, &finished).has_value());  // success: the count starts again
+  EXPECT_TRUE(e.Next(0, &finished).has_value());  // failure 1
+  EXPECT_TRUE(e.Next(0, &finished).has_value());  // failure 2
+  auto failed = e.Next(0, &finished);             // failure 3: beyond the limit
+  ASSERT_FALSE(failed.has_value());
+  EXPECT_EQ(failed.error().code(), ErrorCode::kIo);
+  EXPECT_FALSE(e.Next(0, &finished).has_value());  // sticky
+}
+
 /// Collects JSON lines; its state is how many it holds (a restore keeps
 /// that many), and it asks the job to stop after `stop_after` new rows.
 class Collect final : public engine::Operator<RowChunk, engine::Nothing> {
