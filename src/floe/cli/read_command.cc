@@ -88,9 +88,6 @@ Result<source::ReadOptions> ToOptions(const ReadArgs& a) {
   if (a.max_planning_snapshots) p.max_planning_snapshot_count = *a.max_planning_snapshots;
   p.columns = SplitNames(a.columns);
   if (!a.columns.empty() && p.columns.empty()) return InvalidArgument("--columns names no column");
-  if (a.changelog && !p.columns.empty()) {
-    return InvalidArgument("--changelog prints whole rows: --columns is not supported with it yet");
-  }
   if (!a.where.empty()) {
     auto filter = iceberg::ParseFilter(a.where);
     if (!filter) return std::unexpected(std::move(filter).error().WithContext("--where"));

@@ -14,8 +14,15 @@ namespace floe::source {
 namespace {
 
 struct Row {
-  std::string json;
-  std::string key;  ///< identifier field values as JSON; empty without identifier fields
+  std::string json;  ///< the whole row: what is compared
+  std::string key;   ///< identifier field values as JSON; empty without identifier fields
+  std::string out;   ///< the printed columns (empty: `json`)
+};
+
+/// The printed columns: their schema and their index in the whole row.
+struct Printed {
+  types::Schema schema;
+  std::vector<size_t> index;  ///< empty: every column
 };
 
 /// The live data files of one snapshot, by path, with their delete files.
@@ -40,7 +47,8 @@ std::vector<std::string> DeletePaths(const iceberg::FileScanTask& task) {
 
 /// Every surviving row of `task`, read in `schema`.
 Result<std::vector<Row>> ReadRows(io::FileIO& io, const iceberg::FileScanTask& task,
-                                  const types::Schema& schema, const iceberg::ExprPtr& filter) {
+                                  const types::Schema& schema, const iceberg::ExprPtr& filter,
+                                  const Printed& printed) {
   FLOE_ASSIGN_OR_RETURN(auto reader, iceberg::DataReader::Open(io, task, schema, schema, filter));
   std::vector<size_t> key_columns;
   for (int32_t id : schema.identifier_field_ids()) {
@@ -52,6 +60,7 @@ Result<std::vector<Row>> ReadRows(io::FileIO& io, const iceberg::FileScanTask& t
   std::vector<Row> rows;
   Arena arena;
   std::vector<types::Value> values;
+  std::vector<types::Value> picked(printed.index.size());
   while (true) {
     arena.Reset();
     values.clear();
@@ -63,6 +72,12 @@ Result<std::vector<Row>> ReadRows(io::FileIO& io, const iceberg::FileScanTask& t
       for (size_t c : key_columns) {
         types::AppendValueJson(*schema.fields()[c].type, values[r * width + c], &row.key);
         row.key.push_back(',');
+      }
+      if (!printed.index.empty()) {
+        for (size_t k = 0; k < printed.index.size(); ++k) {
+          picked[k] = values[r * width + printed.index[k]];
+        }
+        types::AppendRowJson(printed.schema, types::Row(picked.data(), picked.size()), &row.out);
       }
       rows.push_back(std::move(row));
     }
@@ -113,12 +128,10 @@ void AppendChangeJson(ChangeKind kind, iceberg::SnapshotId snapshot_id, std::str
   out->push_back('}');
 }
 
-Result<std::vector<RowChangeLine>> ComputeChangelog(io::FileIO& io,
-                                                    const iceberg::TableMetadata& metadata,
-                                                    std::optional<iceberg::SnapshotId> parent_id,
-                                                    iceberg::SnapshotId snapshot_id,
-                                                    const iceberg::ExprPtr& filter,
-                                                    bool case_sensitive) {
+Result<std::vector<RowChangeLine>> ComputeChangelog(
+    io::FileIO& io, const iceberg::TableMetadata& metadata,
+    std::optional<iceberg::SnapshotId> parent_id, iceberg::SnapshotId snapshot_id,
+    const iceberg::ExprPtr& filter, bool case_sensitive, const std::vector<std::string>& columns) {
   const iceberg::Snapshot* snapshot = metadata.SnapshotById(snapshot_id);
   if (snapshot == nullptr) {
     return NotFound("snapshot {} is no longer in the table (expired)", snapshot_id);
@@ -132,6 +145,16 @@ Result<std::vector<RowChangeLine>> ComputeChangelog(io::FileIO& io,
   const types::Schema* schema =
       metadata.SchemaById(snapshot->schema_id.value_or(metadata.current_schema_id));
   if (schema == nullptr) return Corruption("snapshot {} names no schema", snapshot_id);
+  Printed printed;
+  if (!columns.empty()) {
+    FLOE_ASSIGN_OR_RETURN(printed.schema,
+                          iceberg::ProjectColumns(*schema, columns, case_sensitive));
+    for (const auto& f : printed.schema.fields()) {
+      for (size_t i = 0; i < schema->fields().size(); ++i) {
+        if (schema->fields()[i].id == f.id) printed.index.push_back(i);
+      }
+    }
+  }
   iceberg::ExprPtr bound = iceberg::Expression::True();
   if (filter != nullptr) {
     FLOE_ASSIGN_OR_RETURN(bound, iceberg::Bind(filter, *schema, case_sensitive));
@@ -155,10 +178,10 @@ Result<std::vector<RowChangeLine>> ComputeChangelog(io::FileIO& io,
     }
     std::vector<Row> old_rows, new_rows;
     if (b != before.end()) {
-      FLOE_ASSIGN_OR_RETURN(old_rows, ReadRows(io, b->second, *schema, bound));
+      FLOE_ASSIGN_OR_RETURN(old_rows, ReadRows(io, b->second, *schema, bound, printed));
     }
     if (a != after.end()) {
-      FLOE_ASSIGN_OR_RETURN(new_rows, ReadRows(io, a->second, *schema, bound));
+      FLOE_ASSIGN_OR_RETURN(new_rows, ReadRows(io, a->second, *schema, bound, printed));
     }
     for (Row& r : Minus(old_rows, new_rows)) deleted.push_back(std::move(r));
     for (Row& r : Minus(new_rows, old_rows)) inserted.push_back(std::move(r));
@@ -185,13 +208,14 @@ Result<std::vector<RowChangeLine>> ComputeChangelog(io::FileIO& io,
       deletes.push_back(i);
     }
   }
-  for (size_t i : deletes) changes.push_back({ChangeKind::kDelete, std::move(gone[i].json)});
+  auto text = [](Row& r) { return r.out.empty() ? std::move(r.json) : std::move(r.out); };
+  for (size_t i : deletes) changes.push_back({ChangeKind::kDelete, text(gone[i])});
   for (auto [g, a] : updates) {
-    changes.push_back({ChangeKind::kUpdateBefore, std::move(gone[g].json)});
-    changes.push_back({ChangeKind::kUpdateAfter, added[a].json});
+    changes.push_back({ChangeKind::kUpdateBefore, text(gone[g])});
+    changes.push_back({ChangeKind::kUpdateAfter, text(added[a])});
   }
   for (size_t i = 0; i < added.size(); ++i) {
-    if (!paired_added[i]) changes.push_back({ChangeKind::kInsert, std::move(added[i].json)});
+    if (!paired_added[i]) changes.push_back({ChangeKind::kInsert, text(added[i])});
   }
   return changes;
 }

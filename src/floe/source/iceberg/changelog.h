@@ -40,20 +40,25 @@ std::string_view ChangeKindName(ChangeKind kind);
 
 struct RowChangeLine {
   ChangeKind kind = ChangeKind::kInsert;
-  /// The row as a JSON object (docs/json-rows.md), in the snapshot's schema.
+  /// The row as a JSON object (docs/json-rows.md), in the snapshot's schema
+  /// (only `columns` of it, when given).
   std::string row;
 };
 
 /// The changes of `snapshot_id` against `parent_id` (nullopt: an empty
 /// table before it). `filter` (unbound, may be null) keeps only rows that
-/// match it on either side. Errors: kNotFound (a snapshot no longer in the
-/// table), planning and reading errors naming the file.
+/// match it on either side. `columns` (empty: all) are the columns printed:
+/// rows are still compared whole, so a change in another column is a
+/// change. Errors: kNotFound (a snapshot no longer in the table),
+/// kInvalidArgument (unknown columns), planning and reading errors naming the
+/// file.
 Result<std::vector<RowChangeLine>> ComputeChangelog(io::FileIO& io,
                                                     const iceberg::TableMetadata& metadata,
                                                     std::optional<iceberg::SnapshotId> parent_id,
                                                     iceberg::SnapshotId snapshot_id,
                                                     const iceberg::ExprPtr& filter,
-                                                    bool case_sensitive);
+                                                    bool case_sensitive,
+                                                    const std::vector<std::string>& columns = {});
 
 /// One output line of a change: {"op":"insert","snapshot_id":N,"row":{...}}
 /// (no newline).

@@ -94,7 +94,7 @@ struct IcebergSplitReader::Impl {
       std::shared_ptr<const iceberg::TableMetadata> metadata = enumerator->Metadata();
       FLOE_ASSIGN_OR_RETURN(changes, ComputeChangelog(*io, *metadata, current->split.parent,
                                                       current->split.snapshot_id, options.filter,
-                                                      options.case_sensitive));
+                                                      options.case_sensitive, options.columns));
       const size_t skip = std::min(changes.size(), static_cast<size_t>(to_skip));
       next_change = skip;
       to_skip -= static_cast<int64_t>(skip);

@@ -57,6 +57,12 @@ TEST(Changelog, DeletesUpsertsRewritesAndRemovals) {
                                                        R"(update_after {"id":3,"s":"c2"})",
                                                        R"(insert {"id":4,"s":"d"})"}));
 
+  // Printed columns: the rows are still compared whole.
+  EXPECT_EQ(Lines(ComputeChangelog(t.io(), t.metadata(), s2, s3, nullptr, true, {"s"})),
+            (std::vector<std::string>{R"(update_before {"s":"c"})", R"(update_after {"s":"c2"})",
+                                      R"(insert {"s":"d"})"}));
+  EXPECT_FALSE(ComputeChangelog(t.io(), t.metadata(), s2, s3, nullptr, true, {"nope"}).has_value());
+
   // Copy-on-write: f2 rewritten as f3 with id 4 changed; id 3 moves unchanged.
   DataFile f3 = t.WriteData({{Value::Int64(3), Str("c2")}, {Value::Int64(4), Str("d2")}});
   SnapshotId s4 = t.Commit("overwrite", {{f3}}, {f2.file_path});
