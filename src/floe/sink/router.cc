@@ -54,6 +54,7 @@ struct RowBatcher::Impl {
     uint64_t seen = 0;              // rows offered to the sample since the last boundary
     std::vector<RowBatch> pending;  // per writer subtask (one only for round-robin)
     size_t block_size = kMinArenaBlock;
+    bool listed = false;  // in with_rows
   };
 
   Impl(const SinkOptions& options, size_t batch_rows)
@@ -73,6 +74,9 @@ struct RowBatcher::Impl {
   uint32_t subtasks;
   size_t batch_rows;
   std::unordered_map<std::string, Table> tables;
+  /// Tables that got rows since the last Flush: Flush visits these only (a
+  /// pipeline of 10,000 tables flushes after every poll of its source).
+  std::vector<Table*> with_rows;
   std::string scratch;
   uint32_t next_round_robin = 0;
   std::mt19937_64 rng;
@@ -153,6 +157,7 @@ Result<RowBatcher::Impl::Table*> RowBatcher::Impl::TableFor(const TableTargetPtr
     }
   }
   if (auto s = Configure(it->second, target); !s) {
+    if (it->second.listed) std::erase(with_rows, &it->second);
     tables.erase(it);
     return std::unexpected(s.error());
   }
@@ -271,6 +276,10 @@ Status RowBatcher::Add(const TableTargetPtr& target, RowKind kind, types::Row ro
   }
   RowBatch& batch = t->pending[slot];
   if (batch.rows.empty()) {
+    if (!t->listed) {
+      t->listed = true;
+      impl_->with_rows.push_back(t);
+    }
     batch.target = target;
     batch.arena = std::make_unique<Arena>(t->block_size);
     batch.rows.reserve(impl_->batch_rows);
@@ -299,8 +308,12 @@ Status RowBatcher::Truncate(const TableTargetPtr& target, engine::Collector<RowB
 }
 
 Status RowBatcher::Flush(engine::Collector<RowBatch>& out) {
-  for (auto& [key, t] : impl_->tables) {
+  std::vector<Impl::Table*>& listed = impl_->with_rows;
+  while (!listed.empty()) {
+    Impl::Table& t = *listed.back();
     for (size_t s = 0; s < t.pending.size(); ++s) FLOE_RETURN_IF_ERROR(impl_->Emit(t, s, out));
+    t.listed = false;
+    listed.pop_back();
   }
   return Ok();
 }
