@@ -89,6 +89,22 @@ Status DeferredSyncFileIO::Rename(std::string_view from, std::string_view to, bo
   return inner_.Rename(from, to, replace);
 }
 
+Status DeferredSyncFileIO::RenameThenDefer(std::string_view from, std::string_view to,
+                                           bool replace) {
+  if (!inner_.SupportsSyncFiles()) return inner_.Rename(from, to, replace);
+  FLOE_RETURN_IF_ERROR(inner_.RenameUnsynced(from, to, replace));
+  auto parent = [](std::string_view path) {
+    size_t slash = path.rfind('/');
+    return std::string(slash == std::string_view::npos ? std::string_view(".")
+                       : slash == 0                    ? std::string_view("/")
+                                                       : path.substr(0, slash));
+  };
+  std::lock_guard lock(mu_);
+  deferred_.push_back(parent(to));
+  if (parent(from) != parent(to)) deferred_.push_back(parent(from));
+  return Ok();
+}
+
 Result<std::vector<FileInfo>> DeferredSyncFileIO::List(std::string_view dir) {
   return inner_.List(dir);
 }

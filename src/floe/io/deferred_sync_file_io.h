@@ -14,7 +14,8 @@
 /// the files to survive a crash (a checkpoint's state).
 ///
 /// When the wrapped FileIO cannot sync files together (SupportsSyncFiles()
-/// false), Sync() syncs at once, as the wrapped FileIO would.
+/// false), Sync() syncs at once and RenameThenDefer is a durable Rename, as
+/// the wrapped FileIO would do.
 ///
 /// Thread-safe: files may be written and synced from many threads;
 /// SyncDeferred() covers every Sync() that returned before it was called.
@@ -38,6 +39,10 @@ class DeferredSyncFileIO final : public FileIO {
   Status SyncDeferred();
   /// Files recorded and not yet made durable.
   size_t deferred_files() const;
+  /// Renames `from` (which the caller has made durable, e.g. by a
+  /// SyncDeferred after its Sync) to `to` without syncing the folders: they
+  /// are recorded, and the next SyncDeferred makes the new name durable.
+  Status RenameThenDefer(std::string_view from, std::string_view to, bool replace);
 
   Result<std::unique_ptr<InputFile>> OpenInput(std::string_view path) override;
   Result<std::unique_ptr<OutputFile>> CreateOutput(std::string_view path,

@@ -79,6 +79,12 @@ class FileIO {
   /// The entries directly inside folder `dir` (empty if it does not exist).
   virtual Result<std::vector<FileInfo>> List(std::string_view dir) = 0;
 
+  /// Rename without making the new name durable: a crash may undo it until
+  /// the folder is synced (SyncFiles of the folder, or a SyncFiles that
+  /// flushes the whole file system). The default is Rename, which is durable.
+  virtual Status RenameUnsynced(std::string_view from, std::string_view to, bool replace) {
+    return Rename(from, to, replace);
+  }
   /// Whether SyncFiles can make files durable after they were closed.
   virtual bool SupportsSyncFiles() const { return false; }
   /// Makes files written (and closed) through this FileIO durable, as if each
@@ -145,9 +151,10 @@ class LocalFileIO final : public FileIO {
   Status Delete(std::string_view path) override;
   Result<bool> Exists(std::string_view path) override;
   Status Rename(std::string_view from, std::string_view to, bool replace) override;
+  Status RenameUnsynced(std::string_view from, std::string_view to, bool replace) override;
   Result<std::vector<FileInfo>> List(std::string_view dir) override;
   Status DeleteDirectory(std::string_view dir) override;
-  /// Fewer than kSyncfsMinFiles files on one file system: each is opened and
+  /// Files and folders alike. Fewer than kSyncfsMinFiles files on one file system: each is opened and
   /// fdatasync'ed. More: one syncfs(2) of that file system (one device flush
   /// for all of them; it also writes back other dirty data of that file
   /// system). syncfs reports a write-back error of the file system that no

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -191,6 +192,16 @@ Result<bool> LocalFileIO::Exists(std::string_view path_in) {
 }
 
 Status LocalFileIO::Rename(std::string_view from_in, std::string_view to_in, bool replace) {
+  FLOE_RETURN_IF_ERROR(RenameUnsynced(from_in, to_in, replace));
+  std::string from(LocalPath(from_in));
+  std::string to(LocalPath(to_in));
+  FLOE_RETURN_IF_ERROR(SyncDirectory(ParentOf(to)));
+  if (ParentOf(from) != ParentOf(to)) FLOE_RETURN_IF_ERROR(SyncDirectory(ParentOf(from)));
+  return Ok();
+}
+
+Status LocalFileIO::RenameUnsynced(std::string_view from_in, std::string_view to_in,
+                                   bool replace) {
   FLOE_RETURN_IF_ERROR(CheckLocal(from_in));
   FLOE_RETURN_IF_ERROR(CheckLocal(to_in));
   std::string from(LocalPath(from_in));
@@ -207,8 +218,6 @@ Status LocalFileIO::Rename(std::string_view from_in, std::string_view to_in, boo
     }
     if (::unlink(from.c_str()) != 0) return Errno("unlinking", from, errno);
   }
-  FLOE_RETURN_IF_ERROR(SyncDirectory(ParentOf(to)));
-  if (ParentOf(from) != ParentOf(to)) FLOE_RETURN_IF_ERROR(SyncDirectory(ParentOf(from)));
   return Ok();
 }
 
@@ -266,6 +275,8 @@ Status LocalFileIO::SyncFiles(std::span<const std::string> paths) {
     by_device[st.st_dev].push_back(std::move(path));
   }
   for (auto& [device, files] : by_device) {
+    std::sort(files.begin(), files.end());
+    files.erase(std::unique(files.begin(), files.end()), files.end());
     if (files.size() < kSyncfsMinFiles) {
       for (const std::string& path : files) {
         int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <random>
 #include <set>
 
 #include <fmt/ranges.h>
@@ -153,8 +154,20 @@ Result<std::string> NamespaceKey(const Namespace& ns) {
 
 }  // namespace
 
+std::string SqlCatalog::HiddenTemporaryBeside(std::string_view location) {
+  static thread_local std::mt19937_64 rng{std::random_device{}()};
+  std::string_view name = location.substr(location.rfind('/') + 1);
+  std::string_view dir = location.substr(0, location.size() - name.size());
+  // The same hidden form as FileIO::WriteNew's: no reader takes it for a table file.
+  return fmt::format("{}.{:016x}.{}.tmp", dir, rng(), name);
+}
+
 SqlCatalog::SqlCatalog(std::string name, std::string warehouse, io::FileIO* io, sqlite3* db)
-    : name_(std::move(name)), warehouse_(std::move(warehouse)), io_(io), db_(db) {
+    : name_(std::move(name)),
+      warehouse_(std::move(warehouse)),
+      deferred_(std::make_unique<io::DeferredSyncFileIO>(*io)),
+      io_(deferred_.get()),
+      db_(db) {
   while (warehouse_.size() > 1 && warehouse_.back() == '/') warehouse_.pop_back();
 }
 
@@ -419,6 +432,9 @@ Result<LoadedTable> SqlCatalog::CreateTable(const TableIdentifier& id, TableMeta
                          id.ToString(), io::RedactUri(metadata.location), io::RedactUri(*used));
   }
   std::string location = NextMetadataLocation(metadata.location, "");
+  // Files written for the table before it is created (none in floe's own
+  // paths) are durable before a row names them.
+  FLOE_RETURN_IF_ERROR_CTX(deferred_->SyncDeferred(), "creating table {}", id.ToString());
   if (auto written = WriteNewMetadataFile(*io_, location, metadata); !written) {
     // No row names the file yet: whatever the failure, it must not stay.
     (void)io_->Delete(location);
@@ -451,16 +467,22 @@ Result<LoadedTable> SqlCatalog::LoadTable(const TableIdentifier& id) {
 
 Result<LoadedTable> SqlCatalog::CommitTable(const LoadedTable& base, const TableMetadata& updated) {
   std::string location = NextMetadataLocation(updated.location, base.metadata_location);
-  if (auto written = WriteNewMetadataFile(*io_, location, updated); !written) {
-    (void)io_->Delete(location);  // no row names it: the commit did not happen
+  FLOE_ASSIGN_OR_RETURN(std::string key, NamespaceKey(base.id.ns));
+  // The new metadata file is written under a hidden temporary name; the
+  // group transaction's leader makes it durable, names it and swaps the
+  // pointer (SwapBatch).
+  std::string temporary = HiddenTemporaryBeside(location);
+  // Written through the deferring FileIO: its sync waits for the leader.
+  if (auto written = WriteTableMetadata(*io_, temporary, updated); !written) {
+    (void)io_->Delete(temporary);
     return std::unexpected(std::move(written).error().WithContext(
         fmt::format("committing table {}", base.id.ToString())));
   }
-  FLOE_ASSIGN_OR_RETURN(std::string key, NamespaceKey(base.id.ns));
-  PointerSwap swap{key, base.id.name, base.metadata_location, location};
+  PointerSwap swap{key, base.id.name, base.metadata_location, location, temporary};
   Status swapped = SwapPointer(swap);
   if (!swapped) {
     // SQLite reports failure only for a transaction that did not commit.
+    (void)io_->Delete(temporary);
     (void)io_->Delete(location);
     return std::unexpected(std::move(swapped).error().WithContext(
         fmt::format("committing table {}", base.id.ToString())));
@@ -490,7 +512,7 @@ Status SqlCatalog::SwapPointer(PointerSwap& swap) {
     Status s = SwapBatch(batch);
     queue_lock.lock();
     for (PointerSwap* p : batch) {
-      p->status = s;
+      p->status = !p->own_status ? p->own_status : s;
       p->done = true;
     }
     swapping_ = false;
@@ -499,7 +521,28 @@ Status SqlCatalog::SwapPointer(PointerSwap& swap) {
   return swap.status;
 }
 
-Status SqlCatalog::SwapBatch(const std::vector<PointerSwap*>& batch) {
+Status SqlCatalog::SwapBatch(const std::vector<PointerSwap*>& all) {
+  // 1. Every file synced through this catalog's FileIO before these commits
+  //    queued — their manifest lists and manifests, and the new metadata
+  //    files under their temporary names — becomes durable, together.
+  FLOE_RETURN_IF_ERROR_CTX(deferred_->SyncDeferred(), "making {} commits' files durable",
+                           all.size());
+  // 2. Each metadata file gets its name (never replacing a file); the names
+  //    become durable together. A commit whose name is taken fails alone.
+  std::vector<PointerSwap*> batch;
+  batch.reserve(all.size());
+  for (PointerSwap* p : all) {
+    if (auto named = deferred_->RenameThenDefer(p->temporary, p->new_location, /*replace=*/false);
+        !named) {
+      p->own_status = std::move(named);
+      continue;
+    }
+    batch.push_back(p);
+  }
+  FLOE_RETURN_IF_ERROR_CTX(deferred_->SyncDeferred(), "making {} metadata files' names durable",
+                           batch.size());
+  if (batch.empty()) return Ok();
+  // 3. One transaction swaps the pointers.
   std::lock_guard lock(mu_);
   const bool one = batch.size() == 1;  // autocommit: one statement is one transaction
   if (!one) FLOE_RETURN_IF_ERROR(Exec(db_, "BEGIN IMMEDIATE"));

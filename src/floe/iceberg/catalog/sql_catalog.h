@@ -21,10 +21,12 @@
 /// metadata_location is kCorruption.
 
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <vector>
 
 #include "floe/iceberg/catalog/catalog.h"
+#include "floe/io/deferred_sync_file_io.h"
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -70,17 +72,27 @@ class SqlCatalog final : public Catalog {
   /// One table's pointer swap, queued for the next group transaction.
   struct PointerSwap {
     std::string_view ns_key, name, base_location, new_location;
-    bool changed = false;  ///< the row pointed at base_location and was swapped
+    std::string_view temporary;  ///< the new metadata file, written but not yet named
+    bool changed = false;        ///< the row pointed at base_location and was swapped
     bool done = false;
-    Status status = Ok();  ///< the transaction's outcome (failed: nothing swapped)
+    Status own_status = Ok();  ///< naming this one's metadata file failed
+    Status status = Ok();      ///< the outcome (failed: nothing swapped)
   };
   /// Queues `swap` and returns when a group transaction holding it ended.
   Status SwapPointer(PointerSwap& swap);
-  /// Runs `batch` in one transaction (holds mu_).
+  /// The group commit's leader: makes every deferred file durable (one
+  /// flush), names the metadata files and makes the names durable (one
+  /// more), then swaps the pointers in one transaction (holds mu_ for it).
   Status SwapBatch(const std::vector<PointerSwap*>& batch);
+  /// A hidden name in `location`'s folder for writing it before it is named.
+  static std::string HiddenTemporaryBeside(std::string_view location);
 
   std::string name_;
   std::string warehouse_;
+  /// Wraps the FileIO given to Open: files synced through the catalog's
+  /// FileIO (manifest lists, manifests, metadata) are made durable together
+  /// by the commit that needs them (file_io() hands out this wrapper).
+  std::unique_ptr<io::DeferredSyncFileIO> deferred_;
   io::FileIO* io_;
   sqlite3* db_;
   bool has_iceberg_type_ = false;

@@ -238,6 +238,120 @@ TEST(SqlCatalogTest, RenameMovesTheTable) {
   std::filesystem::remove_all(dir);
 }
 
+/// Local files, recording the syncs that reach the file system in order.
+class SyncRecordingFileIO final : public io::FileIO {
+ public:
+  explicit SyncRecordingFileIO(bool supports_sync_files) : supports_(supports_sync_files) {}
+  Result<std::unique_ptr<io::InputFile>> OpenInput(std::string_view path) override {
+    return local_.OpenInput(path);
+  }
+  Result<std::unique_ptr<io::OutputFile>> CreateOutput(std::string_view path,
+                                                       bool overwrite) override {
+    FLOE_ASSIGN_OR_RETURN(auto file, local_.CreateOutput(path, overwrite));
+    return std::make_unique<Output>(std::move(file), events);
+  }
+  Status Delete(std::string_view path) override { return local_.Delete(path); }
+  Result<bool> Exists(std::string_view path) override { return local_.Exists(path); }
+  Status Rename(std::string_view from, std::string_view to, bool replace) override {
+    events.push_back("rename " + std::string(to));
+    return local_.Rename(from, to, replace);
+  }
+  Status RenameUnsynced(std::string_view from, std::string_view to, bool replace) override {
+    events.push_back("name " + std::string(to));
+    return local_.RenameUnsynced(from, to, replace);
+  }
+  Result<std::vector<io::FileInfo>> List(std::string_view dir) override { return local_.List(dir); }
+  bool SupportsSyncFiles() const override { return supports_; }
+  Status SyncFiles(std::span<const std::string> paths) override {
+    for (const auto& p : paths) events.push_back("durable " + p);
+    return local_.SyncFiles(paths);
+  }
+  std::vector<std::string> events;
+
+ private:
+  class Output final : public io::OutputFile {
+   public:
+    Output(std::unique_ptr<io::OutputFile> inner, std::vector<std::string>& events)
+        : inner_(std::move(inner)), events_(events) {}
+    const std::string& path() const override { return inner_->path(); }
+    Status Write(std::span<const uint8_t> bytes) override { return inner_->Write(bytes); }
+    uint64_t position() const override { return inner_->position(); }
+    Status Sync() override {
+      events_.push_back("sync " + inner_->path());
+      return inner_->Sync();
+    }
+    Status Close() override { return inner_->Close(); }
+
+   private:
+    std::unique_ptr<io::OutputFile> inner_;
+    std::vector<std::string>& events_;
+  };
+  io::LocalFileIO local_;
+  bool supports_;
+};
+
+// A commit's files (a manifest list written through the catalog's FileIO,
+// the new metadata file) are durable before their name and the pointer
+// are, made durable together rather than one sync each.
+TEST(SqlCatalogTest, ACommitMakesItsFilesDurableTogetherBeforeNamingThem) {
+  for (bool supports : {true, false}) {
+    SCOPED_TRACE(supports ? "SyncFiles" : "no SyncFiles");
+    auto dir = std::filesystem::temp_directory_path() /
+               ("floe_sql_durable_" + std::to_string(::getpid()) + (supports ? "_a" : "_b"));
+    std::filesystem::remove_all(dir);
+    SyncRecordingFileIO io(supports);
+    auto catalog = SqlCatalog::Open("c", "sqlite:///" + (dir / "c.db").string(),
+                                    (dir / "w").string(), &io);
+    ASSERT_TRUE(catalog);
+    ASSERT_TRUE((*catalog)->CreateNamespace({"db"}));
+    auto base = (*catalog)->CreateTable({{"db"}, "t"}, NewMetadata());
+    ASSERT_TRUE(base) << base.error().ToString();
+    io.events.clear();
+
+    const std::string list = base->metadata.location + "/metadata/snap-1.avro";
+    {
+      auto out = (*catalog)->file_io().CreateOutput(list, false);
+      ASSERT_TRUE(out);
+      ASSERT_TRUE((*out)->Write(std::string_view("manifest list")));
+      ASSERT_TRUE((*out)->Sync());
+      ASSERT_TRUE((*out)->Close());
+    }
+    TableMetadata next = base->metadata;
+    next.properties["k"] = "1";
+    auto committed = (*catalog)->CommitTable(*base, next);
+    ASSERT_TRUE(committed) << committed.error().ToString();
+    const std::string& location = committed->metadata_location;
+
+    auto at = [&](const std::string& event) {
+      return std::find(io.events.begin(), io.events.end(), event) - io.events.begin();
+    };
+    const auto n = static_cast<long>(io.events.size());
+    if (supports) {
+      // No file synced on its own: the list and the temporary are made
+      // durable in one call, then the metadata file is named, then its folder.
+      for (const auto& e : io.events) EXPECT_FALSE(e.starts_with("sync ")) << e;
+      ASSERT_LT(at("durable " + list), n);
+      ASSERT_LT(at("name " + location), n);
+      EXPECT_LT(at("durable " + list), at("name " + location));
+      ASSERT_LT(at("durable " + location.substr(0, location.rfind('/'))), n);
+      EXPECT_GT(at("durable " + location.substr(0, location.rfind('/'))), at("name " + location));
+    } else {
+      ASSERT_LT(at("sync " + list), n);
+      ASSERT_LT(at("rename " + location), n);
+    }
+    // The metadata file is whole under its name; no temporary is left.
+    auto loaded = (*catalog)->LoadTable({{"db"}, "t"});
+    ASSERT_TRUE(loaded);
+    EXPECT_EQ(loaded->metadata_location, location);
+    EXPECT_EQ(loaded->metadata.properties.at("k"), "1");
+    for (const auto& e : std::filesystem::directory_iterator(dir / "w" / "db.db" / "t" / "metadata")) {
+      EXPECT_FALSE(e.path().filename().string().ends_with(".tmp")) << e.path();
+    }
+    catalog->reset();
+    std::filesystem::remove_all(dir);
+  }
+}
+
 TEST(CatalogConfigTest, ReadsPyIcebergShapedYamlWithEnvironment) {
   auto dir = std::filesystem::temp_directory_path() / ("floe_cfg_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
