@@ -53,9 +53,7 @@ class DeferredSyncFileIO final : public FileIO {
   Result<std::vector<FileInfo>> List(std::string_view dir) override;
   Status DeleteDirectory(std::string_view dir) override;
   bool SupportsSyncFiles() const override { return inner_.SupportsSyncFiles(); }
-  Status SyncFiles(std::span<const std::string> paths) override {
-    return inner_.SyncFiles(paths);
-  }
+  Status SyncFiles(std::span<const std::string> paths) override { return inner_.SyncFiles(paths); }
 
  private:
   class DeferredOutputFile;

@@ -154,13 +154,12 @@ class LocalFileIO final : public FileIO {
   Status RenameUnsynced(std::string_view from, std::string_view to, bool replace) override;
   Result<std::vector<FileInfo>> List(std::string_view dir) override;
   Status DeleteDirectory(std::string_view dir) override;
-  /// Files and folders alike. Fewer than kSyncfsMinFiles files on one file system: each is opened and
-  /// fdatasync'ed. More: one syncfs(2) of that file system (one device flush
-  /// for all of them; it also writes back other dirty data of that file
-  /// system). syncfs reports a write-back error of the file system that no
-  /// syncfs caller has seen yet (Linux >= 5.8), so a failed write-back of one
-  /// of the files is an error here; one of another file on that file system
-  /// is too (conservative).
+  /// Files and folders alike. Fewer than kSyncfsMinFiles files on one file system: each is opened
+  /// and fdatasync'ed. More: one syncfs(2) of that file system (one device flush for all of them;
+  /// it also writes back other dirty data of that file system). syncfs reports a write-back error
+  /// of the file system that no syncfs caller has seen yet (Linux >= 5.8), so a failed write-back
+  /// of one of the files is an error here; one of another file on that file system is too
+  /// (conservative).
   bool SupportsSyncFiles() const override { return true; }
   Status SyncFiles(std::span<const std::string> paths) override;
   static constexpr size_t kSyncfsMinFiles = 8;

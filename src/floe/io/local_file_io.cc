@@ -200,8 +200,7 @@ Status LocalFileIO::Rename(std::string_view from_in, std::string_view to_in, boo
   return Ok();
 }
 
-Status LocalFileIO::RenameUnsynced(std::string_view from_in, std::string_view to_in,
-                                   bool replace) {
+Status LocalFileIO::RenameUnsynced(std::string_view from_in, std::string_view to_in, bool replace) {
   FLOE_RETURN_IF_ERROR(CheckLocal(from_in));
   FLOE_RETURN_IF_ERROR(CheckLocal(to_in));
   std::string from(LocalPath(from_in));

@@ -21,8 +21,7 @@ class CountingFileIO final : public FileIO {
   Result<std::unique_ptr<InputFile>> OpenInput(std::string_view path) override {
     return local_.OpenInput(path);
   }
-  Result<std::unique_ptr<OutputFile>> CreateOutput(std::string_view path,
-                                                   bool overwrite) override {
+  Result<std::unique_ptr<OutputFile>> CreateOutput(std::string_view path, bool overwrite) override {
     FLOE_ASSIGN_OR_RETURN(auto file, local_.CreateOutput(path, overwrite));
     return std::make_unique<CountingOutput>(std::move(file), counts_);
   }
@@ -168,8 +167,8 @@ TEST_F(DeferredSyncFileIOTest, LocalSyncFilesSkipsDeletedFilesAndRefusesOtherSch
     ASSERT_TRUE(local.WriteAtomically(many.back(), "y"));
   }
   few.push_back(Path("deleted"));
-  EXPECT_TRUE(local.SyncFiles(few));    // one fdatasync each, the missing one skipped
-  EXPECT_TRUE(local.SyncFiles(many));   // one syncfs
+  EXPECT_TRUE(local.SyncFiles(few));   // one fdatasync each, the missing one skipped
+  EXPECT_TRUE(local.SyncFiles(many));  // one syncfs
   std::vector<std::string> remote{"s3://bucket/key"};
   auto refused = local.SyncFiles(remote);
   ASSERT_FALSE(refused);

@@ -300,8 +300,8 @@ TEST(SqlCatalogTest, ACommitMakesItsFilesDurableTogetherBeforeNamingThem) {
                ("floe_sql_durable_" + std::to_string(::getpid()) + (supports ? "_a" : "_b"));
     std::filesystem::remove_all(dir);
     SyncRecordingFileIO io(supports);
-    auto catalog = SqlCatalog::Open("c", "sqlite:///" + (dir / "c.db").string(),
-                                    (dir / "w").string(), &io);
+    auto catalog =
+        SqlCatalog::Open("c", "sqlite:///" + (dir / "c.db").string(), (dir / "w").string(), &io);
     ASSERT_TRUE(catalog);
     ASSERT_TRUE((*catalog)->CreateNamespace({"db"}));
     auto base = (*catalog)->CreateTable({{"db"}, "t"}, NewMetadata());
@@ -344,7 +344,8 @@ TEST(SqlCatalogTest, ACommitMakesItsFilesDurableTogetherBeforeNamingThem) {
     ASSERT_TRUE(loaded);
     EXPECT_EQ(loaded->metadata_location, location);
     EXPECT_EQ(loaded->metadata.properties.at("k"), "1");
-    for (const auto& e : std::filesystem::directory_iterator(dir / "w" / "db.db" / "t" / "metadata")) {
+    for (const auto& e :
+         std::filesystem::directory_iterator(dir / "w" / "db.db" / "t" / "metadata")) {
       EXPECT_FALSE(e.path().filename().string().ends_with(".tmp")) << e.path();
     }
     catalog->reset();
