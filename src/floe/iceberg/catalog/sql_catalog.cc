@@ -418,12 +418,24 @@ Result<LoadedTable> SqlCatalog::CreateTable(const TableIdentifier& id, TableMeta
   FLOE_ASSIGN_OR_RETURN(auto used, LocationInUse(*io_, metadata.location));
   if (!used) {
     // A table of this catalog file that has not committed yet counts too.
-    Statement rows(db_, "SELECT metadata_location FROM iceberg_tables");
-    while (!used) {
-      FLOE_ASSIGN_OR_RETURN(bool row, rows.Step());
-      if (!row) break;
-      std::string other = rows.Text(0);
-      if (!other.empty() && io::PathIsWithin(other, metadata.location + "/metadata")) used = other;
+    // Only rows under the folder, as a plain path or a file:// URI, are
+    // candidates (a range of the text, so SQLite compares them, not every
+    // row through PathIsWithin: that made creating N tables quadratic).
+    const std::string folder = metadata.location + "/metadata/";
+    for (const std::string& prefix : {folder, "file://" + folder}) {
+      Statement rows(db_,
+                     "SELECT metadata_location FROM iceberg_tables WHERE metadata_location >= ? "
+                     "AND metadata_location < ?");
+      rows.Bind(prefix).Bind(prefix + "\xff");
+      while (!used) {
+        FLOE_ASSIGN_OR_RETURN(bool row, rows.Step());
+        if (!row) break;
+        std::string other = rows.Text(0);
+        if (!other.empty() && io::PathIsWithin(other, metadata.location + "/metadata")) {
+          used = other;
+        }
+      }
+      if (used) break;
     }
   }
   if (used) {
