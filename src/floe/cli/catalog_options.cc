@@ -41,4 +41,12 @@ Result<OpenedCatalog> OpenCatalogFromOptions(const CatalogOptions& options) {
   return opened;
 }
 
+std::function<Result<std::shared_ptr<iceberg::Catalog>>()> CatalogFactory(CatalogOptions options) {
+  return [options = std::move(options)]() -> Result<std::shared_ptr<iceberg::Catalog>> {
+    FLOE_ASSIGN_OR_RETURN(OpenedCatalog opened, OpenCatalogFromOptions(options));
+    auto holder = std::make_shared<OpenedCatalog>(std::move(opened));
+    return std::shared_ptr<iceberg::Catalog>(holder, holder->catalog.get());
+  };
+}
+
 }  // namespace floe::cli

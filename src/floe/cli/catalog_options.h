@@ -5,6 +5,7 @@
 ///   --catalog NAME          the catalog in that file (default: `default`)
 /// and opening the catalog they name. See docs/catalogs.md.
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -43,5 +44,9 @@ struct OpenedCatalog {
 /// opens it over the local file system. Errors: kNotFound (no config file, no
 /// such catalog), kInvalidArgument (bad settings), the catalog's open errors.
 Result<OpenedCatalog> OpenCatalogFromOptions(const CatalogOptions& options);
+
+/// A factory that opens the catalog of `options` anew on each call (one per
+/// operator that needs its own), as a shared catalog that keeps its FileIO.
+std::function<Result<std::shared_ptr<iceberg::Catalog>>()> CatalogFactory(CatalogOptions options);
 
 }  // namespace floe::cli

@@ -124,12 +124,7 @@ Result<ingest::IngestOptions> ToOptions(const IngestArgs& a) {
   o.sink.memory_budget_bytes = *budget;
   if (a.max_empty_commits < 1) return InvalidArgument("--max-continuous-empty-commits needs at least 1");
   o.sink.max_continuous_empty_commits = a.max_empty_commits;
-  CatalogOptions catalog = a.catalog;
-  o.catalog = [catalog]() -> Result<std::shared_ptr<iceberg::Catalog>> {
-    FLOE_ASSIGN_OR_RETURN(OpenedCatalog opened, OpenCatalogFromOptions(catalog));
-    auto holder = std::make_shared<OpenedCatalog>(std::move(opened));
-    return std::shared_ptr<iceberg::Catalog>(holder, holder->catalog.get());
-  };
+  o.catalog = CatalogFactory(a.catalog);
   return o;
 }
 

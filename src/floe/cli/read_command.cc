@@ -105,12 +105,7 @@ Result<source::ReadOptions> ToOptions(const ReadArgs& a) {
   FLOE_ASSIGN_OR_RETURN(o.format, source::ParseOutputFormat(a.format));
   o.state_dir = a.state_dir;
   o.output.limit = a.limit;
-  CatalogOptions catalog = a.catalog;
-  o.catalog = [catalog]() -> Result<std::shared_ptr<iceberg::Catalog>> {
-    FLOE_ASSIGN_OR_RETURN(OpenedCatalog opened, OpenCatalogFromOptions(catalog));
-    auto holder = std::make_shared<OpenedCatalog>(std::move(opened));
-    return std::shared_ptr<iceberg::Catalog>(holder, holder->catalog.get());
-  };
+  o.catalog = CatalogFactory(a.catalog);
   return o;
 }
 
