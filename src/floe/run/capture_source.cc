@@ -59,12 +59,14 @@ int CompareApplied(const iceberg::TableMetadata& metadata, const cdc::SchemaChan
 /// a transaction.
 struct Item {
   cdc::ChangeBatch batch;
-  std::string state;
+  cdc::mysql::CaptureStateText state;
 };
 
 /// The checkpoint state of the source.
 struct SourceState {
-  std::string capture;  ///< MySqlCapture::State() after the last transaction handed on
+  /// MySqlCapture::StateParts() after the last transaction handed on (its
+  /// text is made only when a checkpoint is written).
+  cdc::mysql::CaptureStateText capture;
   cdc::SourcePosition position;
   int64_t changes = 0;
   int64_t rows = 0;
@@ -73,7 +75,7 @@ struct SourceState {
 std::string SerializeState(const SourceState& s) {
   nlohmann::json j;
   j["version"] = 1;
-  j["capture"] = s.capture;
+  j["capture"] = s.capture.Text();
   j["position"] = s.position.ToJson();
   j["counts"] = {{"changes", s.changes}, {"rows", s.rows}};
   return DumpJson(j);
@@ -86,7 +88,7 @@ Result<SourceState> ParseState(std::string_view text) {
     return Corruption("capture source state: not a floe run source state");
   }
   SourceState s;
-  s.capture = j["capture"].get<std::string>();
+  s.capture = cdc::mysql::CaptureStateText{j["capture"].get<std::string>(), nullptr};
   FLOE_ASSIGN_OR_RETURN(s.position, cdc::SourcePosition::FromJson(j["position"]));
   if (auto c = j.find("counts"); c != j.end() && c->is_object()) {
     auto count = [&](const char* name) {
@@ -186,7 +188,7 @@ struct CaptureSource::Impl {
   Status Enqueue(cdc::ChangeBatch& batch) {
     Item item;
     if (batch.ends_transaction) {
-      FLOE_ASSIGN_OR_RETURN(item.state, capture->State());
+      FLOE_ASSIGN_OR_RETURN(item.state, capture->StateParts());
     }
     item.batch = std::move(batch);
     batch = cdc::ChangeBatch();  // the capture reuses its batch
@@ -748,7 +750,7 @@ Status CaptureSource::Open(const engine::OperatorContext& context,
   s.uncommitted = restored.checkpoint_id;
   if (restored.own && !restored.own->empty()) {
     FLOE_ASSIGN_OR_RETURN(s.state, ParseState(*restored.own));
-    capture_options.initial_state = s.state.capture;
+    capture_options.initial_state = s.state.capture.Text();
     if (!s.state.capture.empty()) {
       spdlog::info("run: resuming the capture at {} from checkpoint {}",
                    DescribeCapturePosition(s.state.position), restored.checkpoint_id);

@@ -261,16 +261,18 @@ struct MySqlCapture::Impl {
 
   /// The schemas part of the state, kept until the tracker changes.
   uint64_t schemas_generation = ~uint64_t{0};
-  std::string schemas_text;
+  std::shared_ptr<const std::string> schemas_text;
 
   /// The state after the last transaction: `committed` and what goes with it.
-  std::string StateText() {
-    if (schemas_generation != tracker.generation()) {
+  std::string StateText() { return StateParts().Text(); }
+
+  CaptureStateText StateParts() {
+    if (schemas_generation != tracker.generation() || schemas_text == nullptr) {
       nlohmann::json schemas = nlohmann::json::array();
       for (const TableSchema* t : tracker.Tables()) {
         if (Selected(t->db, t->table)) schemas.push_back(TableSchemaToJson(*t));
       }
-      schemas_text = DumpJson(schemas);
+      schemas_text = std::make_shared<const std::string>(DumpJson(schemas));
       schemas_generation = tracker.generation();
     }
     nlohmann::json j;
@@ -289,13 +291,9 @@ struct MySqlCapture::Impl {
         n.push_back({table.first, table.second, pos.ToString()});
       j["not_before"] = std::move(n);
     }
-    // The schemas go last, spliced in as text: no re-serialization per call.
-    std::string text = DumpJson(j);
-    text.pop_back();  // the closing '}'
-    text += text.size() > 1 ? ",\"schemas\":" : "\"schemas\":";
-    text += schemas_text;
-    text += '}';
-    return text;
+    // The schemas go last, spliced in as text (CaptureStateText::Text): no
+    // re-serialization, and no copy, per call.
+    return CaptureStateText{DumpJson(j), schemas_text};
   }
 
   Status SaveState() {
@@ -600,6 +598,19 @@ MySqlCapture::MySqlCapture(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) 
 MySqlCapture::~MySqlCapture() = default;
 
 Result<std::string> MySqlCapture::State() { return impl_->StateText(); }
+
+Result<CaptureStateText> MySqlCapture::StateParts() { return impl_->StateParts(); }
+
+std::string CaptureStateText::Text() const {
+  if (schemas == nullptr) return head;
+  std::string text;
+  text.reserve(head.size() + schemas->size() + 16);
+  text.append(head, 0, head.size() - 1);  // without the closing '}'
+  text += head.size() > 2 ? ",\"schemas\":" : "\"schemas\":";
+  text += *schemas;
+  text += '}';
+  return text;
+}
 
 bool MySqlCapture::Selected(std::string_view db, std::string_view table) const {
   return impl_->Selected(db, table);

@@ -97,6 +97,18 @@ Status CheckCaptureOptions(const CaptureOptions& options);
 /// (TIME as unix seconds or "YYYY-MM-DD HH:MM:SS" UTC). kInvalidArgument.
 Status ParseStartup(std::string_view text, CaptureOptions* options);
 
+/// A capture state as MySqlCapture::StateParts gives it: `head`, a JSON
+/// object without the schemas, and `schemas`, the JSON array of the selected
+/// tables' schemas (null: `head` is the whole state, e.g. one read back).
+struct CaptureStateText {
+  std::string head;
+  std::shared_ptr<const std::string> schemas;
+
+  bool empty() const { return head.empty(); }
+  /// The whole state: `head` with `"schemas": <schemas>` spliced in last.
+  std::string Text() const;
+};
+
 class MySqlCapture {
  public:
   using Sink = std::function<Status(ChangeBatch& batch)>;
@@ -114,9 +126,14 @@ class MySqlCapture {
   /// Inside the sink, for a batch that ends a transaction: the state to
   /// resume exactly after it (the position, the schemas of the selected
   /// tables, the snapshot's stream filter), as text for
-  /// CaptureOptions::initial_state. Cheap when no schema changed since the
-  /// last call. Elsewhere: the state after the last such batch.
+  /// CaptureOptions::initial_state. Elsewhere: the state after the last such
+  /// batch.
   Result<std::string> State();
+  /// State() in two parts, for a caller that keeps the state of every
+  /// transaction but needs its text only now and then: the schemas (of
+  /// thousands of tables, megabytes) are shared, not copied, while no schema
+  /// changes.
+  Result<CaptureStateText> StateParts();
 
   /// Whether db.table is selected by the regex.
   bool Selected(std::string_view db, std::string_view table) const;
