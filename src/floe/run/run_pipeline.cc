@@ -309,9 +309,11 @@ Result<RunSummary> RunPipeline(const pipeline::PipelineDefinition& definition,
   FLOE_ASSIGN_OR_RETURN(job_options.min_checkpoint_id,
                         PlanResume(definition, source_options, store));
 
-  // A DDL on a table while the initial snapshot read it makes the snapshot
-  // stale (kStale, before anything of it can be committed): the job runs
-  // again from the start, a new snapshot.
+  // A DDL on a table while a snapshot read it makes the snapshot stale
+  // (kStale, before anything of it can be committed): the job runs again
+  // from its last completed checkpoint — as after a crash — and takes the
+  // snapshot again. (A checkpoint can complete before the snapshot's first
+  // chunk, so "no checkpoint yet" is not required.)
   constexpr int kSnapshotAttempts = 10;
   Status status = Ok();
   engine::CheckpointId last_checkpoint = 0;
@@ -335,7 +337,7 @@ Result<RunSummary> RunPipeline(const pipeline::PipelineDefinition& definition,
     }
     status = engine::RunUntilStopped(job, run.stop);
     last_checkpoint = job.last_completed_checkpoint();
-    bool stale = !status && status.error().code() == ErrorCode::kStale && last_checkpoint == 0;
+    bool stale = !status && status.error().code() == ErrorCode::kStale;
     if (!stale || attempt >= kSnapshotAttempts || (run.stop != nullptr && run.stop->load())) break;
     spdlog::warn("run: {}; taking the snapshot again (attempt {} of {})",
                  definition.Redact(status.error().message()), attempt + 1, kSnapshotAttempts);
