@@ -113,6 +113,10 @@ class FileIO {
   Status WriteNew(std::string_view path, std::string_view bytes);
 };
 
+/// A hidden name beside `path` that no reader takes for a table file,
+/// `<folder>/.<random>.<name>.tmp`: where WriteNew writes before naming.
+std::string HiddenTemporaryBeside(std::string_view path);
+
 /// Strips a `file://` scheme; other schemes are returned unchanged.
 std::string_view LocalPath(std::string_view path_or_uri);
 

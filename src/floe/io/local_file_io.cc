@@ -331,12 +331,15 @@ Status FileIO::WriteAtomically(std::string_view path, std::string_view bytes) {
   return s;
 }
 
-Status FileIO::WriteNew(std::string_view path, std::string_view bytes) {
+std::string HiddenTemporaryBeside(std::string_view path) {
   static thread_local std::mt19937_64 rng{std::random_device{}()};
   std::string_view name = path.substr(path.rfind('/') + 1);
   std::string_view dir = path.substr(0, path.size() - name.size());
-  // A hidden name that no reader takes for a table file: ".<random>.<name>.tmp".
-  std::string tmp = fmt::format("{}.{:016x}.{}.tmp", dir, rng(), name);
+  return fmt::format("{}.{:016x}.{}.tmp", dir, rng(), name);
+}
+
+Status FileIO::WriteNew(std::string_view path, std::string_view bytes) {
+  std::string tmp = HiddenTemporaryBeside(path);
   {
     FLOE_ASSIGN_OR_RETURN(auto out, CreateOutput(tmp, /*overwrite=*/false));
     Status s = out->Write(bytes);

@@ -4,7 +4,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <random>
 #include <set>
 
 #include <fmt/ranges.h>
@@ -153,14 +152,6 @@ Result<std::string> NamespaceKey(const Namespace& ns) {
 }
 
 }  // namespace
-
-std::string SqlCatalog::HiddenTemporaryBeside(std::string_view location) {
-  static thread_local std::mt19937_64 rng{std::random_device{}()};
-  std::string_view name = location.substr(location.rfind('/') + 1);
-  std::string_view dir = location.substr(0, location.size() - name.size());
-  // The same hidden form as FileIO::WriteNew's: no reader takes it for a table file.
-  return fmt::format("{}.{:016x}.{}.tmp", dir, rng(), name);
-}
 
 SqlCatalog::SqlCatalog(std::string name, std::string warehouse, io::FileIO* io, sqlite3* db)
     : name_(std::move(name)),
@@ -483,7 +474,7 @@ Result<LoadedTable> SqlCatalog::CommitTable(const LoadedTable& base, const Table
   // The new metadata file is written under a hidden temporary name; the
   // group transaction's leader makes it durable, names it and swaps the
   // pointer (SwapBatch).
-  std::string temporary = HiddenTemporaryBeside(location);
+  std::string temporary = io::HiddenTemporaryBeside(location);
   // Written through the deferring FileIO: its sync waits for the leader.
   if (auto written = WriteTableMetadata(*io_, temporary, updated); !written) {
     (void)io_->Delete(temporary);

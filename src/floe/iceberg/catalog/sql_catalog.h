@@ -84,8 +84,6 @@ class SqlCatalog final : public Catalog {
   /// flush), names the metadata files and makes the names durable (one
   /// more), then swaps the pointers in one transaction (holds mu_ for it).
   Status SwapBatch(const std::vector<PointerSwap*>& batch);
-  /// A hidden name in `location`'s folder for writing it before it is named.
-  static std::string HiddenTemporaryBeside(std::string_view location);
 
   std::string name_;
   std::string warehouse_;
