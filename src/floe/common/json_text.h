@@ -1,6 +1,7 @@
 #pragma once
 /// Writing JSON text: the one string escaper every JSON writer in floe uses.
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -17,5 +18,12 @@ enum class InvalidUtf8 {
 /// `invalid` says.
 void AppendJsonString(std::string_view s, std::string* out,
                       InvalidUtf8 invalid = InvalidUtf8::kReplace);
+
+/// The most bytes WriteJsonString writes for a string of `size` bytes.
+constexpr size_t JsonStringBound(size_t size) { return 6 * size + 2; }
+
+/// Writes what AppendJsonString appends to `out`, which has room for
+/// JsonStringBound(s.size()) bytes; returns the end of what it wrote.
+char* WriteJsonString(std::string_view s, char* out, InvalidUtf8 invalid = InvalidUtf8::kReplace);
 
 }  // namespace floe

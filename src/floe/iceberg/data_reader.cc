@@ -351,6 +351,12 @@ Result<std::unique_ptr<DataReader>> DataReader::Open(io::FileIO& io, const FileS
     c.adapter = std::move(*adapter);
   }
   r->row_.resize(read_fields.size());
+  r->pass_through_ = !r->deletes_ && trivial_filter && r->width_ == projected.fields().size() &&
+                     r->columns_.size() == r->width_;
+  for (size_t i = 0; i < r->columns_.size() && r->pass_through_; ++i) {
+    const Column& c = r->columns_[i];
+    r->pass_through_ = c.source == static_cast<int>(i) && c.adapter.kind == Kind::kCopy;
+  }
 
   if (r->deletes_) {
     if (auto s = r->deletes_->Bind(r->read_schema_); !s) {
@@ -443,6 +449,12 @@ int64_t DataReader::NextPosition() {
 Result<size_t> DataReader::ReadBatch(Arena* arena, std::vector<types::Value>* out) {
   const size_t n_out = projected_.fields().size();
   size_t produced = 0;
+  if (pass_through_) {
+    auto n = reader_->ReadBatch(arena, options_.batch_rows, out);
+    if (!n) return std::unexpected(std::move(n).error().WithContext("reading data file " + path_));
+    rows_read_ += static_cast<int64_t>(*n);
+    return *n;
+  }
   while (produced == 0) {
     file_values_.clear();
     auto n = reader_->ReadBatch(arena, options_.batch_rows, &file_values_);

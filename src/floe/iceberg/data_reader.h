@@ -130,6 +130,9 @@ class DataReader {
   std::optional<RowEvaluator> filter_;
   std::unique_ptr<DeleteFilter> deletes_;
   size_t width_ = 0;  ///< values per file row
+  /// The file's rows are the rows returned (no filter, no deletes, every
+  /// column read as it is, in order): batches are passed on as decoded.
+  bool pass_through_ = false;
   DataReaderOptions options_;
   std::vector<types::Value> file_values_;
   std::vector<types::Value> row_;

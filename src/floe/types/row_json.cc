@@ -1,13 +1,15 @@
 #include "floe/types/row_json.h"
-#include "floe/common/json_text.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
 #include <vector>
 
 #include "floe/common/base64.h"
+#include "floe/common/json_text.h"
 #include "floe/types/row_json_backend.h"
+#include "floe/types/row_json_writer.h"
 #include "floe/types/temporal.h"
 
 namespace floe::types {
@@ -17,65 +19,99 @@ namespace floe::types {
 
 namespace {
 
-
 template <typename T>
-void AppendNumber(T v, std::string* out) {
-  char buf[64];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
-  out->append(buf, end);
+char* WriteNumber(T v, char* out) {
+  return std::to_chars(out, out + kTextBound, v).ptr;  // floats: the shortest text that reads back
 }
 
 template <typename F>
-void AppendFloating(F v, std::string* out) {
+char* WriteFloating(F v, char* out) {
+  std::string_view special;
   if (std::isnan(v)) {
-    out->append("\"NaN\"");
+    special = "\"NaN\"";
   } else if (std::isinf(v)) {
-    out->append(v > 0 ? "\"Infinity\"" : "\"-Infinity\"");
+    special = v > 0 ? "\"Infinity\"" : "\"-Infinity\"";
   } else {
-    AppendNumber(v, out);  // shortest text that reads back to the same value
+    return WriteNumber(v, out);
+  }
+  std::memcpy(out, special.data(), special.size());
+  return out + special.size();
+}
+
+template <typename Write>
+char* Quoted(char* out, Write write) {
+  *out++ = '"';
+  out = write(out);
+  *out++ = '"';
+  return out;
+}
+
+/// Whether WritePrimitiveJson writes values of this type.
+bool WrittenDirectly(const Type& type) {
+  return type.is_primitive() && type.id() != TypeId::kBinary && type.id() != TypeId::kFixed;
+}
+
+/// Room for one value of a type WrittenDirectly: "null", a string's
+/// JsonStringBound, kTextBound and quotes for the rest.
+size_t PrimitiveRoom(const Type& type, const Value& v) {
+  if (v.is_null()) return 4;
+  if (type.id() == TypeId::kString) return JsonStringBound(v.size);
+  return kTextBound + 2;
+}
+
+/// Writes a value of a type WrittenDirectly into PrimitiveRoom bytes at `out`.
+char* WritePrimitiveJson(const Type& type, const Value& v, char* out) {
+  if (v.is_null()) {
+    std::memcpy(out, "null", 4);
+    return out + 4;
+  }
+  switch (type.id()) {
+    case TypeId::kBoolean:
+      if (v.b) {
+        std::memcpy(out, "true", 4);
+        return out + 4;
+      }
+      std::memcpy(out, "false", 5);
+      return out + 5;
+    case TypeId::kInt:
+      return WriteNumber(v.i32, out);
+    case TypeId::kLong:
+      return WriteNumber(v.i64, out);
+    case TypeId::kFloat:
+      return WriteFloating(v.f32, out);
+    case TypeId::kDouble:
+      return WriteFloating(v.f64, out);
+    case TypeId::kDecimal:
+      return Quoted(out, [&](char* p) { return WriteDecimal(v.decimal, type.scale(), p); });
+    case TypeId::kDate:
+      return Quoted(out, [&](char* p) { return WriteDate(v.i32, p); });
+    case TypeId::kTime:
+      return Quoted(out, [&](char* p) { return WriteTime(v.i64, p); });
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+      return Quoted(out, [&](char* p) {
+        return WriteTimestamp(v.i64, type.id() == TypeId::kTimestampTz, p);
+      });
+    case TypeId::kString:
+      return WriteJsonString(v.as_bytes(), out);
+    case TypeId::kUuid:
+      return Quoted(out, [&](char* p) { return WriteUuid(v.as_bytes(), p); });
+    default:
+      return out;
   }
 }
 
 }  // namespace
 
 void AppendValueJson(const Type& type, const Value& v, std::string* out) {
-  if (v.is_null()) {
-    out->append("null");
+  if (WrittenDirectly(type) || v.is_null()) {
+    const size_t old = out->size();
+    out->resize_and_overwrite(old + PrimitiveRoom(type, v), [&](char* p, size_t) {
+      return static_cast<size_t>(WritePrimitiveJson(type, v, p + old) - p);
+    });
     return;
   }
   switch (type.id()) {
-    case TypeId::kBoolean: out->append(v.b ? "true" : "false"); return;
-    case TypeId::kInt: AppendNumber(v.i32, out); return;
-    case TypeId::kLong: AppendNumber(v.i64, out); return;
-    case TypeId::kFloat: AppendFloating(v.f32, out); return;
-    case TypeId::kDouble: AppendFloating(v.f64, out); return;
-    case TypeId::kDecimal:
-      out->push_back('"');
-      AppendDecimal(v.decimal, type.scale(), out);
-      out->push_back('"');
-      return;
-    case TypeId::kDate:
-      out->push_back('"');
-      AppendDate(v.i32, out);
-      out->push_back('"');
-      return;
-    case TypeId::kTime:
-      out->push_back('"');
-      AppendTime(v.i64, out);
-      out->push_back('"');
-      return;
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampTz:
-      out->push_back('"');
-      AppendTimestamp(v.i64, type.id() == TypeId::kTimestampTz, out);
-      out->push_back('"');
-      return;
-    case TypeId::kString: AppendJsonString(v.as_bytes(), out); return;
-    case TypeId::kUuid:
-      out->push_back('"');
-      AppendUuid(v.as_bytes(), out);
-      out->push_back('"');
-      return;
     case TypeId::kFixed:
     case TypeId::kBinary:
       out->push_back('"');
@@ -116,12 +152,58 @@ void AppendValueJson(const Type& type, const Value& v, std::string* out) {
       out->push_back(']');
       return;
     }
+    default:
+      return;
   }
 }
 
 void AppendRowJson(const Schema& schema, Row row, std::string* out) {
   Value root = Value::Struct(row.data(), row.size());
   AppendValueJson(*schema.as_struct(), root, out);
+}
+
+JsonRowWriter::JsonRowWriter(const Schema& schema) : schema_(&schema) {
+  const auto& fields = schema.fields();
+  fixed_room_ = 2;  // "{}"
+  for (size_t i = 0; i < fields.size(); ++i) {
+    Field f;
+    f.prefix = i == 0 ? "{" : ",";
+    AppendJsonString(fields[i].name, &f.prefix);
+    f.prefix.push_back(':');
+    f.type = fields[i].type.get();
+    fixed_room_ += f.prefix.size();
+    if (!WrittenDirectly(*f.type)) {
+      primitive_ = false;
+    } else if (f.type->id() == TypeId::kString) {
+      strings_.push_back(i);
+      fixed_room_ += 4;  // "null", or the quotes (and 6 bytes a byte, added per row)
+    } else {
+      fixed_room_ += kTextBound + 2;
+    }
+    fields_.push_back(std::move(f));
+  }
+}
+
+void JsonRowWriter::Append(Row row, std::string* out) const {
+  if (!primitive_ || row.size() != fields_.size()) {
+    AppendRowJson(*schema_, row, out);
+    return;
+  }
+  size_t room = fixed_room_;
+  for (size_t i : strings_) room += 6 * row[i].size;  // null: size 0
+  const size_t old = out->size();
+  if (out->capacity() < old + room) out->reserve(std::max(old + room, 2 * out->capacity()));
+  out->resize_and_overwrite(old + room, [&](char* p, size_t) {
+    char* w = p + old;
+    if (fields_.empty()) *w++ = '{';
+    for (size_t i = 0; i < fields_.size(); ++i) {
+      const Field& f = fields_[i];
+      std::memcpy(w, f.prefix.data(), f.prefix.size());
+      w = WritePrimitiveJson(*f.type, row[i], w + f.prefix.size());
+    }
+    *w++ = '}';
+    return static_cast<size_t>(w - p);
+  });
 }
 
 // ---------------------------------------------------------------------------

@@ -17,35 +17,53 @@ inline int64_t FloorMod(int64_t a, int64_t b) {
   return r < 0 ? r + b : r;
 }
 
-inline void AppendPadded(int64_t v, int width, std::string* out) {
+/// "00".."99".
+constexpr char kTwoDigits[] =
+    "0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546"
+    "474849"
+    "5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596"
+    "979899";
+
+inline char* WriteTwoDigits(unsigned v, char* out) {
+  std::memcpy(out, kTwoDigits + 2 * v, 2);
+  return out + 2;
+}
+
+/// `v` >= 0 in decimal, zero-padded to `width` digits.
+inline char* WritePadded(int64_t v, int width, char* out) {
   char buf[24];
   auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
-  for (int n = static_cast<int>(end - buf); n < width; ++n) out->push_back('0');
-  out->append(buf, end);
+  for (int n = static_cast<int>(end - buf); n < width; ++n) *out++ = '0';
+  std::memcpy(out, buf, static_cast<size_t>(end - buf));
+  return out + (end - buf);
 }
 
-void AppendYear(int64_t year, std::string* out) {
+char* WriteYear(int64_t year, char* out) {
   // ISO 8601: four digits, with a sign beyond 0000..9999.
-  if (year < 0) {
-    out->push_back('-');
-    AppendPadded(-year, 4, out);
-  } else if (year > 9999) {
-    out->push_back('+');
-    AppendPadded(year, 4, out);
-  } else {
-    AppendPadded(year, 4, out);
+  if (year >= 0 && year <= 9999) {
+    out = WriteTwoDigits(static_cast<unsigned>(year / 100), out);
+    return WriteTwoDigits(static_cast<unsigned>(year % 100), out);
   }
+  if (year < 0) {
+    *out++ = '-';
+    return WritePadded(-year, 4, out);
+  }
+  *out++ = '+';
+  return WritePadded(year, 4, out);
 }
 
-void AppendTimeOfDay(int64_t micros_of_day, std::string* out) {
-  int64_t seconds = micros_of_day / kMicrosPerSecond;
-  AppendPadded(seconds / 3600, 2, out);
-  out->push_back(':');
-  AppendPadded(seconds / 60 % 60, 2, out);
-  out->push_back(':');
-  AppendPadded(seconds % 60, 2, out);
-  out->push_back('.');
-  AppendPadded(micros_of_day % kMicrosPerSecond, 6, out);
+char* WriteTimeOfDay(int64_t micros_of_day, char* out) {
+  const int64_t seconds = micros_of_day / kMicrosPerSecond;
+  const auto micros = static_cast<unsigned>(micros_of_day % kMicrosPerSecond);
+  out = WriteTwoDigits(static_cast<unsigned>(seconds / 3600), out);
+  *out++ = ':';
+  out = WriteTwoDigits(static_cast<unsigned>(seconds / 60 % 60), out);
+  *out++ = ':';
+  out = WriteTwoDigits(static_cast<unsigned>(seconds % 60), out);
+  *out++ = '.';
+  out = WriteTwoDigits(micros / 10000, out);
+  out = WriteTwoDigits(micros / 100 % 100, out);
+  return WriteTwoDigits(micros % 100, out);
 }
 
 // A small cursor over text for the parsers.
@@ -148,54 +166,92 @@ void CivilFromDays(int64_t z, int64_t* year, unsigned* month, unsigned* day) {
   *year = y + (*month <= 2);
 }
 
-void AppendDate(int32_t days, std::string* out) {
+char* WriteDate(int32_t days, char* out) {
   int64_t y;
   unsigned m, d;
   CivilFromDays(days, &y, &m, &d);
-  AppendYear(y, out);
-  out->push_back('-');
-  AppendPadded(m, 2, out);
-  out->push_back('-');
-  AppendPadded(d, 2, out);
+  out = WriteYear(y, out);
+  *out++ = '-';
+  out = WriteTwoDigits(m, out);
+  *out++ = '-';
+  return WriteTwoDigits(d, out);
 }
 
-void AppendTime(int64_t micros, std::string* out) { AppendTimeOfDay(FloorMod(micros, kMicrosPerDay), out); }
+char* WriteTime(int64_t micros, char* out) {
+  return WriteTimeOfDay(FloorMod(micros, kMicrosPerDay), out);
+}
+
+char* WriteTimestamp(int64_t micros, bool utc, char* out) {
+  const int64_t days = FloorDiv(micros, kMicrosPerDay);
+  out = WriteDate(static_cast<int32_t>(days), out);
+  *out++ = 'T';
+  out = WriteTimeOfDay(FloorMod(micros, kMicrosPerDay), out);
+  if (utc) {
+    std::memcpy(out, "+00:00", 6);
+    out += 6;
+  }
+  return out;
+}
+
+char* WriteDecimal(int128_t unscaled, int scale, char* out) {
+  char digits[kTextBound];
+  int n = 0;
+  const bool negative = unscaled < 0;
+  // Work in unsigned to handle the most negative value; in 64 bits when it fits.
+  unsigned __int128 v = negative ? -static_cast<unsigned __int128>(unscaled)
+                                 : static_cast<unsigned __int128>(unscaled);
+  while (v > UINT64_MAX) {
+    digits[n++] = static_cast<char>('0' + static_cast<int>(v % 10));
+    v /= 10;
+  }
+  auto small = static_cast<uint64_t>(v);
+  do {
+    digits[n++] = static_cast<char>('0' + small % 10);
+    small /= 10;
+  } while (small != 0);
+  while (n <= scale) digits[n++] = '0';  // at least one digit before the point
+  if (negative) *out++ = '-';
+  for (int i = n - 1; i >= 0; --i) {
+    *out++ = digits[i];
+    if (i == scale && scale > 0) *out++ = '.';
+  }
+  return out;
+}
+
+void AppendDate(int32_t days, std::string* out) {
+  char buf[kTextBound];
+  out->append(buf, WriteDate(days, buf));
+}
+
+void AppendTime(int64_t micros, std::string* out) {
+  char buf[kTextBound];
+  out->append(buf, WriteTime(micros, buf));
+}
 
 void AppendTimestamp(int64_t micros, bool utc, std::string* out) {
-  int64_t days = FloorDiv(micros, kMicrosPerDay);
-  AppendDate(static_cast<int32_t>(days), out);
-  out->push_back('T');
-  AppendTimeOfDay(FloorMod(micros, kMicrosPerDay), out);
-  if (utc) out->append("+00:00");
+  char buf[kTextBound];
+  out->append(buf, WriteTimestamp(micros, utc, buf));
 }
 
 void AppendDecimal(int128_t unscaled, int scale, std::string* out) {
-  char digits[48];
-  int n = 0;
-  bool negative = unscaled < 0;
-  // Work in unsigned to handle the most negative value.
-  unsigned __int128 v = negative ? -static_cast<unsigned __int128>(unscaled)
-                                 : static_cast<unsigned __int128>(unscaled);
-  do {
-    digits[n++] = static_cast<char>('0' + static_cast<int>(v % 10));
-    v /= 10;
-  } while (v != 0);
-  while (n <= scale) digits[n++] = '0';  // at least one digit before the point
-  if (negative) out->push_back('-');
-  for (int i = n - 1; i >= 0; --i) {
-    out->push_back(digits[i]);
-    if (i == scale && scale > 0) out->push_back('.');
+  char buf[kTextBound];
+  out->append(buf, WriteDecimal(unscaled, scale, buf));
+}
+
+char* WriteUuid(std::string_view b, char* out) {
+  static const char kHex[] = "0123456789abcdef";
+  for (size_t i = 0; i < b.size() && i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) *out++ = '-';
+    auto c = static_cast<uint8_t>(b[i]);
+    *out++ = kHex[c >> 4];
+    *out++ = kHex[c & 15];
   }
+  return out;
 }
 
 void AppendUuid(std::string_view b, std::string* out) {
-  static const char kHex[] = "0123456789abcdef";
-  for (size_t i = 0; i < b.size() && i < 16; ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) out->push_back('-');
-    auto c = static_cast<uint8_t>(b[i]);
-    out->push_back(kHex[c >> 4]);
-    out->push_back(kHex[c & 15]);
-  }
+  char buf[kTextBound];
+  out->append(buf, WriteUuid(b, buf));
 }
 
 Result<int32_t> ParseDate(std::string_view text) {

@@ -5,6 +5,7 @@
 ///   timestamptz "...+00:00", decimal "12.30", uuid "f79c3e09-677c-4bbd-a479-3f349cb785e7".
 /// Formatters append to a std::string; parsers return kInvalidArgument on bad text.
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -24,6 +25,16 @@ void AppendTime(int64_t micros, std::string* out);
 void AppendTimestamp(int64_t micros, bool utc, std::string* out);
 void AppendDecimal(int128_t unscaled, int scale, std::string* out);
 void AppendUuid(std::string_view bytes16, std::string* out);
+
+/// The formatters above for writers that make room first: each writes at most
+/// kTextBound bytes (a decimal: for scales up to 38) at `out` and returns the
+/// end of what it wrote.
+inline constexpr size_t kTextBound = 48;
+char* WriteDate(int32_t days, char* out);
+char* WriteTime(int64_t micros, char* out);
+char* WriteTimestamp(int64_t micros, bool utc, char* out);
+char* WriteDecimal(int128_t unscaled, int scale, char* out);
+char* WriteUuid(std::string_view bytes16, char* out);
 
 Result<int32_t> ParseDate(std::string_view text);
 Result<int64_t> ParseTime(std::string_view text);

@@ -3,6 +3,7 @@
 /// decompressed, with their repetition/definition levels and values decoded,
 /// as a cursor over (repetition level, definition level, value) triplets.
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -55,6 +56,36 @@ class ColumnChunkReader {
   void Advance() {
     if (defs_[level_pos_] == leaf_->max_def) ++value_pos_;
     ++level_pos_;
+  }
+
+  /// Whether the current page has triplets left (Peek() loads the next page).
+  bool page_has_more() const { return level_pos_ < page_levels_; }
+
+  /// Moves up to `n` triplets of the current page into out[0], out[stride],
+  /// out[2 * stride], ...: the value, or null where the definition level is
+  /// below the maximum. Only for leaves without repetition. Returns the number
+  /// moved; 0 only when the page has none left.
+  size_t TakeFlat(size_t n, types::Value* out, size_t stride) {
+    const size_t k = std::min(n, page_levels_ - level_pos_);
+    const types::Value* v = values_.data() + value_pos_;
+    if (leaf_->max_def == 0) {
+      for (size_t i = 0; i < k; ++i) out[i * stride] = v[i];
+      value_pos_ += k;
+    } else {
+      const int16_t* d = defs_.data() + level_pos_;
+      const int16_t max_def = leaf_->max_def;
+      size_t taken = 0;
+      for (size_t i = 0; i < k; ++i) {
+        if (d[i] == max_def) {
+          out[i * stride] = v[taken++];
+        } else {
+          out[i * stride] = types::Value();
+        }
+      }
+      value_pos_ += taken;
+    }
+    level_pos_ += k;
+    return k;
   }
 
   const ReaderLeaf& leaf() const { return *leaf_; }

@@ -93,6 +93,12 @@ Status ParquetReader::Project(std::vector<int32_t> field_ids) {
     columns_.push_back(std::make_unique<ColumnChunkReader>(&file_schema_.leaves[idx], limits));
   }
   scratch_.assign(TreeDepth(projected_.root) + 1, {});
+  flat_ = true;
+  for (const SchemaNode& field : projected_.root.children) {
+    if (field.kind != SchemaNode::Kind::kPrimitive || columns_[field.leader]->leaf().max_rep != 0) {
+      flat_ = false;
+    }
+  }
   return Ok();
 }
 
@@ -248,7 +254,7 @@ Result<size_t> ParquetReader::ReadBatch(Arena* arena, size_t max_rows, std::vect
     return std::unexpected(WithPath(Error(ErrorCode::kInvalidArgument,
                                           "read after an earlier read failed")));
   }
-  auto result = ReadRows(arena, max_rows, values);
+  auto result = flat_ ? ReadFlatRows(arena, max_rows, values) : ReadRows(arena, max_rows, values);
   if (!result) failed_ = true;
   return result;
 }
@@ -290,6 +296,64 @@ Result<size_t> ParquetReader::ReadRows(Arena* arena, size_t max_rows, std::vecto
     ++rows;
   }
   return rows;
+}
+
+namespace {
+
+/// Copies the bytes of values[first..end) of one column (every `stride`-th
+/// value) into the arena.
+void CopyBytes(Value* values, size_t first, size_t end, size_t stride, Arena* arena) {
+  for (size_t r = first; r < end; ++r) {
+    Value& v = values[r * stride];
+    if (v.kind == Value::Kind::kBytes && v.size > 0) v = Value::Bytes(arena->Copy(v.as_bytes()));
+  }
+}
+
+}  // namespace
+
+Result<size_t> ParquetReader::ReadFlatRows(Arena* arena, size_t max_rows,
+                                           std::vector<Value>* values) {
+  auto ready = EnsureRowGroup();
+  if (!ready) return std::unexpected(WithPath(std::move(ready).error()));
+  if (!*ready) return size_t{0};
+  const auto& fields = projected_.root.children;
+  const size_t width = fields.size();
+  const size_t n =
+      static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(max_rows), rows_left_));
+  const size_t base = values->size();
+  values->resize(base + n * width);
+  Value* rows = values->data() + base;
+  for (size_t i = 0; i < width; ++i) {
+    ColumnChunkReader& c = *columns_[fields[i].leader];
+    const bool bytes = c.leaf().conversion == LeafConversion::kBytes;
+    Value* out = rows + i;
+    size_t r = 0;
+    size_t page_first = 0;  // the first row of this batch taken from the current page
+    while (r < n) {
+      if (!c.page_has_more()) {
+        // The page's buffers are reused for the next one.
+        if (bytes && options_.borrow_bytes) CopyBytes(out, page_first, r, width, arena);
+        auto has = c.Peek();
+        if (!has) {
+          return std::unexpected(WithPath(std::move(has).error().WithContext(
+              fmt::format("row group {}", next_row_group_ - 1))));
+        }
+        if (!*has) {
+          return std::unexpected(WithPath(
+              Error(ErrorCode::kCorruption,
+                    fmt::format("row group {}: column '{}' ends before the row group's {} rows",
+                                next_row_group_ - 1, fmt::join(c.leaf().path, "."),
+                                metadata_.row_groups[next_row_group_ - 1].num_rows))));
+        }
+        page_first = r;
+      }
+      const size_t k = c.TakeFlat(n - r, out + r * width, width);
+      if (bytes && !options_.borrow_bytes) CopyBytes(out, r, r + k, width, arena);
+      r += k;
+    }
+  }
+  rows_left_ -= static_cast<int64_t>(n);
+  return n;
 }
 
 Result<bool> ParquetReader::Next(Arena* arena, std::vector<Value>* row) {

@@ -51,6 +51,12 @@ struct ReaderOptions {
   /// Pages with more values (levels) are kCorruption. Default 4 Mi; the page
   /// buffers hold about 36 bytes per value.
   uint64_t max_page_values = 1u << 22;
+  /// Strings and bytes of rows without lists or structs point into the
+  /// reader's page buffers instead of being copied into the arena: they are
+  /// then valid until the next ReadBatch (or the arena's reset, whichever
+  /// comes first). For callers that are done with a batch before they ask for
+  /// the next. Default false: valid until the arena is reset.
+  bool borrow_bytes = false;
 };
 
 /// Statistics of one leaf column in one row group, decoded to floe values.
@@ -106,7 +112,10 @@ class ParquetReader {
   /// Reads up to `max_rows` rows and appends their top-level values
   /// (schema().fields().size() per row) to `*values`. Strings, bytes and
   /// nested children are allocated in `arena` and stay valid until it is
-  /// reset. Returns the number of rows read, 0 at the end of the file.
+  /// reset (see ReaderOptions::borrow_bytes). Returns the number of rows
+  /// read, 0 at the end of the file; fewer than `max_rows` also at the end of
+  /// a row group when no projected field is a struct, list or map (those rows
+  /// are decoded column by column, a batch within one row group).
   /// After an error the reader is spent: later calls fail with kInvalidArgument.
   Result<size_t> ReadBatch(Arena* arena, size_t max_rows, std::vector<types::Value>* values);
 
@@ -119,6 +128,7 @@ class ParquetReader {
   Status StartRowGroup(int index);
   Result<bool> EnsureRowGroup();
   Result<size_t> ReadRows(Arena* arena, size_t max_rows, std::vector<types::Value>* values);
+  Result<size_t> ReadFlatRows(Arena* arena, size_t max_rows, std::vector<types::Value>* values);
   Status BuildValue(const SchemaNode& node, Arena* arena, size_t depth, types::Value* out);
   Status SkipSubtree(const SchemaNode& node);
   Error WithPath(Error error) const;
@@ -131,6 +141,7 @@ class ParquetReader {
   std::function<bool(const RowGroupStats&)> filter_;
   std::vector<std::unique_ptr<ColumnChunkReader>> columns_;  ///< per projected leaf
   std::vector<std::vector<types::Value>> scratch_;           ///< list elements, per depth
+  bool flat_ = false;  ///< every projected field a primitive without repetition
   int next_row_group_ = 0;
   int64_t rows_left_ = 0;  ///< in the current row group
   bool started_ = false;

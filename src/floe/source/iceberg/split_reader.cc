@@ -8,7 +8,7 @@
 #include "floe/iceberg/data_reader.h"
 #include "floe/iceberg/table_scan.h"
 #include "floe/source/iceberg/changelog.h"
-#include "floe/types/row_json.h"
+#include "floe/types/row_json_writer.h"
 
 namespace floe::source {
 
@@ -19,6 +19,7 @@ struct ReadSchema {
   std::shared_ptr<const types::Schema> table;
   types::Schema projected;
   iceberg::ExprPtr filter;
+  std::optional<types::JsonRowWriter> json;  ///< of `projected`
 };
 
 }  // namespace
@@ -136,7 +137,9 @@ struct IcebergSplitReader::Impl {
       FLOE_ASSIGN_OR_RETURN(rs.filter,
                             iceberg::Bind(options.filter, *table, options.case_sensitive));
     }
-    return &schemas.emplace(id, std::move(rs)).first->second;
+    ReadSchema& stored = schemas.emplace(id, std::move(rs)).first->second;
+    stored.json.emplace(stored.projected);  // the map's nodes do not move
+    return &stored;
   }
 
   /// Emits up to one batch of the current split; ends it when its last file is read.
@@ -152,6 +155,7 @@ struct IcebergSplitReader::Impl {
         const iceberg::FileScanTask& task = current->split.tasks[task_index];
         iceberg::DataReaderOptions ro;
         ro.batch_rows = options.batch_rows;
+        ro.parquet.borrow_bytes = true;  // each batch is printed before the next is read
         const FileRange range = current->split.RangeOf(task_index);
         ro.split_start = range.start;
         ro.split_end = range.end;
@@ -171,25 +175,24 @@ struct IcebergSplitReader::Impl {
       RowChunk chunk;
       // About the size of the last chunk: the text is not regrown row by row.
       chunk.text.reserve(last_chunk_bytes + last_chunk_bytes / 8);
+      const types::JsonRowWriter& json = *schema->json;
       for (size_t r = 0; r < n; ++r) {
         if (to_skip > 0) {
           --to_skip;
           continue;
         }
+        const types::Row row(values.data() + r * width, width);
         if (options.format == OutputFormat::kDebeziumJson) {
           row_json.clear();
-          types::AppendRowJson(schema->projected, types::Row(values.data() + r * width, width),
-                               &row_json);
+          json.Append(row, &row_json);
           AppendDebeziumEvent(current->split.whole_table ? 'r' : 'c', "", row_json, origin,
                               &chunk.text);
         } else if (options.changelog) {
           row_json.clear();
-          types::AppendRowJson(schema->projected, types::Row(values.data() + r * width, width),
-                               &row_json);
+          json.Append(row, &row_json);
           AppendChangeJson(ChangeKind::kInsert, current->split.snapshot_id, row_json, &chunk.text);
         } else {
-          types::AppendRowJson(schema->projected, types::Row(values.data() + r * width, width),
-                               &chunk.text);
+          json.Append(row, &chunk.text);
         }
         chunk.text.push_back('\n');
         ++chunk.rows;
