@@ -19,7 +19,6 @@ import os
 import random
 import re
 import resource
-import shutil
 import subprocess
 import sys
 import time
@@ -28,6 +27,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 
 import parquet_write_bench as rows_bench  # noqa: E402
+from bench_lake import lake  # noqa: E402
 
 
 def run_measured(argv, env=None):
@@ -64,19 +64,6 @@ for line in open("/proc/self/status"):
     if line.startswith("VmHWM:"):
         print("peak memory %.1f MiB" % (int(line.split()[1]) / 1024))
 """
-
-
-def lake(workdir, name):
-    root = os.path.join(workdir, name)
-    shutil.rmtree(root, ignore_errors=True)
-    os.makedirs(os.path.join(root, "warehouse"))
-    db = os.path.join(root, "catalog.db")
-    warehouse = "file://" + os.path.join(root, "warehouse")
-    config = os.path.join(root, ".floe.yaml")
-    with open(config, "w") as f:
-        f.write('catalog:\n  default:\n    type: sql\n    uri: "sqlite:///%s"\n    warehouse: "%s"\n'
-                % (db, warehouse))
-    return root, "sqlite:///" + db, warehouse, config
 
 
 def generate_upserts(path, events, seed=7):
