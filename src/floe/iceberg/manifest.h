@@ -38,6 +38,8 @@ struct PartitionFieldSummary {
   std::optional<bool> contains_nan;     ///< 518
   std::optional<std::string> lower_bound;  ///< 510
   std::optional<std::string> upper_bound;  ///< 511
+
+  bool operator==(const PartitionFieldSummary&) const = default;
 };
 
 /// One entry of a manifest list (the manifest_file struct). Counts are
@@ -65,6 +67,8 @@ struct ManifestFile {
   bool has_added_files() const { return added_files_count != 0; }
   bool has_existing_files() const { return existing_files_count != 0; }
   bool has_deleted_files() const { return deleted_files_count != 0; }
+
+  bool operator==(const ManifestFile&) const = default;
 };
 
 /// Writes one manifest. Not thread-safe; one writer per file.
@@ -125,10 +129,14 @@ Result<std::vector<ManifestEntry>> ReadManifest(io::FileIO& io, const ManifestFi
 /// Metadata: `snapshot-id`, `parent-snapshot-id` ("null" if none),
 /// `sequence-number` (v2+), `format-version`.
 /// Exclusive create; synced before return. Errors: kInvalidArgument, kAlreadyExists, I/O.
+/// `as_read` (v2+ lists; left empty for v1): the entries exactly as
+/// ReadManifestList will return them, so that a commit can carry them over
+/// without reading the list back.
 Status WriteManifestList(io::FileIO& io, const std::string& path, int format_version,
                          SnapshotId snapshot_id, std::optional<SnapshotId> parent_snapshot_id,
                          int64_t sequence_number, const std::vector<ManifestFile>& manifests,
-                         std::optional<int64_t> first_row_id = std::nullopt);
+                         std::optional<int64_t> first_row_id = std::nullopt,
+                         std::vector<ManifestFile>* as_read = nullptr);
 
 /// Reads a manifest list by field id (v1 lists: content data and sequence
 /// numbers 0; null counts kUnknownCount). Errors: kCorruption naming the

@@ -215,7 +215,7 @@ Status DecodeManifestFile(const Datum& r, const ListPlan& p, ManifestFile* m) {
 Status WriteManifestList(io::FileIO& io, const std::string& path, int format_version,
                          SnapshotId snapshot_id, std::optional<SnapshotId> parent_snapshot_id,
                          int64_t sequence_number, const std::vector<ManifestFile>& manifests,
-                         std::optional<int64_t> first_row_id) {
+                         std::optional<int64_t> first_row_id, std::vector<ManifestFile>* as_read) {
   if (format_version < kMinFormatVersion || format_version > kMaxFormatVersion) {
     return InvalidArgument("manifest list {}: format version {} is not supported", path,
                            format_version);
@@ -238,6 +238,10 @@ Status WriteManifestList(io::FileIO& io, const std::string& path, int format_ver
     return std::unexpected(std::move(writer).error().WithContext("manifest list " + path));
   }
   std::optional<int64_t> next_row_id = first_row_id;
+  if (as_read != nullptr) {
+    as_read->clear();
+    if (!v1) as_read->reserve(manifests.size());
+  }
   for (const ManifestFile& m : manifests) {
     if (!v1 && (m.added_files_count < 0 || m.existing_files_count < 0 ||
                 m.deleted_files_count < 0 || m.added_rows_count < 0 ||
@@ -251,6 +255,13 @@ Status WriteManifestList(io::FileIO& io, const std::string& path, int format_ver
     int64_t min_seq = m.min_sequence_number == kUnassignedSequenceNumber ? sequence_number
                                                                           : m.min_sequence_number;
     SnapshotId added_by = m.added_snapshot_id == 0 ? snapshot_id : m.added_snapshot_id;
+    if (as_read != nullptr && !v1) {
+      ManifestFile& read = as_read->emplace_back(m);
+      read.sequence_number = seq;
+      read.min_sequence_number = min_seq;
+      read.added_snapshot_id = added_by;
+      read.first_row_id.reset();  // v3 sets it below
+    }
     std::vector<Datum> f;
     f.reserve(17);
     f.push_back(Datum::String(m.manifest_path));
@@ -278,6 +289,7 @@ Status WriteManifestList(io::FileIO& io, const std::string& path, int format_ver
                         std::max<int64_t>(m.existing_rows_count, 0);
       }
       f.push_back(row_id ? Datum::Long(*row_id) : Datum::Null());
+      if (as_read != nullptr) as_read->back().first_row_id = row_id;
     }
     FLOE_RETURN_IF_ERROR_CTX((*writer)->Append(Datum::Record(std::move(f))),
                              "manifest list {}: manifest {}", path, m.manifest_path);

@@ -140,7 +140,8 @@ Status CommitOperations(Table& table, std::span<TableOperation* const> operation
     return fmt::format("{} {} on table {}", what, names, table.name());
   };
   for (int attempt = 0;; ++attempt) {
-    const LoadedTable base = table.loaded();
+    // The table's loaded metadata stays as it is until the commit succeeds.
+    const LoadedTable& base = table.loaded();
     TableMetadataBuilder::Options options;
     options.now_ms = std::max(NowMs(), base.metadata.last_updated_ms);
     auto builder = TableMetadataBuilder::ForUpdate(base.metadata, base.metadata_location, options);
@@ -156,16 +157,17 @@ Status CommitOperations(Table& table, std::span<TableOperation* const> operation
         return std::unexpected(std::move(s).error().WithContext(context("applying")));
       }
     }
-    auto next = builder.Build();
+    const bool changed = !builder.changes().empty();
+    auto next = std::move(builder).Build();
     if (!next) {
       cleanup(false);
       return std::unexpected(std::move(next).error().WithContext(context("applying")));
     }
-    if (builder.changes().empty()) {
+    if (!changed) {
       cleanup(true);
       return Ok();
     }
-    auto committed = table.catalog().CommitTable(base, *next);
+    auto committed = table.catalog().CommitTable(base, std::move(*next));
     if (committed) {
       table.SetLoaded(std::move(*committed));
       cleanup(true);
@@ -357,8 +359,12 @@ Result<std::vector<TableUpdate>> SnapshotProducer::Apply(const TableMetadata& ba
   }
   for (const auto& adopted : adopted_) manifests.push_back(adopted.first);
   if (parent != nullptr) {
-    FLOE_ASSIGN_OR_RETURN(auto parent_manifests,
-                          SnapshotManifests(io, *parent, base.format_version));
+    std::vector<ManifestFile> parent_manifests;
+    if (auto known = table_->KnownManifests(parent->manifest_list)) {
+      parent_manifests = *known;  // this handle wrote the parent's list
+    } else {
+      FLOE_ASSIGN_OR_RETURN(parent_manifests, SnapshotManifests(io, *parent, base.format_version));
+    }
     std::vector<std::string> written;
     FLOE_ASSIGN_OR_RETURN(auto carried, CarryOver(base, parent_manifests, &summary, &written));
     manifests.insert(manifests.end(), carried.begin(), carried.end());
@@ -401,7 +407,8 @@ Result<std::vector<TableUpdate>> SnapshotProducer::Apply(const TableMetadata& ba
   }
   FLOE_RETURN_IF_ERROR(WriteManifestList(io, list_path, base.format_version, snapshot_id_,
                                          snapshot.parent_snapshot_id, sequence_number, manifests,
-                                         first_row_id));
+                                         first_row_id, &list_as_read_));
+  list_path_ = list_path;
   last_attempt_files_.clear();
   last_attempt_files_.insert(list_path);
   for (const auto& m : manifests) last_attempt_files_.insert(m.manifest_path);
@@ -418,6 +425,11 @@ Result<std::vector<TableUpdate>> SnapshotProducer::Apply(const TableMetadata& ba
 }
 
 void SnapshotProducer::Cleanup(io::FileIO& io, bool committed) {
+  if (committed && !list_path_.empty() && !list_as_read_.empty()) {
+    table_->RememberManifests(std::move(list_path_), std::move(list_as_read_));
+  }
+  list_path_.clear();
+  list_as_read_.clear();
   for (const auto& path : written_files_) {
     if (committed && last_attempt_files_.contains(path)) continue;
     (void)io.Delete(path);

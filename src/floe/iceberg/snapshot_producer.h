@@ -232,6 +232,10 @@ class SnapshotProducer : public TableOperation {
   /// Every file written by any attempt, and those of the last attempt.
   std::vector<std::string> written_files_;
   std::set<std::string> last_attempt_files_;
+  /// The last attempt's manifest list and its entries as a reader sees
+  /// them; the Table remembers them once the commit succeeded.
+  std::string list_path_;
+  std::vector<ManifestFile> list_as_read_;
   int manifest_counter_ = 0;
 };
 

@@ -1,6 +1,7 @@
 #include "floe/iceberg/table.h"
 
 #include "floe/iceberg/expire_snapshots.h"
+#include "floe/iceberg/manifest.h"
 #include "floe/iceberg/transaction.h"
 
 namespace floe::iceberg {
@@ -19,6 +20,17 @@ std::string Table::name() const {
 Status Table::Refresh() {
   FLOE_ASSIGN_OR_RETURN(loaded_, catalog_->LoadTable(loaded_.id));
   return Ok();
+}
+
+std::shared_ptr<const std::vector<ManifestFile>> Table::KnownManifests(
+    const std::string& list_path) const {
+  if (list_path.empty() || list_path != known_list_) return nullptr;
+  return known_manifests_;
+}
+
+void Table::RememberManifests(std::string list_path, std::vector<ManifestFile> manifests) {
+  known_list_ = std::move(list_path);
+  known_manifests_ = std::make_shared<const std::vector<ManifestFile>>(std::move(manifests));
 }
 
 std::unique_ptr<FastAppend> Table::NewAppend() { return std::make_unique<FastAppend>(this); }

@@ -13,6 +13,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "floe/common/result.h"
 #include "floe/iceberg/catalog/catalog.h"
@@ -29,6 +30,7 @@ class ExpireSnapshots;
 class UpdateSchemaOperation;
 class UpdatePropertiesOperation;
 class Transaction;
+struct ManifestFile;
 
 class Table {
  public:
@@ -52,6 +54,17 @@ class Table {
   /// Replaces the metadata (after a commit).
   void SetLoaded(LoadedTable loaded) { loaded_ = std::move(loaded); }
 
+  /// The manifests of the manifest list at `list_path` if this handle wrote
+  /// that list (the last one it recorded), else nullptr: a commit after this
+  /// handle's own commit carries the parent's manifests over without reading
+  /// its list back. Manifest lists are never changed once written, so what
+  /// is recorded stays true.
+  std::shared_ptr<const std::vector<ManifestFile>> KnownManifests(
+      const std::string& list_path) const;
+  /// Records the manifests of the list written at `list_path`, exactly as
+  /// ReadManifestList returns them.
+  void RememberManifests(std::string list_path, std::vector<ManifestFile> manifests);
+
   std::unique_ptr<FastAppend> NewAppend();
   std::unique_ptr<OverwriteFiles> NewOverwrite();
   std::unique_ptr<RowDelta> NewRowDelta();
@@ -65,6 +78,8 @@ class Table {
  private:
   Catalog* catalog_;
   LoadedTable loaded_;
+  std::string known_list_;
+  std::shared_ptr<const std::vector<ManifestFile>> known_manifests_;
 };
 
 }  // namespace floe::iceberg

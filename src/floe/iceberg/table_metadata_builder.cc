@@ -98,7 +98,7 @@ TableMetadataBuilder TableMetadataBuilder::ForUpdate(const TableMetadata& base,
                                                      std::string base_location, Options options) {
   TableMetadataBuilder b;
   b.metadata_ = base;
-  b.base_ = base;
+  b.base_last_updated_ms_ = base.last_updated_ms;
   b.base_location_ = std::move(base_location);
   b.now_ms_ = options.now_ms.value_or(NowMs());
   return b;
@@ -522,9 +522,21 @@ Status TableMetadataBuilder::RemoveRef(const std::string& name) {
   return Ok();
 }
 
-Result<TableMetadata> TableMetadataBuilder::Build() const {
-  if (!is_new_ && changes_.empty() && base_) return *base_;
+Result<TableMetadata> TableMetadataBuilder::Build() const& {
   TableMetadata m = metadata_;
+  FLOE_RETURN_IF_ERROR(Finish(m));
+  return m;
+}
+
+Result<TableMetadata> TableMetadataBuilder::Build() && {
+  TableMetadata m = std::move(metadata_);
+  FLOE_RETURN_IF_ERROR(Finish(m));
+  return m;
+}
+
+Status TableMetadataBuilder::Finish(TableMetadata& m) const {
+  // An update with no changes is the base as it was.
+  if (!is_new_ && changes_.empty() && base_last_updated_ms_) return Ok();
   if (is_new_) {
     if (m.schemas.empty()) return InvalidArgument("new table: no schema was added");
     if (m.partition_specs.empty()) m.partition_specs.push_back(PartitionSpec());
@@ -536,10 +548,10 @@ Result<TableMetadata> TableMetadataBuilder::Build() const {
   for (const auto& s : m.snapshots) {
     if (added_snapshot_ids_.contains(s.snapshot_id)) updated = std::max(updated, s.timestamp_ms);
   }
-  if (base_) updated = std::max(updated, base_->last_updated_ms);
+  if (base_last_updated_ms_) updated = std::max(updated, *base_last_updated_ms_);
   m.last_updated_ms = updated;
-  if (base_ && !base_location_.empty()) {
-    m.metadata_log.push_back({base_->last_updated_ms, base_location_});
+  if (base_last_updated_ms_ && !base_location_.empty()) {
+    m.metadata_log.push_back({*base_last_updated_ms_, base_location_});
     int64_t keep = std::max<int64_t>(
         1, m.PropertyAsInt(property::kMetadataPreviousVersionsMax,
                            property::kMetadataPreviousVersionsMaxDefault));
@@ -551,7 +563,7 @@ Result<TableMetadata> TableMetadataBuilder::Build() const {
   if (auto s = m.Validate(); !s) {
     return InvalidArgument("the updated metadata is not valid: {}", s.error().message());
   }
-  return m;
+  return Ok();
 }
 
 Result<TableMetadata> CommitTableChanges(const TableMetadata* base, std::string_view base_location,
@@ -566,11 +578,11 @@ Result<TableMetadata> CommitTableChanges(const TableMetadata* base, std::string_
     }
     FLOE_ASSIGN_OR_RETURN(auto builder, TableMetadataBuilder::ForNewTable(version, options));
     FLOE_RETURN_IF_ERROR(builder.ApplyAll(updates));
-    return builder.Build();
+    return std::move(builder).Build();
   }
   auto builder = TableMetadataBuilder::ForUpdate(*base, std::string(base_location), options);
   FLOE_RETURN_IF_ERROR(builder.ApplyAll(updates));
-  return builder.Build();
+  return std::move(builder).Build();
 }
 
 }  // namespace floe::iceberg

@@ -72,7 +72,10 @@ class TableMetadataBuilder {
   /// The next metadata. For an update with no changes, returns the base
   /// unchanged. Errors: kInvalidArgument when the result is not valid
   /// metadata (e.g. a new table without schema), with the rule broken.
-  Result<TableMetadata> Build() const;
+  Result<TableMetadata> Build() const&;
+  /// The same, taking the metadata out of the builder (no copy); only
+  /// changes() may be used afterwards.
+  Result<TableMetadata> Build() &&;
 
  private:
   TableMetadataBuilder() = default;
@@ -91,10 +94,13 @@ class TableMetadataBuilder {
   /// `format-version` given as a property: reserved, never stored; it
   /// upgrades the format version (any supported version for a new table).
   Status SetFormatVersionProperty(std::string_view text);
+  /// Validates and stamps `m` (the metadata as changed) for Build.
+  Status Finish(TableMetadata& m) const;
 
   TableMetadata metadata_;
   bool is_new_ = false;
-  std::optional<TableMetadata> base_;
+  /// The base's last-updated-ms; set for an update (ForUpdate).
+  std::optional<int64_t> base_last_updated_ms_;
   std::string base_location_;
   int64_t now_ms_ = 0;
   std::vector<TableUpdate> changes_;

@@ -40,21 +40,74 @@ uint32_t Crc32(std::string_view data) {
   return static_cast<uint32_t>(crc);
 }
 
-Status Deflate(std::string_view input, int level, ByteBuffer* out) {
-  z_stream z{};
-  if (deflateInit2(&z, level < 0 ? Z_DEFAULT_COMPRESSION : level, Z_DEFLATED, -15, 8,
-                   Z_DEFAULT_STRATEGY) != Z_OK) {
-    return InternalError("deflateInit2 failed");
+// zlib and zstd state is kept per thread and reset for each block: setting
+// a stream up allocates a few hundred KiB (deflate's window and hash
+// tables), more work than compressing the small blocks of a manifest.
+class DeflateStream {
+ public:
+  ~DeflateStream() {
+    if (ready_) deflateEnd(&z_);
   }
-  uLong bound = deflateBound(&z, static_cast<uLong>(input.size()));
+  /// A stream reset for a new block at `level`, or nullptr.
+  z_stream* Get(int level) {
+    if (ready_ && level == level_ && deflateReset(&z_) == Z_OK) return &z_;
+    if (ready_) deflateEnd(&z_);
+    z_ = z_stream{};
+    ready_ = deflateInit2(&z_, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) == Z_OK;
+    level_ = level;
+    return ready_ ? &z_ : nullptr;
+  }
+
+ private:
+  z_stream z_{};
+  bool ready_ = false;
+  int level_ = 0;
+};
+
+class InflateStream {
+ public:
+  ~InflateStream() {
+    if (ready_) inflateEnd(&z_);
+  }
+  z_stream* Get() {
+    if (ready_ && inflateReset(&z_) == Z_OK) return &z_;
+    if (ready_) inflateEnd(&z_);
+    z_ = z_stream{};
+    ready_ = inflateInit2(&z_, -15) == Z_OK;
+    return ready_ ? &z_ : nullptr;
+  }
+
+ private:
+  z_stream z_{};
+  bool ready_ = false;
+};
+
+struct ZstdContexts {
+  ZSTD_CCtx* cctx = ZSTD_createCCtx();
+  ZSTD_DCtx* dctx = ZSTD_createDCtx();
+  ~ZstdContexts() {
+    ZSTD_freeCCtx(cctx);
+    ZSTD_freeDCtx(dctx);
+  }
+};
+
+ZstdContexts& ThreadZstd() {
+  thread_local ZstdContexts contexts;
+  return contexts;
+}
+
+Status Deflate(std::string_view input, int level, ByteBuffer* out) {
+  thread_local DeflateStream stream;
+  z_stream* z = stream.Get(level < 0 ? Z_DEFAULT_COMPRESSION : level);
+  if (z == nullptr) return InternalError("deflateInit2 failed");
+  uLong bound = deflateBound(z, static_cast<uLong>(input.size()));
   uint8_t* dst = out->Ensure(bound);
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(input.data()));
-  z.avail_in = static_cast<uInt>(input.size());
-  z.next_out = dst;
-  z.avail_out = static_cast<uInt>(bound);
-  int rc = deflate(&z, Z_FINISH);
-  size_t produced = z.total_out;
-  deflateEnd(&z);
+  z->next_in = reinterpret_cast<Bytef*>(const_cast<char*>(input.data()));
+  z->avail_in = static_cast<uInt>(input.size());
+  z->next_out = dst;
+  z->avail_out = static_cast<uInt>(bound);
+  int rc = deflate(z, Z_FINISH);
+  size_t produced = z->total_out;
   if (rc != Z_STREAM_END) return InternalError("deflate failed: {}", rc);
   out->Advance(produced);
   return Ok();
@@ -62,38 +115,37 @@ Status Deflate(std::string_view input, int level, ByteBuffer* out) {
 
 Status Inflate(std::string_view input, size_t max_output, std::string_view context,
                ByteBuffer* out) {
-  z_stream z{};
-  if (inflateInit2(&z, -15) != Z_OK) return InternalError("inflateInit2 failed");
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(input.data()));
-  z.avail_in = static_cast<uInt>(input.size());
+  thread_local InflateStream stream;
+  z_stream* z = stream.Get();
+  if (z == nullptr) return InternalError("inflateInit2 failed");
+  z->next_in = reinterpret_cast<Bytef*>(const_cast<char*>(input.data()));
+  z->avail_in = static_cast<uInt>(input.size());
   out->Clear();
   int rc = Z_OK;
   while (rc != Z_STREAM_END) {
     if (out->size() >= max_output) {
-      inflateEnd(&z);
       return Corruption("{}: deflate block inflates to more than {} bytes", context, max_output);
     }
     size_t chunk = std::min<size_t>(std::max<size_t>(input.size() * 4, 4096),
                                     max_output - out->size());
     chunk = std::min<size_t>(chunk, 1u << 30);
-    z.next_out = out->Ensure(chunk);
-    z.avail_out = static_cast<uInt>(chunk);
-    rc = inflate(&z, Z_NO_FLUSH);
-    out->Advance(chunk - z.avail_out);
+    z->next_out = out->Ensure(chunk);
+    z->avail_out = static_cast<uInt>(chunk);
+    rc = inflate(z, Z_NO_FLUSH);
+    out->Advance(chunk - z->avail_out);
     if (rc == Z_STREAM_END) break;
-    if (rc != Z_OK && !(rc == Z_BUF_ERROR && z.avail_out == 0)) {
-      inflateEnd(&z);
-      return Corruption("{}: bad deflate data ({})", context, z.msg ? z.msg : "truncated");
+    if (rc != Z_OK && !(rc == Z_BUF_ERROR && z->avail_out == 0)) {
+      return Corruption("{}: bad deflate data ({})", context, z->msg ? z->msg : "truncated");
     }
   }
-  inflateEnd(&z);
   return Ok();
 }
 
 Status Zstd(std::string_view input, int level, ByteBuffer* out) {
   size_t bound = ZSTD_compressBound(input.size());
   uint8_t* dst = out->Ensure(bound);
-  size_t n = ZSTD_compress(dst, bound, input.data(), input.size(), level < 0 ? 3 : level);
+  size_t n = ZSTD_compressCCtx(ThreadZstd().cctx, dst, bound, input.data(), input.size(),
+                               level < 0 ? 3 : level);
   if (ZSTD_isError(n)) return InternalError("zstd compression failed: {}", ZSTD_getErrorName(n));
   out->Advance(n);
   return Ok();
@@ -101,14 +153,14 @@ Status Zstd(std::string_view input, int level, ByteBuffer* out) {
 
 Status Unzstd(std::string_view input, size_t max_output, std::string_view context,
               ByteBuffer* out) {
-  ZSTD_DCtx* ctx = ZSTD_createDCtx();
+  ZSTD_DCtx* ctx = ThreadZstd().dctx;
   if (ctx == nullptr) return InternalError("ZSTD_createDCtx failed");
+  ZSTD_DCtx_reset(ctx, ZSTD_reset_session_only);
   ZSTD_inBuffer in{input.data(), input.size(), 0};
   out->Clear();
   size_t rc = 1;
   while (true) {
     if (out->size() >= max_output && rc != 0) {
-      ZSTD_freeDCtx(ctx);
       return Corruption("{}: zstandard block decompresses to more than {} bytes", context,
                         max_output);
     }
@@ -118,16 +170,13 @@ Status Unzstd(std::string_view input, size_t max_output, std::string_view contex
     rc = ZSTD_decompressStream(ctx, &o, &in);
     out->Advance(o.pos);
     if (ZSTD_isError(rc)) {
-      ZSTD_freeDCtx(ctx);
       return Corruption("{}: bad zstandard data: {}", context, ZSTD_getErrorName(rc));
     }
     if (rc == 0 && in.pos == in.size) break;  // frame(s) complete, input consumed
     if (in.pos == in.size && o.pos < chunk) {
-      ZSTD_freeDCtx(ctx);
       return Corruption("{}: truncated zstandard data", context);
     }
   }
-  ZSTD_freeDCtx(ctx);
   return Ok();
 }
 

@@ -89,9 +89,10 @@ class Catalog {
   /// table still points at `base.metadata_location`. Errors:
   /// kCommitConflict — someone else committed first (nothing changed; reload,
   /// re-apply, retry); kCommitStateUnknown — the swap may or may not have
-  /// happened (reload and look for the change before retrying).
-  virtual Result<LoadedTable> CommitTable(const LoadedTable& base,
-                                          const TableMetadata& updated) = 0;
+  /// happened (reload and look for the change before retrying). `updated`
+  /// is taken by value: a caller done with it moves it in, and it becomes
+  /// the result's metadata without a copy.
+  virtual Result<LoadedTable> CommitTable(const LoadedTable& base, TableMetadata updated) = 0;
 
   /// kNotFound if `from` is missing, kAlreadyExists if `to` exists.
   virtual Status RenameTable(const TableIdentifier& from, const TableIdentifier& to) = 0;

@@ -261,7 +261,7 @@ Result<LoadedTable> HadoopCatalog::LoadTable(const TableIdentifier& id) {
   return LoadedTable{id, location, std::move(metadata)};
 }
 
-Result<LoadedTable> HadoopCatalog::CommitTable(const LoadedTable& base, const TableMetadata& updated) {
+Result<LoadedTable> HadoopCatalog::CommitTable(const LoadedTable& base, TableMetadata updated) {
   FLOE_ASSIGN_OR_RETURN(std::string path, TablePath(base.id));
   FLOE_ASSIGN_OR_RETURN(int64_t version, CurrentVersion(path));
   if (version == 0) return NotFound("table {} does not exist", base.id.ToString());
@@ -297,7 +297,7 @@ Result<LoadedTable> HadoopCatalog::CommitTable(const LoadedTable& base, const Ta
   // readers probe one step further.
   (void)io_->WriteAtomically(path + "/metadata/" + std::string(kVersionHint),
                              std::to_string(version + 1));
-  return LoadedTable{base.id, next, updated};
+  return LoadedTable{base.id, next, std::move(updated)};
 }
 
 Status HadoopCatalog::RenameTable(const TableIdentifier& from, const TableIdentifier&) {

@@ -468,7 +468,7 @@ Result<LoadedTable> SqlCatalog::LoadTable(const TableIdentifier& id) {
   return LoadedTable{id, location, std::move(metadata)};
 }
 
-Result<LoadedTable> SqlCatalog::CommitTable(const LoadedTable& base, const TableMetadata& updated) {
+Result<LoadedTable> SqlCatalog::CommitTable(const LoadedTable& base, TableMetadata updated) {
   std::string location = NextMetadataLocation(updated.location, base.metadata_location);
   FLOE_ASSIGN_OR_RETURN(std::string key, NamespaceKey(base.id.ns));
   // The new metadata file is written under a hidden temporary name; the
@@ -495,7 +495,7 @@ Result<LoadedTable> SqlCatalog::CommitTable(const LoadedTable& base, const Table
     return CommitConflict("table {} was changed concurrently (it no longer points at {})",
                           base.id.ToString(), base.metadata_location);
   }
-  return LoadedTable{base.id, location, updated};
+  return LoadedTable{base.id, location, std::move(updated)};
 }
 
 Status SqlCatalog::SwapPointer(PointerSwap& swap) {

@@ -59,7 +59,7 @@ class SqlCatalog final : public Catalog {
   Result<bool> TableExists(const TableIdentifier& id) override;
   Result<LoadedTable> CreateTable(const TableIdentifier& id, TableMetadata metadata) override;
   Result<LoadedTable> LoadTable(const TableIdentifier& id) override;
-  Result<LoadedTable> CommitTable(const LoadedTable& base, const TableMetadata& updated) override;
+  Result<LoadedTable> CommitTable(const LoadedTable& base, TableMetadata updated) override;
   Status RenameTable(const TableIdentifier& from, const TableIdentifier& to) override;
   Status DropTable(const TableIdentifier& id, bool purge) override;
   std::string DefaultTableLocation(const TableIdentifier& id) override;

@@ -43,6 +43,33 @@ TEST_F(ProducerTest, AppendAddsSnapshotsWithTotalsAndSequenceNumbers) {
   EXPECT_EQ(seq, (std::map<std::string, int64_t>{{"a", 1}, {"b", 1}, {"c", 2}}));
 }
 
+TEST_F(ProducerTest, AHandleCarriesOverTheManifestsOfItsOwnCommitWithoutReadingTheList) {
+  Table table = CreateTable();
+  auto a = table.NewAppend();
+  a->AppendFile(MakeFile("a", 10)).AppendFile(MakeFile("b", 5));
+  ASSERT_OK(a->Commit());
+  // The handle knows the list it wrote: the next commit does not read it
+  // (removed here to prove it), and carries its manifests over as they are.
+  const std::string first_list = table.metadata().CurrentSnapshot()->manifest_list;
+  ASSERT_NE(table.KnownManifests(first_list), nullptr);
+  auto before = ReadManifestList(io_, first_list, table.metadata().format_version);
+  ASSERT_OK(before);
+  EXPECT_TRUE(*table.KnownManifests(first_list) == *before);
+  ASSERT_TRUE(std::filesystem::remove(io::LocalPath(first_list)));
+  auto b = table.NewAppend();
+  b->AppendFile(MakeFile("c", 7));
+  ASSERT_OK(b->Commit());
+  EXPECT_EQ(LivePaths(Reload()),
+            (std::set<std::string>{MakeFile("a", 1).file_path, MakeFile("b", 1).file_path,
+                                   MakeFile("c", 1).file_path}));
+  EXPECT_EQ(Total(table, summary::kTotalRecords), 22);
+
+  // A handle loaded from the catalog knows no list: it reads them.
+  Table other = Reload();
+  EXPECT_EQ(other.KnownManifests(first_list), nullptr);
+  EXPECT_EQ(other.KnownManifests(other.metadata().CurrentSnapshot()->manifest_list), nullptr);
+}
+
 TEST_F(ProducerTest, ConcurrentAppendsFromTwoHandlesBothLand) {
   for (bool sql : {false, true}) {
     if (sql) {

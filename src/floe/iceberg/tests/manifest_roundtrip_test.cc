@@ -144,11 +144,23 @@ TEST(ManifestRoundTripTest, V2DataManifestWithEveryTransformResultType) {
 
   // The list assigns the snapshot's sequence number; reading inherits it.
   std::string list_path = dir / "snap-42.avro";
-  auto st = WriteManifestList(io, list_path, 2, 42, SnapshotId{41}, 9, {*mf});
+  ManifestFile unassigned = *mf;  // as a new snapshot's own manifest
+  unassigned.manifest_path = mf->manifest_path + ".copy";
+  unassigned.added_snapshot_id = 0;
+  unassigned.min_sequence_number = kUnassignedSequenceNumber;
+  std::vector<ManifestFile> as_read;
+  auto st = WriteManifestList(io, list_path, 2, 42, SnapshotId{41}, 9, {*mf, unassigned},
+                              std::nullopt, &as_read);
   ASSERT_TRUE(st.has_value()) << st.error().ToString();
   auto list = ReadManifestList(io, list_path, 2);
   ASSERT_TRUE(list.has_value()) << list.error().ToString();
-  ASSERT_EQ(list->size(), 1u);
+  // What the writer says a reader will see is what a reader sees (a commit
+  // carries these over without reading the list back).
+  EXPECT_TRUE(as_read == *list);
+  ASSERT_EQ(list->size(), 2u);
+  EXPECT_EQ((*list)[1].added_snapshot_id, 42);
+  EXPECT_EQ((*list)[1].min_sequence_number, 9);
+  list->pop_back();
   const ManifestFile& lm = (*list)[0];
   EXPECT_EQ(lm.manifest_path, mf->manifest_path);
   EXPECT_EQ(lm.manifest_length, mf->manifest_length);
@@ -306,11 +318,18 @@ TEST(ManifestRoundTripTest, V3FieldsAndFirstRowIds) {
   auto m2 = (*del_writer)->Close();
   ASSERT_TRUE(m2.has_value());
 
+  std::vector<ManifestFile> as_read;
   ASSERT_TRUE(WriteManifestList(io, dir / "list.avro", 3, 9, SnapshotId{8}, 4, {*m1, *m2},
-                                int64_t{500})
+                                int64_t{500}, &as_read)
                   .has_value());
   auto list = ReadManifestList(io, dir / "list.avro", 3);
   ASSERT_TRUE(list.has_value()) << list.error().ToString();
+  EXPECT_TRUE(as_read == *list);
+  // A v1 list has no exact in-memory form (sequence numbers read as 0).
+  ASSERT_TRUE(
+      WriteManifestList(io, dir / "v1.avro", 1, 9, SnapshotId{8}, 4, {}, std::nullopt, &as_read)
+          .has_value());
+  EXPECT_TRUE(as_read.empty());
   ASSERT_EQ(list->size(), 2u);
   EXPECT_EQ((*list)[0].first_row_id, 500);            // data manifest: assigned
   EXPECT_FALSE((*list)[1].first_row_id.has_value());  // delete manifests have none

@@ -310,7 +310,7 @@ class FaultyCatalog final : public iceberg::Catalog {
     return base_->LoadTable(id);
   }
   Result<iceberg::LoadedTable> CommitTable(const iceberg::LoadedTable& base,
-                                           const iceberg::TableMetadata& updated) override {
+                                           iceberg::TableMetadata updated) override {
     FLOE_RETURN_IF_ERROR(state_->CheckAlive(base.id.ToString()));
     std::optional<CommitFault> fault;
     {
@@ -329,7 +329,7 @@ class FaultyCatalog final : public iceberg::Catalog {
       return CommitStateUnknown("injected: commit of {} timed out (not applied)",
                                 base.id.ToString());
     }
-    auto committed = base_->CommitTable(base, updated);
+    auto committed = base_->CommitTable(base, std::move(updated));
     if (committed) ++commits_;
     if (committed && fault == CommitFault::kCrashAfter) {
       state_->crashed = true;
