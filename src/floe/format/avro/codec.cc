@@ -6,6 +6,8 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "floe/common/zstd_contexts.h"
+
 namespace floe::avro {
 
 std::string_view CodecName(Codec codec) {
@@ -40,9 +42,10 @@ uint32_t Crc32(std::string_view data) {
   return static_cast<uint32_t>(crc);
 }
 
-// zlib and zstd state is kept per thread and reset for each block: setting
-// a stream up allocates a few hundred KiB (deflate's window and hash
-// tables), more work than compressing the small blocks of a manifest.
+// zlib state is kept per thread (as zstd's, common/zstd_contexts.h) and
+// reset for each block: setting a stream up allocates a few hundred KiB
+// (deflate's window and hash tables), more work than compressing the small
+// blocks of a manifest.
 class DeflateStream {
  public:
   ~DeflateStream() {
@@ -81,20 +84,6 @@ class InflateStream {
   z_stream z_{};
   bool ready_ = false;
 };
-
-struct ZstdContexts {
-  ZSTD_CCtx* cctx = ZSTD_createCCtx();
-  ZSTD_DCtx* dctx = ZSTD_createDCtx();
-  ~ZstdContexts() {
-    ZSTD_freeCCtx(cctx);
-    ZSTD_freeDCtx(dctx);
-  }
-};
-
-ZstdContexts& ThreadZstd() {
-  thread_local ZstdContexts contexts;
-  return contexts;
-}
 
 Status Deflate(std::string_view input, int level, ByteBuffer* out) {
   thread_local DeflateStream stream;
@@ -144,7 +133,7 @@ Status Inflate(std::string_view input, size_t max_output, std::string_view conte
 Status Zstd(std::string_view input, int level, ByteBuffer* out) {
   size_t bound = ZSTD_compressBound(input.size());
   uint8_t* dst = out->Ensure(bound);
-  size_t n = ZSTD_compressCCtx(ThreadZstd().cctx, dst, bound, input.data(), input.size(),
+  size_t n = ZSTD_compressCCtx(ThreadZstdContexts().cctx, dst, bound, input.data(), input.size(),
                                level < 0 ? 3 : level);
   if (ZSTD_isError(n)) return InternalError("zstd compression failed: {}", ZSTD_getErrorName(n));
   out->Advance(n);
@@ -153,7 +142,7 @@ Status Zstd(std::string_view input, int level, ByteBuffer* out) {
 
 Status Unzstd(std::string_view input, size_t max_output, std::string_view context,
               ByteBuffer* out) {
-  ZSTD_DCtx* ctx = ThreadZstd().dctx;
+  ZSTD_DCtx* ctx = ThreadZstdContexts().dctx;
   if (ctx == nullptr) return InternalError("ZSTD_createDCtx failed");
   ZSTD_DCtx_reset(ctx, ZSTD_reset_session_only);
   ZSTD_inBuffer in{input.data(), input.size(), 0};

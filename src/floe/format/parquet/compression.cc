@@ -9,22 +9,10 @@
 #include <limits>
 #include <memory>
 
+#include "floe/common/zstd_contexts.h"
+
 namespace floe::parquet {
 namespace {
-
-struct ZstdContexts {
-  ZSTD_CCtx* cctx = ZSTD_createCCtx();
-  ZSTD_DCtx* dctx = ZSTD_createDCtx();
-  ~ZstdContexts() {
-    ZSTD_freeCCtx(cctx);
-    ZSTD_freeDCtx(dctx);
-  }
-};
-
-ZstdContexts& Zstd() {
-  thread_local ZstdContexts contexts;
-  return contexts;
-}
 
 Status CompressGzip(std::span<const uint8_t> in, ByteBuffer* out, int level) {
   z_stream stream{};
@@ -102,7 +90,8 @@ Status Compress(CompressionCodec codec, std::span<const uint8_t> in, ByteBuffer*
     case CompressionCodec::kZstd: {
       size_t bound = ZSTD_compressBound(in.size());
       uint8_t* dst = out->Ensure(bound);
-      size_t n = ZSTD_compressCCtx(Zstd().cctx, dst, bound, in.data(), in.size(), level);
+      size_t n =
+          ZSTD_compressCCtx(ThreadZstdContexts().cctx, dst, bound, in.data(), in.size(), level);
       if (ZSTD_isError(n)) return InternalError("zstd compression failed: {}", ZSTD_getErrorName(n));
       out->Advance(n);
       return Ok();
@@ -148,7 +137,8 @@ Status Decompress(CompressionCodec codec, std::span<const uint8_t> in, size_t un
       }
       return DecompressGzip(in, uncompressed_size, out);
     case CompressionCodec::kZstd: {
-      size_t n = ZSTD_decompressDCtx(Zstd().dctx, out, uncompressed_size, in.data(), in.size());
+      size_t n = ZSTD_decompressDCtx(ThreadZstdContexts().dctx, out, uncompressed_size, in.data(),
+                                     in.size());
       if (ZSTD_isError(n)) {
         return Corruption("zstd page does not decompress: {}", ZSTD_getErrorName(n));
       }
