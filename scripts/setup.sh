@@ -24,7 +24,7 @@ log() { printf '[setup] %s\n' "$*"; }
 
 PACKAGES=(
   build-essential cmake ninja-build pkg-config
-  libmariadb-dev libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev
+  libmariadb-dev libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev libjemalloc-dev
   libsimdjson-dev nlohmann-json3-dev libyaml-cpp-dev libfmt-dev libspdlog-dev libcli11-dev
   libsqlite3-dev libcurl4-openssl-dev libssl-dev libcpp-httplib-dev libxxhash-dev
   libgtest-dev libgmock-dev libbenchmark-dev
