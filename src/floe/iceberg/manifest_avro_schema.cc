@@ -1,5 +1,7 @@
 #include "floe/iceberg/manifest_avro_schema.h"
 
+#include <array>
+
 #include <map>
 #include <mutex>
 #include <set>
@@ -210,10 +212,9 @@ Result<avro::Schema> ManifestEntryAvroSchema(int format_version, const Type& par
   return schema;
 }
 
-Result<avro::Schema> ManifestListAvroSchema(int format_version) {
-  if (format_version < 1 || format_version > 3) {
-    return InvalidArgument("manifest list format version {} is not 1, 2 or 3", format_version);
-  }
+namespace {
+
+Result<avro::Schema> BuildManifestListAvroSchema(int format_version) {
   const bool v1 = format_version == 1;
   Json summary_fields = Json::array(
       {FieldJson("contains_null", "boolean", lf::kContainsNull, false),
@@ -250,6 +251,20 @@ Result<avro::Schema> ManifestListAvroSchema(int format_version) {
     return std::unexpected(std::move(schema).error().WithContext("manifest_file Avro schema"));
   }
   return schema;
+}
+
+}  // namespace
+
+Result<avro::Schema> ManifestListAvroSchema(int format_version) {
+  if (format_version < 1 || format_version > 3) {
+    return InvalidArgument("manifest list format version {} is not 1, 2 or 3", format_version);
+  }
+  // Built once per version (every commit writes a manifest list); copies
+  // share the parsed graph.
+  static const std::array<Result<avro::Schema>, 3> kSchemas = {
+      BuildManifestListAvroSchema(1), BuildManifestListAvroSchema(2),
+      BuildManifestListAvroSchema(3)};
+  return kSchemas[static_cast<size_t>(format_version - 1)];
 }
 
 namespace {
