@@ -232,9 +232,15 @@ void RunMetrics::Committed(const sink::CommitOutcome& outcome) {
   t.added_files += outcome.added_files;
   if (outcome.snapshot_id >= 0) t.last_snapshot_id = outcome.snapshot_id;
   t.last_checkpoint = std::max(t.last_checkpoint, outcome.checkpoint_id);
-  t.last_commit_unix_ms = UnixMs();
+  // The commit's own end (a checkpoint's outcomes arrive together, after its
+  // last table), else now.
+  const Clock::time_point now = Clock::now();
+  const Clock::time_point at =
+      outcome.committed_at != Clock::time_point{} ? std::min(outcome.committed_at, now) : now;
+  t.last_commit_unix_ms =
+      UnixMs() - std::chrono::duration_cast<std::chrono::milliseconds>(now - at).count();
   if (auto taken = taken_at_.find(outcome.checkpoint_id); taken != taken_at_.end()) {
-    t.last_commit_seconds = std::chrono::duration<double>(Clock::now() - taken->second).count();
+    t.last_commit_seconds = std::chrono::duration<double>(at - taken->second).count();
   }
 }
 

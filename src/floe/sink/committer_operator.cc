@@ -384,6 +384,7 @@ struct CommitterOperator::Impl {
       const PendingCheckpoint& checkpoint = state.pending.at(id);
       bool skipped = false, adopted = false;
       auto outcome = CommitOne(key, checkpoint, &skipped, &adopted);
+      if (outcome) outcome->committed_at = std::chrono::steady_clock::now();
       const StagedTable& staged = checkpoint.tables.at(key);
       if (!outcome && outcome.error().code() == ErrorCode::kNotFound &&
           (recovering || (staged.manifests.empty() && !staged.truncated))) {

@@ -12,6 +12,7 @@
 /// results of each checkpoint in their state and commit them once the
 /// checkpoint is durable.
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -108,6 +109,9 @@ struct CommitOutcome {
   int64_t snapshot_id = -1;
   int64_t added_files = 0;
   int64_t added_records = 0;
+  /// When this table's commit ended (the committer emits the outcomes of a
+  /// checkpoint together, after its last table); unset if unknown.
+  std::chrono::steady_clock::time_point committed_at{};
 };
 
 /// The source positions recorded at each checkpoint, shared in-process

@@ -3,6 +3,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -94,6 +95,28 @@ TEST(RunMetrics, CommittedRowsAreThoseOfTheCommittedCheckpoints) {
   // Nothing is left pending: a second commit of the same id adds nothing.
   m.Committed(Commit("db.a", 2, 80));
   EXPECT_EQ(m.Read().tables["db.a"].committed.inserts, 13);
+}
+
+TEST(RunMetrics, EachTableCommitKeepsItsOwnTime) {
+  // The outcomes of one checkpoint arrive together, after its last table:
+  // each table's duration and time are those of its own commit.
+  RunMetrics m;
+  m.CheckpointTaken(1);
+  const auto taken = std::chrono::steady_clock::now();
+  sink::CommitOutcome early = Commit("db.a", 1, 1);
+  early.committed_at = taken + std::chrono::milliseconds(100);
+  sink::CommitOutcome late = Commit("db.b", 1, 2);
+  late.committed_at = taken + std::chrono::milliseconds(900);
+  std::this_thread::sleep_until(late.committed_at + std::chrono::milliseconds(200));
+  m.Committed(early);
+  m.Committed(late);
+  MetricsSnapshot s = m.Read();
+  const TableMetrics& a = s.tables["db.a"];
+  const TableMetrics& b = s.tables["db.b"];
+  EXPECT_LT(a.last_commit_seconds, 0.5);
+  EXPECT_GE(b.last_commit_seconds, 0.8);
+  EXPECT_LT(b.last_commit_seconds, 1.05);
+  EXPECT_NEAR(static_cast<double>(b.last_commit_unix_ms - a.last_commit_unix_ms), 800.0, 50.0);
 }
 
 TEST(RunMetrics, KeepsTalliesOfABoundedNumberOfCheckpointsWithoutLosingCounts) {
