@@ -111,14 +111,30 @@ def test_missing_grant_says_which(tmp_path):
 
 @pytest.mark.skipif(PORT is None, reason="FLOE_TEST_MYSQL_PORT is not set")
 def test_check_lists_tables_and_writes_nothing(tmp_path):
-    path = pipeline(tmp_path, PORT)
-    text = path.read_text().replace("floe_test.nothing_\\.*", "floe_test.\\.*")
-    path.write_text(text)
-    proc = run(path, "--check", "--set", "pipeline.parallelism=3")
+    pymysql = pytest.importorskip("pymysql")
+    db = pymysql.connect(host="127.0.0.1", port=int(PORT), user=os.environ.get("FLOE_TEST_MYSQL_USER", "floe"),
+                         password=os.environ.get("FLOE_TEST_MYSQL_PASSWORD", "floe"), autocommit=True)
+    keyed, keyless = f"nothing_chk_keyed_{os.getpid()}", f"nothing_chk_keyless_{os.getpid()}"
+    with db.cursor() as c:
+        c.execute(f"CREATE OR REPLACE TABLE floe_test.{keyed} (id INT PRIMARY KEY)")
+        c.execute(f"CREATE OR REPLACE TABLE floe_test.{keyless} (id INT)")
+    try:
+        path = pipeline(tmp_path, PORT)
+        text = path.read_text().replace("floe_test.nothing_\\.*", "floe_test.\\.*")
+        path.write_text(text)
+        proc = run(path, "--check", "--set", "pipeline.parallelism=3")
+    finally:
+        with db.cursor() as c:
+            c.execute(f"DROP TABLE IF EXISTS floe_test.{keyed}, floe_test.{keyless}")
     assert proc.returncode == 0, proc.stderr
     assert "parallelism: 3" in proc.stdout
     assert "source table(s) selected" in proc.stdout
     assert '"****"' in proc.stdout  # the password, never printed
+    # A table without a primary key is marked: only its inserts can be mirrored.
+    lines = {line.split()[0]: line for line in proc.stdout.splitlines() if "->" in line}
+    assert "(no primary key)" in lines[f"floe_test.{keyless}"], proc.stdout
+    assert "(no primary key)" not in lines[f"floe_test.{keyed}"], proc.stdout
+    assert "without a primary key" in proc.stdout
     assert wrote_nothing(tmp_path)
 
 
@@ -151,6 +167,49 @@ def test_exception_behaviour_stops_at_a_schema_change(tmp_path):
             proc.kill()
     assert proc.returncode == 1, err
     assert "schema.change.behavior is exception" in err and table in err and "ADD COLUMN" in err, err
+
+
+@pytest.mark.skipif(PORT is None, reason="FLOE_TEST_MYSQL_PORT is not set")
+def test_table_without_primary_key_is_refused_at_its_first_update(tmp_path):
+    """A table without a primary key: a warning when it is first seen, its inserts mirrored,
+    and its first UPDATE stops the run naming the table (a row without a key cannot be found
+    in the lake) — never applied as a second copy of the row."""
+    pymysql = pytest.importorskip("pymysql")
+    catalog_module = pytest.importorskip("pyiceberg.catalog.sql")
+    db = pymysql.connect(host="127.0.0.1", port=int(PORT), user=os.environ.get("FLOE_TEST_MYSQL_USER", "floe"),
+                         password=os.environ.get("FLOE_TEST_MYSQL_PASSWORD", "floe"), autocommit=True)
+    table = f"nothing_keyless_{os.getpid()}"
+    with db.cursor() as c:
+        c.execute(f"CREATE OR REPLACE TABLE floe_test.{table} (id INT, v INT)")
+        c.execute(f"INSERT INTO floe_test.{table} VALUES (1, 1), (2, 2)")
+    path = pipeline(tmp_path, PORT)
+    path.write_text(path.read_text().replace("floe_test.nothing_\\.*", f"floe_test.{table}")
+                    .replace("name: errors", "name: errors\n  checkpoint.interval: 200ms"))
+    env = dict(os.environ, PIPELINE_PASSWORD=os.environ.get("FLOE_TEST_MYSQL_PASSWORD", "floe"))
+    proc = subprocess.Popen([str(FLOE), "run", str(path), "--progress", "never"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env, stdin=subprocess.DEVNULL)
+    try:
+        import time
+        time.sleep(3)
+        assert proc.poll() is None, proc.stderr.read()
+        with db.cursor() as c:
+            c.execute(f"INSERT INTO floe_test.{table} VALUES (3, 3)")
+        time.sleep(2)
+        with db.cursor() as c:
+            c.execute(f"UPDATE floe_test.{table} SET v = 9 WHERE id = 1")
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        with db.cursor() as c:
+            c.execute(f"DROP TABLE IF EXISTS floe_test.{table}")
+    assert proc.returncode == 1, err
+    assert f"table floe_test.{table} has no primary key" in err, err
+    assert "no identifier fields" in err and table in err and "UPDATE" in err.upper(), err
+    catalog = catalog_module.SqlCatalog("default", uri=f"sqlite:///{tmp_path / 'catalog.db'}",
+                                        warehouse=f"file://{tmp_path / 'warehouse'}")
+    rows = catalog.load_table(f"floe_test.{table}").scan().to_arrow().sort_by("id").to_pylist()
+    assert rows == [{"id": 1, "v": 1}, {"id": 2, "v": 2}, {"id": 3, "v": 3}], rows
 
 
 @pytest.mark.skipif(PORT is None, reason="FLOE_TEST_MYSQL_PORT is not set")

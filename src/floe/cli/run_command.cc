@@ -96,7 +96,19 @@ int Check(const RunArgs& a, const pipeline::PipelineDefinition& definition) {
   }
   std::printf("%s", definition.Describe().c_str());
   std::printf("\n%zu source table(s) selected:\n", routes->size());
-  for (const auto& r : *routes) std::printf("  %-40s -> %s\n", r.source.c_str(), r.sink.c_str());
+  size_t keyless = 0;
+  for (const auto& r : *routes) {
+    std::printf("  %-40s -> %s%s\n", r.source.c_str(), r.sink.c_str(),
+                r.has_primary_key ? "" : "   (no primary key)");
+    if (!r.has_primary_key) ++keyless;
+  }
+  if (keyless > 0) {
+    std::printf(
+        "\n%zu table(s) without a primary key: their inserts are mirrored, but an UPDATE or "
+        "DELETE of one stops the run; give them a primary key or leave them out with "
+        "tables.exclude.\n",
+        keyless);
+  }
   return 0;
 }
 

@@ -4,6 +4,7 @@
 #include <deque>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 #include <unordered_map>
 
@@ -210,6 +211,8 @@ struct CaptureSource::Impl {
   std::unordered_map<const cdc::TableDefinition*, WithSourceColumn> with_source_column;
   const WithSourceColumn* last_with_source = nullptr;
   std::vector<types::Value> before_buffer, after_buffer;
+  /// Tables without a primary key, told about once.
+  std::set<std::string> keyless_told;
 
   /// The row schema of a definition, kept while consecutive rows share it.
   const std::shared_ptr<const types::Schema>& RowSchemaOf(const cdc::TableDefinitionPtr& def) {
@@ -237,7 +240,15 @@ struct CaptureSource::Impl {
         last_row_schema = it->second.schema;
         if (!key.empty()) key.push_back(column);
       }
-      if (!key.empty()) resolver->NotePrimaryKey(def->id.db, def->id.table, key);
+      if (!key.empty()) {
+        resolver->NotePrimaryKey(def->id.db, def->id.table, key);
+      } else if (keyless_told.insert(def->id.ToString()).second) {
+        spdlog::warn(
+            "table {} has no primary key: its inserts are mirrored, but its first UPDATE or "
+            "DELETE stops the run (a row without a key cannot be found in the lake); give it a "
+            "primary key, or leave it out with tables.exclude",
+            def->id.ToString());
+      }
     }
     return last_row_schema;
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 #include <thread>
 
 #include <fmt/format.h>
@@ -369,12 +370,22 @@ Result<std::vector<TableRoute>> CheckPipeline(const pipeline::PipelineDefinition
       "SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE "
       "TABLE' AND TABLE_SCHEMA NOT IN ('mysql', 'information_schema', 'performance_schema', "
       "'sys') ORDER BY TABLE_SCHEMA, TABLE_NAME"));
+  FLOE_ASSIGN_OR_RETURN(auto keyed_rows,
+                        conn->Query("SELECT DISTINCT TABLE_SCHEMA, TABLE_NAME FROM "
+                                    "information_schema.TABLE_CONSTRAINTS WHERE "
+                                    "CONSTRAINT_TYPE = 'PRIMARY KEY'"));
+  std::set<std::string> keyed;
+  for (const auto& r : keyed_rows) {
+    if (r.size() >= 2 && r[0] && r[1]) keyed.insert(*r[0] + "." + *r[1]);
+  }
   std::vector<TableRoute> routes;
   for (const auto& r : rows) {
     if (r.size() < 2 || !r[0] || !r[1]) continue;
     if (!options.capture.selector(*r[0], *r[1])) continue;
     FLOE_ASSIGN_OR_RETURN(auto sink, definition.RouteFor(*r[0], *r[1]));
-    routes.push_back({*r[0] + "." + *r[1], sink.ToString()});
+    std::string source = *r[0] + "." + *r[1];
+    const bool has_key = keyed.contains(source);
+    routes.push_back({std::move(source), sink.ToString(), has_key});
   }
   return routes;
 }

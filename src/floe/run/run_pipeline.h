@@ -75,6 +75,8 @@ Result<RunSummary> RunPipeline(const pipeline::PipelineDefinition& definition,
 struct TableRoute {
   std::string source;  ///< "db.table"
   std::string sink;    ///< "ns.table"
+  /// Without one only inserts can be mirrored (docs/pipeline.md).
+  bool has_primary_key = true;
 };
 
 /// `floe run --check`: connects to the source and the catalog (writing
