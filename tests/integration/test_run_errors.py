@@ -44,6 +44,20 @@ def run(path: Path, *args: str, password: str | None = None) -> subprocess.Compl
                           timeout=120, env=env, stdin=subprocess.DEVNULL)
 
 
+def connect():
+    """A connection to the test MariaDB (autocommit)."""
+    pymysql = pytest.importorskip("pymysql")
+    return pymysql.connect(host="127.0.0.1", port=int(PORT), user=os.environ.get("FLOE_TEST_MYSQL_USER", "floe"),
+                           password=os.environ.get("FLOE_TEST_MYSQL_PASSWORD", "floe"), autocommit=True)
+
+
+def start(path: Path, *args: str) -> subprocess.Popen:
+    """`floe run PATH ARGS` in the background, its output captured."""
+    env = dict(os.environ, PIPELINE_PASSWORD=os.environ.get("FLOE_TEST_MYSQL_PASSWORD", "floe"))
+    return subprocess.Popen([str(FLOE), "run", str(path), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env, stdin=subprocess.DEVNULL)
+
+
 def wrote_nothing(tmp_path: Path) -> bool:
     return not (tmp_path / "warehouse").exists() and not list(tmp_path.glob("*.floe-state/checkpoints/*"))
 
@@ -111,9 +125,7 @@ def test_missing_grant_says_which(tmp_path):
 
 @pytest.mark.skipif(PORT is None, reason="FLOE_TEST_MYSQL_PORT is not set")
 def test_check_lists_tables_and_writes_nothing(tmp_path):
-    pymysql = pytest.importorskip("pymysql")
-    db = pymysql.connect(host="127.0.0.1", port=int(PORT), user=os.environ.get("FLOE_TEST_MYSQL_USER", "floe"),
-                         password=os.environ.get("FLOE_TEST_MYSQL_PASSWORD", "floe"), autocommit=True)
+    db = connect()
     keyed, keyless = f"nothing_chk_keyed_{os.getpid()}", f"nothing_chk_keyless_{os.getpid()}"
     with db.cursor() as c:
         c.execute(f"CREATE OR REPLACE TABLE floe_test.{keyed} (id INT PRIMARY KEY)")
@@ -142,9 +154,7 @@ def test_check_lists_tables_and_writes_nothing(tmp_path):
 def test_exception_behaviour_stops_at_a_schema_change(tmp_path):
     """`schema.change.behavior: exception`: rows are mirrored until the first schema change
     of a mirrored table, which stops the run naming the table and the statement."""
-    pymysql = pytest.importorskip("pymysql")
-    db = pymysql.connect(host="127.0.0.1", port=int(PORT), user=os.environ.get("FLOE_TEST_MYSQL_USER", "floe"),
-                         password=os.environ.get("FLOE_TEST_MYSQL_PASSWORD", "floe"), autocommit=True)
+    db = connect()
     table = f"nothing_exc_{os.getpid()}"
     with db.cursor() as c:
         c.execute(f"DROP TABLE IF EXISTS floe_test.{table}")
@@ -152,9 +162,7 @@ def test_exception_behaviour_stops_at_a_schema_change(tmp_path):
         c.execute(f"INSERT INTO floe_test.{table} VALUES (1, 1)")
     path = pipeline(tmp_path, PORT)
     path.write_text(path.read_text().replace("name: errors", "name: errors\n  schema.change.behavior: exception\n  checkpoint.interval: 200ms"))
-    env = dict(os.environ, PIPELINE_PASSWORD=os.environ.get("FLOE_TEST_MYSQL_PASSWORD", "floe"))
-    proc = subprocess.Popen([str(FLOE), "run", str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=env, stdin=subprocess.DEVNULL)
+    proc = start(path)
     try:
         import time
         time.sleep(2)
@@ -174,10 +182,8 @@ def test_table_without_primary_key_is_refused_at_its_first_update(tmp_path):
     """A table without a primary key: a warning when it is first seen, its inserts mirrored,
     and its first UPDATE stops the run naming the table (a row without a key cannot be found
     in the lake) — never applied as a second copy of the row."""
-    pymysql = pytest.importorskip("pymysql")
     catalog_module = pytest.importorskip("pyiceberg.catalog.sql")
-    db = pymysql.connect(host="127.0.0.1", port=int(PORT), user=os.environ.get("FLOE_TEST_MYSQL_USER", "floe"),
-                         password=os.environ.get("FLOE_TEST_MYSQL_PASSWORD", "floe"), autocommit=True)
+    db = connect()
     table = f"nothing_keyless_{os.getpid()}"
     with db.cursor() as c:
         c.execute(f"CREATE OR REPLACE TABLE floe_test.{table} (id INT, v INT)")
@@ -185,9 +191,7 @@ def test_table_without_primary_key_is_refused_at_its_first_update(tmp_path):
     path = pipeline(tmp_path, PORT)
     path.write_text(path.read_text().replace("floe_test.nothing_\\.*", f"floe_test.{table}")
                     .replace("name: errors", "name: errors\n  checkpoint.interval: 200ms"))
-    env = dict(os.environ, PIPELINE_PASSWORD=os.environ.get("FLOE_TEST_MYSQL_PASSWORD", "floe"))
-    proc = subprocess.Popen([str(FLOE), "run", str(path), "--progress", "never"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env, stdin=subprocess.DEVNULL)
+    proc = start(path, "--progress", "never")
     try:
         import time
         time.sleep(3)
@@ -216,9 +220,7 @@ def test_table_without_primary_key_is_refused_at_its_first_update(tmp_path):
 def test_snapshot_mode_copies_once_and_ends(tmp_path):
     """`scan.startup.mode: snapshot`: the tables are copied, committed, and the run ends by
     itself (exit 0); run again, it ends at once and adds nothing."""
-    pymysql = pytest.importorskip("pymysql")
-    db = pymysql.connect(host="127.0.0.1", port=int(PORT), user=os.environ.get("FLOE_TEST_MYSQL_USER", "floe"),
-                         password=os.environ.get("FLOE_TEST_MYSQL_PASSWORD", "floe"), autocommit=True)
+    db = connect()
     table = f"snap_once_{os.getpid()}"
     with db.cursor() as c:
         c.execute(f"DROP TABLE IF EXISTS floe_test.{table}")
