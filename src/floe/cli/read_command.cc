@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -55,6 +56,7 @@ struct ReadArgs {
   int max_planning_failures = 3;
   std::string split_target_size;
   std::string split_open_cost;
+  bool stats = false;
 };
 
 /// The command line as ReadOptions; kInvalidArgument for contradictory or
@@ -219,6 +221,9 @@ void AddReadCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--split-file-open-cost", args->split_open_cost,
                   "read.split.open-file-cost (default: the table's, else 4MiB)")
       ->check(ByteSizeIn(1, int64_t{1} << 40));
+  cmd->add_flag("--stats", args->stats,
+                "at the end, print to standard error the splits read and the data and delete "
+                "files opened");
   cmd->callback([args, exit_code] {
     auto options = ToOptions(*args);
     if (!options) {
@@ -234,6 +239,15 @@ void AddReadCommand(CLI::App& app, int* exit_code) {
     std::signal(SIGINT, OnSignal);
     std::signal(SIGTERM, OnSignal);
     auto summary = source::RunRead(std::move(*options), &g_stop);
+    if (summary && args->stats) {
+      std::fprintf(stderr,
+                   "floe read: %d readers, %lld splits (%lld changelog), %lld data file reads, "
+                   "%lld delete file reads\n",
+                   summary->readers, static_cast<long long>(summary->splits_read),
+                   static_cast<long long>(summary->changelog_splits_read),
+                   static_cast<long long>(summary->data_files_read),
+                   static_cast<long long>(summary->delete_files_read));
+    }
     if (!summary) {
       PrintError(summary.error());
       *exit_code = kExitFailure;

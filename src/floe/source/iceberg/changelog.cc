@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -9,6 +10,7 @@
 #include "floe/iceberg/data_reader.h"
 #include "floe/iceberg/table_scan.h"
 #include "floe/types/row_json.h"
+#include "floe/types/row_json_writer.h"
 
 namespace floe::source {
 namespace {
@@ -49,7 +51,13 @@ std::vector<std::string> DeletePaths(const iceberg::FileScanTask& task) {
 Result<std::vector<Row>> ReadRows(io::FileIO& io, const iceberg::FileScanTask& task,
                                   const types::Schema& schema, const iceberg::ExprPtr& filter,
                                   const Printed& printed) {
-  FLOE_ASSIGN_OR_RETURN(auto reader, iceberg::DataReader::Open(io, task, schema, schema, filter));
+  iceberg::DataReaderOptions options;
+  options.parquet.borrow_bytes = true;  // each batch is turned into text before the next is read
+  FLOE_ASSIGN_OR_RETURN(auto reader,
+                        iceberg::DataReader::Open(io, task, schema, schema, filter, options));
+  const types::JsonRowWriter json(schema);
+  std::optional<types::JsonRowWriter> printed_json;
+  if (!printed.index.empty()) printed_json.emplace(printed.schema);
   std::vector<size_t> key_columns;
   for (int32_t id : schema.identifier_field_ids()) {
     for (size_t i = 0; i < schema.fields().size(); ++i) {
@@ -68,7 +76,7 @@ Result<std::vector<Row>> ReadRows(io::FileIO& io, const iceberg::FileScanTask& t
     if (n == 0) break;
     for (size_t r = 0; r < n; ++r) {
       Row row;
-      types::AppendRowJson(schema, types::Row(values.data() + r * width, width), &row.json);
+      json.Append(types::Row(values.data() + r * width, width), &row.json);
       for (size_t c : key_columns) {
         types::AppendValueJson(*schema.fields()[c].type, values[r * width + c], &row.key);
         row.key.push_back(',');
@@ -77,7 +85,7 @@ Result<std::vector<Row>> ReadRows(io::FileIO& io, const iceberg::FileScanTask& t
         for (size_t k = 0; k < printed.index.size(); ++k) {
           picked[k] = values[r * width + printed.index[k]];
         }
-        types::AppendRowJson(printed.schema, types::Row(picked.data(), picked.size()), &row.out);
+        printed_json->Append(types::Row(picked.data(), picked.size()), &row.out);
       }
       rows.push_back(std::move(row));
     }
@@ -99,6 +107,30 @@ std::vector<Row> Minus(const std::vector<Row>& a, const std::vector<Row>& b) {
     out.push_back(r);
   }
   return out;
+}
+
+/// Rows of one data file read at the parent (`old_rows`) and at the snapshot
+/// (`new_rows`), both in file order: when deletes were only added, the new
+/// rows are a subsequence of the old ones and the rows deleted are the old
+/// rows a greedy in-order match leaves over (moved to `*deleted`) — no
+/// hashing of whole rows. Returns false, touching nothing, when the new rows
+/// are not such a subsequence (a row came back).
+bool DeletedInOrder(std::vector<Row>& old_rows, const std::vector<Row>& new_rows,
+                    std::vector<Row>* deleted) {
+  size_t j = 0;
+  for (const Row& r : old_rows) {
+    if (j < new_rows.size() && r.json == new_rows[j].json) ++j;
+  }
+  if (j != new_rows.size()) return false;
+  j = 0;
+  for (Row& r : old_rows) {
+    if (j < new_rows.size() && r.json == new_rows[j].json) {
+      ++j;
+    } else {
+      deleted->push_back(std::move(r));
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -131,7 +163,9 @@ void AppendChangeJson(ChangeKind kind, iceberg::SnapshotId snapshot_id, std::str
 Result<std::vector<RowChangeLine>> ComputeChangelog(
     io::FileIO& io, const iceberg::TableMetadata& metadata,
     std::optional<iceberg::SnapshotId> parent_id, iceberg::SnapshotId snapshot_id,
-    const iceberg::ExprPtr& filter, bool case_sensitive, const std::vector<std::string>& columns) {
+    const iceberg::ExprPtr& filter, bool case_sensitive, const std::vector<std::string>& columns,
+    ChangelogReads* reads) {
+  ChangelogReads counted;
   const iceberg::Snapshot* snapshot = metadata.SnapshotById(snapshot_id);
   if (snapshot == nullptr) {
     return NotFound("snapshot {} is no longer in the table (expired)", snapshot_id);
@@ -179,9 +213,16 @@ Result<std::vector<RowChangeLine>> ComputeChangelog(
     std::vector<Row> old_rows, new_rows;
     if (b != before.end()) {
       FLOE_ASSIGN_OR_RETURN(old_rows, ReadRows(io, b->second, *schema, bound, printed));
+      ++counted.data_files;
+      counted.delete_files += static_cast<int64_t>(b->second.deletes.size());
     }
     if (a != after.end()) {
       FLOE_ASSIGN_OR_RETURN(new_rows, ReadRows(io, a->second, *schema, bound, printed));
+      ++counted.data_files;
+      counted.delete_files += static_cast<int64_t>(a->second.deletes.size());
+    }
+    if (b != before.end() && a != after.end() && DeletedInOrder(old_rows, new_rows, &deleted)) {
+      continue;
     }
     for (Row& r : Minus(old_rows, new_rows)) deleted.push_back(std::move(r));
     for (Row& r : Minus(new_rows, old_rows)) inserted.push_back(std::move(r));
@@ -216,6 +257,10 @@ Result<std::vector<RowChangeLine>> ComputeChangelog(
   }
   for (size_t i = 0; i < added.size(); ++i) {
     if (!paired_added[i]) changes.push_back({ChangeKind::kInsert, text(added[i])});
+  }
+  if (reads != nullptr) {
+    reads->data_files += counted.data_files;
+    reads->delete_files += counted.delete_files;
   }
   return changes;
 }

@@ -45,20 +45,25 @@ struct RowChangeLine {
   std::string row;
 };
 
+/// What computing one snapshot's changes read (counted per open: a data
+/// file read on both sides counts twice, and its delete files once per side).
+struct ChangelogReads {
+  int64_t data_files = 0;
+  int64_t delete_files = 0;
+};
+
 /// The changes of `snapshot_id` against `parent_id` (nullopt: an empty
 /// table before it). `filter` (unbound, may be null) keeps only rows that
 /// match it on either side. `columns` (empty: all) are the columns printed:
 /// rows are still compared whole, so a change in another column is a
 /// change. Errors: kNotFound (a snapshot no longer in the table),
 /// kInvalidArgument (unknown columns), planning and reading errors naming the
-/// file.
-Result<std::vector<RowChangeLine>> ComputeChangelog(io::FileIO& io,
-                                                    const iceberg::TableMetadata& metadata,
-                                                    std::optional<iceberg::SnapshotId> parent_id,
-                                                    iceberg::SnapshotId snapshot_id,
-                                                    const iceberg::ExprPtr& filter,
-                                                    bool case_sensitive,
-                                                    const std::vector<std::string>& columns = {});
+/// file. `reads` (may be null) is added what was read.
+Result<std::vector<RowChangeLine>> ComputeChangelog(
+    io::FileIO& io, const iceberg::TableMetadata& metadata,
+    std::optional<iceberg::SnapshotId> parent_id, iceberg::SnapshotId snapshot_id,
+    const iceberg::ExprPtr& filter, bool case_sensitive,
+    const std::vector<std::string>& columns = {}, ChangelogReads* reads = nullptr);
 
 /// One output line of a change: {"op":"insert","snapshot_id":N,"row":{...}}
 /// (no newline).

@@ -77,6 +77,8 @@ Result<ReadSummary> RunRead(ReadOptions options, const std::atomic<bool>* stop) 
   ro.db = iceberg::NamespaceToString(id.ns);
   ro.table = id.name;
   ro.restored_checkpoint = summary.restored_checkpoint;
+  auto counters = std::make_shared<ReadCounters>();
+  ro.counters = counters;
   io::FileIO* file_io = &catalog->file_io();
   auto rows = job.AddSource<RowChunk>(std::string(kReaderStage), readers, [=](int) {
     return std::make_unique<IcebergSplitReader>(enumerator, file_io, ro);
@@ -90,6 +92,10 @@ Result<ReadSummary> RunRead(ReadOptions options, const std::atomic<bool>* stop) 
   FLOE_RETURN_IF_ERROR(engine::RunUntilStopped(job, stop));
   summary.splits_planned = enumerator->splits_planned();
   summary.last_checkpoint = job.last_completed_checkpoint();
+  summary.splits_read = counters->splits.load();
+  summary.changelog_splits_read = counters->changelog_splits.load();
+  summary.data_files_read = counters->data_files.load();
+  summary.delete_files_read = counters->delete_files.load();
   // The rows before a refused snapshot are out (and checkpointed); now the refusal.
   if (auto refused = enumerator->stopped_by()) return std::unexpected(std::move(*refused));
   return summary;

@@ -58,6 +58,12 @@ struct ReadSummary {
   /// The checkpoint restored (0: a fresh start) and the last one completed.
   engine::CheckpointId restored_checkpoint = 0;
   engine::CheckpointId last_checkpoint = 0;
+  /// What this run's readers read (split_reader.h, ReadCounters; a restored
+  /// split counts again).
+  int64_t splits_read = 0;
+  int64_t changelog_splits_read = 0;
+  int64_t data_files_read = 0;
+  int64_t delete_files_read = 0;
 };
 
 /// Runs a read until it ends (a batch read, or an end snapshot, after a

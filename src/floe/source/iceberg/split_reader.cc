@@ -93,9 +93,16 @@ struct IcebergSplitReader::Impl {
   Result<bool> EmitChanges(engine::Collector<RowChunk>& out) {
     if (next_change == 0 && changes.empty()) {
       std::shared_ptr<const iceberg::TableMetadata> metadata = enumerator->Metadata();
-      FLOE_ASSIGN_OR_RETURN(changes, ComputeChangelog(*io, *metadata, current->split.parent,
-                                                      current->split.snapshot_id, options.filter,
-                                                      options.case_sensitive, options.columns));
+      ChangelogReads reads;
+      FLOE_ASSIGN_OR_RETURN(
+          changes,
+          ComputeChangelog(*io, *metadata, current->split.parent, current->split.snapshot_id,
+                           options.filter, options.case_sensitive, options.columns, &reads));
+      if (options.counters) {
+        options.counters->changelog_splits += 1;
+        options.counters->data_files += reads.data_files;
+        options.counters->delete_files += reads.delete_files;
+      }
       const size_t skip = std::min(changes.size(), static_cast<size_t>(to_skip));
       next_change = skip;
       to_skip -= static_cast<int64_t>(skip);
@@ -162,6 +169,10 @@ struct IcebergSplitReader::Impl {
         FLOE_ASSIGN_OR_RETURN(
             reader, iceberg::DataReader::Open(*io, task, *schema->table, schema->projected,
                                               schema->filter, ro));
+        if (options.counters) {
+          options.counters->data_files += 1;
+          options.counters->delete_files += static_cast<int64_t>(task.deletes.size());
+        }
       }
       arena.Reset();
       values.clear();
@@ -238,6 +249,7 @@ Result<bool> IcebergSplitReader::Poll(engine::Collector<RowChunk>& out) {
       return true;
     }
     FLOE_ASSIGN_OR_RETURN(m.schema, m.SchemaFor(next->split.schema_id));
+    if (m.options.counters) m.options.counters->splits += 1;
     m.current = std::move(next);
     m.SetOrigin();
     m.to_skip = m.current->position;

@@ -13,6 +13,7 @@
 /// same files, deletes and filter give the same rows in the same order), so
 /// the skipped rows are the ones emitted before.
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -28,6 +29,17 @@ namespace floe::source {
 struct RowChunk {
   std::string text;
   int64_t rows = 0;
+};
+
+/// What the readers of one job read, shared by them (`floe read --stats`):
+/// opens of data files (a file read in parts counts once per part, a file
+/// read on both sides of a changelog twice) and loads of delete files (once
+/// per data file they apply to); changelog splits among the splits.
+struct ReadCounters {
+  std::atomic<int64_t> splits{0};
+  std::atomic<int64_t> changelog_splits{0};
+  std::atomic<int64_t> data_files{0};
+  std::atomic<int64_t> delete_files{0};
 };
 
 struct SplitReaderOptions {
@@ -51,6 +63,8 @@ struct SplitReaderOptions {
   /// The checkpoint the enumerator was restored from (0: none); Open fails
   /// with kInternal if the job restores another one.
   engine::CheckpointId restored_checkpoint = 0;
+  /// Added to as splits are read; may be null.
+  std::shared_ptr<ReadCounters> counters;
 };
 
 class IcebergSplitReader final : public engine::SourceOperator<RowChunk> {
