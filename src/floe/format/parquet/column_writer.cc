@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 
 #include "floe/format/parquet/compression.h"
 
@@ -52,9 +53,7 @@ void ColumnWriter::AppendBool(bool v, int16_t def, int16_t rep) {
 void ColumnWriter::AppendInt32(int32_t v, int16_t def, int16_t rep) {
   PutLevels(def, rep);
   if (dictionary_active()) {
-    bool inserted;
-    AppendIndex(numeric_dict_->GetOrInsert(static_cast<uint32_t>(v), &inserted));
-    if (inserted) stats_.UpdateInt(v);
+    PutNumeric(static_cast<uint32_t>(v), 4);
   } else {
     plain_.AppendLittleEndian(v);
     stats_.UpdateInt(v);
@@ -64,9 +63,7 @@ void ColumnWriter::AppendInt32(int32_t v, int16_t def, int16_t rep) {
 void ColumnWriter::AppendInt64(int64_t v, int16_t def, int16_t rep) {
   PutLevels(def, rep);
   if (dictionary_active()) {
-    bool inserted;
-    AppendIndex(numeric_dict_->GetOrInsert(static_cast<uint64_t>(v), &inserted));
-    if (inserted) stats_.UpdateInt(v);
+    PutNumeric(static_cast<uint64_t>(v), 8);
   } else {
     plain_.AppendLittleEndian(v);
     stats_.UpdateInt(v);
@@ -77,9 +74,7 @@ void ColumnWriter::AppendFloat(float v, int16_t def, int16_t rep) {
   PutLevels(def, rep);
   if (v != v) stats_.AddNans(1);
   if (dictionary_active()) {
-    bool inserted;
-    AppendIndex(numeric_dict_->GetOrInsert(std::bit_cast<uint32_t>(v), &inserted));
-    if (inserted) stats_.UpdateFloating(v);
+    PutNumeric(std::bit_cast<uint32_t>(v), 4);
   } else {
     plain_.AppendLittleEndian(v);
     stats_.UpdateFloating(v);
@@ -90,9 +85,7 @@ void ColumnWriter::AppendDouble(double v, int16_t def, int16_t rep) {
   PutLevels(def, rep);
   if (v != v) stats_.AddNans(1);
   if (dictionary_active()) {
-    bool inserted;
-    AppendIndex(numeric_dict_->GetOrInsert(std::bit_cast<uint64_t>(v), &inserted));
-    if (inserted) stats_.UpdateFloating(v);
+    PutNumeric(std::bit_cast<uint64_t>(v), 8);
   } else {
     plain_.AppendLittleEndian(v);
     stats_.UpdateFloating(v);
@@ -103,12 +96,11 @@ void ColumnWriter::AppendBytes(std::string_view v, int16_t def, int16_t rep) {
   PutLevels(def, rep);
   const auto* p = reinterpret_cast<const uint8_t*>(v.data());
   auto n = static_cast<uint32_t>(v.size());
+  bool prefixed = leaf_.physical_type == Type::kByteArray;
   if (dictionary_active()) {
-    bool inserted;
-    AppendIndex(bytes_dict_->GetOrInsert(p, n, &inserted));
-    if (inserted) stats_.UpdateBytes(v);
+    PutBytes(p, n, n + (prefixed ? 4 : 0));
   } else {
-    if (leaf_.physical_type == Type::kByteArray) plain_.AppendLittleEndian<uint32_t>(n);
+    if (prefixed) plain_.AppendLittleEndian<uint32_t>(n);
     plain_.Append(p, n);
     stats_.UpdateBytes(v);
   }
@@ -119,12 +111,67 @@ void ColumnWriter::AppendDecimal(types::int128_t v, int16_t def, int16_t rep) {
   StoreDecimalBigEndian(v, leaf_.type_length, decimal_scratch_);
   auto n = static_cast<uint32_t>(leaf_.type_length);
   if (dictionary_active()) {
-    bool inserted;
-    AppendIndex(bytes_dict_->GetOrInsert(decimal_scratch_, n, &inserted));
-    if (inserted) stats_.UpdateDecimal(v);
+    PutBytes(decimal_scratch_, n, n);
+    pending_decimal_ = v;
+    pending_is_decimal_ = true;
   } else {
     plain_.Append(decimal_scratch_, n);
     stats_.UpdateDecimal(v);
+  }
+}
+
+void ColumnWriter::PutNumeric(uint64_t bits, size_t plain_size) {
+  if (pending_) ResolvePending();
+  numeric_dict_->Prefetch(bits);
+  pending_bits_ = bits;
+  pending_ = true;
+  page_plain_bytes_ += plain_size;
+}
+
+void ColumnWriter::PutBytes(const uint8_t* p, uint32_t n, size_t plain_size) {
+  if (pending_) ResolvePending();
+  pending_bits_ = HashBytes(p, n);
+  bytes_dict_->Prefetch(pending_bits_);
+  // Padded for GetOrInsertPadded; read a row later, when these stores are done.
+  pending_bytes_.Clear();
+  uint8_t* copy = pending_bytes_.Ensure(n + BytesDictionary::kInlineBytes);
+  std::memcpy(copy, p, n);
+  std::memset(copy + n, 0, BytesDictionary::kInlineBytes);
+  pending_bytes_.Advance(n);
+  pending_is_decimal_ = false;
+  pending_ = true;
+  page_plain_bytes_ += plain_size;
+}
+
+void ColumnWriter::ResolvePending() {
+  pending_ = false;
+  bool inserted;
+  if (numeric_dict_) {
+    AppendIndex(numeric_dict_->GetOrInsert(pending_bits_, &inserted));
+    if (!inserted) return;
+    switch (leaf_.physical_type) {
+      case Type::kInt32:
+        stats_.UpdateInt(static_cast<int32_t>(static_cast<uint32_t>(pending_bits_)));
+        break;
+      case Type::kInt64:
+        stats_.UpdateInt(static_cast<int64_t>(pending_bits_));
+        break;
+      case Type::kFloat:
+        stats_.UpdateFloating(std::bit_cast<float>(static_cast<uint32_t>(pending_bits_)));
+        break;
+      default:
+        stats_.UpdateFloating(std::bit_cast<double>(pending_bits_));
+        break;
+    }
+    return;
+  }
+  auto n = static_cast<uint32_t>(pending_bytes_.size());
+  AppendIndex(bytes_dict_->GetOrInsertPadded(pending_bytes_.data(), n, pending_bits_, &inserted));
+  if (!inserted) return;
+  if (pending_is_decimal_) {
+    stats_.UpdateDecimal(pending_decimal_);
+  } else {
+    stats_.UpdateBytes(pending_bytes_.view());
   }
 }
 
@@ -134,7 +181,23 @@ void ColumnWriter::AddEncoding(Encoding e) {
   }
 }
 
+bool ColumnWriter::DictionaryWorthKeeping(size_t index_bytes) const {
+  size_t dictionary_bytes = DictionaryBytes();
+  if (page_plain_bytes_ == 0 || index_bytes + dictionary_bytes < page_plain_bytes_) return true;
+  // Not paid for yet. Among n values drawn evenly from k distinct ones, about
+  // n^2 / 2k repeat an earlier one: the page's repeats estimate k. Keep the
+  // dictionary if k values would fit its limit (it then pays over the chunk).
+  double n = static_cast<double>(indices_.size());
+  double entries = numeric_dict_ ? numeric_dict_->size() : bytes_dict_->size();
+  double repeats = n - entries;
+  if (repeats <= 0 || entries == 0) return false;
+  double distinct = n * n / (2 * repeats);
+  return distinct * (static_cast<double>(dictionary_bytes) / entries) <=
+         static_cast<double>(options_.dict_size_bytes);
+}
+
 Status ColumnWriter::FlushPage() {
+  if (pending_) ResolvePending();
   if (page_values_ == 0) return Ok();
   def_encoder_.Flush();
   rep_encoder_.Flush();
@@ -225,7 +288,10 @@ Status ColumnWriter::FlushPage() {
   chunk_values_ += static_cast<int64_t>(page_values_);
 
   // Start the next page.
-  if (dictionary && DictionaryFull()) fallback_ = true;
+  if (dictionary &&
+      (DictionaryFull() || (dictionary_pages_ == 1 && !DictionaryWorthKeeping(values_size)))) {
+    fallback_ = true;
+  }
   def_levels_.Clear();
   rep_levels_.Clear();
   def_encoder_.Reset(&def_levels_, BitWidth(static_cast<uint64_t>(leaf_.max_definition_level)));
@@ -237,6 +303,7 @@ Status ColumnWriter::FlushPage() {
   page_nulls_ = 0;
   page_rows_ = 0;
   page_row_starts_ = 0;
+  page_plain_bytes_ = 0;
   return Ok();
 }
 

@@ -9,8 +9,14 @@
 /// Encodings (what pyarrow writes for data page v1): values go through a
 /// dictionary (RLE_DICTIONARY data pages, one PLAIN dictionary page first in
 /// the chunk) until the dictionary's PLAIN size passes the limit; then the page
-/// is cut and the rest of the chunk is PLAIN. BOOLEAN is always PLAIN. Levels
-/// are RLE/bit-packed hybrid (length-prefixed in v1 pages).
+/// is cut and the rest of the chunk is PLAIN. A chunk also turns PLAIN after
+/// its first page if that page's indices plus the dictionary are no smaller
+/// than its values PLAIN (parquet-mr's test) and the page's repeated values
+/// predict more distinct values than the limit holds: a column of mostly
+/// distinct values (keys, timestamps, e-mail addresses) then never fills a
+/// dictionary whose every probe misses cache, while one of 100,000 codes keeps
+/// it. BOOLEAN is always PLAIN. Levels are RLE/bit-packed hybrid
+/// (length-prefixed in v1 pages).
 
 #include <cstdint>
 #include <memory>
@@ -111,13 +117,22 @@ class ColumnWriter {
   }
   bool dictionary_active() const { return use_dictionary_ && !fallback_; }
   size_t BufferedPageBytes() const {
-    return def_levels_.size() + rep_levels_.size() + indices_.size() * 4 + plain_.size();
+    return def_levels_.size() + rep_levels_.size() + (indices_.size() + pending_) * 4 +
+           plain_.size();
   }
   size_t DictionaryBytes() const;
+  /// After the chunk's first dictionary page (`index_bytes` its encoded
+  /// indices): false if the rest of the chunk should be PLAIN.
+  bool DictionaryWorthKeeping(size_t index_bytes) const;
   bool DictionaryFull() const {
     return dictionary_active() && DictionaryBytes() > options_.dict_size_bytes;
   }
   void AppendIndex(uint32_t index) { indices_.push_back(index); }
+  // Dictionary mode: resolves the pending value, then makes this one pending
+  // (`plain_size`: its PLAIN size).
+  void PutNumeric(uint64_t bits, size_t plain_size);
+  void PutBytes(const uint8_t* p, uint32_t n, size_t plain_size);
+  void ResolvePending();
   Status WritePage(std::span<const uint8_t> levels_rep, std::span<const uint8_t> levels_def,
                    Encoding encoding);
   void AddEncoding(Encoding e);
@@ -135,6 +150,16 @@ class ColumnWriter {
   size_t page_nulls_ = 0;
   size_t page_rows_ = 0;
   size_t page_row_starts_ = 0;     // rows whose first entry is in this page (rep == 0)
+  size_t page_plain_bytes_ = 0;    // PLAIN size of the page's dictionary-encoded values
+  // In dictionary mode a value is looked up when the column's next value
+  // comes (or the page is cut): its slot is prefetched on arrival, and the rest
+  // of the row gives the load time to finish, so probes of a large dictionary
+  // do not stall on cache misses.
+  bool pending_ = false;
+  bool pending_is_decimal_ = false;
+  uint64_t pending_bits_ = 0;  // the numeric value's bits, or the bytes' hash
+  ByteBuffer pending_bytes_;   // a copy: the caller's bytes may not outlive the call
+  types::int128_t pending_decimal_ = 0;
 
   // The chunk.
   std::unique_ptr<NumericDictionary> numeric_dict_;

@@ -58,7 +58,7 @@ void NumericDictionary::Grow() {
 }
 
 void BytesDictionary::Clear() {
-  table_.assign(kInitialSlots, Entry{0, 0, 0, kEmpty});
+  table_.assign(kInitialSlots, Entry{0, 0, 0, kEmpty, 0, 0});
   mask_ = kInitialSlots - 1;
   size_ = 0;
   plain_.Clear();
@@ -67,7 +67,7 @@ void BytesDictionary::Clear() {
 void BytesDictionary::Grow() {
   std::vector<Entry> old = std::move(table_);
   size_t slots = old.size() * 2;
-  table_.assign(slots, Entry{0, 0, 0, kEmpty});
+  table_.assign(slots, Entry{0, 0, 0, kEmpty, 0, 0});
   mask_ = slots - 1;
   for (const Entry& e : old) {
     if (e.index == kEmpty) continue;

@@ -23,6 +23,10 @@ class NumericDictionary {
   /// `width` is 4 or 8: the PLAIN size of one value.
   explicit NumericDictionary(int width) : width_(width) { Clear(); }
 
+  /// Starts loading the slot `GetOrInsert(bits)` will probe first, so that a
+  /// caller that asks one value later finds it in cache.
+  void Prefetch(uint64_t bits) const { __builtin_prefetch(&table_[Slot(bits)]); }
+
   /// The index of `bits` (the value's bit pattern, zero-extended), inserting
   /// it if new; `*inserted` tells which.
   uint32_t GetOrInsert(uint64_t bits, bool* inserted) {
@@ -72,17 +76,29 @@ class NumericDictionary {
 /// FIXED_LEN_BYTE_ARRAY values (PLAIN without one).
 class BytesDictionary {
  public:
+  /// Values of up to this many bytes are kept in the table's slots too, so
+  /// that finding them reads one slot and not the dictionary's bytes.
+  static constexpr uint32_t kInlineBytes = 12;
+
   explicit BytesDictionary(bool length_prefixed) : length_prefixed_(length_prefixed) { Clear(); }
 
-  uint32_t GetOrInsert(const uint8_t* p, uint32_t n, bool* inserted) {
-    uint64_t h = HashBytes(p, n);
+  /// Starts loading the slot that `GetOrInsert` with hash `h` (`HashBytes` of
+  /// the value) will probe first.
+  void Prefetch(uint64_t h) const { __builtin_prefetch(&table_[(h >> 32) & mask_]); }
+
+  /// The index of the `n` bytes at `p`, whose `HashBytes` is `h`, inserting
+  /// them if new; `*inserted` tells which. `p` must be readable for at least
+  /// kInlineBytes bytes, those past `n` zero (a caller's padded copy).
+  uint32_t GetOrInsertPadded(const uint8_t* p, uint32_t n, uint64_t h, bool* inserted) {
     uint32_t tag = static_cast<uint32_t>(h);
+    uint64_t head0 = LoadLittleEndian<uint64_t>(p);
+    uint32_t head1 = LoadLittleEndian<uint32_t>(p + 8);
     uint64_t i = (h >> 32) & mask_;
     while (true) {
       Entry& e = table_[i];
       if (e.index == kEmpty) break;
-      if (e.hash == tag && e.length == n &&
-          (n == 0 || std::memcmp(plain_.data() + e.offset, p, n) == 0)) {
+      if (e.hash == tag && e.length == n && e.head0 == head0 && e.head1 == head1 &&
+          (n <= kInlineBytes || std::memcmp(plain_.data() + e.offset, p, n) == 0)) {
         *inserted = false;
         return e.index;
       }
@@ -91,10 +107,17 @@ class BytesDictionary {
     *inserted = true;
     uint32_t index = size_++;
     if (length_prefixed_) plain_.AppendLittleEndian<uint32_t>(n);
-    table_[i] = Entry{static_cast<uint64_t>(plain_.size()), tag, n, index};
+    table_[i] = Entry{static_cast<uint64_t>(plain_.size()), tag, n, index, head1, head0};
     plain_.Append(p, n);
     if (size_ * 2 > table_.size()) Grow();
     return index;
+  }
+  /// The same for any `n` bytes at `p`.
+  uint32_t GetOrInsert(const uint8_t* p, uint32_t n, bool* inserted) {
+    if (n >= kInlineBytes) return GetOrInsertPadded(p, n, HashBytes(p, n), inserted);
+    uint8_t padded[kInlineBytes] = {};
+    std::memcpy(padded, p, n);
+    return GetOrInsertPadded(padded, n, HashBytes(p, n), inserted);
   }
 
   uint32_t size() const { return size_; }
@@ -103,11 +126,13 @@ class BytesDictionary {
 
  private:
   static constexpr uint32_t kEmpty = 0xffffffffu;
-  struct Entry {
+  struct alignas(32) Entry {  // two to a cache line
     uint64_t offset;  // of the value's bytes in plain_
     uint32_t hash;
     uint32_t length;
     uint32_t index;
+    uint32_t head1;  // the value's first kInlineBytes bytes, zero-padded: 8..11
+    uint64_t head0;  // ... and 0..7
   };
   void Grow();
 
