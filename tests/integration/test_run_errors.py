@@ -217,6 +217,43 @@ def test_table_without_primary_key_is_refused_at_its_first_update(tmp_path):
 
 
 @pytest.mark.skipif(PORT is None, reason="FLOE_TEST_MYSQL_PORT is not set")
+def test_an_added_column_with_a_default_is_told(tmp_path):
+    """MySQL gives the existing rows an added column's DEFAULT without logging them, and an
+    Iceberg v2 table has no initial default: the run says so, naming table, column and value
+    (an added nullable column without a default is not told)."""
+    import signal
+    import time
+    db = connect()
+    table = f"nothing_default_{os.getpid()}"
+    with db.cursor() as c:
+        c.execute(f"CREATE OR REPLACE TABLE floe_test.{table} (id INT PRIMARY KEY, v INT)")
+        c.execute(f"INSERT INTO floe_test.{table} VALUES (1, 1), (2, 2)")
+    path = pipeline(tmp_path, PORT)
+    path.write_text(path.read_text().replace("floe_test.nothing_\\.*", f"floe_test.{table}")
+                    .replace("name: errors", "name: errors\n  schema.change.behavior: evolve\n"
+                             "  checkpoint.interval: 200ms"))
+    proc = start(path, "--progress", "never")
+    try:
+        time.sleep(3)
+        assert proc.poll() is None, proc.stderr.read()
+        with db.cursor() as c:
+            c.execute(f"ALTER TABLE floe_test.{table} ADD COLUMN plain INT NULL")
+            c.execute(f"ALTER TABLE floe_test.{table} ADD COLUMN status INT NOT NULL DEFAULT 7")
+            c.execute(f"INSERT INTO floe_test.{table} (id, v) VALUES (3, 3)")
+        time.sleep(3)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        with db.cursor() as c:
+            c.execute(f"DROP TABLE IF EXISTS floe_test.{table}")
+    assert proc.returncode == 0, err
+    assert f"table floe_test.{table}: column status was added with DEFAULT 7" in err, err
+    assert "column plain was added" not in err, err
+
+
+@pytest.mark.skipif(PORT is None, reason="FLOE_TEST_MYSQL_PORT is not set")
 def test_snapshot_mode_copies_once_and_ends(tmp_path):
     """`scan.startup.mode: snapshot`: the tables are copied, committed, and the run ends by
     itself (exit 0); run again, it ends at once and adds nothing."""

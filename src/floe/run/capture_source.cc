@@ -357,9 +357,35 @@ struct CaptureSource::Impl {
     }
   }
 
+  /// An added column whose value in the rows that existed is not NULL
+  /// (a DEFAULT, or NOT NULL and the type's implicit default): MySQL fills
+  /// those rows without logging them, and Iceberg v2 has no initial
+  /// default, so the lake's older rows read NULL there. Said at the change
+  /// (again when a restart replays it), whatever the behaviour but ignore
+  /// (docs/pipeline.md).
+  void WarnOfAnUnloggedDefault(const cdc::SchemaChange& change) const {
+    if (change.kind != cdc::SchemaChangeKind::kAddColumn || !change.table_after) return;
+    if (options.schema_change_behavior == Behavior::kIgnore) return;
+    for (const cdc::SourceColumn& c : change.table_after->columns) {
+      if (c.name != change.column) continue;
+      const bool has_default = c.default_value && *c.default_value != "NULL";
+      if (!has_default && c.nullable) return;
+      spdlog::warn(
+          "table {}: column {} was added with {}; MySQL gave the rows that existed then that "
+          "value without logging them, so in the lake those rows have NULL in {} (Iceberg v2 "
+          "tables have no initial default); rows written after the change have the value",
+          change.table.ToString(), c.name,
+          has_default ? fmt::format("DEFAULT {}", *c.default_value)
+                      : std::string("NOT NULL (its type's implicit default)"),
+          c.name);
+      return;
+    }
+  }
+
   Status ApplySchemaChange(const cdc::SchemaChange& change,
                            engine::Collector<sink::RowBatch>& out) {
     using Kind = cdc::SchemaChangeKind;
+    WarnOfAnUnloggedDefault(change);
     switch (options.schema_change_behavior) {
       case Behavior::kException:
         if (change.kind != Kind::kCreateTable && change.kind != Kind::kAlterOther) {
