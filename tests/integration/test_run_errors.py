@@ -217,10 +217,12 @@ def test_table_without_primary_key_is_refused_at_its_first_update(tmp_path):
 
 
 @pytest.mark.skipif(PORT is None, reason="FLOE_TEST_MYSQL_PORT is not set")
-def test_an_added_column_with_a_default_is_told(tmp_path):
+@pytest.mark.parametrize("behavior", ["evolve", "try_evolve"])
+def test_an_added_column_with_a_default(behavior, tmp_path):
     """MySQL gives the existing rows an added column's DEFAULT without logging them, and an
-    Iceberg v2 table has no initial default: the run says so, naming table, column and value
-    (an added nullable column without a default is not told)."""
+    Iceberg v2 table has no initial default: `evolve` stops, naming table, column, value and
+    the ways out, before it changes the lake; `try_evolve` adds the column (the older rows read
+    NULL in it) and warns. An added nullable column without a default is neither."""
     import signal
     import time
     db = connect()
@@ -230,7 +232,7 @@ def test_an_added_column_with_a_default_is_told(tmp_path):
         c.execute(f"INSERT INTO floe_test.{table} VALUES (1, 1), (2, 2)")
     path = pipeline(tmp_path, PORT)
     path.write_text(path.read_text().replace("floe_test.nothing_\\.*", f"floe_test.{table}")
-                    .replace("name: errors", "name: errors\n  schema.change.behavior: evolve\n"
+                    .replace("name: errors", f"name: errors\n  schema.change.behavior: {behavior}\n"
                              "  checkpoint.interval: 200ms"))
     proc = start(path, "--progress", "never")
     try:
@@ -240,17 +242,23 @@ def test_an_added_column_with_a_default_is_told(tmp_path):
             c.execute(f"ALTER TABLE floe_test.{table} ADD COLUMN plain INT NULL")
             c.execute(f"ALTER TABLE floe_test.{table} ADD COLUMN status INT NOT NULL DEFAULT 7")
             c.execute(f"INSERT INTO floe_test.{table} (id, v) VALUES (3, 3)")
-        time.sleep(3)
-        proc.send_signal(signal.SIGTERM)
+        if behavior == "try_evolve":
+            time.sleep(3)
+            proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
         with db.cursor() as c:
             c.execute(f"DROP TABLE IF EXISTS floe_test.{table}")
-    assert proc.returncode == 0, err
-    assert f"table floe_test.{table}: column status was added with DEFAULT 7" in err, err
+    told = f"column status was added with DEFAULT 7"
     assert "column plain was added" not in err, err
+    if behavior == "evolve":
+        assert proc.returncode == 1, err
+        assert told in err and table in err and "Ways out" in err and "try_evolve" in err, err
+        return
+    assert proc.returncode == 0, err
+    assert f"table floe_test.{table}: {told}" in err and "have NULL" in err, err
 
 
 @pytest.mark.skipif(PORT is None, reason="FLOE_TEST_MYSQL_PORT is not set")

@@ -9,8 +9,9 @@
 #include <unordered_map>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
 
 #include "floe/common/json_dump.h"
 #include "floe/engine/checkpoint_store.h"
@@ -144,6 +145,9 @@ struct CaptureSource::Impl {
   engine::CheckpointId completed = 0;    ///< the last checkpoint completed
   bool commit_requested = false;         ///< a checkpoint was asked for the held change
   std::vector<ingest::ColumnRename> statement_renames;  ///< of the statement being mirrored
+  /// evolve: the columns of the statement so far added with a value MySQL
+  /// gave the existing rows unlogged (UnloggedDefault); refused.
+  std::vector<std::string> statement_defaults;
 
   // The lake copy of the state (CaptureSourceOptions::lake_state_dir).
   std::unique_ptr<engine::CheckpointStore> lake_store;
@@ -357,35 +361,38 @@ struct CaptureSource::Impl {
     }
   }
 
-  /// An added column whose value in the rows that existed is not NULL
-  /// (a DEFAULT, or NOT NULL and the type's implicit default): MySQL fills
+  /// An added column whose value in the rows that existed is not NULL (a
+  /// DEFAULT, or NOT NULL and the type's implicit default): MySQL fills
   /// those rows without logging them, and Iceberg v2 has no initial
-  /// default, so the lake's older rows read NULL there. Said at the change
-  /// (again when a restart replays it), whatever the behaviour but ignore
-  /// (docs/pipeline.md).
-  void WarnOfAnUnloggedDefault(const cdc::SchemaChange& change) const {
-    if (change.kind != cdc::SchemaChangeKind::kAddColumn || !change.table_after) return;
-    if (options.schema_change_behavior == Behavior::kIgnore) return;
+  /// default, so the lake's older rows would read NULL there. Returns
+  /// "column C was added with DEFAULT V" for such a change, else "".
+  static std::string UnloggedDefault(const cdc::SchemaChange& change) {
+    if (change.kind != cdc::SchemaChangeKind::kAddColumn || !change.table_after) return "";
     for (const cdc::SourceColumn& c : change.table_after->columns) {
       if (c.name != change.column) continue;
       const bool has_default = c.default_value && *c.default_value != "NULL";
-      if (!has_default && c.nullable) return;
-      spdlog::warn(
-          "table {}: column {} was added with {}; MySQL gave the rows that existed then that "
-          "value without logging them, so in the lake those rows have NULL in {} (Iceberg v2 "
-          "tables have no initial default); rows written after the change have the value",
-          change.table.ToString(), c.name,
-          has_default ? fmt::format("DEFAULT {}", *c.default_value)
-                      : std::string("NOT NULL (its type's implicit default)"),
-          c.name);
-      return;
+      if (!has_default && c.nullable) return "";
+      return fmt::format("column {} was added with {}", c.name,
+                         has_default ? fmt::format("DEFAULT {}", *c.default_value)
+                                     : std::string("NOT NULL (its type's implicit default)"));
     }
+    return "";
   }
 
   Status ApplySchemaChange(const cdc::SchemaChange& change,
                            engine::Collector<sink::RowBatch>& out) {
     using Kind = cdc::SchemaChangeKind;
-    WarnOfAnUnloggedDefault(change);
+    if (std::string what = UnloggedDefault(change); !what.empty()) {
+      if (options.schema_change_behavior == Behavior::kEvolve && OwnsSinkTable(change.table)) {
+        statement_defaults.push_back(std::move(what));  // refused in MirrorColumns
+      } else if (options.schema_change_behavior != Behavior::kIgnore) {
+        spdlog::warn(
+            "table {}: {}; MySQL gave the rows that existed then that value without logging "
+            "them, so in the lake those rows have NULL in it (Iceberg v2 tables have no initial "
+            "default); rows written after the change have the value",
+            change.table.ToString(), what);
+      }
+    }
     switch (options.schema_change_behavior) {
       case Behavior::kException:
         if (change.kind != Kind::kCreateTable && change.kind != Kind::kAlterOther) {
@@ -516,6 +523,8 @@ struct CaptureSource::Impl {
   Status MirrorColumns(const cdc::SchemaChange& change, engine::Collector<sink::RowBatch>& out) {
     std::vector<ingest::ColumnRename> renames = std::move(statement_renames);
     statement_renames.clear();
+    std::vector<std::string> defaults = std::move(statement_defaults);
+    statement_defaults.clear();
     if (!change.table_after) return Ok();
     bool event_error = false;
     const auto& row_schema = RowSchemaOf(change.table_after);
@@ -528,6 +537,19 @@ struct CaptureSource::Impl {
     // A replayed change (a restart from a checkpoint or lake copy before it)
     // that the table has, or a later one: the table stays as it is.
     if (CompareApplied(ingest::TableResolver::MetadataOf(*resolved), change) >= 0) return Ok();
+    if (!defaults.empty()) {
+      return std::unexpected(AtChange(
+          Error(ErrorCode::kSchemaIncompatible,
+                fmt::format(
+                    "{}: MySQL gave the rows that existed then that value without logging them, "
+                    "and an Iceberg v2 table has no initial default, so schema.change.behavior "
+                    "evolve cannot mirror it (the lake's older rows would read NULL); nothing "
+                    "was changed in the lake. Ways out: schema.change.behavior try_evolve (the "
+                    "column is added and the older rows read NULL in it, with a warning), or "
+                    "leave the table out with tables.exclude",
+                    fmt::join(defaults, ", "))),
+          change.table, change.source));
+    }
     std::map<std::string, std::string> properties;
     if (change.source) {
       properties[std::string(kSchemaChangePositionProperty)] =
