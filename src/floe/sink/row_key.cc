@@ -2,6 +2,8 @@
 
 #include <cstring>
 #include <functional>
+#include <tuple>
+#include <utility>
 
 namespace floe::sink {
 
@@ -157,15 +159,35 @@ uint64_t HashKey(std::string_view key) {
   return h;
 }
 
+namespace {
+
+/// A key of up to 12 bytes as a slot keeps it: bytes 0..7, then 8..11, zero-padded.
+std::pair<uint64_t, uint32_t> InlineKey(std::string_view key) {
+  uint8_t bytes[12] = {};
+  if (!key.empty()) std::memcpy(bytes, key.data(), key.size());
+  uint64_t head;
+  uint32_t tail;
+  std::memcpy(&head, bytes, 8);
+  std::memcpy(&tail, bytes + 8, 4);
+  return {head, tail};
+}
+
+}  // namespace
+
 size_t KeyMap::Probe(std::string_view key, uint64_t hash) const {
   // Returns the slot holding `key`, else the first empty slot on its path.
+  // Keys of up to kInlineKeyBytes bytes are compared in the slot, longer ones
+  // in keys_ (a second cache miss).
   const size_t mask = slots_.size() - 1;
+  const bool inline_key = key.size() <= kInlineKeyBytes;
+  const auto [head, tail] = inline_key ? InlineKey(key) : std::pair<uint64_t, uint32_t>{};
   size_t i = hash & mask;
   while (true) {
     const Slot& s = slots_[i];
     if (s.length == kEmpty) return i;
     if (s.length != kErased && s.hash == hash && s.length == key.size() &&
-        std::memcmp(keys_.data() + s.offset, key.data(), key.size()) == 0) {
+        (inline_key ? s.offset == head && s.tail == tail
+                    : std::memcmp(keys_.data() + s.offset, key.data(), key.size()) == 0)) {
       return i;
     }
     i = (i + 1) & mask;
@@ -186,10 +208,14 @@ KeyMap::Entry* KeyMap::Insert(std::string_view key, uint64_t hash, bool* inserte
     return &s.entry;
   }
   s.hash = hash;
-  s.offset = keys_.size();
   s.length = static_cast<uint32_t>(key.size());
   s.entry = Entry{};
-  keys_.append(key);
+  if (key.size() <= kInlineKeyBytes) {
+    std::tie(s.offset, s.tail) = InlineKey(key);
+  } else {
+    s.offset = keys_.size();
+    keys_.append(key);
+  }
   ++size_;
   ++used_;
   *inserted = true;
@@ -223,8 +249,10 @@ void KeyMap::Grow() {
     while (slots_[i].length != kEmpty) i = (i + 1) & mask;
     Slot& n = slots_[i];
     n = s;
-    n.offset = keys_.size();
-    keys_.append(old_keys.data() + s.offset, s.length);
+    if (s.length > kInlineKeyBytes) {
+      n.offset = keys_.size();
+      keys_.append(old_keys.data() + s.offset, s.length);
+    }
   }
   used_ = size_;
 }

@@ -54,9 +54,10 @@ void AppendOrderedKey(const types::Value& value, std::string* out);
 /// A fast 64-bit hash of key bytes.
 uint64_t HashKey(std::string_view key);
 
-/// Open-addressing map from key bytes to (file id, row position). Keys are
-/// copied into one growing buffer; inserting allocates only when a buffer
-/// doubles. Not thread-safe.
+/// Open-addressing map from key bytes to (file id, row position). Keys of up
+/// to 12 bytes (one integer column) are kept in their slot, longer ones copied
+/// into one growing buffer; inserting allocates only when a buffer doubles.
+/// Not thread-safe.
 class KeyMap {
  public:
   struct Entry {
@@ -80,10 +81,12 @@ class KeyMap {
  private:
   static constexpr uint32_t kEmpty = 0xFFFFFFFFu;
   static constexpr uint32_t kErased = 0xFFFFFFFEu;
+  static constexpr size_t kInlineKeyBytes = 12;
   struct Slot {
     uint64_t hash = 0;
-    uint64_t offset = 0;  ///< of the key in keys_
+    uint64_t offset = 0;  ///< of the key in keys_; an inline key's bytes 0..7
     uint32_t length = kEmpty;
+    uint32_t tail = 0;  ///< an inline key's bytes 8..11 (both zero-padded)
     Entry entry;
   };
   size_t Probe(std::string_view key, uint64_t hash) const;
