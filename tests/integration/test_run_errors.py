@@ -58,6 +58,16 @@ def start(path: Path, *args: str) -> subprocess.Popen:
                             text=True, env=env, stdin=subprocess.DEVNULL)
 
 
+def start_on_table(tmp_path: Path, table: str, setting: str = "") -> subprocess.Popen:
+    """`floe run` in the background on floe_test.TABLE alone, checkpoints every 200 ms, and
+    `setting` (one `key: value`) under `pipeline:`."""
+    path = pipeline(tmp_path, PORT)
+    extra = f"\n  {setting}" if setting else ""
+    path.write_text(path.read_text().replace("floe_test.nothing_\\.*", f"floe_test.{table}")
+                    .replace("name: errors", f"name: errors\n  checkpoint.interval: 200ms{extra}"))
+    return start(path, "--progress", "never")
+
+
 def wrote_nothing(tmp_path: Path) -> bool:
     return not (tmp_path / "warehouse").exists() and not list(tmp_path.glob("*.floe-state/checkpoints/*"))
 
@@ -188,10 +198,7 @@ def test_table_without_primary_key_is_refused_at_its_first_update(tmp_path):
     with db.cursor() as c:
         c.execute(f"CREATE OR REPLACE TABLE floe_test.{table} (id INT, v INT)")
         c.execute(f"INSERT INTO floe_test.{table} VALUES (1, 1), (2, 2)")
-    path = pipeline(tmp_path, PORT)
-    path.write_text(path.read_text().replace("floe_test.nothing_\\.*", f"floe_test.{table}")
-                    .replace("name: errors", "name: errors\n  checkpoint.interval: 200ms"))
-    proc = start(path, "--progress", "never")
+    proc = start_on_table(tmp_path, table)
     try:
         import time
         time.sleep(3)
@@ -230,11 +237,7 @@ def test_an_added_column_with_a_default(behavior, tmp_path):
     with db.cursor() as c:
         c.execute(f"CREATE OR REPLACE TABLE floe_test.{table} (id INT PRIMARY KEY, v INT)")
         c.execute(f"INSERT INTO floe_test.{table} VALUES (1, 1), (2, 2)")
-    path = pipeline(tmp_path, PORT)
-    path.write_text(path.read_text().replace("floe_test.nothing_\\.*", f"floe_test.{table}")
-                    .replace("name: errors", f"name: errors\n  schema.change.behavior: {behavior}\n"
-                             "  checkpoint.interval: 200ms"))
-    proc = start(path, "--progress", "never")
+    proc = start_on_table(tmp_path, table, f"schema.change.behavior: {behavior}")
     try:
         time.sleep(3)
         assert proc.poll() is None, proc.stderr.read()
