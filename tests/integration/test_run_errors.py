@@ -265,6 +265,35 @@ def test_an_added_column_with_a_default(behavior, tmp_path):
 
 
 @pytest.mark.skipif(PORT is None, reason="FLOE_TEST_MYSQL_PORT is not set")
+def test_an_added_column_with_a_default_on_an_empty_table_is_mirrored(tmp_path):
+    """A table with no rows yet (a migration that creates a table and then adds columns) has
+    no row the default could be missing from: `evolve` adds the column and goes on."""
+    import signal
+    import time
+    db = connect()
+    table = f"nothing_default_empty_{os.getpid()}"
+    with db.cursor() as c:
+        c.execute(f"CREATE OR REPLACE TABLE floe_test.{table} (id INT PRIMARY KEY, v INT)")
+    proc = start_on_table(tmp_path, table, "schema.change.behavior: evolve")
+    try:
+        time.sleep(3)
+        assert proc.poll() is None, proc.stderr.read()
+        with db.cursor() as c:
+            c.execute(f"ALTER TABLE floe_test.{table} ADD COLUMN status INT NOT NULL DEFAULT 7")
+            c.execute(f"INSERT INTO floe_test.{table} (id, v) VALUES (1, 1)")
+        time.sleep(3)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        with db.cursor() as c:
+            c.execute(f"DROP TABLE IF EXISTS floe_test.{table}")
+    assert proc.returncode == 0, err
+    assert "cannot mirror" not in err, err
+
+
+@pytest.mark.skipif(PORT is None, reason="FLOE_TEST_MYSQL_PORT is not set")
 def test_snapshot_mode_copies_once_and_ends(tmp_path):
     """`scan.startup.mode: snapshot`: the tables are copied, committed, and the run ends by
     itself (exit 0); run again, it ends at once and adds nothing."""

@@ -15,6 +15,7 @@
 
 #include "floe/common/json_dump.h"
 #include "floe/engine/checkpoint_store.h"
+#include "floe/iceberg/snapshot_summary.h"
 #include "floe/iceberg/table.h"
 #include "floe/iceberg/update_operations.h"
 #include "floe/ingest/row_change_writer.h"
@@ -361,6 +362,15 @@ struct CaptureSource::Impl {
     }
   }
 
+  /// Whether a table may hold rows: its current snapshot's total-records
+  /// (data rows, deleted ones included) is not 0.
+  static bool HoldsRows(const iceberg::TableMetadata& metadata) {
+    const iceberg::Snapshot* current = metadata.CurrentSnapshot();
+    if (current == nullptr) return false;
+    auto total = current->SummaryValue(iceberg::summary::kTotalRecords);
+    return !total || *total != "0";
+  }
+
   /// An added column whose value in the rows that existed is not NULL (a
   /// DEFAULT, or NOT NULL and the type's implicit default): MySQL fills
   /// those rows without logging them, and Iceberg v2 has no initial
@@ -537,7 +547,9 @@ struct CaptureSource::Impl {
     // A replayed change (a restart from a checkpoint or lake copy before it)
     // that the table has, or a later one: the table stays as it is.
     if (CompareApplied(ingest::TableResolver::MetadataOf(*resolved), change) >= 0) return Ok();
-    if (!defaults.empty()) {
+    // Every row before the change is committed by now (NeedsCommittedRows):
+    // a table that holds none has no row the default would be missing from.
+    if (!defaults.empty() && HoldsRows(ingest::TableResolver::MetadataOf(*resolved))) {
       return std::unexpected(AtChange(
           Error(ErrorCode::kSchemaIncompatible,
                 fmt::format(
