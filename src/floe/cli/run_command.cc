@@ -54,7 +54,8 @@ class LastProblemSink final : public spdlog::sinks::base_sink<std::mutex> {
   void sink_it_(const spdlog::details::log_msg& msg) override {
     if (msg.level < spdlog::level::warn) return;
     std::string_view text(msg.payload.data(), msg.payload.size());
-    metrics_->RecordError(fmt::format("{}: {}", msg.level == spdlog::level::warn ? "warning" : "error",
+    metrics_->RecordError(fmt::format("{}: {}",
+                                      msg.level == spdlog::level::warn ? "warning" : "error",
                                       definition_->Redact(text)));
   }
   void flush_() override {}
@@ -129,7 +130,8 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--log-level", args->log_level, "trace, debug, info, warn, error or off")
       ->capture_default_str()
       ->check(OneOf({"trace", "debug", "info", "warn", "error", "off"}));
-  cmd->add_option("--progress", args->progress, "A progress line on standard error: auto (on a "
+  cmd->add_option("--progress", args->progress,
+                  "A progress line on standard error: auto (on a "
                   "terminal), always or never")
       ->capture_default_str()
       ->check(OneOf({"auto", "always", "never"}));
@@ -185,14 +187,14 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
       *exit_code = kExitFailure;
       return;
     }
-    std::printf("pipeline %s: %lld changes (%lld rows) in %.1f s, %lld commits, last checkpoint "
-                "%lld, tables created %lld, schema changes %lld\nstate in %s\n",
-                definition->pipeline.name.c_str(), static_cast<long long>(summary->changes),
-                static_cast<long long>(summary->rows), seconds,
-                static_cast<long long>(summary->commits),
-                static_cast<long long>(summary->last_checkpoint),
-                static_cast<long long>(summary->tables_created),
-                static_cast<long long>(summary->schema_changes), summary->state_dir.c_str());
+    std::printf(
+        "pipeline %s: %lld changes (%lld rows) in %.1f s, %lld commits, last checkpoint "
+        "%lld, tables created %lld, schema changes %lld\nstate in %s\n",
+        definition->pipeline.name.c_str(), static_cast<long long>(summary->changes),
+        static_cast<long long>(summary->rows), seconds, static_cast<long long>(summary->commits),
+        static_cast<long long>(summary->last_checkpoint),
+        static_cast<long long>(summary->tables_created),
+        static_cast<long long>(summary->schema_changes), summary->state_dir.c_str());
   });
 }
 

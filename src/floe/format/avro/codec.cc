@@ -12,10 +12,14 @@ namespace floe::avro {
 
 std::string_view CodecName(Codec codec) {
   switch (codec) {
-    case Codec::kNull: return "null";
-    case Codec::kDeflate: return "deflate";
-    case Codec::kSnappy: return "snappy";
-    case Codec::kZstandard: return "zstandard";
+    case Codec::kNull:
+      return "null";
+    case Codec::kDeflate:
+      return "deflate";
+    case Codec::kSnappy:
+      return "snappy";
+    case Codec::kZstandard:
+      return "zstandard";
   }
   return "?";
 }
@@ -25,7 +29,8 @@ Result<Codec> ParseCodec(std::string_view name) {
   if (name == "deflate") return Codec::kDeflate;
   if (name == "snappy") return Codec::kSnappy;
   if (name == "zstandard") return Codec::kZstandard;
-  if (name == "bzip2" || name == "xz") return NotSupported("avro codec '{}' is not supported", name);
+  if (name == "bzip2" || name == "xz")
+    return NotSupported("avro codec '{}' is not supported", name);
   return InvalidArgument("unknown avro codec '{}'", name);
 }
 
@@ -115,8 +120,8 @@ Status Inflate(std::string_view input, size_t max_output, std::string_view conte
     if (out->size() >= max_output) {
       return Corruption("{}: deflate block inflates to more than {} bytes", context, max_output);
     }
-    size_t chunk = std::min<size_t>(std::max<size_t>(input.size() * 4, 4096),
-                                    max_output - out->size());
+    size_t chunk =
+        std::min<size_t>(std::max<size_t>(input.size() * 4, 4096), max_output - out->size());
     chunk = std::min<size_t>(chunk, 1u << 30);
     z->next_out = out->Ensure(chunk);
     z->avail_out = static_cast<uInt>(chunk);
@@ -153,8 +158,8 @@ Status Unzstd(std::string_view input, size_t max_output, std::string_view contex
       return Corruption("{}: zstandard block decompresses to more than {} bytes", context,
                         max_output);
     }
-    size_t chunk = std::min<size_t>(std::max<size_t>(input.size() * 4, 4096),
-                                    max_output - out->size());
+    size_t chunk =
+        std::min<size_t>(std::max<size_t>(input.size() * 4, 4096), max_output - out->size());
     ZSTD_outBuffer o{out->Ensure(chunk), chunk, 0};
     rc = ZSTD_decompressStream(ctx, &o, &in);
     out->Advance(o.pos);
@@ -173,9 +178,13 @@ Status Unzstd(std::string_view input, size_t max_output, std::string_view contex
 
 Status Compress(Codec codec, std::string_view input, int level, ByteBuffer* out) {
   switch (codec) {
-    case Codec::kNull: out->Append(input); return Ok();
-    case Codec::kDeflate: return Deflate(input, level, out);
-    case Codec::kZstandard: return Zstd(input, level, out);
+    case Codec::kNull:
+      out->Append(input);
+      return Ok();
+    case Codec::kDeflate:
+      return Deflate(input, level, out);
+    case Codec::kZstandard:
+      return Zstd(input, level, out);
     case Codec::kSnappy: {
       size_t bound = snappy::MaxCompressedLength(input.size());
       uint8_t* dst = out->Ensure(bound + 4);
@@ -193,8 +202,8 @@ Status Compress(Codec codec, std::string_view input, int level, ByteBuffer* out)
   return InternalError("bad codec");
 }
 
-Status Decompress(Codec codec, std::string_view input, size_t max_output,
-                  std::string_view context, ByteBuffer* out) {
+Status Decompress(Codec codec, std::string_view input, size_t max_output, std::string_view context,
+                  ByteBuffer* out) {
   switch (codec) {
     case Codec::kNull:
       if (input.size() > max_output) {
@@ -204,10 +213,13 @@ Status Decompress(Codec codec, std::string_view input, size_t max_output,
       out->Clear();
       out->Append(input);
       return Ok();
-    case Codec::kDeflate: return Inflate(input, max_output, context, out);
-    case Codec::kZstandard: return Unzstd(input, max_output, context, out);
+    case Codec::kDeflate:
+      return Inflate(input, max_output, context, out);
+    case Codec::kZstandard:
+      return Unzstd(input, max_output, context, out);
     case Codec::kSnappy: {
-      if (input.size() < 4) return Corruption("{}: snappy block shorter than its checksum", context);
+      if (input.size() < 4)
+        return Corruption("{}: snappy block shorter than its checksum", context);
       std::string_view body = input.substr(0, input.size() - 4);
       size_t n = 0;
       if (!snappy::GetUncompressedLength(body.data(), body.size(), &n)) {
@@ -225,7 +237,8 @@ Status Decompress(Codec codec, std::string_view input, size_t max_output,
       const auto* tail = reinterpret_cast<const uint8_t*>(input.data() + body.size());
       uint32_t want = (uint32_t{tail[0]} << 24) | (uint32_t{tail[1]} << 16) |
                       (uint32_t{tail[2]} << 8) | uint32_t{tail[3]};
-      if (Crc32(out->view()) != want) return Corruption("{}: snappy block checksum mismatch", context);
+      if (Crc32(out->view()) != want)
+        return Corruption("{}: snappy block checksum mismatch", context);
       return Ok();
     }
   }

@@ -95,11 +95,11 @@ class ColumnChunkReader {
   Status ReadDictionaryPage(const PageHeader& header, std::span<const uint8_t> body);
   Status ReadDataPageV1(const PageHeader& header, std::span<const uint8_t> body);
   Status ReadDataPageV2(const PageHeader& header, std::span<const uint8_t> body);
-  Status DecodeLevels(Encoding encoding, int16_t max_level, std::span<const uint8_t> data,
-                      size_t n, bool length_prefixed, std::vector<int16_t>* out, size_t* consumed);
+  Status DecodeLevels(Encoding encoding, int16_t max_level, std::span<const uint8_t> data, size_t n,
+                      bool length_prefixed, std::vector<int16_t>* out, size_t* consumed);
   Status DecodeValues(Encoding encoding, std::span<const uint8_t> data, size_t n);
   Result<std::span<const uint8_t>> Decompress(std::span<const uint8_t> in, size_t uncompressed_size,
-                                               ByteBuffer* buffer);
+                                              ByteBuffer* buffer);
 
   const ReaderLeaf* leaf_;
   PageLimits limits_;

@@ -9,9 +9,7 @@
 namespace floe::parquet {
 
 ColumnWriter::ColumnWriter(const LeafColumn& leaf, const ColumnWriterOptions& options)
-    : leaf_(leaf),
-      options_(options),
-      stats_(leaf.physical_type, leaf.type, leaf.type_length) {
+    : leaf_(leaf), options_(options), stats_(leaf.physical_type, leaf.type, leaf.type_length) {
   use_dictionary_ = options.dictionary_enabled && leaf.physical_type != Type::kBoolean;
   switch (leaf.physical_type) {
     case Type::kInt32:

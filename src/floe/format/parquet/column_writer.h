@@ -35,12 +35,12 @@ namespace floe::parquet {
 
 struct ColumnWriterOptions {
   CompressionCodec codec = CompressionCodec::kZstd;
-  int compression_level = 0;           ///< 0: the codec's default (compression.h)
-  size_t page_size_bytes = 1 << 20;    ///< cut a page past this many encoded bytes
-  size_t page_row_limit = 20000;       ///< ... or this many rows
-  size_t dict_size_bytes = 2 << 20;    ///< fall back to PLAIN past this dictionary size
+  int compression_level = 0;         ///< 0: the codec's default (compression.h)
+  size_t page_size_bytes = 1 << 20;  ///< cut a page past this many encoded bytes
+  size_t page_row_limit = 20000;     ///< ... or this many rows
+  size_t dict_size_bytes = 2 << 20;  ///< fall back to PLAIN past this dictionary size
   bool dictionary_enabled = true;
-  int data_page_version = 1;           ///< 1 or 2
+  int data_page_version = 1;  ///< 1 or 2
 };
 
 /// A column chunk ready to be written: dictionary page (may be empty) then data pages.
@@ -149,8 +149,8 @@ class ColumnWriter {
   size_t page_values_ = 0;
   size_t page_nulls_ = 0;
   size_t page_rows_ = 0;
-  size_t page_row_starts_ = 0;     // rows whose first entry is in this page (rep == 0)
-  size_t page_plain_bytes_ = 0;    // PLAIN size of the page's dictionary-encoded values
+  size_t page_row_starts_ = 0;   // rows whose first entry is in this page (rep == 0)
+  size_t page_plain_bytes_ = 0;  // PLAIN size of the page's dictionary-encoded values
   // In dictionary mode a value is looked up when the column's next value
   // comes (or the page is cut): its slot is prefetched on arrival, and the rest
   // of the row gives the load time to finish, so probes of a large dictionary
@@ -166,9 +166,9 @@ class ColumnWriter {
   std::unique_ptr<BytesDictionary> bytes_dict_;
   bool use_dictionary_ = false;  // enabled, and not BOOLEAN
   bool fallback_ = false;
-  int dictionary_pages_ = 0;     // data pages written with RLE_DICTIONARY
-  ByteBuffer chunk_;      // data page headers and bodies
-  ByteBuffer dict_page_;  // dictionary page header and body
+  int dictionary_pages_ = 0;                    // data pages written with RLE_DICTIONARY
+  ByteBuffer chunk_;                            // data page headers and bodies
+  ByteBuffer dict_page_;                        // dictionary page header and body
   ByteBuffer page_body_, compressed_, header_;  // scratch
   int64_t chunk_values_ = 0;
   int64_t chunk_uncompressed_ = 0;

@@ -92,16 +92,17 @@ Status Compress(CompressionCodec codec, std::span<const uint8_t> in, ByteBuffer*
       uint8_t* dst = out->Ensure(bound);
       size_t n =
           ZSTD_compressCCtx(ThreadZstdContexts().cctx, dst, bound, in.data(), in.size(), level);
-      if (ZSTD_isError(n)) return InternalError("zstd compression failed: {}", ZSTD_getErrorName(n));
+      if (ZSTD_isError(n))
+        return InternalError("zstd compression failed: {}", ZSTD_getErrorName(n));
       out->Advance(n);
       return Ok();
     }
     case CompressionCodec::kLz4Raw: {
       int bound = LZ4_compressBound(static_cast<int>(in.size()));
       uint8_t* dst = out->Ensure(static_cast<size_t>(bound));
-      int n = LZ4_compress_default(reinterpret_cast<const char*>(in.data()),
-                                   reinterpret_cast<char*>(dst), static_cast<int>(in.size()),
-                                   bound);
+      int n =
+          LZ4_compress_default(reinterpret_cast<const char*>(in.data()),
+                               reinterpret_cast<char*>(dst), static_cast<int>(in.size()), bound);
       if (n <= 0 && !in.empty()) return InternalError("lz4 compression failed");
       out->Advance(static_cast<size_t>(n));
       return Ok();

@@ -127,7 +127,7 @@ class BytesDictionary {
  private:
   static constexpr uint32_t kEmpty = 0xffffffffu;
   struct alignas(32) Entry {  // two to a cache line
-    uint64_t offset;  // of the value's bytes in plain_
+    uint64_t offset;          // of the value's bytes in plain_
     uint32_t hash;
     uint32_t length;
     uint32_t index;

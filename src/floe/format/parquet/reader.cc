@@ -75,8 +75,8 @@ Status ParquetReader::ReadFooter() {
   FLOE_RETURN_IF_ERROR(file_->ReadAt(footer_offset, footer));
   auto metadata = ParseFileMetaData(footer);
   if (!metadata) {
-    return std::unexpected(std::move(metadata).error().WithContext(
-        fmt::format("footer at offset {}", footer_offset)));
+    return std::unexpected(
+        std::move(metadata).error().WithContext(fmt::format("footer at offset {}", footer_offset)));
   }
   metadata_ = std::move(*metadata);
   if (metadata_.num_rows < 0) return Corruption("footer claims {} rows", metadata_.num_rows);
@@ -119,8 +119,7 @@ Result<RowGroupStats> ParquetReader::ReadRowGroupStats(int index) const {
     const auto& md = rg.columns[i].meta_data;
     if (md) {
       cs.num_values = md->num_values;
-      if (md->statistics && md->type == leaf.physical_type &&
-          leaf.physical_type != Type::kInt96) {
+      if (md->statistics && md->type == leaf.physical_type && leaf.physical_type != Type::kInt96) {
         const Statistics& s = *md->statistics;
         cs.null_count = s.null_count;
         const std::optional<std::string>* lo = &s.min_value;
@@ -251,8 +250,8 @@ Status ParquetReader::BuildValue(const SchemaNode& node, Arena* arena, size_t de
 Result<size_t> ParquetReader::ReadBatch(Arena* arena, size_t max_rows, std::vector<Value>* values) {
   started_ = true;
   if (failed_) {
-    return std::unexpected(WithPath(Error(ErrorCode::kInvalidArgument,
-                                          "read after an earlier read failed")));
+    return std::unexpected(
+        WithPath(Error(ErrorCode::kInvalidArgument, "read after an earlier read failed")));
   }
   auto result = flat_ ? ReadFlatRows(arena, max_rows, values) : ReadRows(arena, max_rows, values);
   if (!result) failed_ = true;
@@ -274,22 +273,22 @@ Result<size_t> ParquetReader::ReadRows(Arena* arena, size_t max_rows, std::vecto
       auto has = lead.Peek();
       if (!has) return std::unexpected(WithPath(std::move(has).error()));
       if (!*has) {
-        return std::unexpected(WithPath(Error(
-            ErrorCode::kCorruption,
-            fmt::format("row group {}: column '{}' ends before the row group's {} rows",
-                        next_row_group_ - 1, fmt::join(lead.leaf().path, "."),
-                        metadata_.row_groups[next_row_group_ - 1].num_rows))));
+        return std::unexpected(WithPath(
+            Error(ErrorCode::kCorruption,
+                  fmt::format("row group {}: column '{}' ends before the row group's {} rows",
+                              next_row_group_ - 1, fmt::join(lead.leaf().path, "."),
+                              metadata_.row_groups[next_row_group_ - 1].num_rows))));
       }
       if (lead.rep() != 0) {
-        return std::unexpected(WithPath(Error(
-            ErrorCode::kCorruption,
-            fmt::format("row group {}: column '{}' starts a row with repetition level {}",
-                        next_row_group_ - 1, fmt::join(lead.leaf().path, "."), lead.rep()))));
+        return std::unexpected(WithPath(
+            Error(ErrorCode::kCorruption,
+                  fmt::format("row group {}: column '{}' starts a row with repetition level {}",
+                              next_row_group_ - 1, fmt::join(lead.leaf().path, "."), lead.rep()))));
       }
       auto st = BuildValue(fields[i], arena, 0, &(*values)[base + i]);
       if (!st) {
-        return std::unexpected(WithPath(std::move(st).error().WithContext(
-            fmt::format("row group {}", next_row_group_ - 1))));
+        return std::unexpected(WithPath(
+            std::move(st).error().WithContext(fmt::format("row group {}", next_row_group_ - 1))));
       }
     }
     --rows_left_;

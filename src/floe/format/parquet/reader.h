@@ -61,12 +61,12 @@ struct ReaderOptions {
 
 /// Statistics of one leaf column in one row group, decoded to floe values.
 struct ColumnStats {
-  int leaf = 0;             ///< index into parquet_schema().leaves
-  int32_t field_id = 0;     ///< the Iceberg field id of the leaf
+  int leaf = 0;                     ///< index into parquet_schema().leaves
+  int32_t field_id = 0;             ///< the Iceberg field id of the leaf
   std::optional<types::Value> min;  ///< lower bound (bytes point into metadata())
   std::optional<types::Value> max;  ///< upper bound
   std::optional<int64_t> null_count;
-  int64_t num_values = 0;   ///< values including nulls (and list repetitions)
+  int64_t num_values = 0;  ///< values including nulls (and list repetitions)
 };
 
 /// The statistics of a row group, one entry per leaf column of the file.

@@ -9,8 +9,8 @@
 /// tables as Iceberg's JDBC catalog and PyIceberg's SqlCatalog). Thread-safe.
 
 #include <map>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
