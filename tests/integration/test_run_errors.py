@@ -223,29 +223,21 @@ def test_table_without_primary_key_is_refused_at_its_first_update(tmp_path):
     assert rows == [{"id": 1, "v": 1}, {"id": 2, "v": 2}, {"id": 3, "v": 3}], rows
 
 
-@pytest.mark.skipif(PORT is None, reason="FLOE_TEST_MYSQL_PORT is not set")
-@pytest.mark.parametrize("behavior", ["evolve", "try_evolve"])
-def test_an_added_column_with_a_default(behavior, tmp_path):
-    """MySQL gives the existing rows an added column's DEFAULT without logging them, and an
-    Iceberg v2 table has no initial default: `evolve` stops, naming table, column, value and
-    the ways out, before it changes the lake; `try_evolve` adds the column (the older rows read
-    NULL in it) and warns. An added nullable column without a default is neither."""
+def run_through(tmp_path: Path, db, table: str, setting: str, statements: list[str],
+                stop: bool) -> tuple[int, str]:
+    """Runs floe_test.TABLE's pipeline (start_on_table), executes `statements` once it is up,
+    then waits for it to end by itself or, with `stop`, stops it with SIGTERM after 3 s; drops
+    the table. Returns the exit code and standard error."""
     import signal
     import time
-    db = connect()
-    table = f"nothing_default_{os.getpid()}"
-    with db.cursor() as c:
-        c.execute(f"CREATE OR REPLACE TABLE floe_test.{table} (id INT PRIMARY KEY, v INT)")
-        c.execute(f"INSERT INTO floe_test.{table} VALUES (1, 1), (2, 2)")
-    proc = start_on_table(tmp_path, table, f"schema.change.behavior: {behavior}")
+    proc = start_on_table(tmp_path, table, setting)
     try:
         time.sleep(3)
         assert proc.poll() is None, proc.stderr.read()
         with db.cursor() as c:
-            c.execute(f"ALTER TABLE floe_test.{table} ADD COLUMN plain INT NULL")
-            c.execute(f"ALTER TABLE floe_test.{table} ADD COLUMN status INT NOT NULL DEFAULT 7")
-            c.execute(f"INSERT INTO floe_test.{table} (id, v) VALUES (3, 3)")
-        if behavior == "try_evolve":
+            for statement in statements:
+                c.execute(statement.format(t=f"floe_test.{table}"))
+        if stop:
             time.sleep(3)
             proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=60)
@@ -254,13 +246,34 @@ def test_an_added_column_with_a_default(behavior, tmp_path):
             proc.kill()
         with db.cursor() as c:
             c.execute(f"DROP TABLE IF EXISTS floe_test.{table}")
+    return proc.returncode, err
+
+
+@pytest.mark.skipif(PORT is None, reason="FLOE_TEST_MYSQL_PORT is not set")
+@pytest.mark.parametrize("behavior", ["evolve", "try_evolve"])
+def test_an_added_column_with_a_default(behavior, tmp_path):
+    """MySQL gives the existing rows an added column's DEFAULT without logging them, and an
+    Iceberg v2 table has no initial default: `evolve` stops, naming table, column, value and
+    the ways out, before it changes the lake; `try_evolve` adds the column (the older rows read
+    NULL in it) and warns. An added nullable column without a default is neither."""
+    db = connect()
+    table = f"nothing_default_{os.getpid()}"
+    with db.cursor() as c:
+        c.execute(f"CREATE OR REPLACE TABLE floe_test.{table} (id INT PRIMARY KEY, v INT)")
+        c.execute(f"INSERT INTO floe_test.{table} VALUES (1, 1), (2, 2)")
+    returncode, err = run_through(
+        tmp_path, db, table, f"schema.change.behavior: {behavior}",
+        ["ALTER TABLE {t} ADD COLUMN plain INT NULL",
+         "ALTER TABLE {t} ADD COLUMN status INT NOT NULL DEFAULT 7",
+         "INSERT INTO {t} (id, v) VALUES (3, 3)"],
+        stop=behavior == "try_evolve")
     told = f"column status was added with DEFAULT 7"
     assert "column plain was added" not in err, err
     if behavior == "evolve":
-        assert proc.returncode == 1, err
+        assert returncode == 1, err
         assert told in err and table in err and "Ways out" in err and "try_evolve" in err, err
         return
-    assert proc.returncode == 0, err
+    assert returncode == 0, err
     assert f"table floe_test.{table}: {told}" in err and "have NULL" in err, err
 
 
@@ -268,28 +281,16 @@ def test_an_added_column_with_a_default(behavior, tmp_path):
 def test_an_added_column_with_a_default_on_an_empty_table_is_mirrored(tmp_path):
     """A table with no rows yet (a migration that creates a table and then adds columns) has
     no row the default could be missing from: `evolve` adds the column and goes on."""
-    import signal
-    import time
     db = connect()
     table = f"nothing_default_empty_{os.getpid()}"
     with db.cursor() as c:
         c.execute(f"CREATE OR REPLACE TABLE floe_test.{table} (id INT PRIMARY KEY, v INT)")
-    proc = start_on_table(tmp_path, table, "schema.change.behavior: evolve")
-    try:
-        time.sleep(3)
-        assert proc.poll() is None, proc.stderr.read()
-        with db.cursor() as c:
-            c.execute(f"ALTER TABLE floe_test.{table} ADD COLUMN status INT NOT NULL DEFAULT 7")
-            c.execute(f"INSERT INTO floe_test.{table} (id, v) VALUES (1, 1)")
-        time.sleep(3)
-        proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        with db.cursor() as c:
-            c.execute(f"DROP TABLE IF EXISTS floe_test.{table}")
-    assert proc.returncode == 0, err
+    returncode, err = run_through(
+        tmp_path, db, table, "schema.change.behavior: evolve",
+        ["ALTER TABLE {t} ADD COLUMN status INT NOT NULL DEFAULT 7",
+         "INSERT INTO {t} (id, v) VALUES (1, 1)"],
+        stop=True)
+    assert returncode == 0, err
     assert "cannot mirror" not in err, err
 
 
