@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <unordered_map>
 
 #include "floe/iceberg/single_value.h"
 #include "floe/iceberg/table_metadata_builder.h"
@@ -249,15 +250,56 @@ Result<DataFile> WritePositionDeletes(io::FileIO& io, const TableMetadata& metad
                                       int32_t spec_id, const std::vector<Literal>& partition,
                                       std::vector<PositionDelete> deletes,
                                       const DataWriterOptions& options) {
+  // Each distinct path once, the deletes by ordinal.
+  std::unordered_map<std::string_view, uint32_t> ordinals;
+  std::vector<std::string_view> paths;
+  std::vector<PositionDeleteRef> refs;
+  refs.reserve(deletes.size());
+  for (const PositionDelete& d : deletes) {
+    auto [it, inserted] = ordinals.try_emplace(d.file_path, static_cast<uint32_t>(paths.size()));
+    if (inserted) paths.push_back(d.file_path);
+    refs.push_back(PositionDeleteRef{it->second, d.pos});
+  }
+  return WritePositionDeletes(io, metadata, spec_id, partition, paths, std::move(refs), options);
+}
+
+Result<DataFile> WritePositionDeletes(io::FileIO& io, const TableMetadata& metadata,
+                                      int32_t spec_id, const std::vector<Literal>& partition,
+                                      std::span<const std::string_view> file_paths,
+                                      std::vector<PositionDeleteRef> deletes,
+                                      const DataWriterOptions& options) {
   const PartitionSpec* spec = metadata.SpecById(spec_id);
   const types::Schema* schema = metadata.CurrentSchema();
   if (spec == nullptr || schema == nullptr) {
     return InvalidArgument("position deletes for unknown partition spec {}", spec_id);
   }
   if (deletes.empty()) return InvalidArgument("no position deletes to write");
-  std::sort(deletes.begin(), deletes.end(), [](const PositionDelete& a, const PositionDelete& b) {
-    return a.file_path != b.file_path ? a.file_path < b.file_path : a.pos < b.pos;
-  });
+
+  // Rank the files the deletes name by path (a few files for many deletes);
+  // ordinals of equal paths share a rank.
+  constexpr uint32_t kUnranked = UINT32_MAX;
+  std::vector<uint32_t> rank(file_paths.size(), kUnranked);
+  std::vector<uint32_t> named;  // distinct ordinals
+  int64_t max_pos = 0;
+  for (const PositionDeleteRef& d : deletes) {
+    if (d.file >= file_paths.size()) {
+      return InvalidArgument("position delete names data file {} of {}", d.file, file_paths.size());
+    }
+    if (d.pos < 0) return InvalidArgument("position delete at negative position {}", d.pos);
+    if (rank[d.file] == kUnranked) {
+      rank[d.file] = 0;
+      named.push_back(d.file);
+    }
+    max_pos = std::max(max_pos, d.pos);
+  }
+  std::sort(named.begin(), named.end(),
+            [&](uint32_t a, uint32_t b) { return file_paths[a] < file_paths[b]; });
+  std::vector<std::string_view> ranked;  // path of each rank
+  for (uint32_t file : named) {
+    if (ranked.empty() || ranked.back() != file_paths[file]) ranked.push_back(file_paths[file]);
+    rank[file] = static_cast<uint32_t>(ranked.size() - 1);
+  }
+
   std::vector<types::Value> values;
   for (const auto& l : partition) values.push_back(l.value());
   std::string path = PartitionDir(metadata.location, *spec, *schema, values) + "/" +
@@ -269,13 +311,40 @@ Result<DataFile> WritePositionDeletes(io::FileIO& io, const TableMetadata& metad
   FLOE_ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Open(
                                          std::move(out), PositionDeleteSchema(), parquet_options));
   types::Value row[2];
-  for (const auto& d : deletes) {
-    row[0] = types::Value::Bytes(d.file_path);
-    row[1] = types::Value::Int64(d.pos);
-    if (auto s = writer->Append(types::Row(row, 2)); !s) {
-      (void)io.Delete(path);
-      return std::unexpected(std::move(s).error().WithContext(fmt::format("writing {}", path)));
+  auto append = [&](uint32_t file_rank, int64_t pos) -> Status {
+    row[0] = types::Value::Bytes(ranked[file_rank]);
+    row[1] = types::Value::Int64(pos);
+    return writer->Append(types::Row(row, 2));
+  };
+  Status written = Ok();
+  // Sorted as one integer each (rank above the position) when both fit,
+  // else as (rank, position) pairs.
+  constexpr int kPosBits = 40;
+  if (max_pos < (int64_t{1} << kPosBits) && ranked.size() <= (size_t{1} << (64 - kPosBits))) {
+    std::vector<uint64_t> keys(deletes.size());
+    for (size_t i = 0; i < deletes.size(); ++i) {
+      keys[i] = static_cast<uint64_t>(rank[deletes[i].file]) << kPosBits |
+                static_cast<uint64_t>(deletes[i].pos);
     }
+    std::sort(keys.begin(), keys.end());
+    constexpr uint64_t kPosMask = (uint64_t{1} << kPosBits) - 1;
+    for (size_t i = 0; i < keys.size() && written; ++i) {
+      written = append(static_cast<uint32_t>(keys[i] >> kPosBits),
+                       static_cast<int64_t>(keys[i] & kPosMask));
+    }
+  } else {
+    for (PositionDeleteRef& d : deletes) d.file = rank[d.file];
+    std::sort(deletes.begin(), deletes.end(),
+              [](const PositionDeleteRef& a, const PositionDeleteRef& b) {
+                return a.file != b.file ? a.file < b.file : a.pos < b.pos;
+              });
+    for (size_t i = 0; i < deletes.size() && written; ++i) {
+      written = append(deletes[i].file, deletes[i].pos);
+    }
+  }
+  if (!written) {
+    (void)io.Delete(path);
+    return std::unexpected(std::move(written).error().WithContext(fmt::format("writing {}", path)));
   }
   auto metrics = writer->Close();
   if (!metrics) {
@@ -284,9 +353,7 @@ Result<DataFile> WritePositionDeletes(io::FileIO& io, const TableMetadata& metad
   }
   DataFile f = ToDataFile(path, partition, *metrics);
   f.content = DataFileContent::kPositionDeletes;
-  if (deletes.front().file_path == deletes.back().file_path) {
-    f.referenced_data_file = deletes.front().file_path;
-  }
+  if (ranked.size() == 1) f.referenced_data_file = std::string(ranked.front());
   return f;
 }
 

@@ -9,7 +9,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -126,6 +128,25 @@ struct PositionDelete {
 Result<DataFile> WritePositionDeletes(io::FileIO& io, const TableMetadata& metadata,
                                       int32_t spec_id, const std::vector<Literal>& partition,
                                       std::vector<PositionDelete> deletes,
+                                      const DataWriterOptions& options);
+
+/// One deleted row named by a file ordinal: `file` indexes the file paths
+/// given with it.
+struct PositionDeleteRef {
+  uint32_t file = 0;
+  int64_t pos = 0;
+};
+
+/// The same file as above for deletes that name their data file by ordinal
+/// into `file_paths` (which may hold files no delete names), in any order.
+/// The spec's order (path, then position) is reached without comparing a
+/// path per delete: the distinct files are ranked by path once, then the
+/// deletes are sorted as integers. Errors: kInvalidArgument (unknown spec,
+/// empty deletes, an ordinal outside `file_paths`, a negative position), I/O.
+Result<DataFile> WritePositionDeletes(io::FileIO& io, const TableMetadata& metadata,
+                                      int32_t spec_id, const std::vector<Literal>& partition,
+                                      std::span<const std::string_view> file_paths,
+                                      std::vector<PositionDeleteRef> deletes,
                                       const DataWriterOptions& options);
 
 }  // namespace floe::iceberg

@@ -201,6 +201,10 @@ Status TableWriter::DeleteKey(types::Row row) {
     ++position_deletes_total_;
     return Ok();
   }
+  return WriteEqualityDelete(row);
+}
+
+Status TableWriter::WriteEqualityDelete(types::Row row) {
   if (!equality_) {
     const iceberg::TableMetadata& m = *target_->metadata;
     std::vector<int32_t> extra;  // partition sources that are not keys (changelog only)
@@ -226,6 +230,36 @@ Status TableWriter::DeleteKey(types::Row row) {
   return Ok();
 }
 
+Status TableWriter::Upsert(types::Row row) {
+  // One probe of the key map: the key's entry, added when the key is new in
+  // this checkpoint.
+  FLOE_RETURN_IF_ERROR(EnsureWriters());
+  bool inserted = false;
+  KeyMap::Entry* e = keys_.Insert(key_, hash_, &inserted);
+  iceberg::DataWriter::RowLocation loc;
+  if (auto s = data_->Write(row, &loc); !s) {
+    KeyMap::Entry unused;
+    if (inserted) keys_.Erase(key_, hash_, &unused);
+    return std::unexpected(std::move(s).error().WithContext(fmt::format("table {}", target_->key)));
+  }
+  ++rows_written_total_;
+  size_t file = generation_base_ + loc.file_index;
+  if (file >= files_.size()) RegisterFiles();
+  if (inserted) {
+    // Not written in this checkpoint: an equality delete covers the rows of
+    // earlier checkpoints (it does not apply to this checkpoint's data).
+    e->file = static_cast<uint32_t>(file);
+    e->pos = loc.pos;
+    return WriteEqualityDelete(row);
+  }
+  // Written in this checkpoint: that row goes by position.
+  pending_deletes_.push_back(PendingDelete{e->file, e->pos});
+  ++position_deletes_total_;
+  e->file = static_cast<uint32_t>(file);
+  e->pos = loc.pos;
+  return Ok();
+}
+
 Status TableWriter::Write(RowKind kind, types::Row row) {
   if (row.size() != width_) {
     return InvalidArgument("table {}: row has {} values, the schema has {} columns", target_->key,
@@ -244,12 +278,7 @@ Status TableWriter::Write(RowKind kind, types::Row row) {
   switch (kind) {
     case RowKind::kInsert:
     case RowKind::kUpdateAfter:
-      if (upsert_) {
-        // A key written in this checkpoint is deleted by position (WriteData
-        // finds it in the map); otherwise an equality delete covers the rows
-        // of earlier checkpoints.
-        if (keys_.Find(key_, hash_) == nullptr) FLOE_RETURN_IF_ERROR(DeleteKey(row));
-      }
+      if (upsert_) return Upsert(row);
       return WriteData(row, true);
     case RowKind::kUpdateBefore:
       if (upsert_) return Ok();
@@ -298,37 +327,84 @@ size_t TableWriter::num_open_files() const {
   return (data_ ? data_->num_open_files() : 0) + (equality_ ? equality_->num_open_files() : 0);
 }
 
-Result<std::vector<WriteResult>> TableWriter::Complete() {
-  FLOE_RETURN_IF_ERROR(CloseGeneration());
-  if (!pending_deletes_.empty()) {
-    // One position delete file per spec and partition (the partition
-    // directory of the data file, which is a function of spec and tuple).
-    std::map<std::pair<int32_t, std::string_view>, std::vector<iceberg::PositionDelete>> groups;
-    std::map<std::pair<int32_t, std::string_view>, uint32_t> group_file;
-    for (const PendingDelete& d : pending_deletes_) {
-      const FileRef& f = files_[d.file];
-      auto key = std::make_pair(f.spec_id, Directory(f.path));
-      groups[key].push_back(iceberg::PositionDelete{f.path, d.pos});
-      group_file.emplace(key, d.file);
-    }
-    for (auto& [key, deletes] : groups) {
-      const FileRef& any = files_[group_file[key]];
-      SpecFiles& out = ForSpec(key.first);
-      out.rows_deleted += static_cast<int64_t>(deletes.size());
-      std::vector<std::string> referenced;
-      for (const auto& d : deletes) referenced.push_back(d.file_path);
-      auto file = iceberg::WritePositionDeletes(io_, *target_->metadata, key.first, any.partition,
-                                                std::move(deletes), writer_options_);
-      if (!file) {
-        return std::unexpected(
-            std::move(file).error().WithContext(fmt::format("table {}", target_->key)));
-      }
-      out.delete_files.push_back(std::move(*file));
-      std::sort(referenced.begin(), referenced.end());
-      referenced.erase(std::unique(referenced.begin(), referenced.end()), referenced.end());
-      for (auto& r : referenced) out.referenced.push_back(std::move(r));
+Status TableWriter::WritePendingDeletes() {
+  // One position delete file per spec and partition: the partition directory
+  // of the data file, which is a function of spec and tuple. Files are
+  // grouped once; the deletes go to their group's bucket by file ordinal, and
+  // no path is compared or copied per delete.
+  struct Group {
+    int32_t spec_id;
+    uint32_t any_file;  ///< a file of the group, for its partition tuple
+    size_t count = 0;   ///< deletes
+    size_t begin = 0;   ///< of its deletes in `sorted`
+  };
+  std::vector<Group> groups;
+  std::vector<uint32_t> group_of(files_.size());
+  std::vector<std::string_view> paths(files_.size());
+  {
+    std::map<std::pair<int32_t, std::string_view>, uint32_t> index;
+    for (size_t i = 0; i < files_.size(); ++i) {
+      const FileRef& f = files_[i];
+      paths[i] = f.path;
+      auto [it, inserted] = index.try_emplace(std::make_pair(f.spec_id, Directory(f.path)),
+                                              static_cast<uint32_t>(groups.size()));
+      if (inserted) groups.push_back(Group{f.spec_id, static_cast<uint32_t>(i)});
+      group_of[i] = it->second;
     }
   }
+  std::vector<bool> named(files_.size(), false);
+  for (const PendingDelete& d : pending_deletes_) {
+    ++groups[group_of[d.file]].count;
+    named[d.file] = true;
+  }
+  size_t begin = 0;
+  for (Group& g : groups) {
+    g.begin = begin;
+    begin += g.count;
+  }
+  std::vector<iceberg::PositionDeleteRef> sorted(pending_deletes_.size());
+  {
+    std::vector<size_t> next(groups.size());
+    for (size_t g = 0; g < groups.size(); ++g) next[g] = groups[g].begin;
+    for (const PendingDelete& d : pending_deletes_) {
+      sorted[next[group_of[d.file]]++] = iceberg::PositionDeleteRef{d.file, d.pos};
+    }
+  }
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const Group& group = groups[g];
+    if (group.count == 0) continue;
+    SpecFiles& out = ForSpec(group.spec_id);
+    out.rows_deleted += static_cast<int64_t>(group.count);
+    auto first = sorted.begin() + static_cast<std::ptrdiff_t>(group.begin);
+    std::vector<iceberg::PositionDeleteRef> deletes;
+    if (group.count == sorted.size()) {
+      deletes = std::move(sorted);  // one group: no copy
+    } else {
+      deletes.assign(first, first + static_cast<std::ptrdiff_t>(group.count));
+    }
+    auto file = iceberg::WritePositionDeletes(io_, *target_->metadata, group.spec_id,
+                                              files_[group.any_file].partition, paths,
+                                              std::move(deletes), writer_options_);
+    if (!file) {
+      return std::unexpected(
+          std::move(file).error().WithContext(fmt::format("table {}", target_->key)));
+    }
+    out.delete_files.push_back(std::move(*file));
+    // The data files the deletes name, in path order.
+    std::vector<std::string_view> referenced;
+    for (size_t i = 0; i < files_.size(); ++i) {
+      if (named[i] && group_of[i] == g) referenced.push_back(paths[i]);
+    }
+    std::sort(referenced.begin(), referenced.end());
+    referenced.erase(std::unique(referenced.begin(), referenced.end()), referenced.end());
+    for (std::string_view r : referenced) out.referenced.emplace_back(r);
+  }
+  return Ok();
+}
+
+Result<std::vector<WriteResult>> TableWriter::Complete() {
+  FLOE_RETURN_IF_ERROR(CloseGeneration());
+  if (!pending_deletes_.empty()) FLOE_RETURN_IF_ERROR(WritePendingDeletes());
   std::vector<WriteResult> results;
   for (auto& [spec_id, files] : completed_) {
     if (files.data_files.empty() && files.delete_files.empty()) continue;

@@ -141,7 +141,15 @@ class TableWriter {
   Status EnsureWriters();
   Status CloseGeneration();
   Status WriteData(types::Row row, bool keyed);
+  /// Deletes the row of key_: by position when written in this checkpoint
+  /// (the key leaves the map), else by an equality delete.
   Status DeleteKey(types::Row row);
+  Status WriteEqualityDelete(types::Row row);
+  /// An upsert's insert or update-after of key_: writes the row and deletes
+  /// the key's earlier row, with one key map probe.
+  Status Upsert(types::Row row);
+  /// Writes pending_deletes_ as position delete files (Complete).
+  Status WritePendingDeletes();
   void RegisterFiles();
   SpecFiles& ForSpec(int32_t spec_id);
 

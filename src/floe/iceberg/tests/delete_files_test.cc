@@ -218,5 +218,55 @@ TEST_F(ProducerTest, ReplaceFilesKeepsSequenceNumberAndValidates) {
   EXPECT_EQ(s.error().code(), ErrorCode::kCommitConflict) << s.error().ToString();
 }
 
+TEST_F(ProducerTest, PositionDeletesByOrdinalAreWrittenInPathThenPositionOrder) {
+  Table table = CreateTable();
+  // Ordinals not in path order, two ordinals naming one path, a file no
+  // delete names, deletes in no order.
+  std::vector<std::string> names = {"s3://b/t/data/c.parquet", "s3://b/t/data/a.parquet",
+                                    "s3://b/t/data/unused.parquet", "s3://b/t/data/b.parquet",
+                                    "s3://b/t/data/a.parquet"};
+  std::vector<std::string_view> paths(names.begin(), names.end());
+  std::vector<PositionDeleteRef> deletes = {{0, 5}, {1, 9}, {3, 0}, {4, 2}, {0, 1}, {1, 3}};
+  auto file = WritePositionDeletes(table.io(), table.metadata(), 0, {}, paths, deletes, {});
+  ASSERT_OK(file);
+  EXPECT_EQ(file->content, DataFileContent::kPositionDeletes);
+  EXPECT_EQ(file->record_count, 6);
+  EXPECT_FALSE(file->referenced_data_file);
+  std::vector<std::pair<std::string, int64_t>> expected = {
+      {names[1], 2}, {names[1], 3}, {names[1], 9}, {names[3], 0}, {names[0], 1}, {names[0], 5}};
+  EXPECT_EQ(ReadPositionDeletes(file->file_path), expected);
+
+  // Positions too large to share an integer with the file's rank are sorted
+  // as pairs; one named file is the referenced data file.
+  int64_t far = int64_t{1} << 45;
+  auto one = WritePositionDeletes(table.io(), table.metadata(), 0, {}, paths,
+                                  {{3, far + 1}, {3, 7}, {3, far}}, {});
+  ASSERT_OK(one);
+  expected = {{names[3], 7}, {names[3], far}, {names[3], far + 1}};
+  EXPECT_EQ(ReadPositionDeletes(one->file_path), expected);
+  ASSERT_TRUE(one->referenced_data_file);
+  EXPECT_EQ(*one->referenced_data_file, names[3]);
+
+  // The path form gives the same order.
+  auto by_path =
+      WritePositionDeletes(table.io(), table.metadata(), 0, {},
+                           {{names[0], 5}, {names[1], 9}, {names[3], 0}, {names[0], 1}}, {});
+  ASSERT_OK(by_path);
+  expected = {{names[1], 9}, {names[3], 0}, {names[0], 1}, {names[0], 5}};
+  EXPECT_EQ(ReadPositionDeletes(by_path->file_path), expected);
+
+  // Refused: an ordinal outside the paths, a negative position, no deletes.
+  auto outside = WritePositionDeletes(table.io(), table.metadata(), 0, {}, paths, {{5, 0}}, {});
+  ASSERT_FALSE(outside);
+  EXPECT_EQ(outside.error().code(), ErrorCode::kInvalidArgument);
+  auto negative = WritePositionDeletes(table.io(), table.metadata(), 0, {}, paths, {{0, -1}}, {});
+  ASSERT_FALSE(negative);
+  EXPECT_EQ(negative.error().code(), ErrorCode::kInvalidArgument);
+  auto none = WritePositionDeletes(table.io(), table.metadata(), 0, {}, paths,
+                                   std::vector<PositionDeleteRef>{}, {});
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().code(), ErrorCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace floe::iceberg::testing

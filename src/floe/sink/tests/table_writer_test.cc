@@ -213,6 +213,54 @@ TEST_F(TableWriterTest, UpsertReplacesKeysAcrossCheckpointsInPartitions) {
   EXPECT_EQ(Rows(*table_), (std::vector<std::string>{e1c.json(), u1.json(), e5.json()}));
 }
 
+TEST_F(TableWriterTest, UpsertPositionDeletesOneFilePerPartitionInPathOrder) {
+  table_ = std::make_unique<TestTable>("tw_upsert_pos", PeopleSchema(), RegionSpec());
+  options_.target_file_size_bytes = 1;  // one row per data file
+  auto w = Make(MakeTarget(*table_, "upsert", {1, 2}, true));
+  // Keys 1..3 in eu and in us, each written three times in this checkpoint:
+  // the first two versions of each are deleted by position.
+  std::vector<Person> latest;
+  for (int version = 0; version < 3; ++version) {
+    for (int id = 1; id <= 3; ++id) {
+      for (const char* region : {"eu", "us"}) {
+        Person p{id, region, std::string(region) + std::to_string(version), version};
+        FLOE_ASSERT_OK(Put(*w, version == 0 ? RowKind::kInsert : RowKind::kUpdateAfter, p));
+        if (version == 2) latest.push_back(p);
+      }
+    }
+  }
+  auto results = Complete(*w);
+  EXPECT_EQ(w->position_deletes(), 12);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].data_files.size(), 18u);
+  auto pos = OfContent(results, DataFileContent::kPositionDeletes);
+  ASSERT_EQ(pos.size(), 2u);  // one per partition
+  std::vector<std::string> named;
+  for (const auto& f : pos) {
+    ASSERT_EQ(f.partition.size(), 1u);
+    std::string region(f.partition[0].value().as_bytes());
+    auto rows = ReadPositions(table_->io(), f);
+    ASSERT_EQ(rows.size(), 6u);
+    EXPECT_TRUE(std::is_sorted(rows.begin(), rows.end())) << region;
+    for (const auto& [path, position] : rows) {
+      EXPECT_NE(path.find("/region=" + region + "/"), std::string::npos) << path;
+      EXPECT_EQ(position, 0);  // one row per file
+      named.push_back(path);
+    }
+  }
+  std::sort(named.begin(), named.end());
+  std::vector<std::string> referenced = results[0].referenced_data_files;
+  std::sort(referenced.begin(), referenced.end());
+  EXPECT_EQ(referenced, named);
+  CommitResults(*table_, results);
+  auto rows = Rows(*table_);
+  std::vector<std::string> expected;
+  for (const auto& p : latest) expected.push_back(p.json());
+  std::sort(rows.begin(), rows.end());
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(rows, expected);
+}
+
 TEST_F(TableWriterTest, ChangelogMovesRowsBetweenPartitionsOfANonKeyColumn) {
   table_ = std::make_unique<TestTable>("tw_move", PeopleSchema(), RegionSpec());
   auto w = Make(MakeTarget(*table_, "move", {1}, false));
