@@ -48,11 +48,55 @@ void Line(std::string& out, int indent, std::string_view key, const std::string&
 
 std::string Bool(bool value) { return value ? "true" : "false"; }
 
+void DescribeCatalog(const CatalogDefinition& catalog, std::string& out) {
+  if (!catalog.config) {
+    Line(out, 2, "catalog", Quote(catalog.name));
+    return;
+  }
+  const iceberg::CatalogConfig& config = *catalog.config;
+  out += "  catalog:\n";
+  Line(out, 4, "name", Quote(config.name));
+  Line(out, 4, "type", Quote(config.type));
+  for (const auto& [key, value] : config.properties) {
+    if (key == "type") continue;
+    Line(out, 4, key, catalog.secret_properties.contains(key) ? Quote(kMask) : Quote(value));
+  }
+}
+
+void DescribeIcebergSource(const IcebergSourceDefinition& s, std::string& out) {
+  DescribeCatalog(s.catalog, out);
+  Line(out, 2, "tables", Quote(s.tables.include.text));
+  if (!s.tables.exclude.empty()) Line(out, 2, "tables.exclude", Quote(s.tables.exclude.text));
+  Line(out, 2, "streaming", Bool(s.streaming));
+  Line(out, 2, "starting-strategy", Quote(s.starting_strategy));
+  if (s.start_snapshot_id) Line(out, 2, "start-snapshot-id", std::to_string(*s.start_snapshot_id));
+  if (s.start_snapshot_timestamp) {
+    Line(out, 2, "start-snapshot-timestamp", std::to_string(*s.start_snapshot_timestamp));
+  }
+  Line(out, 2, "monitor-interval", FormatDuration(s.monitor_interval));
+  Line(out, 2, "changelog", Bool(s.changelog));
+  Line(out, 2, "streaming-skip-overwrite-snapshots", Bool(s.skip_overwrite_snapshots));
+  Line(out, 2, "streaming-skip-delete-snapshots", Bool(s.skip_delete_snapshots));
+  if (s.max_planning_snapshot_count) {
+    Line(out, 2, "max-planning-snapshot-count", std::to_string(*s.max_planning_snapshot_count));
+  }
+  if (!s.branch.empty()) Line(out, 2, "branch", Quote(s.branch));
+  Line(out, 2, "case-sensitive", Bool(s.case_sensitive));
+  if (s.split_size) Line(out, 2, "split-size", std::to_string(*s.split_size));
+  if (s.split_file_open_cost) {
+    Line(out, 2, "split-file-open-cost", std::to_string(*s.split_file_open_cost));
+  }
+}
+
 void DescribeSource(const SourceDefinition& source, std::string& out) {
   const MySqlSourceDefinition& s = source.mysql;
   out += "source:\n";
   Line(out, 2, "type", Quote(source.type));
   if (!source.name.empty()) Line(out, 2, "name", Quote(source.name));
+  if (source.is_iceberg()) {
+    DescribeIcebergSource(source.iceberg, out);
+    return;
+  }
   Line(out, 2, "hostname", Quote(s.hostname));
   Line(out, 2, "port", std::to_string(s.port));
   Line(out, 2, "username", Quote(s.username));
@@ -104,18 +148,7 @@ void DescribeSink(const SinkDefinition& sink, std::string& out) {
   out += "sink:\n";
   Line(out, 2, "type", Quote(sink.type));
   if (!sink.name.empty()) Line(out, 2, "name", Quote(sink.name));
-  if (!sink.catalog.config) {
-    Line(out, 2, "catalog", Quote(sink.catalog.name));
-  } else {
-    const iceberg::CatalogConfig& config = *sink.catalog.config;
-    out += "  catalog:\n";
-    Line(out, 4, "name", Quote(config.name));
-    Line(out, 4, "type", Quote(config.type));
-    for (const auto& [key, value] : config.properties) {
-      if (key == "type") continue;
-      Line(out, 4, key, sink.catalog.secret_properties.contains(key) ? Quote(kMask) : Quote(value));
-    }
-  }
+  DescribeCatalog(sink.catalog, out);
   for (const auto& [key, value] : sink.table_properties) {
     Line(out, 2, "table.properties." + key, Quote(value));
   }
@@ -229,10 +262,11 @@ std::vector<std::string> PipelineDefinition::SecretValues() const {
   };
   add(source.mysql.password);
   for (const auto& [name, value] : source.mysql.jdbc_properties) add(value);
-  if (sink.catalog.config) {
-    for (const auto& key : sink.catalog.secret_properties) {
-      auto it = sink.catalog.config->properties.find(key);
-      if (it != sink.catalog.config->properties.end() && !it->second.empty()) {
+  for (const CatalogDefinition* catalog : {&sink.catalog, &source.iceberg.catalog}) {
+    if (!catalog->config) continue;
+    for (const auto& key : catalog->secret_properties) {
+      auto it = catalog->config->properties.find(key);
+      if (it != catalog->config->properties.end() && !it->second.empty()) {
         out.push_back(it->second);
       }
     }
@@ -254,11 +288,11 @@ std::string PipelineDefinition::Redact(std::string_view text) const {
   return out;
 }
 
-Result<iceberg::CatalogConfig> ResolveSinkCatalog(const SinkDefinition& sink,
-                                                  const std::string& catalog_config_path) {
-  if (sink.catalog.config) return *sink.catalog.config;
+Result<iceberg::CatalogConfig> ResolveCatalog(const CatalogDefinition& catalog,
+                                              const std::string& catalog_config_path) {
+  if (catalog.config) return *catalog.config;
   FLOE_ASSIGN_OR_RETURN(std::string path, iceberg::FindCatalogConfigFile(catalog_config_path));
-  return iceberg::ReadCatalogConfig(path, sink.catalog.name);
+  return iceberg::ReadCatalogConfig(path, catalog.name);
 }
 
 }  // namespace floe::pipeline

@@ -93,10 +93,64 @@ struct MySqlSourceDefinition {
   std::map<std::string, SettingValue> jdbc_properties;
 };
 
+/// A catalog of the sink (or of an iceberg source): written inline
+/// (`catalog: {type: sql, ...}`, or Flink CDC's `catalog.properties.*` keys)
+/// or named (`catalog: NAME`, a catalog of the `--catalog-config` file,
+/// resolved by ResolveCatalog).
+struct CatalogDefinition {
+  /// Set for the named form.
+  std::string name;
+  /// Set for the inline form: name (the inline `name` key, default
+  /// "default": it is the catalog name a SQL catalog stores), type ("sql" or
+  /// "hadoop"), every property, and base_dir = the pipeline file's folder.
+  std::optional<iceberg::CatalogConfig> config;
+  /// The inline properties whose values are secrets.
+  std::set<std::string> secret_properties;
+};
+
+/// `source:` with `type: iceberg`: the tables of an Iceberg catalog, read
+/// as streams (docs/pipeline.md, "An Iceberg source"). The keys are those of
+/// Iceberg's Flink source where they apply.
+struct IcebergSourceDefinition {
+  CatalogDefinition catalog;  ///< required
+  /// `tables` (required): "namespace.table" patterns, as the mysql source's
+  /// (the last unescaped `.` of a name separates its namespace), and
+  /// `tables.exclude`.
+  SourceTables tables;
+  /// `streaming`: follow the tables (default); false: copy what they hold
+  /// when the run starts, then the run ends.
+  bool streaming = true;
+  /// `starting-strategy`, Iceberg's names in kebab case. Default
+  /// table-scan-then-incremental (every row the table holds, then its
+  /// changes), as `scan.startup.mode: initial` does for a database.
+  std::string starting_strategy = "table-scan-then-incremental";
+  /// `start-snapshot-id` (incremental-from-snapshot-id; one table only).
+  std::optional<int64_t> start_snapshot_id;
+  /// `start-snapshot-timestamp` (incremental-from-snapshot-timestamp), ms.
+  std::optional<int64_t> start_snapshot_timestamp;
+  /// `monitor-interval`: how often each table is checked for new snapshots.
+  std::chrono::milliseconds monitor_interval{10000};
+  /// `changelog` (floe's key): overwrite and delete snapshots become row
+  /// changes — deletes and updates reach the sink (default). false:
+  /// append-only reading as Iceberg's Flink source; an overwrite or delete
+  /// snapshot stops the run unless skipped by the two keys below.
+  bool changelog = true;
+  bool skip_overwrite_snapshots = false;  ///< `streaming-skip-overwrite-snapshots`
+  bool skip_delete_snapshots = false;     ///< `streaming-skip-delete-snapshots`
+  std::optional<int64_t> max_planning_snapshot_count;  ///< `max-planning-snapshot-count`
+  std::string branch;                                  ///< `branch`; empty: main
+  bool case_sensitive = true;                          ///< `case-sensitive`
+  std::optional<int64_t> split_size;                   ///< `split-size`, bytes
+  std::optional<int64_t> split_file_open_cost;         ///< `split-file-open-cost`, bytes
+};
+
 struct SourceDefinition {
-  std::string type;  ///< "mysql": the one source type floe has
+  std::string type;  ///< "mysql" or "iceberg"
   std::string name;  ///< `name`: a display name, as in Flink CDC; may be empty
-  MySqlSourceDefinition mysql;
+  MySqlSourceDefinition mysql;      ///< type mysql
+  IcebergSourceDefinition iceberg;  ///< type iceberg
+  bool is_iceberg() const { return type == "iceberg"; }
+  const SourceTables& tables() const { return is_iceberg() ? iceberg.tables : mysql.tables; }
 };
 
 /// The schema change event types of Flink CDC.
@@ -111,25 +165,11 @@ enum class SchemaChangeType {
 };
 std::string_view SchemaChangeTypeName(SchemaChangeType type);
 
-/// The catalog of the sink: written inline (`catalog: {type: sql, ...}`, or
-/// Flink CDC's `catalog.properties.*` keys) or named (`catalog: NAME`, a
-/// catalog of the `--catalog-config` file, resolved by ResolveSinkCatalog).
-struct SinkCatalog {
-  /// Set for the named form.
-  std::string name;
-  /// Set for the inline form: name (the inline `name` key, default
-  /// "default": it is the catalog name a SQL catalog stores), type ("sql" or
-  /// "hadoop"), every property, and base_dir = the pipeline file's folder.
-  std::optional<iceberg::CatalogConfig> config;
-  /// The inline properties whose values are secrets.
-  std::set<std::string> secret_properties;
-};
-
 /// `sink:` with `type: iceberg`.
 struct SinkDefinition {
   std::string type;  ///< "iceberg"
   std::string name;  ///< `name`: a display name, as in Flink CDC; may be empty
-  SinkCatalog catalog;
+  CatalogDefinition catalog;
   /// `table.properties.<name>`: properties of the tables the sink creates.
   std::map<std::string, std::string> table_properties;
   /// `partition.key`.
@@ -176,7 +216,7 @@ struct PipelineDefinition {
 
   /// Whether the pipeline reads `db`.`table` (source `tables` minus `tables.exclude`).
   bool MatchesSourceTable(std::string_view db, std::string_view table) const {
-    return pipeline::MatchesSourceTable(source.mysql.tables, db, table);
+    return pipeline::MatchesSourceTable(source.tables(), db, table);
   }
   /// The sink table of `db`.`table`: see pipeline::RouteFor.
   Result<iceberg::TableIdentifier> RouteFor(std::string_view db, std::string_view table) const {
@@ -214,11 +254,16 @@ Result<PipelineDefinition> ParsePipelineDefinition(std::string_view yaml_text,
                                                    const Environment& env,
                                                    const std::vector<std::string>& overrides);
 
-/// The catalog settings of the sink: the inline ones, or for `catalog: NAME`
-/// that catalog of the config file (`catalog_config_path`, or the default
-/// places; see iceberg::FindCatalogConfigFile). Errors: as
+/// The settings of a catalog: the inline ones, or for `catalog: NAME` that
+/// catalog of the config file (`catalog_config_path`, or the default places;
+/// see iceberg::FindCatalogConfigFile). Errors: as
 /// iceberg::FindCatalogConfigFile and iceberg::ReadCatalogConfig.
-Result<iceberg::CatalogConfig> ResolveSinkCatalog(const SinkDefinition& sink,
-                                                  const std::string& catalog_config_path);
+Result<iceberg::CatalogConfig> ResolveCatalog(const CatalogDefinition& catalog,
+                                              const std::string& catalog_config_path);
+/// ResolveCatalog of the sink's catalog.
+inline Result<iceberg::CatalogConfig> ResolveSinkCatalog(const SinkDefinition& sink,
+                                                         const std::string& catalog_config_path) {
+  return ResolveCatalog(sink.catalog, catalog_config_path);
+}
 
 }  // namespace floe::pipeline

@@ -160,7 +160,7 @@ Result<PipelineDefinition> Parse(std::string_view yaml_text, std::string_view fi
         "...)",
         file_name);
   }
-  FLOE_ASSIGN_OR_RETURN(definition.source, ParseSourceSection(*source));
+  FLOE_ASSIGN_OR_RETURN(definition.source, ParseSourceSection(*source, definition.base_dir));
   const DocumentEntry* sink = root.Find("sink");
   if (sink == nullptr) {
     return InvalidArgument("{}: needs a 'sink:' section (type: iceberg, catalog: ...)", file_name);

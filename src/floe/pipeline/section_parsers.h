@@ -16,10 +16,17 @@ namespace floe::pipeline {
 /// the value came from the environment.
 bool IsSecretSetting(std::string_view key, bool from_environment);
 
-/// `source:` (a mapping). Errors as ParsePipelineDefinition.
-Result<SourceDefinition> ParseSourceSection(const DocumentEntry& section);
+/// `source:` (a mapping). `base_dir` becomes the base_dir of an inline
+/// catalog (an iceberg source). Errors as ParsePipelineDefinition.
+Result<SourceDefinition> ParseSourceSection(const DocumentEntry& section,
+                                            const std::string& base_dir);
 /// `sink:` (a mapping). `base_dir` becomes the base_dir of an inline catalog.
 Result<SinkDefinition> ParseSinkSection(const DocumentEntry& section, const std::string& base_dir);
+/// The `catalog` key of the mapping `r` reads (or its catalog.properties.*
+/// keys): a name of the catalog config file, or inline settings whose
+/// base_dir is `base_dir`. Errors name `r`'s path ("sink.catalog.type").
+class BlockReader;
+Result<CatalogDefinition> ParseCatalogKey(BlockReader& r, const std::string& base_dir);
 /// `route:` (a list of mappings).
 Result<std::vector<Route>> ParseRouteSection(const DocumentEntry& section);
 /// `pipeline:` (a mapping; absent: `section` is nullptr). `file_name` gives

@@ -20,10 +20,6 @@ const std::vector<std::string> kSinkKeys = {
     "include.schema.changes",
     "exclude.schema.changes",
 };
-const std::vector<std::string> kCatalogTypes = {"sql", "hadoop"};
-/// The catalog keys floe reads; other keys are passed through to the catalog.
-const std::vector<std::string> kCatalogKeys = {"name", "type", "uri", "warehouse"};
-
 constexpr SchemaChangeType kAllSchemaChanges[] = {
     SchemaChangeType::kAddColumn,     SchemaChangeType::kAlterColumnType,
     SchemaChangeType::kCreateTable,   SchemaChangeType::kDropColumn,
@@ -75,117 +71,6 @@ Result<std::set<SchemaChangeType>> ParseSchemaChanges(BlockReader& r, std::strin
   return out;
 }
 
-Status CheckCatalogConfig(const iceberg::CatalogConfig& config, const Origin& origin) {
-  auto has = [&](const char* key) {
-    auto it = config.properties.find(key);
-    return it != config.properties.end() && !it->second.empty();
-  };
-  if (std::find(kCatalogTypes.begin(), kCatalogTypes.end(), config.type) == kCatalogTypes.end()) {
-    return InvalidArgument(
-        "{}: sink.catalog.type: catalog type '{}' is not supported (supported: "
-        "{}){}",
-        origin.ToString(), config.type, JoinNames(kCatalogTypes),
-        DidYouMean(config.type, kCatalogTypes));
-  }
-  if (config.type == "sql" && (!has("uri") || !has("warehouse"))) {
-    return InvalidArgument(
-        "{}: sink.catalog: a sql catalog needs 'uri' (e.g. "
-        "sqlite:///lake/catalog.db) and 'warehouse' (e.g. file:///lake/warehouse)",
-        origin.ToString());
-  }
-  if (config.type == "hadoop" && !has("warehouse")) {
-    return InvalidArgument("{}: sink.catalog: a hadoop catalog needs 'warehouse' (a folder)",
-                           origin.ToString());
-  }
-  return Ok();
-}
-
-/// Adds one inline catalog property. `key_path` is for messages.
-Status AddCatalogProperty(SinkCatalog& catalog, const std::string& name, const DocumentValue& value,
-                          const std::string& key_path) {
-  if (!value.is_scalar() && !value.is_null()) {
-    return InvalidArgument("{}: {}: expected a single value, found {}", value.origin.ToString(),
-                           key_path, KindName(value.kind));
-  }
-  if (std::find(kCatalogKeys.begin(), kCatalogKeys.end(), name) == kCatalogKeys.end()) {
-    // Open-ended (PyIceberg passes properties through), but a near miss of a
-    // key floe reads is a typo.
-    std::optional<std::string> nearest = NearestKey(name, kCatalogKeys);
-    if (nearest && name.size() > 2) {
-      return InvalidArgument("{}: {}: unknown catalog key (did you mean '{}'?)",
-                             value.origin.ToString(), key_path, *nearest);
-    }
-  }
-  if (name == "name") {
-    catalog.config->name = value.scalar;
-    return Ok();
-  }
-  catalog.config->properties[name] = value.scalar;
-  if (IsSecretSetting(name, value.from_environment)) catalog.secret_properties.insert(name);
-  return Ok();
-}
-
-Status FinishInlineCatalog(SinkCatalog& catalog, const Origin& origin,
-                           const std::string& base_dir) {
-  iceberg::CatalogConfig& config = *catalog.config;
-  config.base_dir = base_dir;
-  if (config.name.empty()) config.name = "default";
-  auto type = config.properties.find("type");
-  if (type != config.properties.end()) {
-    config.type = type->second;
-  } else {
-    auto uri = config.properties.find("uri");
-    // As PyIceberg and ReadCatalogConfig: a sqlite uri means a sql catalog.
-    if (uri == config.properties.end() || !uri->second.starts_with("sqlite:")) {
-      return InvalidArgument("{}: sink.catalog: needs 'type' (supported: {})", origin.ToString(),
-                             JoinNames(kCatalogTypes));
-    }
-    config.type = "sql";
-  }
-  return CheckCatalogConfig(config, origin);
-}
-
-Result<SinkCatalog> ParseCatalog(BlockReader& r, const std::string& base_dir) {
-  SinkCatalog catalog;
-  const DocumentEntry* entry = r.Get("catalog");
-  std::vector<const DocumentEntry*> flat = r.GetPrefixed("catalog.properties.");
-  if (entry != nullptr && !flat.empty()) {
-    return r.Fail(*flat.front(),
-                  "give the catalog either as 'catalog:' or as catalog.properties.* "
-                  "keys, not both");
-  }
-  if (entry == nullptr && flat.empty()) {
-    return r.FailBlock(
-        "needs 'catalog': a mapping such as {type: sql, uri: ..., warehouse: ...}, "
-        "or the name of a catalog of the catalog config file");
-  }
-  if (entry != nullptr && entry->value.is_scalar()) {
-    if (entry->value.scalar.empty()) return r.Fail(*entry, "the catalog name is empty");
-    catalog.name = entry->value.scalar;
-    return catalog;
-  }
-  catalog.config.emplace();
-  if (entry != nullptr) {
-    if (!entry->value.is_map()) {
-      return r.Fail(*entry, "expected a catalog name or a mapping of catalog settings, found {}",
-                    KindName(entry->value.kind));
-    }
-    for (const auto& property : entry->value.entries) {
-      FLOE_RETURN_IF_ERROR(AddCatalogProperty(catalog, property.key, property.value,
-                                              r.KeyPath("catalog." + property.key)));
-    }
-    FLOE_RETURN_IF_ERROR(FinishInlineCatalog(catalog, entry->value.origin, base_dir));
-    return catalog;
-  }
-  for (const DocumentEntry* property : flat) {
-    std::string name = property->key.substr(std::string_view("catalog.properties.").size());
-    FLOE_RETURN_IF_ERROR(
-        AddCatalogProperty(catalog, name, property->value, r.KeyPath(property->key)));
-  }
-  FLOE_RETURN_IF_ERROR(FinishInlineCatalog(catalog, flat.front()->value.origin, base_dir));
-  return catalog;
-}
-
 Status AddTableProperty(BlockReader& r, SinkDefinition& sink, const std::string& name,
                         const DocumentEntry& entry) {
   if (!entry.value.is_scalar()) {
@@ -221,7 +106,7 @@ Result<SinkDefinition> ParseSinkSection(const DocumentEntry& section, const std:
   sink.type = *type;
   FLOE_ASSIGN_OR_RETURN(auto name, r.String("name"));
   if (name) sink.name = *name;
-  FLOE_ASSIGN_OR_RETURN(sink.catalog, ParseCatalog(r, base_dir));
+  FLOE_ASSIGN_OR_RETURN(sink.catalog, ParseCatalogKey(r, base_dir));
 
   if (const DocumentEntry* block = r.Get("table.properties")) {
     if (!block->value.is_map()) {

@@ -1,5 +1,7 @@
-// source: (type mysql) of a pipeline file.
+// source: (type mysql or iceberg) of a pipeline file.
 
+#include <algorithm>
+#include <cctype>
 #include <limits>
 
 #include "floe/pipeline/block_reader.h"
@@ -9,7 +11,7 @@
 namespace floe::pipeline {
 namespace {
 
-const std::vector<std::string> kSourceTypes = {"mysql"};
+const std::vector<std::string> kSourceTypes = {"mysql", "iceberg"};
 const std::vector<std::string> kMySqlKeys = {
     "type",
     "name",
@@ -38,6 +40,36 @@ const std::vector<std::string> kMySqlKeys = {
     "connect.max-retries",
     "connection.pool.size",
     "heartbeat.interval",
+};
+const std::vector<std::string> kIcebergKeys = {
+    "type",
+    "name",
+    "catalog",
+    "tables",
+    "tables.exclude",
+    "streaming",
+    "starting-strategy",
+    "start-snapshot-id",
+    "start-snapshot-timestamp",
+    "monitor-interval",
+    "changelog",
+    "streaming-skip-overwrite-snapshots",
+    "streaming-skip-delete-snapshots",
+    "max-planning-snapshot-count",
+    "branch",
+    "case-sensitive",
+    "split-size",
+    "split-file-open-cost",
+};
+/// Iceberg's StartingStrategy values, in kebab case (the upper-case forms
+/// are accepted too).
+const std::vector<std::string> kStartingStrategies = {
+    "table-scan-then-incremental",
+    "incremental-from-latest-snapshot",
+    "incremental-from-latest-snapshot-exclusive",
+    "incremental-from-earliest-snapshot",
+    "incremental-from-snapshot-id",
+    "incremental-from-snapshot-timestamp",
 };
 const std::vector<std::string> kStartupModes = {
     "initial", "latest-offset", "earliest-offset", "specific-offset", "timestamp", "snapshot"};
@@ -194,9 +226,94 @@ Result<MySqlSourceDefinition> ParseMySql(BlockReader& r) {
   return s;
 }
 
+/// Reads "a,b" patterns of `key` into `selector` (required when `required`).
+Status ReadTables(BlockReader& r, std::string_view key, bool required, TableSelector* selector) {
+  FLOE_ASSIGN_OR_RETURN(auto text, r.StringOrList(key));
+  if (!text) {
+    if (!required) return Ok();
+    return r.FailBlock(
+        "needs 'tables' (the tables to read, e.g. \"shop.\\.*\" for every table of the "
+        "namespace shop)");
+  }
+  auto parsed = ParseTableSelector(*text);
+  if (!parsed) return r.Fail(*r.Get(key), "{}", parsed.error().message());
+  *selector = std::move(*parsed);
+  return Ok();
+}
+
+Result<IcebergSourceDefinition> ParseIceberg(BlockReader& r, const std::string& base_dir) {
+  IcebergSourceDefinition s;
+  using std::chrono::milliseconds;
+  constexpr int64_t kLongMax = std::numeric_limits<int64_t>::max();
+  FLOE_ASSIGN_OR_RETURN(s.catalog, ParseCatalogKey(r, base_dir));
+  FLOE_RETURN_IF_ERROR(ReadTables(r, "tables", true, &s.tables.include));
+  FLOE_RETURN_IF_ERROR(ReadTables(r, "tables.exclude", false, &s.tables.exclude));
+  FLOE_ASSIGN_OR_RETURN(auto streaming, r.Bool("streaming"));
+  if (streaming) s.streaming = *streaming;
+  FLOE_ASSIGN_OR_RETURN(auto strategy, r.String("starting-strategy"));
+  if (strategy) {
+    std::string name = *strategy;
+    for (char& c : name) c = c == '_' ? '-' : static_cast<char>(std::tolower(c));
+    if (std::find(kStartingStrategies.begin(), kStartingStrategies.end(), name) ==
+        kStartingStrategies.end()) {
+      return r.Fail(*r.Get("starting-strategy"), "'{}' is not a starting strategy (expected: {}){}",
+                    *strategy, JoinNames(kStartingStrategies),
+                    DidYouMean(name, kStartingStrategies));
+    }
+    s.starting_strategy = name;
+  }
+  FLOE_ASSIGN_OR_RETURN(auto id, r.Integer("start-snapshot-id", 0, kLongMax));
+  FLOE_ASSIGN_OR_RETURN(auto timestamp, r.Integer("start-snapshot-timestamp", 0, kLongMax));
+  const bool by_id = s.starting_strategy == "incremental-from-snapshot-id";
+  const bool by_time = s.starting_strategy == "incremental-from-snapshot-timestamp";
+  if (by_id != id.has_value()) {
+    if (by_id) return r.FailBlock("starting-strategy incremental-from-snapshot-id needs start-snapshot-id");
+    return r.Fail(*r.Get("start-snapshot-id"),
+                  "only used with starting-strategy: incremental-from-snapshot-id (it is {})",
+                  s.starting_strategy);
+  }
+  if (by_time != timestamp.has_value()) {
+    if (by_time) {
+      return r.FailBlock(
+          "starting-strategy incremental-from-snapshot-timestamp needs start-snapshot-timestamp "
+          "(milliseconds since 1970)");
+    }
+    return r.Fail(*r.Get("start-snapshot-timestamp"),
+                  "only used with starting-strategy: incremental-from-snapshot-timestamp (it is "
+                  "{})",
+                  s.starting_strategy);
+  }
+  s.start_snapshot_id = id;
+  s.start_snapshot_timestamp = timestamp;
+  FLOE_ASSIGN_OR_RETURN(auto interval, r.Duration("monitor-interval", milliseconds(1)));
+  if (interval) s.monitor_interval = *interval;
+  FLOE_ASSIGN_OR_RETURN(auto changelog, r.Bool("changelog"));
+  if (changelog) s.changelog = *changelog;
+  FLOE_ASSIGN_OR_RETURN(auto skip_overwrite, r.Bool("streaming-skip-overwrite-snapshots"));
+  if (skip_overwrite) s.skip_overwrite_snapshots = *skip_overwrite;
+  FLOE_ASSIGN_OR_RETURN(auto skip_delete, r.Bool("streaming-skip-delete-snapshots"));
+  if (skip_delete) s.skip_delete_snapshots = *skip_delete;
+  if (s.changelog && (s.skip_overwrite_snapshots || s.skip_delete_snapshots)) {
+    return r.FailBlock(
+        "streaming-skip-overwrite/delete-snapshots are for append-only reading: with changelog "
+        "(the default) overwrite and delete snapshots are read as row changes; set changelog: "
+        "false to skip them");
+  }
+  FLOE_ASSIGN_OR_RETURN(s.max_planning_snapshot_count,
+                        r.Integer("max-planning-snapshot-count", 1, kLongMax));
+  FLOE_ASSIGN_OR_RETURN(auto branch, r.String("branch"));
+  if (branch) s.branch = *branch;
+  FLOE_ASSIGN_OR_RETURN(auto case_sensitive, r.Bool("case-sensitive"));
+  if (case_sensitive) s.case_sensitive = *case_sensitive;
+  FLOE_ASSIGN_OR_RETURN(s.split_size, r.Integer("split-size", 1, kLongMax));
+  FLOE_ASSIGN_OR_RETURN(s.split_file_open_cost, r.Integer("split-file-open-cost", 0, kLongMax));
+  return s;
+}
+
 }  // namespace
 
-Result<SourceDefinition> ParseSourceSection(const DocumentEntry& section) {
+Result<SourceDefinition> ParseSourceSection(const DocumentEntry& section,
+                                            const std::string& base_dir) {
   if (!section.value.is_map()) {
     return InvalidArgument(
         "{}: source: expected a mapping of settings (type: mysql, hostname: "
@@ -205,24 +322,32 @@ Result<SourceDefinition> ParseSourceSection(const DocumentEntry& section) {
   }
   BlockReader r(section.value, "source");
   SourceDefinition source;
-  // Keys first, so that a typo is reported as one (mysql is the only type).
-  FLOE_RETURN_IF_ERROR(r.Refuse(
-      {}, {"debezium."},
-      "floe reads the binlog itself, without Debezium; see docs/pipeline.md for its settings"));
-  r.Declare(kMySqlKeys, {"jdbc.properties."});
-  FLOE_RETURN_IF_ERROR(r.Finish());
   FLOE_ASSIGN_OR_RETURN(auto type, r.String("type"));
   if (!type) return r.FailBlock("needs 'type' (supported: " + JoinNames(kSourceTypes) + ")");
-  if (*type != "mysql") {
+  if (*type != "mysql" && *type != "iceberg") {
     return r.Fail(*r.Get("type"),
                   "source type '{}' is not supported (supported: {}; MariaDB is "
                   "read as mysql){}",
                   *type, JoinNames(kSourceTypes), DidYouMean(*type, kSourceTypes));
   }
   source.type = *type;
+  // Keys next, so that a typo is reported as one (not as a missing key).
+  if (source.is_iceberg()) {
+    r.Declare(kIcebergKeys, {"catalog.properties."});
+  } else {
+    FLOE_RETURN_IF_ERROR(r.Refuse(
+        {}, {"debezium."},
+        "floe reads the binlog itself, without Debezium; see docs/pipeline.md for its settings"));
+    r.Declare(kMySqlKeys, {"jdbc.properties."});
+  }
+  FLOE_RETURN_IF_ERROR(r.Finish());
   FLOE_ASSIGN_OR_RETURN(auto name, r.String("name"));
   if (name) source.name = *name;
-  FLOE_ASSIGN_OR_RETURN(source.mysql, ParseMySql(r));
+  if (source.is_iceberg()) {
+    FLOE_ASSIGN_OR_RETURN(source.iceberg, ParseIceberg(r, base_dir));
+  } else {
+    FLOE_ASSIGN_OR_RETURN(source.mysql, ParseMySql(r));
+  }
   return source;
 }
 

@@ -16,6 +16,7 @@
 #include "floe/engine/run_until_stopped.h"
 #include "floe/iceberg/catalog/catalog_config.h"
 #include "floe/io/file_io.h"
+#include "floe/run/iceberg_tables_source.h"
 #include "floe/run/status_server.h"
 #include "floe/sink/committed_checkpoints.h"
 #include "floe/sink/sink_stages.h"
@@ -202,27 +203,102 @@ Result<engine::CheckpointId> PlanResume(const pipeline::PipelineDefinition& defi
 
 }  // namespace
 
+namespace {
+
+/// The sink side of a pipeline file, whatever its source: where tables go,
+/// how they are created, and the sink's settings.
+struct SinkSide {
+  sink::SinkOptions sink;
+  ingest::TableResolverOptions tables;
+};
+
+Result<SinkSide> MakeSinkSide(const pipeline::PipelineDefinition& definition,
+                              const std::string& catalog_config_path) {
+  SinkSide side;
+  FLOE_ASSIGN_OR_RETURN(iceberg::CatalogConfig catalog,
+                        pipeline::ResolveSinkCatalog(definition.sink, catalog_config_path));
+  sink::SinkOptions& sink = side.sink;
+  sink.pipeline_id = PipelineIdOf(definition);
+  sink.write_parallelism = definition.pipeline.parallelism;
+  sink.commit_parallelism = 1;
+  sink.catalog = CatalogFactoryOf(std::move(catalog));
+
+  ingest::TableResolverOptions& resolver = side.tables;
+  auto routes = definition.routes;
+  resolver.route_function = [routes](std::string_view db, std::string_view table) {
+    return pipeline::RouteFor(routes, db, table);
+  };
+  for (const auto& [key, value] : definition.sink.table_properties) {
+    // They go into the tables' JSON metadata, which must be UTF-8.
+    FLOE_RETURN_IF_ERROR(CheckUtf8(key, fmt::format("sink.table.properties.{}", key)));
+    FLOE_RETURN_IF_ERROR(CheckUtf8(value, fmt::format("sink.table.properties.{}", key)));
+  }
+  resolver.table_properties = definition.sink.table_properties;
+  for (const auto& key : definition.sink.partition_keys) {
+    resolver.partition_by_table[key.table.ToString()] = key.spec_text;
+  }
+  return side;
+}
+
+/// Keys the file accepts whose behaviour floe run does not have yet: an
+/// error, never a silent difference.
+std::unexpected<Error> NotYet(std::string_view key, std::string_view what) {
+  return NotSupported("{}: {} is not supported by floe run yet (docs/pipeline.md)", key, what);
+}
+
+/// Settings no source of floe run has yet.
+Status CheckCommonSettings(const pipeline::PipelineDefinition& definition) {
+  if (definition.sink.schema_changes.size() != 7) {
+    return NotYet("sink.include/exclude.schema.changes", "filtering schema change events");
+  }
+  if (!definition.pipeline.local_time_zone.empty()) {
+    return NotYet("pipeline.local-time-zone", "a local time zone");
+  }
+  return Ok();
+}
+
+/// PlanResume for an iceberg source: the tables may hold no checkpoint of
+/// the pipeline newer than the newest readable one of the state folder (the
+/// source state says which snapshots are read; nothing in the lake could
+/// take its place). Returns the highest checkpoint id they hold.
+Result<engine::CheckpointId> PlanIcebergResume(const pipeline::PipelineDefinition& definition,
+                                               const sink::SinkOptions& sink,
+                                               engine::CheckpointStore& store) {
+  FLOE_ASSIGN_OR_RETURN(std::shared_ptr<iceberg::Catalog> catalog, sink.catalog());
+  FLOE_ASSIGN_OR_RETURN(auto tables, sink::ListTablesTwoLevelsDeep(*catalog));
+  FLOE_ASSIGN_OR_RETURN(auto progress,
+                        sink::CommittedProgress(*catalog, sink.pipeline_id, tables, {}));
+  std::string warning;
+  FLOE_ASSIGN_OR_RETURN(auto restored, store.LoadLatest(&warning));
+  if (!warning.empty()) spdlog::warn("run: unreadable checkpoint files skipped: {}", warning);
+  const engine::CheckpointId restored_id = restored ? restored->id : 0;
+  engine::CheckpointId max_id = 0;
+  for (const auto& p : progress) {
+    max_id = std::max(max_id, p.checkpoint);
+    if (p.checkpoint <= restored_id) continue;
+    return Corruption(
+        "table {} holds checkpoint {} of pipeline '{}', but the newest readable checkpoint in {} "
+        "is {}: the source tables cannot be read on from where it is. Restore the state folder, "
+        "or mirror into new tables under a new pipeline.name",
+        p.table.ToString(), p.checkpoint, sink.pipeline_id, definition.pipeline.state_dir,
+        restored_id == 0 ? std::string("none") : std::to_string(restored_id));
+  }
+  return max_id;
+}
+
+}  // namespace
+
 Result<CaptureSourceOptions> MakeCaptureSourceOptions(const pipeline::PipelineDefinition& definition,
                                                       const std::string& catalog_config_path) {
   const pipeline::MySqlSourceDefinition& source = definition.source.mysql;
   using Behavior = pipeline::SchemaChangeBehavior;
   Behavior behavior = definition.pipeline.schema_change_behavior;
-  // Keys the file accepts whose behaviour floe run does not have yet: an
-  // error, never a silent difference.
-  auto not_yet = [](std::string_view key, std::string_view what) {
-    return NotSupported("{}: {} is not supported by floe run yet (docs/pipeline.md)", key, what);
-  };
   if (!source.schema_change_enabled) {
-    return not_yet("source.schema-change.enabled: false", "dropping schema changes");
+    return NotYet("source.schema-change.enabled: false", "dropping schema changes");
   }
-  if (!source.server_time_zone.empty()) return not_yet("source.server-time-zone", "a session time zone");
-  if (!source.jdbc_properties.empty()) return not_yet("source.jdbc.properties.*", "connection properties");
-  if (definition.sink.schema_changes.size() != 7) {
-    return not_yet("sink.include/exclude.schema.changes", "filtering schema change events");
-  }
-  if (!definition.pipeline.local_time_zone.empty()) {
-    return not_yet("pipeline.local-time-zone", "a local time zone");
-  }
+  if (!source.server_time_zone.empty()) return NotYet("source.server-time-zone", "a session time zone");
+  if (!source.jdbc_properties.empty()) return NotYet("source.jdbc.properties.*", "connection properties");
+  FLOE_RETURN_IF_ERROR(CheckCommonSettings(definition));
   CaptureSourceOptions options;
   options.schema_change_behavior = behavior;
   cdc::mysql::CaptureOptions& capture = options.capture;
@@ -240,19 +316,10 @@ Result<CaptureSourceOptions> MakeCaptureSourceOptions(const pipeline::PipelineDe
   FLOE_RETURN_IF_ERROR(SetStartup(source, &capture));
   options.stop_after_snapshot = source.startup_mode == pipeline::StartupMode::kSnapshot;
 
-  FLOE_ASSIGN_OR_RETURN(iceberg::CatalogConfig catalog,
-                        pipeline::ResolveSinkCatalog(definition.sink, catalog_config_path));
-  sink::SinkOptions& sink = options.sink;
-  sink.pipeline_id = PipelineIdOf(definition);
-  sink.write_parallelism = definition.pipeline.parallelism;
-  sink.commit_parallelism = 1;
-  sink.catalog = CatalogFactoryOf(std::move(catalog));
-
-  ingest::TableResolverOptions& resolver = options.tables;
+  FLOE_ASSIGN_OR_RETURN(SinkSide side, MakeSinkSide(definition, catalog_config_path));
+  options.sink = std::move(side.sink);
+  options.tables = std::move(side.tables);
   auto routes = definition.routes;
-  resolver.route_function = [routes](std::string_view db, std::string_view table) {
-    return pipeline::RouteFor(routes, db, table);
-  };
   options.owns_sink_table = [routes](std::string_view db, std::string_view table) {
     return pipeline::RouteIsOneToOne(routes, db, table);
   };
@@ -264,27 +331,84 @@ Result<CaptureSourceOptions> MakeCaptureSourceOptions(const pipeline::PipelineDe
       return pipeline::SourceTableColumnFor(routes, db, table);
     };
   }
-  for (const auto& [key, value] : definition.sink.table_properties) {
-    // They go into the tables' JSON metadata, which must be UTF-8.
-    FLOE_RETURN_IF_ERROR(CheckUtf8(key, fmt::format("sink.table.properties.{}", key)));
-    FLOE_RETURN_IF_ERROR(CheckUtf8(value, fmt::format("sink.table.properties.{}", key)));
+  return options;
+}
+
+Result<IcebergTablesSourceOptions> MakeIcebergTablesSourceOptions(
+    const pipeline::PipelineDefinition& definition, const std::string& catalog_config_path) {
+  const pipeline::IcebergSourceDefinition& source = definition.source.iceberg;
+  using Behavior = pipeline::SchemaChangeBehavior;
+  Behavior behavior = definition.pipeline.schema_change_behavior;
+  if (behavior != Behavior::kLenient && behavior != Behavior::kIgnore) {
+    return NotYet(fmt::format("pipeline.schema.change.behavior: {}",
+                              pipeline::SchemaChangeBehaviorName(behavior)),
+                  "with an iceberg source (lenient and ignore are)");
   }
-  resolver.table_properties = definition.sink.table_properties;
-  for (const auto& key : definition.sink.partition_keys) {
-    resolver.partition_by_table[key.table.ToString()] = key.spec_text;
+  FLOE_RETURN_IF_ERROR(CheckCommonSettings(definition));
+  for (const auto& route : definition.routes) {
+    if (!route.source_table_column.empty()) {
+      return NotYet("route.source-table-column", "with an iceberg source");
+    }
   }
+  IcebergTablesSourceOptions options;
+  source::PlanOptions& plan = options.plan;
+  FLOE_ASSIGN_OR_RETURN(plan.strategy, source::ParseStartingStrategy(source.starting_strategy));
+  plan.start_snapshot_id = source.start_snapshot_id;
+  plan.start_snapshot_timestamp_ms = source.start_snapshot_timestamp;
+  plan.streaming = source.streaming;
+  plan.changelog = source.changelog;
+  plan.skip_overwrite_snapshots = source.skip_overwrite_snapshots;
+  plan.skip_delete_snapshots = source.skip_delete_snapshots;
+  plan.branch = source.branch;
+  plan.case_sensitive = source.case_sensitive;
+  if (source.max_planning_snapshot_count) {
+    plan.max_planning_snapshot_count = *source.max_planning_snapshot_count;
+  }
+  plan.split_overrides.target_size = source.split_size.value_or(0);
+  plan.split_overrides.open_file_cost = source.split_file_open_cost.value_or(0);
+  FLOE_RETURN_IF_ERROR(source::ValidatePlanOptions(plan));
+  options.monitor_interval = source.monitor_interval;
+  auto tables = source.tables;
+  options.selector = [tables](std::string_view ns, std::string_view table) {
+    return pipeline::MatchesSourceTable(tables, ns, table);
+  };
+  FLOE_ASSIGN_OR_RETURN(iceberg::CatalogConfig source_catalog,
+                        pipeline::ResolveCatalog(source.catalog, catalog_config_path));
+  FLOE_ASSIGN_OR_RETURN(iceberg::CatalogConfig sink_catalog,
+                        pipeline::ResolveSinkCatalog(definition.sink, catalog_config_path));
+  options.same_catalog = source_catalog.type == sink_catalog.type &&
+                         source_catalog.properties == sink_catalog.properties &&
+                         source_catalog.base_dir == sink_catalog.base_dir;
+  options.source_catalog = CatalogFactoryOf(std::move(source_catalog));
+  FLOE_ASSIGN_OR_RETURN(SinkSide side, MakeSinkSide(definition, catalog_config_path));
+  options.sink = std::move(side.sink);
+  options.tables = std::move(side.tables);
+  options.tables.evolve_schemas = behavior != Behavior::kIgnore;
   return options;
 }
 
 Result<RunSummary> RunPipeline(const pipeline::PipelineDefinition& definition,
                                const RunOptions& run) {
-  FLOE_ASSIGN_OR_RETURN(CaptureSourceOptions source_options,
-                        MakeCaptureSourceOptions(definition, run.catalog_config_path));
+  // The source stage, and the sink's settings; the capture's are kept for
+  // its resume planning below.
+  const bool iceberg_source = definition.source.is_iceberg();
+  CaptureSourceOptions source_options;
+  IcebergTablesSourceOptions iceberg_options;
+  if (iceberg_source) {
+    FLOE_ASSIGN_OR_RETURN(iceberg_options,
+                          MakeIcebergTablesSourceOptions(definition, run.catalog_config_path));
+  } else {
+    FLOE_ASSIGN_OR_RETURN(source_options,
+                          MakeCaptureSourceOptions(definition, run.catalog_config_path));
+  }
+  const sink::SinkOptions& sink_options =
+      iceberg_source ? iceberg_options.sink : source_options.sink;
   source_options.stop = run.stop;
   RunMetrics own_metrics;
   RunMetrics* metrics = run.metrics != nullptr ? run.metrics : &own_metrics;
   metrics->SetPipelineName(definition.pipeline.name);
   source_options.metrics = metrics;
+  iceberg_options.metrics = metrics;
   std::unique_ptr<StatusServer> status_server;  // pipeline.http: serves `metrics` during the run
   if (definition.pipeline.http) {
     FLOE_ASSIGN_OR_RETURN(status_server, StatusServer::Start(definition.pipeline.http->host,
@@ -307,8 +431,13 @@ Result<RunSummary> RunPipeline(const pipeline::PipelineDefinition& definition,
   // at transaction boundaries only): do not abort one that waits for it.
   job_options.checkpoint_timeout = std::chrono::hours(24 * 7);
   job_options.store = &store;
-  FLOE_ASSIGN_OR_RETURN(job_options.min_checkpoint_id,
-                        PlanResume(definition, source_options, store));
+  if (iceberg_source) {
+    FLOE_ASSIGN_OR_RETURN(job_options.min_checkpoint_id,
+                          PlanIcebergResume(definition, sink_options, store));
+  } else {
+    FLOE_ASSIGN_OR_RETURN(job_options.min_checkpoint_id,
+                          PlanResume(definition, source_options, store));
+  }
 
   // A DDL on a table while a snapshot read it makes the snapshot stale
   // (kStale, before anything of it can be committed): the job runs again
@@ -321,11 +450,15 @@ Result<RunSummary> RunPipeline(const pipeline::PipelineDefinition& definition,
   for (int attempt = 1;; ++attempt) {
     auto positions = std::make_shared<sink::CheckpointPositions>();
     engine::Job job(job_options);
-    auto rows = job.AddSource<sink::RowBatch>("source", 1, [source_options, positions, stats](int) {
-      return std::make_unique<CaptureSource>(source_options, positions, stats);
-    });
+    auto rows = job.AddSource<sink::RowBatch>(
+        "source", 1,
+        [iceberg_source, source_options, iceberg_options, positions,
+         stats](int) -> std::unique_ptr<engine::SourceOperator<sink::RowBatch>> {
+          if (iceberg_source) return std::make_unique<IcebergTablesSource>(iceberg_options, stats);
+          return std::make_unique<CaptureSource>(source_options, positions, stats);
+        });
     auto on_commit = run.on_commit;
-    sink::AddSinkStages(job, rows, source_options.sink, positions,
+    sink::AddSinkStages(job, rows, sink_options, positions,
                         [stats, on_commit, metrics](const sink::CommitOutcome& outcome) {
                           metrics->Committed(outcome);
                           stats->CountCommit(outcome.checkpoint_id);
@@ -346,7 +479,7 @@ Result<RunSummary> RunPipeline(const pipeline::PipelineDefinition& definition,
   if (!status) metrics->SetFailed(definition.Redact(status.error().ToString()));
 
   RunSummary summary;
-  summary.pipeline_id = source_options.sink.pipeline_id;
+  summary.pipeline_id = sink_options.pipeline_id;
   summary.state_dir = state_dir;
   summary.changes = stats->events_read.load();
   summary.rows = stats->rows_emitted.load();
@@ -358,8 +491,33 @@ Result<RunSummary> RunPipeline(const pipeline::PipelineDefinition& definition,
   return summary;
 }
 
+namespace {
+
+/// CheckPipeline of an iceberg source: the source catalog's selected tables.
+Result<std::vector<TableRoute>> CheckIcebergPipeline(
+    const pipeline::PipelineDefinition& definition, const std::string& catalog_config_path) {
+  FLOE_ASSIGN_OR_RETURN(IcebergTablesSourceOptions options,
+                        MakeIcebergTablesSourceOptions(definition, catalog_config_path));
+  FLOE_ASSIGN_OR_RETURN(std::shared_ptr<iceberg::Catalog> sink_catalog, options.sink.catalog());
+  FLOE_RETURN_IF_ERROR_CTX(sink_catalog->ListNamespaces({}), "listing the sink catalog's namespaces");
+  auto source_catalog = options.source_catalog();
+  FLOE_RETURN_IF_ERROR_CTX(source_catalog, "opening the source catalog");
+  FLOE_ASSIGN_OR_RETURN(auto selected, SelectSourceTables(**source_catalog, options));
+  std::vector<TableRoute> routes;
+  for (const SelectedTable& t : selected) {
+    FLOE_ASSIGN_OR_RETURN(iceberg::LoadedTable loaded, (*source_catalog)->LoadTable(t.source));
+    const types::Schema* schema = loaded.metadata.CurrentSchema();
+    const bool has_key = schema != nullptr && !schema->identifier_field_ids().empty();
+    routes.push_back({t.source.ToString(), t.sink.ToString(), has_key});
+  }
+  return routes;
+}
+
+}  // namespace
+
 Result<std::vector<TableRoute>> CheckPipeline(const pipeline::PipelineDefinition& definition,
                                               const std::string& catalog_config_path) {
+  if (definition.source.is_iceberg()) return CheckIcebergPipeline(definition, catalog_config_path);
   FLOE_ASSIGN_OR_RETURN(CaptureSourceOptions options,
                         MakeCaptureSourceOptions(definition, catalog_config_path));
   FLOE_ASSIGN_OR_RETURN(auto conn, cdc::mysql::Connection::Open(options.capture.connection));

@@ -305,7 +305,7 @@ TEST(PipelineDefinitionTest, UnsupportedTypesListWhatIsSupported) {
   auto source = Parse(WithLine(2, "  type: postgres"));
   EXPECT_EQ(ErrorOf(source),
             "shop.yaml:2:9: source.type: source type 'postgres' is not supported (supported: "
-            "mysql; MariaDB is read as mysql)");
+            "mysql, iceberg; MariaDB is read as mysql)");
   EXPECT_EQ(ErrorOf(Parse(WithLine(14, "  type: paimon"))),
             "shop.yaml:14:9: sink.type: sink type 'paimon' is not supported (supported: iceberg)");
   std::string message =
@@ -494,8 +494,6 @@ TEST(PipelineDefinitionTest, NeverThrowsOnHostileInput) {
   }
 }
 
-}  // namespace
-}  // namespace floe::pipeline
 
 namespace floe::pipeline {
 namespace {
@@ -608,6 +606,67 @@ TEST(PipelineEnvironmentTest, TheProcessEnvironmentIsReadAtParseTime) {
   std::string described = parsed->Describe();
   EXPECT_EQ(described.find("from-process"), std::string::npos) << described;
   EXPECT_NE(described.find("  jdbc.properties.useSSL: \"true\"\n"), std::string::npos) << described;
+}
+
+}  // namespace
+}  // namespace floe::pipeline
+
+constexpr std::string_view kIcebergSource = R"(source:
+  type: iceberg
+  catalog: {type: sql, uri: "sqlite:///up/catalog.db", warehouse: up/warehouse, token: "${CATALOG_URI}"}
+  tables: shop.\.*
+  tables.exclude: shop.tmp
+  monitor-interval: 2s
+sink:
+  type: iceberg
+  catalog: {type: sql, uri: "sqlite:///down/catalog.db", warehouse: down/warehouse}
+)";
+
+TEST(PipelineIcebergSourceTest, ParsesWithFlinkSourceDefaults) {
+  auto parsed = Parse(kIcebergSource);
+  ASSERT_TRUE(parsed) << parsed.error().message();
+  const SourceDefinition& source = parsed->source;
+  ASSERT_TRUE(source.is_iceberg());
+  EXPECT_EQ(source.iceberg.catalog.config->type, "sql");
+  EXPECT_EQ(source.iceberg.catalog.config->base_dir, parsed->base_dir);
+  EXPECT_TRUE(parsed->MatchesSourceTable("shop", "orders"));
+  EXPECT_FALSE(parsed->MatchesSourceTable("shop", "tmp"));
+  EXPECT_FALSE(parsed->MatchesSourceTable("crm", "orders"));
+  EXPECT_TRUE(source.iceberg.streaming);
+  EXPECT_TRUE(source.iceberg.changelog);
+  EXPECT_EQ(source.iceberg.starting_strategy, "table-scan-then-incremental");
+  EXPECT_EQ(source.iceberg.monitor_interval, milliseconds(2000));
+  // A secret of the source catalog is never described.
+  std::string described = parsed->Describe();
+  EXPECT_EQ(described.find("sqlite:///u:pw@lake.db"), std::string::npos) << described;
+  EXPECT_EQ(parsed->Redact("token sqlite:///u:pw@lake.db"), "token ****");
+  auto again = ParsePipelineDefinition(described, "shop.yaml", Environment::FromMap({}), {});
+  ASSERT_TRUE(again) << again.error().message() << "\n" << described;
+  EXPECT_EQ(again->Describe(), described);
+}
+
+TEST(PipelineIcebergSourceTest, StartingStrategiesCheckTheirKeys) {
+  auto with = [](std::vector<std::string> overrides) { return Parse(kIcebergSource, overrides); };
+  auto upper = with({"source.starting-strategy=INCREMENTAL_FROM_LATEST_SNAPSHOT"});
+  ASSERT_TRUE(upper) << upper.error().message();
+  EXPECT_EQ(upper->source.iceberg.starting_strategy, "incremental-from-latest-snapshot");
+  EXPECT_NE(ErrorOf(with({"source.starting-strategy=latest"})).find("is not a starting strategy"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(with({"source.starting-strategy=incremental-from-snapshot-id"}))
+                .find("needs start-snapshot-id"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(with({"source.start-snapshot-id=5"})).find("only used with"),
+            std::string::npos);
+  auto by_time = with({"source.starting-strategy=incremental-from-snapshot-timestamp",
+                       "source.start-snapshot-timestamp=1700000000000"});
+  ASSERT_TRUE(by_time) << by_time.error().message();
+  EXPECT_EQ(by_time->source.iceberg.start_snapshot_timestamp, 1700000000000);
+  EXPECT_NE(ErrorOf(with({"source.streaming-skip-delete-snapshots=true"})).find("changelog: false"),
+            std::string::npos);
+  EXPECT_TRUE(with({"source.changelog=false", "source.streaming-skip-delete-snapshots=true"}));
+  // The keys of the other source type are typos here.
+  EXPECT_NE(ErrorOf(with({"source.hostname=db"})).find("hostname"), std::string::npos);
+  EXPECT_NE(ErrorOf(with({"source.tables="})).find("tables"), std::string::npos);
 }
 
 }  // namespace

@@ -1,0 +1,504 @@
+#include "floe/run/iceberg_tables_source.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "floe/common/arena.h"
+#include "floe/iceberg/data_reader.h"
+#include "floe/iceberg/expression.h"
+#include "floe/ingest/row_change_writer.h"
+#include "floe/run/run_metrics.h"
+#include "floe/sink/committed_checkpoints.h"
+#include "floe/sink/router.h"
+#include "floe/source/iceberg/changelog.h"
+#include "floe/source/iceberg/split_enumerator.h"
+#include "floe/types/row_json.h"
+
+namespace floe::run {
+
+namespace {
+
+constexpr int kStateVersion = 1;
+
+/// `result`, its error prefixed with the source table.
+template <typename T>
+Result<T> ForTable(Result<T> result, std::string_view table) {
+  if (!result) {
+    return std::unexpected(
+        std::move(result).error().WithContext(fmt::format("source table {}", table)));
+  }
+  return result;
+}
+
+/// One followed source table: its monitor and the split being read.
+struct Followed {
+  iceberg::TableIdentifier id;
+  std::string name;  ///< "ns.table"
+  std::string ns;    ///< the namespace as text: the "db" of routes and selectors
+  std::shared_ptr<source::SplitEnumerator> enumerator;
+  bool finished = false;  ///< the plan has an end and every split of it is read
+
+  std::optional<source::SplitAssignment> current;  ///< position: rows (changes) handed on
+  int64_t to_skip = 0;                             ///< handed on before a restore
+  size_t task_index = 0;
+  std::unique_ptr<iceberg::DataReader> reader;
+  std::shared_ptr<const types::Schema> schema;  ///< of the current split's snapshot
+  std::vector<source::RowChangeLine> changes;   ///< a changelog split's, once computed
+  size_t next_change = 0;
+  bool changes_computed = false;
+  int64_t snapshot_ts_ms = 0;  ///< commit time of the current split's snapshot
+};
+
+}  // namespace
+
+Result<std::vector<SelectedTable>> SelectSourceTables(iceberg::Catalog& catalog,
+                                                      const IcebergTablesSourceOptions& options) {
+  FLOE_ASSIGN_OR_RETURN(auto all, sink::ListTablesTwoLevelsDeep(catalog));
+  std::vector<SelectedTable> selected;
+  for (const auto& id : all) {
+    const std::string ns = iceberg::NamespaceToString(id.ns);
+    if (!options.selector(ns, id.name)) continue;
+    FLOE_ASSIGN_OR_RETURN(iceberg::TableIdentifier to, options.tables.route_function(ns, id.name));
+    selected.push_back({id, std::move(to)});
+  }
+  if (!options.same_catalog) return selected;
+  // Tables that other selected tables are copied into: the pipeline's own
+  // destinations, never its source.
+  std::set<std::string> destinations;
+  for (const SelectedTable& t : selected) {
+    if (t.sink.ToString() != t.source.ToString()) destinations.insert(t.sink.ToString());
+  }
+  std::erase_if(selected, [&](const SelectedTable& t) {
+    return destinations.contains(t.source.ToString());
+  });
+  for (const SelectedTable& t : selected) {
+    if (t.sink.ToString() == t.source.ToString()) {
+      return InvalidArgument(
+          "table {} would be read and written by the pipeline (the source and the sink are one "
+          "catalog, and its route leads onto itself): route it to another table",
+          t.source.ToString());
+    }
+  }
+  return selected;
+}
+
+struct IcebergTablesSource::Impl {
+  IcebergTablesSourceOptions options;
+  ingest::IngestStats* stats = nullptr;
+  ingest::IngestStats own_stats;
+
+  std::shared_ptr<iceberg::Catalog> source_catalog;
+  std::shared_ptr<iceberg::Catalog> sink_catalog;
+  std::unique_ptr<ingest::TableResolver> resolver;
+  std::unique_ptr<sink::RowBatcher> batcher;
+  std::unique_ptr<ingest::RowChangeWriter> writer;
+
+  std::map<std::string, Followed> tables;  ///< by "ns.table"
+  std::string next_table;                  ///< where the next Poll starts its turn
+  bool first_start = true;                 ///< no checkpoint restored
+  std::chrono::steady_clock::time_point next_listing;
+
+  Arena arena;
+  std::vector<types::Value> values;
+  std::map<int32_t, std::unique_ptr<types::JsonRowParser>> parsers;  ///< by schema id, per table
+  TableTallies tallies;
+  int64_t handed_on = 0;
+  int64_t last_ts_ms = 0;
+
+  std::shared_ptr<source::SplitEnumerator> MakeEnumerator(const iceberg::TableIdentifier& id,
+                                                          const source::PlanOptions& plan) {
+    source::EnumeratorOptions eo;
+    eo.table_name = id.ToString();
+    std::shared_ptr<iceberg::Catalog> catalog = source_catalog;
+    eo.load = [catalog, id]() -> Result<iceberg::TableMetadata> {
+      FLOE_ASSIGN_OR_RETURN(iceberg::LoadedTable loaded, catalog->LoadTable(id));
+      return std::move(loaded.metadata);
+    };
+    eo.io = &source_catalog->file_io();
+    eo.plan = plan;
+    eo.monitor_interval = options.monitor_interval;
+    eo.readers = 1;
+    return std::make_shared<source::SplitEnumerator>(eo);
+  }
+
+  /// Starts following `id` (restored from `state` when given).
+  Status Follow(const iceberg::TableIdentifier& id, const std::string* state) {
+    Followed t;
+    t.id = id;
+    t.name = id.ToString();
+    t.ns = iceberg::NamespaceToString(id.ns);
+    source::PlanOptions plan = options.plan;
+    if (state == nullptr && !first_start) {
+      // Found after the pipeline's first start: everything in it is new.
+      plan.strategy = source::StartingStrategy::kTableScanThenIncremental;
+      plan.start_snapshot_id.reset();
+      plan.start_snapshot_timestamp_ms.reset();
+    }
+    t.enumerator = MakeEnumerator(id, plan);
+    std::vector<std::string> restored;
+    if (state != nullptr) restored.push_back(*state);
+    FLOE_RETURN_IF_ERROR_CTX(t.enumerator->Start(restored), "source table {}", t.name);
+    // The sink table gets the source table's key as its identifier fields.
+    if (std::shared_ptr<const iceberg::TableMetadata> metadata = t.enumerator->Metadata()) {
+      if (const types::Schema* schema = metadata->CurrentSchema()) {
+        std::vector<std::string> key;
+        for (int32_t field : schema->identifier_field_ids()) {
+          key.push_back(schema->FindColumnName(field));
+        }
+        if (!key.empty()) resolver->NotePrimaryKey(t.ns, id.name, std::move(key));
+      }
+    }
+    spdlog::info("run: following source table {}{}", t.name,
+                 state != nullptr ? " from the checkpoint" : "");
+    tables.emplace(t.name, std::move(t));
+    return Ok();
+  }
+
+  /// Lists the catalog again: follows new tables, drops the ones gone.
+  Status Relist() {
+    FLOE_ASSIGN_OR_RETURN(auto selected, SelectSourceTables(*source_catalog, options));
+    std::set<std::string> listed;
+    for (const auto& t : selected) {
+      listed.insert(t.source.ToString());
+      if (!tables.contains(t.source.ToString())) FLOE_RETURN_IF_ERROR(Follow(t.source, nullptr));
+    }
+    for (auto it = tables.begin(); it != tables.end();) {
+      if (!listed.contains(it->first) && !it->second.current) {
+        spdlog::warn("run: source table {} is gone from the catalog; it is no longer read (its "
+                     "sink table stays)",
+                     it->first);
+        it = tables.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    next_listing = std::chrono::steady_clock::now() + options.monitor_interval;
+    return Ok();
+  }
+
+  /// Adds one change of `t` to the batcher (values in `schema`).
+  Status Write(Followed& t, cdc::ChangeOp op, types::Row before, types::Row after,
+               engine::Collector<sink::RowBatch>& out) {
+    bool event_error = false;
+    auto at = [&](Error e) {
+      return std::unexpected(std::move(e).WithContext(fmt::format(
+          "source table {} snapshot {}", t.name, t.current ? t.current->split.snapshot_id : 0)));
+    };
+    auto resolved = resolver->Resolve(t.ns, t.id.name, t.schema, &event_error);
+    if (!resolved) return at(std::move(resolved).error());
+    auto mapping = resolver->MappingFor(*resolved, t.schema, &event_error);
+    if (!mapping) return at(std::move(mapping).error());
+    auto rows = writer->Write(**mapping, op, before, after, out, &event_error);
+    if (!rows) return at(std::move(rows).error());
+    stats->rows_emitted.fetch_add(*rows, std::memory_order_relaxed);
+    stats->events_read.fetch_add(1, std::memory_order_relaxed);
+    ++handed_on;
+    if (options.metrics != nullptr) {
+      tallies[ingest::TableResolver::TargetOf(*resolved)->key].Count(op, t.snapshot_ts_ms);
+      last_ts_ms = std::max(last_ts_ms, t.snapshot_ts_ms);
+    }
+    return Ok();
+  }
+
+  /// Takes the next split of `t` if it has none. Returns whether it has one.
+  Result<bool> TakeSplit(Followed& t) {
+    if (t.current) return true;
+    if (t.finished) return false;
+    bool finished = false;
+    FLOE_ASSIGN_OR_RETURN(auto next, ForTable(t.enumerator->Next(0, &finished), t.name));
+    if (!next) {
+      if (finished) {
+        // The rows before a refused snapshot are handed on; now the refusal.
+        if (auto refused = t.enumerator->stopped_by()) {
+          return std::unexpected(std::move(*refused).WithContext(fmt::format("source table {}", t.name)));
+        }
+        t.finished = true;
+      }
+      return false;
+    }
+    t.schema = t.enumerator->Schema(next->split.schema_id);
+    if (t.schema == nullptr) {
+      return Corruption("source table {}: schema {} of snapshot {} is not in the table", t.name,
+                        next->split.schema_id, next->split.snapshot_id);
+    }
+    t.to_skip = next->position;
+    next->position = 0;
+    t.current = std::move(next);
+    t.task_index = 0;
+    t.reader.reset();
+    t.changes.clear();
+    t.next_change = 0;
+    t.changes_computed = false;
+    t.snapshot_ts_ms = 0;
+    std::shared_ptr<const iceberg::TableMetadata> metadata = t.enumerator->Metadata();
+    if (const iceberg::Snapshot* s =
+            metadata ? metadata->SnapshotById(t.current->split.snapshot_id) : nullptr) {
+      t.snapshot_ts_ms = s->timestamp_ms;
+    }
+    return true;
+  }
+
+  void EndSplit(Followed& t) {
+    t.current.reset();
+    t.reader.reset();
+    t.changes.clear();
+    t.enumerator->Done(0);
+  }
+
+  /// Hands on up to one batch of rows of `t`'s split.
+  Status ReadSome(Followed& t, engine::Collector<sink::RowBatch>& out) {
+    if (t.current->split.changelog) return WriteChanges(t, out);
+    const source::IcebergSplit& split = t.current->split;
+    while (true) {
+      if (t.reader == nullptr) {
+        if (t.task_index >= split.tasks.size()) {
+          EndSplit(t);
+          return Ok();
+        }
+        const iceberg::FileScanTask& task = split.tasks[t.task_index];
+        iceberg::DataReaderOptions ro;
+        ro.batch_rows = options.batch_rows;
+        const source::FileRange range = split.RangeOf(t.task_index);
+        ro.split_start = range.start;
+        ro.split_end = range.end;
+        FLOE_ASSIGN_OR_RETURN(t.reader, ForTable(iceberg::DataReader::Open(source_catalog->file_io(), task, *t.schema,
+                                                *t.schema, iceberg::Expression::True(), ro), t.name));
+      }
+      arena.Reset();
+      values.clear();
+      FLOE_ASSIGN_OR_RETURN(size_t n, ForTable(t.reader->ReadBatch(&arena, &values), t.name));
+      if (n == 0) {
+        t.reader.reset();
+        ++t.task_index;
+        continue;
+      }
+      const size_t width = t.schema->fields().size();
+      const cdc::ChangeOp op = split.whole_table ? cdc::ChangeOp::kRead : cdc::ChangeOp::kInsert;
+      size_t written = 0;
+      for (size_t r = 0; r < n; ++r) {
+        if (t.to_skip > 0) {  // handed on before the restore
+          --t.to_skip;
+          ++t.current->position;
+          continue;
+        }
+        FLOE_RETURN_IF_ERROR(Write(t, op, {}, types::Row(values.data() + r * width, width), out));
+        ++t.current->position;
+        ++written;
+      }
+      if (written > 0) return Ok();
+    }
+  }
+
+  /// The row of a change line, parsed back in the split's schema.
+  Result<types::Row> ParseRow(Followed& t, std::string_view json) {
+    auto& parser = parsers[t.current->split.schema_id];
+    if (parser == nullptr || parser_table != t.name) {
+      parsers.clear();
+      parser_table = t.name;
+      auto& fresh = parsers[t.current->split.schema_id];
+      fresh = std::make_unique<types::JsonRowParser>(*t.schema);
+      return fresh->Parse(json, &arena);
+    }
+    return parser->Parse(json, &arena);
+  }
+  std::string parser_table;  ///< the table `parsers` are of
+
+  /// Hands on up to one batch of a changelog split's changes.
+  Status WriteChanges(Followed& t, engine::Collector<sink::RowBatch>& out) {
+    if (!t.changes_computed) {
+      std::shared_ptr<const iceberg::TableMetadata> metadata = t.enumerator->Metadata();
+      FLOE_ASSIGN_OR_RETURN(t.changes, ForTable(source::ComputeChangelog(source_catalog->file_io(), *metadata, t.current->split.parent,
+                                   t.current->split.snapshot_id, nullptr,
+                                   options.plan.case_sensitive), t.name));
+      t.changes_computed = true;
+      const size_t skip = std::min(t.changes.size(), static_cast<size_t>(t.to_skip));
+      t.next_change = skip;
+      t.current->position = static_cast<int64_t>(skip);
+      t.to_skip = 0;
+    }
+    using source::ChangeKind;
+    size_t written = 0;
+    while (t.next_change < t.changes.size() && written < options.batch_rows) {
+      arena.Reset();
+      const source::RowChangeLine& c = t.changes[t.next_change];
+      FLOE_ASSIGN_OR_RETURN(types::Row row, ParseRow(t, c.row));
+      size_t taken = 1;
+      switch (c.kind) {
+        case ChangeKind::kInsert:
+          FLOE_RETURN_IF_ERROR(Write(t, cdc::ChangeOp::kInsert, {}, row, out));
+          break;
+        case ChangeKind::kDelete:
+          FLOE_RETURN_IF_ERROR(Write(t, cdc::ChangeOp::kDelete, row, {}, out));
+          break;
+        case ChangeKind::kUpdateBefore: {
+          const bool pair = t.next_change + 1 < t.changes.size() &&
+                            t.changes[t.next_change + 1].kind == ChangeKind::kUpdateAfter;
+          if (!pair) {
+            FLOE_RETURN_IF_ERROR(Write(t, cdc::ChangeOp::kDelete, row, {}, out));
+            break;
+          }
+          FLOE_ASSIGN_OR_RETURN(types::Row after, ParseRow(t, t.changes[t.next_change + 1].row));
+          FLOE_RETURN_IF_ERROR(Write(t, cdc::ChangeOp::kUpdate, row, after, out));
+          taken = 2;  // the position counts changes: a pair is never cut in two
+          break;
+        }
+        case ChangeKind::kUpdateAfter:
+          FLOE_RETURN_IF_ERROR(Write(t, cdc::ChangeOp::kInsert, {}, row, out));
+          break;
+      }
+      t.next_change += taken;
+      t.current->position += static_cast<int64_t>(taken);
+      written += taken;
+    }
+    if (t.next_change >= t.changes.size()) EndSplit(t);
+    return Ok();
+  }
+
+  void Publish() {
+    if (options.metrics == nullptr || (handed_on == 0 && tallies.empty())) return;
+    options.metrics->PublishHandedOn(tallies, handed_on, std::string(), last_ts_ms);
+    tallies.clear();
+    handed_on = 0;
+  }
+
+  Status ParseAndRestore(const std::string& text) {
+    nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("tables") ||
+        !j["tables"].is_object()) {
+      return Corruption("the iceberg source's checkpoint state is not an object with 'tables'");
+    }
+    if (j.value("version", 0) != kStateVersion) {
+      return Corruption("the iceberg source's checkpoint state has version {}, this floe reads {}",
+                        j.value("version", 0), kStateVersion);
+    }
+    for (const auto& [name, state] : j["tables"].items()) {
+      if (!state.is_string()) return Corruption("iceberg source state of {} is not text", name);
+      FLOE_ASSIGN_OR_RETURN(iceberg::TableIdentifier id, iceberg::TableIdentifier::Parse(name));
+      const std::string s = state.get<std::string>();
+      // A table dropped from the catalog since: not followed any more.
+      if (!source_catalog->TableExists(id).value_or(true)) {
+        spdlog::warn("run: source table {} of the checkpoint is gone from the catalog", name);
+        continue;
+      }
+      FLOE_RETURN_IF_ERROR(Follow(id, &s));
+    }
+    return Ok();
+  }
+};
+
+IcebergTablesSource::IcebergTablesSource(IcebergTablesSourceOptions options,
+                                         ingest::IngestStats* stats)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->options = std::move(options);
+  impl_->stats = stats != nullptr ? stats : &impl_->own_stats;
+}
+
+IcebergTablesSource::~IcebergTablesSource() = default;
+
+Status IcebergTablesSource::Open(const engine::OperatorContext& context,
+                                 const engine::RestoredState& state) {
+  Impl& m = *impl_;
+  (void)context;
+  FLOE_RETURN_IF_ERROR(ingest::ValidateTableResolverOptions(m.options.tables));
+  auto source_catalog = m.options.source_catalog();
+  FLOE_RETURN_IF_ERROR_CTX(source_catalog, "opening the source catalog");
+  m.source_catalog = std::move(*source_catalog);
+  FLOE_ASSIGN_OR_RETURN(m.sink_catalog, m.options.sink.catalog());
+  m.resolver = std::make_unique<ingest::TableResolver>(m.options.tables, m.sink_catalog, m.stats);
+  m.batcher = std::make_unique<sink::RowBatcher>(m.options.sink, m.options.batch_rows);
+  m.writer = std::make_unique<ingest::RowChangeWriter>(m.batcher.get());
+  m.first_start = state.checkpoint_id == 0;
+  if (state.own && !state.own->empty()) FLOE_RETURN_IF_ERROR(m.ParseAndRestore(*state.own));
+  if (m.options.plan.strategy == source::StartingStrategy::kIncrementalFromSnapshotId &&
+      m.first_start) {
+    FLOE_ASSIGN_OR_RETURN(auto selected, SelectSourceTables(*m.source_catalog, m.options));
+    if (selected.size() != 1) {
+      return InvalidArgument(
+          "starting-strategy incremental-from-snapshot-id names a snapshot of one table, but the "
+          "source's tables select {} tables",
+          selected.size());
+    }
+  }
+  FLOE_RETURN_IF_ERROR(m.Relist());
+  if (m.tables.empty()) {
+    spdlog::warn("run: the source catalog has no table the pipeline reads yet; checking again "
+                 "every {} ms",
+                 m.options.monitor_interval.count());
+  }
+  return Ok();
+}
+
+Result<bool> IcebergTablesSource::Poll(engine::Collector<sink::RowBatch>& out) {
+  Impl& m = *impl_;
+  const auto start = std::chrono::steady_clock::now();
+  const auto deadline = start + m.options.max_poll_time;
+  if (m.options.plan.streaming && start >= m.next_listing) FLOE_RETURN_IF_ERROR(m.Relist());
+  bool any = false;
+  bool all_finished = true;
+  // The tables take turns, from where the last Poll stopped.
+  std::vector<Followed*> order;
+  for (auto it = m.tables.lower_bound(m.next_table); it != m.tables.end(); ++it) {
+    order.push_back(&it->second);
+  }
+  for (auto it = m.tables.begin(); it != m.tables.lower_bound(m.next_table); ++it) {
+    order.push_back(&it->second);
+  }
+  for (size_t i = 0; i < order.size(); ++i) {
+    Followed& t = *order[i];
+    FLOE_ASSIGN_OR_RETURN(bool has, m.TakeSplit(t));
+    if (!t.finished) all_finished = false;
+    if (!has) continue;
+    any = true;
+    while (t.current && std::chrono::steady_clock::now() < deadline) {
+      FLOE_RETURN_IF_ERROR(m.ReadSome(t, out));
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      // The next Poll goes on with the table after this one (or this one,
+      // when its split is not done).
+      m.next_table = t.current || i + 1 >= order.size() ? t.name : order[i + 1]->name;
+      all_finished = false;
+      break;
+    }
+  }
+  FLOE_RETURN_IF_ERROR(m.batcher->Flush(out));
+  m.Publish();
+  if (!m.options.plan.streaming && all_finished) return false;
+  if (!any) {
+    std::this_thread::sleep_for(std::min<std::chrono::milliseconds>(
+        std::chrono::milliseconds(100), m.options.max_poll_time));
+  }
+  return true;
+}
+
+Result<std::string> IcebergTablesSource::SnapshotState(engine::CheckpointId id) {
+  Impl& m = *impl_;
+  m.batcher->CheckpointBoundary();
+  nlohmann::json tables = nlohmann::json::object();
+  for (auto& [name, t] : m.tables) {
+    std::optional<source::SplitAssignment> current = t.current;
+    if (current) current->position += t.to_skip;  // not yet skipped again: still handed on
+    tables[name] = t.enumerator->SnapshotState(0, id, current);
+  }
+  if (m.options.metrics != nullptr) {
+    m.Publish();
+    m.options.metrics->CheckpointTaken(id);
+  }
+  nlohmann::json j;
+  j["version"] = kStateVersion;
+  j["tables"] = std::move(tables);
+  return j.dump();
+}
+
+Status IcebergTablesSource::NotifyCheckpointComplete(engine::CheckpointId id) {
+  if (impl_->options.metrics != nullptr) impl_->options.metrics->CheckpointCompleted(id);
+  return Ok();
+}
+
+}  // namespace floe::run
