@@ -8,7 +8,6 @@
 
 #include "floe/common/base64.h"
 #include "floe/common/json_text.h"
-#include "floe/types/row_json_backend.h"
 #include "floe/types/row_json_writer.h"
 #include "floe/types/temporal.h"
 
@@ -204,26 +203,6 @@ void JsonRowWriter::Append(Row row, std::string* out) const {
     *w++ = '}';
     return static_cast<size_t>(w - p);
   });
-}
-
-// ---------------------------------------------------------------------------
-// Parsing: dispatch to the simdjson kernel this CPU runs best.
-
-JsonRowParser::JsonRowParser(const Schema& schema) {
-#if defined(__x86_64__)
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
-      __builtin_cpu_supports("bmi2")) {
-    backend_ = haswell_backend::MakeBackend(schema);
-    return;
-  }
-#endif
-  backend_ = fallback_backend::MakeBackend(schema);
-}
-
-JsonRowParser::~JsonRowParser() = default;
-
-Result<Row> JsonRowParser::Parse(std::string_view json, Arena* arena) {
-  return backend_->Parse(json, arena);
 }
 
 }  // namespace floe::types

@@ -2,6 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
 #include "floe/types/schema_json.h"
 
 namespace floe::types {
@@ -93,6 +99,120 @@ TEST(RowJsonTest, ErrorsNameTheField) {
   expect_error(R"({"i":1} x)", "content after the row object at offset 8");
   expect_error(R"({"i":1}})", "content after the row object at offset 7");
   expect_error(R"({"s":"}"} x)", "content after the row object at offset 10");
+}
+
+Schema Flat() {
+  return *SchemaFromJson(nlohmann::json::parse(R"json({"type":"struct","fields":[
+    {"id":1,"name":"a","required":true,"type":"long"},
+    {"id":2,"name":"b","required":false,"type":"string"},
+    {"id":3,"name":"c","required":false,"type":"double"},
+    {"id":4,"name":"a long member name","required":false,"type":"int"}
+  ]})json"));
+}
+
+// The parser guesses each member from the order of the last object: rows
+// whose order changes, or that skip, repeat or add members, read the same.
+TEST(RowJsonTest, MemberOrderMayChangeFromRowToRow) {
+  Schema schema = Flat();
+  JsonRowParser parser(schema);
+  Arena arena;
+  auto expect_row = [&](const std::string& line, const std::string& want) {
+    arena.Reset();
+    auto row = parser.Parse(line, &arena);
+    ASSERT_TRUE(row) << line << ": " << row.error().ToString();
+    std::string out;
+    AppendRowJson(schema, *row, &out);
+    EXPECT_EQ(out, want) << line;
+  };
+  const std::string full = R"({"a":1,"b":"x","c":2.5,"a long member name":7})";
+  expect_row(R"({"a":1,"b":"x","c":2.5,"a long member name":7})", full);
+  expect_row(R"({"a long member name":7,"c":2.5,"b":"x","a":1})", full);
+  expect_row(R"({"a long member name":7,"c":2.5,"b":"x","a":1})", full);  // learned order
+  expect_row(R"({"a":1,"b":"x","c":2.5,"a long member name":7})", full);  // and back
+  expect_row(R"({"c":2.5,"a":1})", R"({"a":1,"b":null,"c":2.5,"a long member name":null})");
+  // Unknown members (of any kind, nested) are skipped, wherever they are.
+  expect_row(R"({"z":{"a":[1,{"b":null}],"c":"\"}"},"a":1,"q":[],"b":"x","c":2.5,)"
+             R"("a long member name":7,"r":-1.5e3})",
+             full);
+  // A member given twice keeps its last value.
+  expect_row(R"({"a":5,"b":"y","a":1,"b":"x","c":2.5,"a long member name":7})", full);
+  expect_row(R"({"a":1,"b":"x","b":null})",
+             R"({"a":1,"b":null,"c":null,"a long member name":null})");
+  // Names with escapes, and a name that only starts like a field's.
+  expect_row(R"({"\u0061":1,"b\u0000":"no","\/b":"no","ab":2,"b":"x"})",
+             R"({"a":1,"b":"x","c":null,"a long member name":null})");
+  // White space anywhere between tokens.
+  expect_row(" \t{ \"a\" :\n1 , \"b\"\r\n:\"x\" ,\"c\": 2.5 ,\"a long member name\" : 7 } \r\n",
+             full);
+}
+
+// What is not one JSON object of RFC 8259 is refused, whichever member it is
+// in, known or not (nlohmann::json agrees that each line is invalid).
+TEST(RowJsonTest, RefusesWhatIsNotJson) {
+  Schema schema = Flat();
+  JsonRowParser parser(schema);
+  Arena arena;
+  const std::vector<std::string> lines = {
+      R"({"a":1,})",
+      R"({"a":1 "b":"x"})",
+      R"({"a":01})",
+      R"({"a":1.})",
+      R"({"a":-})",
+      R"({"a":1,"c":.5})",
+      R"({"a":1,"c":1e})",
+      R"({"a":+1})",
+      R"({"a":1,"b":"x)",
+      R"({"a":1,"b":'x'})",
+      R"({"a":1,"b":"\x"})",
+      R"({"a":1,"b":"\u12"})",
+      R"({a:1})",
+      R"({"a":1,"z":[1,]})",
+      R"({"a":1,"z":{"k" 1}})",
+      R"({"a":1,"z":tru})",
+      R"({"a":1,"z":[[[]]})",
+      R"({"a":1,"z":nul})",
+      R"({"a":1,"z":"\q"})",
+      "{\"a\":1,\"b\":\"tab\there\"}",
+      "{\"a\":1,\"b\":\"\xff\"}",
+      "{\"a\":1,\"b\":\"\xc3\"}",
+      "{\"a\":1,\"b\":\"\xed\xa0\x80\"}",  // an encoded surrogate
+      "{\"a\":1,\"z\":\"\xc0\xaf\"}",      // overlong, in an unknown member
+      std::string(2000, '[') + std::string(2000, ']'),
+      R"({"a":1,"z":)" + std::string(2000, '[') + std::string(2000, ']') + "}",
+  };
+  for (const std::string& line : lines) {
+    EXPECT_FALSE(nlohmann::json::accept(line) && line.size() < 1000) << "not a bad line: " << line;
+    arena.Reset();
+    auto row = parser.Parse(line, &arena);
+    EXPECT_FALSE(row) << "accepted: " << line;
+  }
+  // A NUL after the object (nlohmann::json stops reading at it).
+  EXPECT_FALSE(parser.Parse(std::string_view("{\"a\":1}\0", 8), &arena));
+  // Lone surrogates: nlohmann::json refuses them too.
+  for (const std::string& line : {R"({"a":1,"b":"\ud800"})", R"({"a":1,"b":"\udc00x"})"}) {
+    EXPECT_FALSE(nlohmann::json::accept(line)) << line;
+    EXPECT_FALSE(parser.Parse(line, &arena)) << "accepted: " << line;
+  }
+  // What is valid JSON in them parses.
+  for (const std::string& line :
+       {std::string(R"({"a":-0,"c":-0.0e+0,"b":"\u00e9\ud83d\ude00\"\\\/\b\f\n\r\t"})"),
+        std::string("{\"a\":1,\"b\":\"caf\xc3\xa9 \xf0\x9f\x98\x80\"}"),
+        std::string(
+            R"({"a":-9223372036854775808,"c":1e308,"z":[{"":[]},-0.5E-3,true,false,null]})")}) {
+    ASSERT_TRUE(nlohmann::json::accept(line)) << line;
+    arena.Reset();
+    auto row = parser.Parse(line, &arena);
+    EXPECT_TRUE(row) << line << ": " << row.error().ToString();
+  }
+  arena.Reset();
+  auto row = parser.Parse(
+      R"({"b":"\u00e9\ud83d\ude00\"\\\/\b\f\n\r\t","a":9223372036854775807,"c":-0})", &arena);
+  ASSERT_TRUE(row) << row.error().ToString();
+  EXPECT_EQ((*row)[0].i64, INT64_MAX);
+  EXPECT_EQ((*row)[1].as_bytes(), "\xc3\xa9\xf0\x9f\x98\x80\"\\/\b\f\n\r\t");
+  EXPECT_TRUE(std::signbit((*row)[2].f64));
+  EXPECT_FALSE(parser.Parse(R"({"a":9223372036854775808})", &arena));
+  EXPECT_FALSE(parser.Parse(R"({"a":1e2})", &arena));
 }
 
 TEST(RowJsonTest, DecimalAcceptsJsonNumbersExactly) {
