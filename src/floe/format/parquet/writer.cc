@@ -13,8 +13,6 @@ using types::Value;
 using Kind = types::Value::Kind;
 
 constexpr uint8_t kMagic[4] = {'P', 'A', 'R', '1'};
-// How often (in rows) the row group's buffered size is measured.
-constexpr int64_t kSizeCheckInterval = 64;
 
 std::string_view KindName(Kind kind) {
   switch (kind) {
@@ -128,6 +126,79 @@ ParquetWriter::ParquetWriter(std::unique_ptr<io::OutputFile> file, const types::
   }
   column_sizes_.assign(columns_.size(), 0);
   value_counts_.assign(columns_.size(), 0);
+  for (const ShredNode& root : mapped_.roots) {
+    const types::Type& type = *root.type;
+    if (type.is_nested()) {
+      flat_.clear();
+      break;
+    }
+    FlatField f;
+    f.column = columns_[root.first_leaf].get();
+    f.node = &root;
+    f.type = type.id();
+    f.kind = ExpectedKind(type.id());
+    f.optional = root.optional;
+    f.definition_level = root.definition_level;
+    if (type.id() == TypeId::kDecimal) f.decimal_limit = Pow10(type.precision());
+    if (type.id() == TypeId::kUuid) f.length = 16;
+    if (type.id() == TypeId::kFixed) f.length = static_cast<uint32_t>(type.length());
+    flat_.push_back(f);
+  }
+}
+
+bool ParquetWriter::Fits(const FlatField& field, const Value& value) {
+  if (value.kind != field.kind) return value.is_null() && field.optional;
+  switch (field.type) {
+    case TypeId::kDecimal:
+      return value.decimal < field.decimal_limit && value.decimal > -field.decimal_limit;
+    case TypeId::kUuid:
+    case TypeId::kFixed:
+      return value.size == field.length;
+    default:
+      return true;
+  }
+}
+
+void ParquetWriter::AppendFlat(const FlatField& field, const Value& value) {
+  ColumnWriter& column = *field.column;
+  if (value.is_null()) {
+    column.AppendNull(0, 0);
+    return;
+  }
+  const int16_t def = field.definition_level;
+  switch (field.type) {
+    case TypeId::kBoolean:
+      column.AppendBool(value.b, def, 0);
+      return;
+    case TypeId::kInt:
+    case TypeId::kDate:
+      column.AppendInt32(value.i32, def, 0);
+      return;
+    case TypeId::kLong:
+    case TypeId::kTime:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+      column.AppendInt64(value.i64, def, 0);
+      return;
+    case TypeId::kFloat:
+      column.AppendFloat(value.f32, def, 0);
+      return;
+    case TypeId::kDouble:
+      column.AppendDouble(value.f64, def, 0);
+      return;
+    case TypeId::kDecimal:
+      if (column.leaf().physical_type == Type::kInt32) {
+        column.AppendInt32(static_cast<int32_t>(value.decimal), def, 0);
+      } else if (column.leaf().physical_type == Type::kInt64) {
+        column.AppendInt64(static_cast<int64_t>(value.decimal), def, 0);
+      } else {
+        column.AppendDecimal(value.decimal, def, 0);
+      }
+      return;
+    default:  // string, uuid, fixed, binary
+      column.AppendBytes(value.as_bytes(), def, 0);
+      return;
+  }
 }
 
 ParquetWriter::~ParquetWriter() = default;
@@ -286,33 +357,38 @@ Status ParquetWriter::Append(types::Row row) {
   if (row.size() != roots.size()) {
     return InvalidArgument("row has {} values, schema has {} fields", row.size(), roots.size());
   }
-  for (size_t i = 0; i < roots.size(); ++i) FLOE_RETURN_IF_ERROR(Validate(roots[i], row[i]));
-  for (size_t i = 0; i < roots.size(); ++i) Shred(roots[i], row[i], 0, 0);
+  if (!flat_.empty()) {
+    // Check every value, then write: a row that does not fit leaves nothing.
+    for (size_t i = 0; i < flat_.size(); ++i) {
+      if (!Fits(flat_[i], row[i])) {
+        FLOE_RETURN_IF_ERROR(Validate(roots[i], row[i]));
+        return InternalError("field '{}': a value refused without a reason", roots[i].name);
+      }
+    }
+    for (size_t i = 0; i < flat_.size(); ++i) AppendFlat(flat_[i], row[i]);
+  } else {
+    for (size_t i = 0; i < roots.size(); ++i) FLOE_RETURN_IF_ERROR(Validate(roots[i], row[i]));
+    for (size_t i = 0; i < roots.size(); ++i) Shred(roots[i], row[i], 0, 0);
+  }
+  // Each column may cut its page; the row group's size is summed in the
+  // same pass, while the columns are in cache.
+  size_t total = 0;
   for (auto& column : columns_) {
     auto status = column->EndRow();
     if (!status) {
       failed_ = status.error();
       return status;
     }
+    total += column->EstimatedChunkBytes();
   }
   ++num_rows_;
   ++row_group_rows_;
-  if (row_group_rows_ % kSizeCheckInterval == 0) {
-    size_t total = 0;
-    for (const auto& column : columns_) total += column->EstimatedChunkBytes();
-    buffered_estimate_ = total;
-    if (total >= options_.row_group_size_bytes) return FlushRowGroup();
-  }
+  buffered_estimate_ = total;
+  if (total >= options_.row_group_size_bytes) return FlushRowGroup();
   return Ok();
 }
 
-uint64_t ParquetWriter::estimated_size() const { return position_ + buffered_bytes(); }
-
-size_t ParquetWriter::buffered_bytes() const {
-  size_t total = 0;
-  for (const auto& column : columns_) total += column->EstimatedChunkBytes();
-  return total;
-}
+size_t ParquetWriter::buffered_bytes() const { return buffered_estimate_; }
 
 Status ParquetWriter::Flush() {
   if (failed_) return std::unexpected(*failed_);

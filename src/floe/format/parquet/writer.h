@@ -77,13 +77,14 @@ class ParquetWriter {
   Status Append(types::Row row);
 
   /// The file size if it were closed now (written bytes plus buffered row
-  /// group), for rolling files at a target size.
-  uint64_t estimated_size() const;
+  /// group), for rolling files at a target size. Cheap enough to ask after
+  /// every row (Append measures the row group as it ends the row).
+  uint64_t estimated_size() const { return position_ + buffered_estimate_; }
   /// Rows appended so far.
   int64_t num_rows() const { return num_rows_; }
   /// Bytes of the row group not yet written to the file (its column chunks:
-  /// compressed pages, plus the current pages and dictionaries unencoded).
-  /// Costs one sum over the leaf columns.
+  /// compressed pages, plus the current pages and dictionaries unencoded),
+  /// as measured at the end of the last row.
   size_t buffered_bytes() const;
   /// Writes the buffered row group to the file now (no-op when it is empty),
   /// so that its memory is reused by the next one: for callers that keep
@@ -98,6 +99,22 @@ class ParquetWriter {
  private:
   ParquetWriter(std::unique_ptr<io::OutputFile> file, const types::Schema& schema,
                 WriterOptions options, ParquetSchema mapped);
+  /// A top-level field of a schema whose top-level fields are all
+  /// primitive (flat rows, the common case): Append checks and writes its
+  /// value without walking the schema tree.
+  struct FlatField {
+    ColumnWriter* column = nullptr;
+    const ShredNode* node = nullptr;
+    types::TypeId type = types::TypeId::kLong;
+    types::Value::Kind kind = types::Value::Kind::kNull;  ///< what a present value must be
+    bool optional = false;
+    int16_t definition_level = 0;
+    types::int128_t decimal_limit = 0;  ///< decimals: 10^precision
+    uint32_t length = 0;                ///< uuid and fixed: the byte count
+  };
+  /// Whether `value` fits `field` (else Validate says why not).
+  static bool Fits(const FlatField& field, const types::Value& value);
+  void AppendFlat(const FlatField& field, const types::Value& value);
   Status Validate(const ShredNode& node, const types::Value& value) const;
   void Shred(const ShredNode& node, const types::Value& value, int16_t parent_def, int16_t rep);
   void ShredNulls(const ShredNode& node, int16_t def, int16_t rep);
@@ -110,13 +127,14 @@ class ParquetWriter {
   WriterOptions options_;
   ParquetSchema mapped_;
   std::vector<std::unique_ptr<ColumnWriter>> columns_;
+  std::vector<FlatField> flat_;  ///< one per top-level field, or empty (not all primitive)
   std::vector<ColumnStatistics> file_stats_;  // per leaf, merged over row groups
   std::vector<int64_t> column_sizes_, value_counts_;
   std::vector<RowGroup> row_groups_;
   int64_t num_rows_ = 0;
   int64_t row_group_rows_ = 0;
   uint64_t position_ = 0;
-  size_t buffered_estimate_ = 0;
+  size_t buffered_estimate_ = 0;  ///< buffered_bytes(), summed at the end of each row
   std::optional<Error> failed_;
   bool closed_ = false;
 };
