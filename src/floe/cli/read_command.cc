@@ -56,6 +56,7 @@ struct ReadArgs {
   int max_planning_failures = 3;
   std::string split_target_size;
   std::string split_open_cost;
+  int split_lookback = 0;
   bool stats = false;
 };
 
@@ -99,6 +100,7 @@ Result<source::ReadOptions> ToOptions(const ReadArgs& a) {
     p.split_overrides.target_size = *ParseByteSize(a.split_target_size);
   if (!a.split_open_cost.empty())
     p.split_overrides.open_file_cost = *ParseByteSize(a.split_open_cost);
+  p.split_overrides.lookback = a.split_lookback;
   FLOE_RETURN_IF_ERROR(source::ValidatePlanOptions(p));
   o.monitor_interval = std::chrono::milliseconds(*ParseDuration(a.monitor_interval));
   o.checkpoint_interval = std::chrono::milliseconds(*ParseDuration(a.checkpoint_interval));
@@ -221,6 +223,10 @@ void AddReadCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--split-file-open-cost", args->split_open_cost,
                   "read.split.open-file-cost (default: the table's, else 4MiB)")
       ->check(ByteSizeIn(1, int64_t{1} << 40));
+  cmd->add_option("--split-lookback", args->split_lookback,
+                  "read.split.planning-lookback: splits kept open for more files while packing "
+                  "(default: the table's, else 10)")
+      ->check(CLI::Range(1, 1 << 20));
   cmd->add_flag("--stats", args->stats,
                 "at the end, print to standard error the splits read and the data and delete "
                 "files opened");

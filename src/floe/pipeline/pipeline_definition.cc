@@ -86,6 +86,7 @@ void DescribeIcebergSource(const IcebergSourceDefinition& s, std::string& out) {
   if (s.split_file_open_cost) {
     Line(out, 2, "split-file-open-cost", std::to_string(*s.split_file_open_cost));
   }
+  if (s.split_lookback) Line(out, 2, "split-lookback", std::to_string(*s.split_lookback));
 }
 
 void DescribeSource(const SourceDefinition& source, std::string& out) {

@@ -142,6 +142,7 @@ struct IcebergSourceDefinition {
   bool case_sensitive = true;                          ///< `case-sensitive`
   std::optional<int64_t> split_size;                   ///< `split-size`, bytes
   std::optional<int64_t> split_file_open_cost;         ///< `split-file-open-cost`, bytes
+  std::optional<int64_t> split_lookback;               ///< `split-lookback`
 };
 
 struct SourceDefinition {

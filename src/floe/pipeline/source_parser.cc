@@ -60,6 +60,7 @@ const std::vector<std::string> kIcebergKeys = {
     "case-sensitive",
     "split-size",
     "split-file-open-cost",
+    "split-lookback",
 };
 /// Iceberg's StartingStrategy values, in kebab case (the upper-case forms
 /// are accepted too).
@@ -307,6 +308,7 @@ Result<IcebergSourceDefinition> ParseIceberg(BlockReader& r, const std::string& 
   if (case_sensitive) s.case_sensitive = *case_sensitive;
   FLOE_ASSIGN_OR_RETURN(s.split_size, r.Integer("split-size", 1, kLongMax));
   FLOE_ASSIGN_OR_RETURN(s.split_file_open_cost, r.Integer("split-file-open-cost", 0, kLongMax));
+  FLOE_ASSIGN_OR_RETURN(s.split_lookback, r.Integer("split-lookback", 1, 1 << 20));
   return s;
 }
 

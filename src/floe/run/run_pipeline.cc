@@ -366,6 +366,7 @@ Result<IcebergTablesSourceOptions> MakeIcebergTablesSourceOptions(
   }
   plan.split_overrides.target_size = source.split_size.value_or(0);
   plan.split_overrides.open_file_cost = source.split_file_open_cost.value_or(0);
+  plan.split_overrides.lookback = static_cast<int>(source.split_lookback.value_or(0));
   FLOE_RETURN_IF_ERROR(source::ValidatePlanOptions(plan));
   options.monitor_interval = source.monitor_interval;
   auto tables = source.tables;

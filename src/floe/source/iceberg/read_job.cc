@@ -41,6 +41,9 @@ Result<ReadSummary> RunRead(ReadOptions options, const std::atomic<bool>* stop) 
     }
   }
 
+  // More readers than a snapshot has splits: the splits are made smaller,
+  // so that every reader gets a part (unless the target size was given).
+  options.plan.split_overrides.min_splits = options.parallelism;
   EnumeratorOptions eo;
   eo.table_name = options.table;
   eo.load = [catalog, id]() -> Result<iceberg::TableMetadata> {

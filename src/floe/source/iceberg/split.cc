@@ -52,32 +52,39 @@ Result<iceberg::DataFile> FileFromJson(const nlohmann::json& j) {
 }  // namespace
 
 SplitOptions SplitOptionsFor(const std::map<std::string, std::string>& properties,
-                             SplitOptions overrides) {
+                             const SplitOverrides& overrides) {
   SplitOptions options;
-  auto read = [&](std::string_view key, int64_t* out) {
+  auto read = [&](std::string_view key, auto* out) {
     auto it = properties.find(std::string(key));
     if (it == properties.end()) return;
-    int64_t v = 0;
+    std::remove_reference_t<decltype(*out)> v = 0;
     const std::string& s = it->second;
     auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     if (ec == std::errc() && end == s.data() + s.size() && v > 0) *out = v;
   };
   read("read.split.target-size", &options.target_size);
   read("read.split.open-file-cost", &options.open_file_cost);
+  read("read.split.planning-lookback", &options.lookback);
   if (overrides.target_size > 0) options.target_size = overrides.target_size;
   if (overrides.open_file_cost > 0) options.open_file_cost = overrides.open_file_cost;
+  if (overrides.lookback > 0) options.lookback = overrides.lookback;
+  if (overrides.target_size <= 0) options.min_splits = std::max(1, overrides.min_splits);
   return options;
 }
 
-std::vector<IcebergSplit> PackSplits(iceberg::SnapshotId snapshot_id, int32_t schema_id,
-                                     std::vector<iceberg::FileScanTask> tasks,
-                                     const SplitOptions& options) {
-  struct Item {
-    size_t task;
-    FileRange range;
-    int64_t weight;
-  };
-  std::vector<Item> items;
+namespace {
+
+/// A file or a part of one, with its weight.
+struct PackItem {
+  size_t task;
+  FileRange range;
+  int64_t weight;
+};
+
+/// The files and parts of files `tasks` are read as, in order.
+std::vector<PackItem> PackItems(const std::vector<iceberg::FileScanTask>& tasks,
+                                const SplitOptions& options) {
+  std::vector<PackItem> items;
   for (size_t t = 0; t < tasks.size(); ++t) {
     const iceberg::DataFile& f = tasks[t].data_file;
     const std::vector<int64_t>& offsets = f.split_offsets;
@@ -100,16 +107,68 @@ std::vector<IcebergSplit> PackSplits(iceberg::SnapshotId snapshot_id, int32_t sc
       }
     }
   }
-  std::vector<IcebergSplit> splits;
-  int64_t weight = 0;
-  for (const Item& item : items) {
-    if (splits.empty() || weight + item.weight > options.target_size) {
-      splits.push_back(IcebergSplit{snapshot_id, schema_id, {}, {}, false, std::nullopt});
-      weight = 0;
+  return items;
+}
+
+/// Bin packing with a look-back over the open bins: each bin is the items' indexes.
+std::vector<std::vector<size_t>> PackBins(const std::vector<PackItem>& items,
+                                          const SplitOptions& options) {
+  struct Bin {
+    std::vector<size_t> items;
+    int64_t weight = 0;
+  };
+  const size_t lookback = static_cast<size_t>(std::max(1, options.lookback));
+  std::vector<std::vector<size_t>> closed;
+  std::vector<Bin> open;  // in the order they were opened
+  for (size_t i = 0; i < items.size(); ++i) {
+    const int64_t w = items[i].weight;
+    auto fits = std::find_if(open.begin(), open.end(), [&](const Bin& b) {
+      return b.weight + w <= options.target_size;
+    });
+    if (fits != open.end()) {
+      fits->items.push_back(i);
+      fits->weight += w;
+      continue;
     }
-    weight += item.weight;
-    splits.back().tasks.push_back(tasks[item.task]);
-    splits.back().ranges.push_back(item.range);
+    open.push_back(Bin{{i}, w});
+    if (open.size() > lookback) {
+      auto fullest = std::max_element(open.begin(), open.end(), [](const Bin& a, const Bin& b) {
+        return a.weight < b.weight;  // the first of equals
+      });
+      closed.push_back(std::move(fullest->items));
+      open.erase(fullest);
+    }
+  }
+  for (Bin& b : open) closed.push_back(std::move(b.items));
+  return closed;
+}
+
+}  // namespace
+
+std::vector<IcebergSplit> PackSplits(iceberg::SnapshotId snapshot_id, int32_t schema_id,
+                                     std::vector<iceberg::FileScanTask> tasks,
+                                     const SplitOptions& options) {
+  std::vector<PackItem> items = PackItems(tasks, options);
+  std::vector<std::vector<size_t>> bins = PackBins(items, options);
+  if (options.min_splits > 1 && bins.size() < static_cast<size_t>(options.min_splits)) {
+    int64_t total = 0;
+    for (const PackItem& item : items) total += item.weight;
+    const int64_t target = std::max<int64_t>(1, (total + options.min_splits - 1) / options.min_splits);
+    if (target < options.target_size) {
+      SplitOptions smaller = options;
+      smaller.target_size = target;
+      smaller.min_splits = 1;
+      return PackSplits(snapshot_id, schema_id, std::move(tasks), smaller);
+    }
+  }
+  std::vector<IcebergSplit> splits;
+  for (const std::vector<size_t>& bin : bins) {
+    IcebergSplit& split =
+        splits.emplace_back(IcebergSplit{snapshot_id, schema_id, {}, {}, false, std::nullopt});
+    for (size_t i : bin) {
+      split.tasks.push_back(tasks[items[i].task]);
+      split.ranges.push_back(items[i].range);
+    }
   }
   return splits;
 }

@@ -87,8 +87,9 @@ struct PlanOptions {
   bool case_sensitive = true;
   /// Snapshots planned per round at most (Flink's max-planning-snapshot-count).
   int64_t max_planning_snapshot_count = std::numeric_limits<int64_t>::max();
-  /// Values > 0 override the table's read.split.* properties.
-  SplitOptions split_overrides{0, 0};
+  /// Values > 0 override the table's read.split.* properties; min_splits is
+  /// set by a read with several readers (RunRead: its parallelism).
+  SplitOverrides split_overrides;
 };
 
 /// Checks the options on their own: the start snapshot id / timestamp that

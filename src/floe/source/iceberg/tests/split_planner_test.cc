@@ -209,19 +209,61 @@ TEST(Splits, PackedByWeightWithTheOpenCost) {
     tasks[i].data_file.file_path = "f" + std::to_string(i);
     tasks[i].data_file.file_size_in_bytes = sizes[i];
   }
-  SplitOptions o{100, 20};  // target 100, every file weighs at least 20
+  SplitOptions o{100, 20, 1};  // target 100, every file weighs at least 20, one open split
   auto splits = PackSplits(7, 0, tasks, o);
-  // [20 + 60 = 80] [30] -> 30 + 200 > 100 [200] [20]
-  ASSERT_EQ(splits.size(), 4u);
+  // [20 + 60 = 80]; f2 opens [30] and the fuller [80] closes; f3 opens [200],
+  // which closes at once; f4 joins [30].
+  ASSERT_EQ(splits.size(), 3u);
   EXPECT_EQ(splits[0].tasks.size(), 2u);
-  EXPECT_EQ(splits[1].tasks.size(), 1u);
-  EXPECT_EQ(splits[2].tasks[0].data_file.file_path, "f3");
-  EXPECT_EQ(splits[3].tasks[0].data_file.file_path, "f4");
+  EXPECT_EQ(splits[1].tasks[0].data_file.file_path, "f3");
+  EXPECT_EQ(splits[2].tasks.size(), 2u);
+  EXPECT_EQ(splits[2].tasks[1].data_file.file_path, "f4");
   EXPECT_TRUE(PackSplits(7, 0, {}, o).empty());
 
-  SplitOptions props = SplitOptionsFor({{"read.split.target-size", "1000"}}, {0, 50});
+  SplitOptions props = SplitOptionsFor(
+      {{"read.split.target-size", "1000"}, {"read.split.planning-lookback", "3"}}, {0, 50});
   EXPECT_EQ(props.target_size, 1000);
   EXPECT_EQ(props.open_file_cost, 50);
+  EXPECT_EQ(props.lookback, 3);
+  EXPECT_EQ(SplitOptionsFor({{"read.split.planning-lookback", "3"}}, {0, 0, 7}).lookback, 7);
+}
+
+TEST(Splits, ALookBackFillsEarlierSplits) {
+  std::vector<iceberg::FileScanTask> tasks(5);
+  const int64_t sizes[] = {10, 60, 30, 200, 5};
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    tasks[i].data_file.file_path = "f" + std::to_string(i);
+    tasks[i].data_file.file_size_in_bytes = sizes[i];
+  }
+  // Look-back 10: f4 (weight 20) still fits the first split [20 + 60].
+  auto splits = PackSplits(7, 0, tasks, SplitOptions{100, 20, 10});
+  ASSERT_EQ(splits.size(), 3u);
+  std::vector<std::string> first;
+  for (const auto& t : splits[0].tasks) first.push_back(t.data_file.file_path);
+  EXPECT_EQ(first, (std::vector<std::string>{"f0", "f1", "f4"}));
+  EXPECT_EQ(splits[1].tasks[0].data_file.file_path, "f2");
+  EXPECT_EQ(splits[2].tasks[0].data_file.file_path, "f3");
+  // Look-back 2: the third open split (f3's, 200) is the fullest and closes at once.
+  splits = PackSplits(7, 0, tasks, SplitOptions{100, 20, 2});
+  ASSERT_EQ(splits.size(), 3u);
+  EXPECT_EQ(splits[0].tasks[0].data_file.file_path, "f3");
+  EXPECT_EQ(splits[1].tasks.size(), 3u);  // f0, f1, f4
+  EXPECT_EQ(splits[2].tasks[0].data_file.file_path, "f2");
+}
+
+TEST(Splits, MoreReadersThanSplitsGetSmallerSplits) {
+  std::vector<iceberg::FileScanTask> tasks(2);
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    tasks[i].data_file.file_path = "f" + std::to_string(i);
+    tasks[i].data_file.file_size_in_bytes = 40;
+  }
+  EXPECT_EQ(PackSplits(7, 0, tasks, SplitOptions{128, 4}).size(), 1u);
+  SplitOptions two{128, 4};
+  two.min_splits = 2;
+  EXPECT_EQ(PackSplits(7, 0, tasks, two).size(), 2u);
+  // Applies only when the target size is not given.
+  EXPECT_EQ(SplitOptionsFor({}, {0, 0, 0, 4}).min_splits, 4);
+  EXPECT_EQ(SplitOptionsFor({}, {64, 0, 0, 4}).min_splits, 1);
 }
 
 TEST(Splits, LargeFilesAreCutAtSplitOffsets) {
