@@ -1,5 +1,6 @@
 #include "floe/cdc/debezium_json_reader.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cstring>
@@ -109,6 +110,32 @@ bool FitsPrecision(types::int128_t unscaled, int precision) {
   return mag < limit;
 }
 
+KeyPattern::KeyPattern(std::string_view name) {
+  for (char c : name) {
+    if (c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20) return;  // kNever
+  }
+  std::string quoted(name);
+  quoted.push_back('"');
+  if (quoted.size() > 16) {
+    form_ = Form::kLong;
+    quoted_ = std::move(quoted);
+    return;
+  }
+  form_ = Form::kShort;
+  unsigned char bytes[16] = {}, mask[16] = {};
+  std::memcpy(bytes, quoted.data(), quoted.size());
+  std::memset(mask, 0xFF, quoted.size());
+  std::memcpy(&lo_, bytes, 8);
+  std::memcpy(&hi_, bytes + 8, 8);
+  std::memcpy(&lo_mask_, mask, 8);
+  std::memcpy(&hi_mask_, mask + 8, 8);
+}
+
+void FinishPlan(FieldPlan* plan) {
+  plan->key = KeyPattern(plan->name);
+  for (FieldPlan& child : plan->children) FinishPlan(&child);
+}
+
 namespace {
 
 // ---------------------------------------------------------------------------
@@ -152,6 +179,7 @@ void BuildRootPlan(const TypePtr& root, RowPlan* plan) {
     plan->root.children.emplace_back();
     BuildKnownPlan(f, f.name, &plan->root.children.back());
   }
+  FinishPlan(&plan->root);
 }
 
 constexpr int kMaxSchemaDepth = 32;
@@ -447,6 +475,7 @@ Result<std::unique_ptr<RowPlan>> PlanFromBlock(std::string_view text) {
     plan->root.children[i].type = schema->fields()[i].type.get();
   }
   plan->schema = std::move(schema);
+  FinishPlan(&plan->root);
   return plan;
 }
 
@@ -582,6 +611,25 @@ DebeziumJsonReader::~DebeziumJsonReader() = default;
 Result<DebeziumEvent> DebeziumJsonReader::Decode(std::string_view line, const types::Schema* known,
                                                  Arena* arena) {
   return impl_->decoder->Decode(line, known, arena, impl_.get());
+}
+
+void DebeziumJsonReader::LimitBeforeImage(std::string_view db, std::string_view table,
+                                          std::span<const int> fields) {
+  const dbz::RowPlan* plan = impl_->decoder->last_row_plan();
+  if (plan == nullptr) return;
+  dbz::RowPlan::BeforeLimit& limit = plan->before_limit;
+  if (limit.active && limit.db == db && limit.table == table &&
+      std::equal(limit.fields.begin(), limit.fields.end(), fields.begin(), fields.end())) {
+    return;
+  }
+  limit.active = true;
+  limit.db.assign(db);
+  limit.table.assign(table);
+  limit.fields.assign(fields.begin(), fields.end());
+  limit.wanted.assign(plan->root.children.size(), 0);
+  for (int i : fields) {
+    if (i >= 0 && static_cast<size_t>(i) < limit.wanted.size()) limit.wanted[i] = 1;
+  }
 }
 
 }  // namespace floe::cdc

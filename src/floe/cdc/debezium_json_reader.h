@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -88,6 +89,20 @@ class DebeziumJsonReader {
   /// Steady state allocates nothing on the heap (names up to 15 bytes).
   /// Not thread-safe: one reader per thread.
   Result<DebeziumEvent> Decode(std::string_view line, const types::Schema* known, Arena* arena);
+
+  /// For a caller that reads a before image only for a few fields (`floe
+  /// ingest`: the key and partition source columns, which are all an upsert
+  /// or an equality delete needs): later events of `db`.`table` decoded with
+  /// the schema that decoded the last event's row images (its schema block,
+  /// or the `known` schema) decode only the fields at `fields` (indexes into
+  /// that schema's fields; others are ignored) of their before image. The
+  /// other members are skipped unparsed — a malformed value there is not
+  /// reported — and read as null. After images are always decoded in full.
+  /// An event of another table decoded with the same schema is decoded in
+  /// full. Replaces the limit of that schema; call again after the schema
+  /// changes (a new schema starts unlimited). Does nothing when the last
+  /// event had no row image. Costs a few comparisons when nothing changes.
+  void LimitBeforeImage(std::string_view db, std::string_view table, std::span<const int> fields);
 
  private:
   struct Impl;

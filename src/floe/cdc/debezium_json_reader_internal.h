@@ -10,6 +10,7 @@
 /// walks the JSON with simdjson On-Demand along the plan.
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -26,12 +27,50 @@ namespace floe::cdc::dbz {
 /// The unit of a JSON number given for a time or timestamp.
 enum class NumberUnit : uint8_t { kMillis, kMicros, kNanos };
 
+/// A member name as it appears in JSON without escapes, for matching a key
+/// where simdjson found it (the bytes after its opening quote) without
+/// unescaping or measuring it: the name followed by the closing quote. Names
+/// that need escaping in JSON never match here (their keys hold a
+/// backslash, which the decoder then unescapes and compares in full).
+class KeyPattern {
+ public:
+  KeyPattern() = default;
+  explicit KeyPattern(std::string_view name);
+  /// `raw`: a key's first byte inside a simdjson-padded buffer (at least 16
+  /// readable bytes follow it).
+  bool Matches(const char* raw) const {
+    switch (form_) {
+      case Form::kShort: {
+        uint64_t a, b;
+        std::memcpy(&a, raw, 8);
+        std::memcpy(&b, raw + 8, 8);
+        return ((a ^ lo_) & lo_mask_) == 0 && ((b ^ hi_) & hi_mask_) == 0;
+      }
+      case Form::kLong:
+        return std::memcmp(raw, quoted_.data(), quoted_.size()) == 0;
+      case Form::kNever:
+        break;
+    }
+    return false;
+  }
+
+ private:
+  /// kShort: name + '"' fits 16 bytes, compared as two masked words;
+  /// kLong: longer, compared with memcmp; kNever: a name JSON must escape.
+  enum class Form : uint8_t { kNever, kShort, kLong };
+  Form form_ = Form::kNever;
+  std::string quoted_;        ///< name + '"' (kLong)
+  uint64_t lo_ = 0, hi_ = 0;  ///< name + '"', zero-padded to 16 bytes (kShort)
+  uint64_t lo_mask_ = 0, hi_mask_ = 0;
+};
+
 /// How to decode one field; one node per Iceberg type node.
 struct FieldPlan {
   const types::Type* type = nullptr;  ///< owned by the plan's schema / kept type
   types::TypeId type_id = types::TypeId::kString;
   bool required = false;
   std::string name;  ///< the JSON member name (struct fields)
+  KeyPattern key;    ///< `name`, for matching keys (set by FinishPlan)
   std::string path;  ///< dotted path below the row image, for messages
   /// time/timestamp/timestamptz: the unit of numbers.
   NumberUnit unit = NumberUnit::kMicros;
@@ -63,7 +102,21 @@ struct RowPlan {
   /// The root struct type the plan points into (kept alive by the plan).
   types::TypePtr root_type;
   FieldPlan root;
+  /// DebeziumJsonReader::LimitBeforeImage: before images of events of
+  /// db.table decode only the root fields marked in `wanted`.
+  struct BeforeLimit {
+    bool active = false;
+    std::string db;
+    std::string table;
+    std::vector<int> fields;      ///< as given
+    std::vector<uint8_t> wanted;  ///< per root field
+  };
+  mutable BeforeLimit before_limit;
 };
+
+/// Sets the key patterns of `plan` and of every node below it (after the
+/// names are final).
+void FinishPlan(FieldPlan* plan);
 
 /// Gives the decoder the plan of a schema block or of a known schema (cached).
 class PlanSource {
@@ -86,6 +139,8 @@ class Decoder {
   virtual ~Decoder() = default;
   virtual Result<DebeziumEvent> Decode(std::string_view line, const types::Schema* known,
                                        Arena* arena, PlanSource* plans) = 0;
+  /// The plan that decoded the row images of the last event (null if none).
+  virtual const RowPlan* last_row_plan() const = 0;
 };
 
 namespace haswell_kernel {

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -244,6 +245,8 @@ struct IngestSource::Impl {
   sink::TableTargetPtr json_target;
   /// Rows in table order (reused: no allocation per row).
   std::vector<Value> scratch_a;
+  /// BeforeImageFields (reused).
+  std::vector<int> before_fields;
   /// Turns row changes into writer rows (after `batcher`).
   std::unique_ptr<RowChangeWriter> changes;
   /// Rows emitted per table since the last Poll ended.
@@ -338,6 +341,26 @@ struct IngestSource::Impl {
     CountRows(target, n);
   }
 
+  /// The event row fields a before image is read for: the writers use it
+  /// only for its key, and a changelog's equality delete for the partition
+  /// source columns too (sink::TableWriter), so later before images of the
+  /// table decode only these.
+  std::span<const int> BeforeImageFields(const RowMapping& m) {
+    before_fields.clear();
+    for (int position : m.equality_positions()) {
+      before_fields.push_back(m.source_of(static_cast<size_t>(position)));
+    }
+    const auto& columns = m.table_schema().fields();
+    if (const iceberg::PartitionSpec* spec = m.target()->metadata->DefaultSpec()) {
+      for (const iceberg::PartitionField& pf : spec->fields()) {
+        for (size_t i = 0; i < columns.size(); ++i) {
+          if (columns[i].id == pf.source_id) before_fields.push_back(m.source_of(i));
+        }
+      }
+    }
+    return before_fields;
+  }
+
   Status ProcessDebezium(const Line& line) {
     arena.Reset();
     const types::Schema* known = known_target ? known_target->metadata->CurrentSchema() : nullptr;
@@ -377,6 +400,9 @@ struct IngestSource::Impl {
     auto mapping = resolver->MappingFor(*state, event->row_schema, &event_error);
     if (!mapping) return FromResolver(line, std::move(mapping).error(), event_error);
     const RowMapping& m = **mapping;
+    if (!event->before.empty()) {
+      reader.LimitBeforeImage(event->db, event->table, BeforeImageFields(m));
+    }
     auto rows = changes->Write(m, event->op, event->before, event->after, *out, &event_error);
     if (!rows) {
       if (event_error) return BadInput(line, rows.error());

@@ -131,6 +131,9 @@ class RowMapping {
   size_t width() const { return columns_.size(); }
   /// Table positions of the equality fields.
   const std::vector<int>& equality_positions() const { return equality_; }
+  /// The index in the event row of the table column at `position` (less
+  /// than width()), or -1 when the event row has no such column.
+  int source_of(size_t position) const { return columns_[position].source; }
 
  private:
   friend class TableResolver;
