@@ -109,7 +109,7 @@ struct CatalogDefinition {
 };
 
 /// `source:` with `type: iceberg`: the tables of an Iceberg catalog, read
-/// as streams (docs/pipeline.md, "An Iceberg source"). The keys are those of
+/// as streams (docs/pipeline.md, "source: (type iceberg)"). The keys are those of
 /// Iceberg's Flink source where they apply.
 struct IcebergSourceDefinition {
   CatalogDefinition catalog;  ///< required

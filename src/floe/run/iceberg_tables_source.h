@@ -1,6 +1,6 @@
 #pragma once
 /// IcebergTablesSource: the source operator of `floe run` for `source: type:
-/// iceberg` (docs/pipeline.md, "An Iceberg source"): the tables of an Iceberg
+/// iceberg` (docs/pipeline.md, "source: (type iceberg)"): the tables of an Iceberg
 /// catalog that the source's patterns select, read as streams into the
 /// pipeline's sink — a mirror of a mirror, a copy into another catalog.
 ///
