@@ -1,0 +1,254 @@
+#include "floe/io/s3/s3_options.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace floe::io::s3 {
+namespace {
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) {
+    s.remove_prefix(1);
+  }
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
+    s.remove_suffix(1);
+  }
+  return s;
+}
+
+std::optional<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+const std::string* Find(const std::map<std::string, std::string>& m, std::string_view key) {
+  auto it = m.find(std::string(key));
+  return it == m.end() || it->second.empty() ? nullptr : &it->second;
+}
+
+Result<bool> ParseBool(std::string_view name, std::string_view value) {
+  std::string v(Trim(value));
+  for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (v == "true" || v == "1" || v == "yes") return true;
+  if (v == "false" || v == "0" || v == "no") return false;
+  return InvalidArgument("{}: '{}' is not true or false", name, value.substr(0, 40));
+}
+
+Result<uint64_t> ParseCount(std::string_view name, std::string_view value, uint64_t min,
+                            uint64_t max) {
+  value = Trim(value);
+  uint64_t v = 0;
+  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (ec != std::errc() || end != value.data() + value.size() || v < min || v > max) {
+    return InvalidArgument("{}: '{}' is not a whole number from {} to {}", name,
+                           value.substr(0, 40), min, max);
+  }
+  return v;
+}
+
+Result<std::chrono::milliseconds> ParseSeconds(std::string_view name, std::string_view value) {
+  std::string v(Trim(value));
+  char* end = nullptr;
+  double seconds = std::strtod(v.c_str(), &end);
+  if (v.empty() || end != v.c_str() + v.size() || !std::isfinite(seconds) || seconds <= 0 ||
+      seconds > 86400) {
+    return InvalidArgument("{}: '{}' is not a number of seconds (0 to 86400)", name,
+                           value.substr(0, 40));
+  }
+  return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000 + 0.5));
+}
+
+}  // namespace
+
+EnvLookup ProcessEnvironment() {
+  return [](std::string_view name) -> std::optional<std::string> {
+    const char* v = std::getenv(std::string(name).c_str());
+    if (!v || !*v) return std::nullopt;
+    return std::string(v);
+  };
+}
+
+std::map<std::string, std::map<std::string, std::string>> ParseIni(std::string_view text) {
+  std::map<std::string, std::map<std::string, std::string>> out;
+  std::string section;
+  while (!text.empty()) {
+    size_t nl = text.find('\n');
+    std::string_view line = Trim(text.substr(0, nl));
+    text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+    if (line.empty() || line.front() == '#' || line.front() == ';') continue;
+    if (line.front() == '[') {
+      size_t close = line.find(']');
+      section = std::string(
+          Trim(line.substr(1, close == std::string_view::npos ? line.size() - 1 : close - 1)));
+      out[section];
+      continue;
+    }
+    size_t eq = line.find('=');
+    if (eq == std::string_view::npos || section.empty()) continue;
+    std::string key(Trim(line.substr(0, eq)));
+    for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    out[section][key] = std::string(Trim(line.substr(eq + 1)));
+  }
+  return out;
+}
+
+Result<S3Options> S3OptionsFromProperties(const std::map<std::string, std::string>& properties,
+                                          const EnvLookup& env) {
+  S3Options o;
+  auto env_or = [&](std::string_view name) { return env(name); };
+
+  // Profiles: credentials file, then config file.
+  std::optional<std::string> home = env_or("HOME");
+  std::string profile_name = env_or("AWS_PROFILE").value_or("");
+  bool profile_named = !profile_name.empty();
+  if (!profile_named) profile_name = "default";
+  std::string credentials_path =
+      env_or("AWS_SHARED_CREDENTIALS_FILE").value_or(home ? *home + "/.aws/credentials" : "");
+  std::string config_path = env_or("AWS_CONFIG_FILE").value_or(home ? *home + "/.aws/config" : "");
+  std::map<std::string, std::string> profile_credentials;
+  std::map<std::string, std::string> profile_config;
+  bool profile_found = false;
+  if (!credentials_path.empty()) {
+    if (auto text = ReadFile(credentials_path)) {
+      auto ini = ParseIni(*text);
+      if (auto it = ini.find(profile_name); it != ini.end()) {
+        profile_credentials = it->second;
+        profile_found = true;
+      }
+    }
+  }
+  if (!config_path.empty()) {
+    if (auto text = ReadFile(config_path)) {
+      auto ini = ParseIni(*text);
+      auto it = ini.find(profile_name == "default" ? "default" : "profile " + profile_name);
+      if (it == ini.end()) it = ini.find(profile_name);
+      if (it != ini.end()) {
+        profile_config = it->second;
+        profile_found = true;
+      }
+    }
+  }
+  bool profile_needed = true;
+
+  // Endpoint.
+  if (auto* v = Find(properties, "s3.endpoint")) {
+    o.endpoint = *v;
+  } else if (auto e = env_or("AWS_ENDPOINT_URL_S3")) {
+    o.endpoint = *e;
+  } else if (auto e2 = env_or("AWS_ENDPOINT_URL")) {
+    o.endpoint = *e2;
+  } else if (auto* p = Find(profile_config, "endpoint_url")) {
+    o.endpoint = *p;
+  }
+  while (!o.endpoint.empty() && o.endpoint.back() == '/') o.endpoint.pop_back();
+  if (!o.endpoint.empty() && !o.endpoint.starts_with("http://") &&
+      !o.endpoint.starts_with("https://")) {
+    return InvalidArgument("s3.endpoint: '{}' is not an http:// or https:// URL",
+                           o.endpoint.substr(0, 200));
+  }
+
+  // Region.
+  if (auto* v = Find(properties, "s3.region")) {
+    o.region = *v;
+  } else if (auto* c = Find(properties, "client.region")) {
+    o.region = *c;
+  } else if (auto e = env_or("AWS_REGION")) {
+    o.region = *e;
+  } else if (auto e2 = env_or("AWS_DEFAULT_REGION")) {
+    o.region = *e2;
+  } else if (auto* p = Find(profile_config, "region")) {
+    o.region = *p;
+  }
+
+  // Credentials: the three sources are never mixed.
+  const std::string* key_id = Find(properties, "s3.access-key-id");
+  const std::string* secret = Find(properties, "s3.secret-access-key");
+  if (key_id || secret) {
+    if (!key_id || !secret) {
+      return InvalidArgument("{} is set but {} is not: set both",
+                             key_id ? "s3.access-key-id" : "s3.secret-access-key",
+                             key_id ? "s3.secret-access-key" : "s3.access-key-id");
+    }
+    o.credentials.access_key_id = *key_id;
+    o.credentials.secret_access_key = *secret;
+    if (auto* t = Find(properties, "s3.session-token")) o.credentials.session_token = *t;
+    o.credentials_source = "s3.access-key-id";
+    profile_needed = false;
+  } else if (auto e_id = env_or("AWS_ACCESS_KEY_ID"), e_secret = env_or("AWS_SECRET_ACCESS_KEY");
+             e_id || e_secret) {
+    if (!e_id || !e_secret) {
+      return InvalidArgument("{} is set but {} is not: set both",
+                             e_id ? "AWS_ACCESS_KEY_ID" : "AWS_SECRET_ACCESS_KEY",
+                             e_id ? "AWS_SECRET_ACCESS_KEY" : "AWS_ACCESS_KEY_ID");
+    }
+    o.credentials.access_key_id = *e_id;
+    o.credentials.secret_access_key = *e_secret;
+    o.credentials.session_token = env_or("AWS_SESSION_TOKEN").value_or("");
+    o.credentials_source = "AWS_ACCESS_KEY_ID";
+    profile_needed = false;
+  } else {
+    for (const auto* section : {&profile_credentials, &profile_config}) {
+      const std::string* pid = Find(*section, "aws_access_key_id");
+      const std::string* psecret = Find(*section, "aws_secret_access_key");
+      if (!pid && !psecret) continue;
+      std::string where = section == &profile_credentials ? credentials_path : config_path;
+      if (!pid || !psecret) {
+        return InvalidArgument("profile '{}' of {} has {} but not {}", profile_name, where,
+                               pid ? "aws_access_key_id" : "aws_secret_access_key",
+                               pid ? "aws_secret_access_key" : "aws_access_key_id");
+      }
+      o.credentials.access_key_id = *pid;
+      o.credentials.secret_access_key = *psecret;
+      if (auto* t = Find(*section, "aws_session_token")) o.credentials.session_token = *t;
+      o.credentials_source = fmt::format("profile '{}' of {}", profile_name, where);
+      break;
+    }
+  }
+  if (profile_named && profile_needed && !profile_found) {
+    return InvalidArgument("AWS_PROFILE names profile '{}', which neither {} nor {} has",
+                           profile_name, credentials_path, config_path);
+  }
+  if (o.credentials.access_key_id.empty()) {
+    return InvalidArgument(
+        "no S3 credentials: set s3.access-key-id and s3.secret-access-key, or "
+        "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or a profile in ~/.aws/credentials");
+  }
+
+  if (auto* v = Find(properties, "s3.path-style-access")) {
+    FLOE_ASSIGN_OR_RETURN(o.path_style, ParseBool("s3.path-style-access", *v));
+  }
+  if (auto* v = Find(properties, "s3.multipart.size")) {
+    FLOE_ASSIGN_OR_RETURN(o.part_size, ParseCount("s3.multipart.size", *v, 5ull << 20, 5ull << 30));
+  }
+  if (auto* v = Find(properties, "s3.multipart.num-threads")) {
+    FLOE_ASSIGN_OR_RETURN(uint64_t n, ParseCount("s3.multipart.num-threads", *v, 1, 64));
+    o.max_parts_in_flight = static_cast<int>(n);
+  }
+  if (auto* v = Find(properties, "s3.retry.num-retries")) {
+    FLOE_ASSIGN_OR_RETURN(uint64_t n, ParseCount("s3.retry.num-retries", *v, 0, 100));
+    o.retry.max_attempts = static_cast<int>(n) + 1;
+  }
+  if (auto* v = Find(properties, "s3.retry.min-wait-ms")) {
+    FLOE_ASSIGN_OR_RETURN(uint64_t n, ParseCount("s3.retry.min-wait-ms", *v, 0, 3'600'000));
+    o.retry.base_backoff = std::chrono::milliseconds(n);
+  }
+  if (auto* v = Find(properties, "s3.retry.max-wait-ms")) {
+    FLOE_ASSIGN_OR_RETURN(uint64_t n, ParseCount("s3.retry.max-wait-ms", *v, 0, 3'600'000));
+    o.retry.max_backoff = std::chrono::milliseconds(n);
+  }
+  if (auto* v = Find(properties, "s3.connect-timeout")) {
+    FLOE_ASSIGN_OR_RETURN(o.connect_timeout, ParseSeconds("s3.connect-timeout", *v));
+  }
+  if (auto* v = Find(properties, "s3.request-timeout")) {
+    FLOE_ASSIGN_OR_RETURN(o.idle_timeout, ParseSeconds("s3.request-timeout", *v));
+  }
+  return o;
+}
+
+}  // namespace floe::io::s3
