@@ -100,8 +100,9 @@ class FileIO {
   Result<std::string> ReadAll(std::string_view path);
 
   /// Writes `bytes` to `path` so that readers see either the old file or the
-  /// whole new one: write a temporary, sync, rename (replacing).
-  Status WriteAtomically(std::string_view path, std::string_view bytes);
+  /// whole new one: write a temporary, sync, rename (replacing). Virtual so
+  /// that object stores, where one PUT is atomic, skip the temporary.
+  virtual Status WriteAtomically(std::string_view path, std::string_view bytes);
 
   /// Creates `path` holding `bytes`, never replacing a file: writes a
   /// temporary beside it, syncs it and renames it into place without
@@ -109,8 +110,9 @@ class FileIO {
   /// error the temporary is removed, so `path` is either absent or whole: a
   /// failed write (disk full) never leaves a partial file under `path`. An
   /// error other than kAlreadyExists from the final rename can come after the
-  /// file appeared; callers that must know check Exists(path).
-  Status WriteNew(std::string_view path, std::string_view bytes);
+  /// file appeared; callers that must know check Exists(path). Virtual so that
+  /// object stores can use a conditional PUT (If-None-Match) instead.
+  virtual Status WriteNew(std::string_view path, std::string_view bytes);
 };
 
 /// A hidden name beside `path` that no reader takes for a table file,

@@ -6,6 +6,7 @@
 #include <random>
 #include <thread>
 
+#include "floe/common/base64.h"
 #include "floe/io/s3/sigv4.h"
 #include "floe/io/s3/xml.h"
 
@@ -457,6 +458,43 @@ Status S3Client::DeleteObject(const S3Location& at) {
   std::optional<S3ErrorDocument> doc = ParseErrorDocument(r.body);
   if (r.status == 404 && (!doc || doc->code != "NoSuchBucket")) return Ok();
   return std::unexpected(ErrorFor(call, r, 1));
+}
+
+Status S3Client::DeleteObjects(std::string_view bucket, std::span<const std::string> keys) {
+  if (keys.empty()) return Ok();
+  if (keys.size() > kMaxDeleteKeys) {
+    return InvalidArgument("DeleteObjects of {} keys: at most {} per request", keys.size(),
+                           kMaxDeleteKeys);
+  }
+  std::string xml = "<Delete><Quiet>true</Quiet>";
+  for (const std::string& key : keys) xml += "<Object><Key>" + XmlEscape(key) + "</Key></Object>";
+  xml += "</Delete>";
+  std::span<const uint8_t> body(reinterpret_cast<const uint8_t*>(xml.data()), xml.size());
+  // S3 requires Content-MD5 (base64 of the binary digest) on DeleteObjects.
+  std::string md5_hex = Md5Hex(body), md5_raw, md5_base64;
+  for (size_t i = 0; i < md5_hex.size(); i += 2) {
+    md5_raw.push_back(static_cast<char>(std::stoi(md5_hex.substr(i, 2), nullptr, 16)));
+  }
+  Base64Encode(md5_raw, &md5_base64);
+  Call call{.method = "POST",
+            .bucket = std::string(bucket),
+            .query = {{"delete", ""}},
+            .headers = {{"content-md5", md5_base64}},
+            .body = body,
+            .bucket_call = true};
+  FLOE_ASSIGN_OR_RETURN(Outcome outcome, Execute(call));
+  if (!IsSuccess(outcome.response.status)) {
+    return std::unexpected(ErrorFor(call, outcome.response, 1));
+  }
+  auto result = ParseXml(outcome.response.body);
+  if (!result) {
+    return std::unexpected(std::move(result).error().WithContext(Describe(call)));
+  }
+  if (const XmlElement* e = result->Child("Error")) {
+    return IoError("deleting s3://{}/{}: {} {}", bucket, e->ChildText("Key"), e->ChildText("Code"),
+                   e->ChildText("Message"));
+  }
+  return Ok();
 }
 
 Result<ListPage> S3Client::ListObjectsV2(std::string_view bucket, std::string_view prefix,

@@ -93,6 +93,11 @@ class S3Client {
   Status AbortMultipartUpload(const S3Location& at, std::string_view upload_id);
   /// Deletes an object; a missing key is not an error.
   Status DeleteObject(const S3Location& at);
+  /// Deletes up to kMaxDeleteKeys keys of one bucket with one request
+  /// (DeleteObjects); missing keys are not an error. kIo naming the first key
+  /// the server could not delete.
+  Status DeleteObjects(std::string_view bucket, std::span<const std::string> keys);
+  static constexpr size_t kMaxDeleteKeys = 1000;
   /// One page of keys under `prefix` (ListObjectsV2). With a `delimiter`,
   /// keys below the next delimiter are rolled up into common prefixes.
   Result<ListPage> ListObjectsV2(std::string_view bucket, std::string_view prefix,

@@ -239,6 +239,37 @@ Result<bool> S3FileIO::Exists(std::string_view path) {
   return !page.objects.empty();
 }
 
+// Writes `bytes` with one PUT, or through an output file (multipart) when
+// they are more than a part.
+static Status PutWhole(S3FileIO& io, S3Client& client, std::string_view path,
+                       std::string_view bytes, bool if_none_match) {
+  if (bytes.size() > client.options().part_size) {
+    FLOE_ASSIGN_OR_RETURN(auto out, io.CreateOutput(path, !if_none_match));
+    FLOE_RETURN_IF_ERROR(out->Write(bytes));
+    return out->Close();
+  }
+  FLOE_ASSIGN_OR_RETURN(S3Location at, ParseS3Uri(path));
+  if (at.key.empty() || at.key.back() == '/') {
+    return InvalidArgument("{}: not a file name (the key is empty or ends with '/')", path);
+  }
+  if (if_none_match) {
+    FLOE_ASSIGN_OR_RETURN(auto existing, client.StatObject(at));
+    if (existing) return AlreadyExists("{} exists already", path);
+  }
+  auto put = client.PutObject(at, {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()},
+                              if_none_match);
+  if (!put) return std::unexpected(std::move(put).error());
+  return Ok();
+}
+
+Status S3FileIO::WriteAtomically(std::string_view path, std::string_view bytes) {
+  return PutWhole(*this, *client_, path, bytes, false);
+}
+
+Status S3FileIO::WriteNew(std::string_view path, std::string_view bytes) {
+  return PutWhole(*this, *client_, path, bytes, true);
+}
+
 Status S3FileIO::Rename(std::string_view from, std::string_view to, bool replace) {
   FLOE_ASSIGN_OR_RETURN(S3Location src, ParseS3Uri(from));
   FLOE_ASSIGN_OR_RETURN(S3Location dst, ParseS3Uri(to));

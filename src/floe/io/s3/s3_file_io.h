@@ -25,6 +25,9 @@
 ///   sends If-None-Match: * with the PUT or CompleteMultipartUpload, so a race
 ///   with another writer ends in kAlreadyExists from Close() on servers that
 ///   support conditional writes (AWS S3 since 2024, moto 5).
+/// - WriteAtomically() and WriteNew() are one PUT each (no temporary and
+///   rename as on a local disk); WriteNew() is the way to create a name
+///   exactly once (a commit by exclusive create).
 /// - Rename() is a copy and a delete: NOT atomic. A reader can see both
 ///   names, a crash can leave both, and with `replace` false another writer can
 ///   create `to` between the check and the copy. Callers must not use Rename
@@ -70,6 +73,12 @@ class S3FileIO final : public FileIO {
   /// Copy, then delete: not atomic (see above). Objects up to 5 GiB.
   Status Rename(std::string_view from, std::string_view to, bool replace) override;
   Result<std::vector<FileInfo>> List(std::string_view dir) override;
+  /// One PUT (multipart above part_size): atomic on S3, no temporary.
+  Status WriteAtomically(std::string_view path, std::string_view bytes) override;
+  /// One conditional PUT (If-None-Match: *), after a HEAD that refuses an
+  /// existing key early (for servers that ignore the condition).
+  /// kAlreadyExists if the key exists; `path` is then unchanged.
+  Status WriteNew(std::string_view path, std::string_view bytes) override;
   bool SupportsSyncFiles() const override { return true; }
   Status SyncFiles(std::span<const std::string> paths) override { return Ok(); }
 
