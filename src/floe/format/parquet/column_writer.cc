@@ -128,14 +128,15 @@ void ColumnWriter::PutNumeric(uint64_t bits, size_t plain_size) {
 
 void ColumnWriter::PutBytes(const uint8_t* p, uint32_t n, size_t plain_size) {
   if (pending_) ResolvePending();
-  pending_bits_ = HashBytes(p, n);
-  bytes_dict_->Prefetch(pending_bits_);
-  // Padded for GetOrInsertPadded; read a row later, when these stores are done.
+  // Padded for GetOrInsertPadded (and hashed from the padded copy); read a
+  // row later, when these stores are done.
   pending_bytes_.Clear();
   uint8_t* copy = pending_bytes_.Ensure(n + BytesDictionary::kInlineBytes);
   std::memcpy(copy, p, n);
   std::memset(copy + n, 0, BytesDictionary::kInlineBytes);
   pending_bytes_.Advance(n);
+  pending_bits_ = HashPaddedBytes(copy, n);
+  bytes_dict_->Prefetch(pending_bits_);
   pending_is_decimal_ = false;
   pending_ = true;
   page_plain_bytes_ += plain_size;
@@ -289,6 +290,10 @@ Status ColumnWriter::FlushPage() {
   if (dictionary &&
       (DictionaryFull() || (dictionary_pages_ == 1 && !DictionaryWorthKeeping(values_size)))) {
     fallback_ = true;
+    // The chunk adds no more entries: its hash table (1 MiB after a first
+    // page of 20,000 distinct longs) goes now, not at the row group's end.
+    if (numeric_dict_) numeric_dict_->ReleaseTable();
+    if (bytes_dict_) bytes_dict_->ReleaseTable();
   }
   def_levels_.Clear();
   rep_levels_.Clear();

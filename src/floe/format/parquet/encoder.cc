@@ -35,6 +35,20 @@ uint64_t HashBytes(const uint8_t* p, size_t n) {
   return Mix(h);
 }
 
+uint64_t HashPaddedBytes(const uint8_t* p, size_t n) {
+  constexpr uint64_t kMul = 0x9E3779B97F4A7C15ull;
+  uint64_t h = n * kMul;
+  while (n >= 8) {
+    h = (h ^ LoadLittleEndian<uint64_t>(p)) * kMul;
+    h = std::rotl(h, 29);
+    p += 8;
+    n -= 8;
+  }
+  // The zeros after the bytes make the last word what HashBytes builds.
+  if (n > 0) h = (h ^ LoadLittleEndian<uint64_t>(p)) * kMul;
+  return Mix(h);
+}
+
 void NumericDictionary::Clear() {
   table_.assign(kInitialSlots, Entry{0, kEmpty});
   mask_ = kInitialSlots - 1;

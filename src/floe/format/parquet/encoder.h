@@ -15,6 +15,9 @@ namespace floe::parquet {
 
 /// A 64-bit hash of a byte string (not stable across floe versions; in-memory only).
 uint64_t HashBytes(const uint8_t* p, size_t n);
+/// HashBytes of `n` bytes at `p` that are followed by at least 8 zero bytes
+/// (a padded copy): the same value, without copying the last word.
+uint64_t HashPaddedBytes(const uint8_t* p, size_t n);
 
 /// Values of 4 or 8 bytes (INT32, INT64, FLOAT, DOUBLE), keyed by their bit
 /// pattern: -0.0 and 0.0 are distinct entries, and so are NaN payloads.
@@ -54,6 +57,9 @@ class NumericDictionary {
   /// The dictionary page body: the values PLAIN-encoded in index order.
   const ByteBuffer& plain() const { return plain_; }
   void Clear();
+  /// Frees the hash table, keeping plain() and size(): for a column chunk
+  /// that stopped adding values (fell back to PLAIN). Only Clear() may follow.
+  void ReleaseTable() { std::vector<Entry>().swap(table_); }
 
  private:
   static constexpr uint32_t kEmpty = 0xffffffffu;
@@ -98,7 +104,7 @@ class BytesDictionary {
       Entry& e = table_[i];
       if (e.index == kEmpty) break;
       if (e.hash == tag && e.length == n && e.head0 == head0 && e.head1 == head1 &&
-          (n <= kInlineBytes || std::memcmp(plain_.data() + e.offset, p, n) == 0)) {
+          (n <= kInlineBytes || SameTail(plain_.data() + e.offset, p, n))) {
         *inserted = false;
         return e.index;
       }
@@ -123,6 +129,8 @@ class BytesDictionary {
   uint32_t size() const { return size_; }
   const ByteBuffer& plain() const { return plain_; }
   void Clear();
+  /// As NumericDictionary::ReleaseTable.
+  void ReleaseTable() { std::vector<Entry>().swap(table_); }
 
  private:
   static constexpr uint32_t kEmpty = 0xffffffffu;
@@ -135,6 +143,15 @@ class BytesDictionary {
     uint64_t head0;  // ... and 0..7
   };
   void Grow();
+  /// Whether the `n` (> kInlineBytes) bytes at `a` and `b`, whose first
+  /// kInlineBytes bytes are equal, are equal: up to 20 bytes by their last
+  /// 8 (no call to memcmp for the short strings most columns hold).
+  static bool SameTail(const uint8_t* a, const uint8_t* b, uint32_t n) {
+    if (n <= kInlineBytes + 8) {
+      return LoadLittleEndian<uint64_t>(a + n - 8) == LoadLittleEndian<uint64_t>(b + n - 8);
+    }
+    return std::memcmp(a + kInlineBytes, b + kInlineBytes, n - kInlineBytes) == 0;
+  }
 
   bool length_prefixed_;
   std::vector<Entry> table_;

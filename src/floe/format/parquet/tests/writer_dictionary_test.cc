@@ -42,6 +42,39 @@ TEST(WriterDictionaryTest, BytesKeptInSlotsStayDistinct) {
   EXPECT_EQ(dict.plain().view(), plain);
 }
 
+// Values of 13 to 20 bytes are told apart by their last 8 bytes, longer ones
+// by all their bytes past the slot's 12: a difference in any one byte makes
+// another entry, at every length around those bounds.
+TEST(WriterDictionaryTest, LongerBytesDifferingInAnyByteStayDistinct) {
+  for (uint32_t n = 12; n <= 30; ++n) {
+    BytesDictionary dict(true);
+    bool inserted = false;
+    const std::string base(n, 'x');
+    ASSERT_EQ(Insert(dict, base, &inserted), 0u);
+    for (uint32_t at = 0; at < n; ++at) {
+      std::string v = base;
+      v[at] = 'y';
+      EXPECT_EQ(Insert(dict, v, &inserted), at + 1) << n << " " << at;
+      EXPECT_TRUE(inserted);
+      EXPECT_EQ(Insert(dict, v, &inserted), at + 1) << n << " " << at;
+      EXPECT_FALSE(inserted);
+    }
+    EXPECT_EQ(Insert(dict, base, &inserted), 0u);
+    EXPECT_FALSE(inserted);
+  }
+}
+
+TEST(WriterDictionaryTest, PaddedHashIsTheHash) {
+  std::string bytes;
+  for (int i = 0; i < 64; ++i) bytes.push_back(static_cast<char>(i * 37 + 11));
+  for (size_t n = 0; n <= 40; ++n) {
+    std::vector<uint8_t> padded(n + 8, 0);
+    std::memcpy(padded.data(), bytes.data(), n);
+    const auto* p = reinterpret_cast<const uint8_t*>(bytes.data());
+    EXPECT_EQ(HashPaddedBytes(padded.data(), n), HashBytes(p, n)) << n;
+  }
+}
+
 /// Writes `values` into one INT64 chunk (uncompressed, 100-row pages) and
 /// returns the number of entries of its dictionary page; checks min and max.
 size_t DictionaryEntries(const std::vector<int64_t>& values) {
