@@ -9,8 +9,8 @@
 #   setup        scripts/setup.sh without its build (packages, .cache/venv)
 #   build        release build in build/ (the CLI at build/floe)
 #   unit         ctest -L unit, except tests named *Integration*
-#   services     scripts/services/mariadb.sh start (stopped again on exit)
-#   integration  ctest -R Integration against that MariaDB
+#   services     scripts/services/mariadb.sh and s3.sh start (stopped again on exit)
+#   integration  ctest -R Integration against that MariaDB and S3 server
 #   pytest       tests/ (interop with pyarrow, DuckDB, fastavro, PyIceberg;
 #                integration) in .cache/venv, with FLOE_BIN=build/floe
 #   fuzz         scripts/fuzz.sh (FLOE_FUZZ_SECONDS per target, default 30)
@@ -30,6 +30,8 @@ export FLOE_TEST_MYSQL_HOST="${FLOE_TEST_MYSQL_HOST:-127.0.0.1}"
 export FLOE_TEST_MYSQL_PORT="${FLOE_TEST_MYSQL_PORT:-3307}"
 export FLOE_TEST_MYSQL_USER="${FLOE_TEST_MYSQL_USER:-floe}"
 export FLOE_TEST_MYSQL_PASSWORD="${FLOE_TEST_MYSQL_PASSWORD:-floe}"
+export FLOE_TEST_S3_HOST="${FLOE_TEST_S3_HOST:-127.0.0.1}"
+export FLOE_TEST_S3_PORT="${FLOE_TEST_S3_PORT:-9079}"
 export FLOE_BIN="${ROOT}/build/floe"
 
 passed=()
@@ -109,7 +111,27 @@ run_services() {
   else
     started_services+=(mariadb)
   fi
-  "${script}" start
+  local rc=0
+  "${script}" start || rc=1
+  start_s3 || rc=1
+  return "${rc}"
+}
+
+# The S3 server of the S3FileIO tests (moto); its credentials are exported
+# for the integration and pytest phases.
+start_s3() {
+  local script="${ROOT}/scripts/services/s3.sh"
+  [[ -x "${script}" ]] || return 0
+  if "${script}" status >/dev/null 2>&1; then
+    echo "s3 was already running; leaving it running afterwards"
+  else
+    started_services+=(s3)
+  fi
+  "${script}" start || return 1
+  set -a
+  # shellcheck disable=SC1091
+  . "${ROOT}/.cache/s3/credentials.env"
+  set +a
 }
 
 run_integration() {
