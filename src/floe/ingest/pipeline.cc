@@ -269,6 +269,11 @@ Result<IngestSummary> RunIngest(const IngestOptions& given, IngestStats* stats,
                                 options.retain_checkpoints);
   engine::JobOptions job_options;
   job_options.checkpoint_interval = options.checkpoint_interval;
+  // A channel holds this many batches of up to 1,024 rows (~0.8 MiB each with
+  // 20 columns): enough to ride over a writer's row-group flush, while the
+  // engine's default of 256 let a slower writer queue 200 MiB of decoded rows
+  // outside the memory budget (docs/sink-writers.md, "Where the memory goes").
+  job_options.channel_capacity = 16;
   job_options.store = &store;
   FLOE_ASSIGN_OR_RETURN(ResumePlan plan, PlanResume(options, store));
   job_options.min_checkpoint_id = plan.min_checkpoint_id;
