@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "floe/iceberg/catalog/hadoop_catalog.h"
+#include "floe/iceberg/catalog/rest_catalog.h"
 #include "floe/iceberg/catalog/sql_catalog.h"
 
 namespace floe::iceberg {
@@ -107,7 +108,8 @@ Result<CatalogConfig> ParseCatalogConfig(std::string_view yaml, const std::strin
       if (uri != config.properties.end() && uri->second.starts_with("sqlite:")) {
         config.type = "sql";
       } else {
-        return InvalidArgument("{}: catalog '{}' needs a 'type' (sql or hadoop)", source, name);
+        return InvalidArgument("{}: catalog '{}' needs a 'type' (sql, hadoop or rest)", source,
+                               name);
       }
     } else {
       config.type = type->second;
@@ -190,7 +192,22 @@ Result<std::unique_ptr<Catalog>> OpenCatalog(const CatalogConfig& config, io::Fi
   if (config.type == "hadoop") {
     return std::unique_ptr<Catalog>(std::make_unique<HadoopCatalog>(config.name, warehouse, file_io));
   }
-  return NotSupported("catalog '{}': type '{}' is not supported (sql, hadoop)", config.name, config.type);
+  if (config.type == "rest") {
+    RestCatalogOptions options;
+    options.uri = get("uri");
+    options.warehouse = warehouse;
+    options.token = get("token");
+    options.credential = get("credential");
+    options.oauth2_server_uri = get("oauth2-server-uri");
+    if (!get("scope").empty()) options.scope = get("scope");
+    options.prefix = get("prefix");
+    options.properties = config.properties;
+    auto catalog = RestCatalog::Open(config.name, std::move(options), file_io);
+    if (!catalog) return std::unexpected(std::move(catalog).error());
+    return std::unique_ptr<Catalog>(std::move(*catalog));
+  }
+  return NotSupported("catalog '{}': type '{}' is not supported (sql, hadoop, rest)", config.name,
+                      config.type);
 }
 
 }  // namespace floe::iceberg

@@ -10,6 +10,11 @@
 ///     lake:
 ///       type: hadoop
 ///       warehouse: /abs/path/lake
+///     remote:
+///       type: rest
+///       uri: http://127.0.0.1:9181
+///       warehouse: my_warehouse     # optional, passed to the server's config
+///       token: ${CATALOG_TOKEN}     # optional bearer token (or credential: id:secret)
 ///
 /// `${VAR}` in values is replaced by the environment variable VAR (an unset
 /// variable is an error, so secrets never silently go missing).
@@ -29,7 +34,7 @@ namespace floe::iceberg {
 
 struct CatalogConfig {
   std::string name;
-  /// "sql" or "hadoop".
+  /// "sql", "hadoop" or "rest".
   std::string type;
   Properties properties;  ///< everything under the catalog's key, expanded
   /// The folder relative paths are resolved against (the config file's);
@@ -54,8 +59,11 @@ Result<CatalogConfig> ParseCatalogConfig(std::string_view yaml, const std::strin
 Result<CatalogConfig> ReadCatalogConfig(const std::string& path, const std::string& name);
 
 /// Opens the catalog a config describes, resolving relative paths against
-/// `config.base_dir`. Errors: kInvalidArgument for a missing `uri` (sql) or
-/// `warehouse` (both types: new tables need a place), kNotSupported for an
+/// `config.base_dir`. A rest catalog (RestCatalog) takes `uri`, `warehouse`
+/// (handed to the server as is), `token`, `credential`, `oauth2-server-uri`,
+/// `scope` and `prefix`, and connects to its server here. Errors:
+/// kInvalidArgument for a missing `uri` (sql, rest) or
+/// `warehouse` (sql and hadoop: new tables need a place), kNotSupported for an
 /// unknown type or a warehouse with a scheme other than file://. URIs in
 /// messages are redacted (io::RedactUri). `file_io` must outlive the catalog.
 Result<std::unique_ptr<Catalog>> OpenCatalog(const CatalogConfig& config, io::FileIO* file_io);

@@ -1,0 +1,444 @@
+#include "floe/iceberg/catalog/rest_catalog.h"
+
+#include <nlohmann/json.hpp>
+
+#include "floe/common/json_dump.h"
+#include "floe/common/printable.h"
+#include "floe/iceberg/catalog/rest_protocol.h"
+#include "floe/iceberg/metadata_json.h"
+#include "floe/iceberg/partition_spec_json.h"
+#include "floe/iceberg/sort_order_json.h"
+#include "floe/types/schema_json.h"
+
+namespace floe::iceberg {
+namespace {
+
+using rest::Call;
+using rest::ErrorForAnswer;
+using rest::PercentEncode;
+
+Result<nlohmann::json> ParseJson(std::string_view body, std::string_view what) {
+  auto json = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded()) {
+    return Corruption("{}: the server's answer is not JSON: '{}'", what,
+                      PrintableMessage(body.substr(0, 200)));
+  }
+  return json;
+}
+
+Result<Namespace> NamespaceFromJson(const nlohmann::json& json, std::string_view what) {
+  if (!json.is_array()) return Corruption("{}: a namespace in the answer is not an array", what);
+  Namespace ns;
+  for (const auto& level : json) {
+    if (!level.is_string()) return Corruption("{}: a namespace level is not a string", what);
+    ns.push_back(level.get<std::string>());
+  }
+  return ns;
+}
+
+Result<Properties> PropertiesFromJson(const nlohmann::json& json, std::string_view what) {
+  Properties out;
+  if (json.is_null()) return out;
+  if (!json.is_object()) return Corruption("{}: properties in the answer are not an object", what);
+  for (const auto& [key, value] : json.items()) {
+    if (!value.is_string()) return Corruption("{}: property '{}' is not a string", what, key);
+    out[key] = value.get<std::string>();
+  }
+  return out;
+}
+
+// The next-page-token of a list answer, or empty when there is none.
+std::string NextPageToken(const nlohmann::json& json) {
+  auto it = json.find("next-page-token");
+  if (it == json.end() || !it->is_string()) return {};
+  return it->get<std::string>();
+}
+
+std::string TrimSlashes(std::string text) {
+  while (!text.empty() && text.back() == '/') text.pop_back();
+  while (!text.empty() && text.front() == '/') text.erase(0, 1);
+  return text;
+}
+
+// Whether a transport error happened before anything was sent.
+bool NothingSent(const Error& error) {
+  const std::string& m = error.message();
+  return m.find("Couldn't connect") != std::string::npos ||
+         m.find("Couldn't resolve") != std::string::npos;
+}
+
+}  // namespace
+
+RestCatalog::RestCatalog(std::string name, RestCatalogOptions options, io::FileIO* io,
+                         std::shared_ptr<io::s3::HttpTransport> transport)
+    : name_(std::move(name)),
+      options_(std::move(options)),
+      io_(io),
+      transport_(std::move(transport)),
+      separator_(rest::kDefaultNamespaceSeparator) {}
+
+Result<std::unique_ptr<RestCatalog>> RestCatalog::Open(
+    std::string name, RestCatalogOptions options, io::FileIO* file_io,
+    std::shared_ptr<io::s3::HttpTransport> transport) {
+  if (options.uri.empty())
+    return InvalidArgument("catalog '{}': a rest catalog needs a 'uri'", name);
+  if (!options.uri.starts_with("http://") && !options.uri.starts_with("https://")) {
+    return InvalidArgument("catalog '{}': uri '{}' is not an http:// or https:// URI", name,
+                           io::RedactUri(options.uri));
+  }
+  while (options.uri.ends_with('/')) options.uri.pop_back();
+  if (options.uri.ends_with("/v1")) options.uri.resize(options.uri.size() - 3);
+  if (!transport) transport = io::s3::MakeCurlTransport();
+  std::unique_ptr<RestCatalog> catalog(
+      new RestCatalog(std::move(name), std::move(options), file_io, std::move(transport)));
+  if (catalog->options_.token.empty() && !catalog->options_.credential.empty()) {
+    FLOE_RETURN_IF_ERROR_CTX(catalog->FetchToken(), "catalog '{}'", catalog->name_);
+  }
+  FLOE_RETURN_IF_ERROR_CTX(catalog->FetchConfig(), "catalog '{}'", catalog->name_);
+  return catalog;
+}
+
+Result<RestCatalog::Answer> RestCatalog::Send(std::string_view method, const std::string& url,
+                                              const std::string& body,
+                                              std::string_view content_type) {
+  io::s3::HttpRequest request;
+  request.method = std::string(method);
+  request.url = url;
+  request.headers.emplace_back("Accept", "application/json");
+  request.headers.emplace_back("X-Client-Version", "floe");
+  if (!body.empty() || method == "POST") {
+    request.headers.emplace_back("Content-Type", std::string(content_type));
+  }
+  if (!options_.token.empty()) {
+    request.headers.emplace_back("Authorization", "Bearer " + options_.token);
+  }
+  request.body = std::span(reinterpret_cast<const uint8_t*>(body.data()), body.size());
+  FLOE_ASSIGN_OR_RETURN(io::s3::HttpResponse response, transport_->Send(request));
+  return Answer{response.status, std::move(response.body)};
+}
+
+std::string RestCatalog::Url(std::string_view path) const {
+  std::string url = options_.uri + "/v1/";
+  if (!options_.prefix.empty()) url += options_.prefix + "/";
+  url += path;
+  return url;
+}
+
+std::string RestCatalog::NamespacePath(const Namespace& ns) const {
+  return "namespaces/" + rest::EncodeNamespace(ns, separator_);
+}
+
+std::string RestCatalog::TablePath(const TableIdentifier& id) const {
+  return NamespacePath(id.ns) + "/tables/" + PercentEncode(id.name);
+}
+
+Status RestCatalog::FetchToken() {
+  std::string url = options_.oauth2_server_uri.empty() ? options_.uri + "/v1/oauth/tokens"
+                                                       : options_.oauth2_server_uri;
+  std::string client_id, secret = options_.credential;
+  if (size_t colon = options_.credential.find(':'); colon != std::string::npos) {
+    client_id = options_.credential.substr(0, colon);
+    secret = options_.credential.substr(colon + 1);
+  }
+  std::string form = "grant_type=client_credentials";
+  if (!client_id.empty()) form += "&client_id=" + PercentEncode(client_id);
+  form += "&client_secret=" + PercentEncode(secret);
+  form += "&scope=" + PercentEncode(options_.scope);
+  auto answer = Send("POST", url, form, "application/x-www-form-urlencoded");
+  if (!answer) {
+    return std::unexpected(std::move(answer).error().WithContext("obtaining an OAuth2 token"));
+  }
+  if (answer->status != 200) {
+    // The OAuth2 error shape: {"error": "invalid_client", "error_description": ...}.
+    auto json = nlohmann::json::parse(answer->body, nullptr, false);
+    std::string reason;
+    if (json.is_object() && json.contains("error") && json["error"].is_string()) {
+      reason = json["error"].get<std::string>();
+      if (json.contains("error_description") && json["error_description"].is_string()) {
+        reason += ": " + json["error_description"].get<std::string>();
+      }
+    }
+    if (reason.empty()) {
+      return std::unexpected(
+          ErrorForAnswer(Call::kRead, answer->status, answer->body, "obtaining an OAuth2 token"));
+    }
+    return InvalidArgument("obtaining an OAuth2 token: refused: {} (HTTP {})",
+                           PrintableMessage(reason), answer->status);
+  }
+  FLOE_ASSIGN_OR_RETURN(auto json, ParseJson(answer->body, "obtaining an OAuth2 token"));
+  if (!json.is_object() || !json.contains("access_token") || !json["access_token"].is_string()) {
+    return Corruption("obtaining an OAuth2 token: the answer has no access_token");
+  }
+  options_.token = json["access_token"].get<std::string>();
+  return Ok();
+}
+
+Status RestCatalog::FetchConfig() {
+  std::string url = options_.uri + "/v1/config";
+  if (!options_.warehouse.empty()) url += "?warehouse=" + PercentEncode(options_.warehouse);
+  FLOE_ASSIGN_OR_RETURN(Answer answer, Send("GET", url, ""));
+  if (answer.status != 200) {
+    return std::unexpected(
+        ErrorForAnswer(Call::kRead, answer.status, answer.body, "loading the server's config"));
+  }
+  FLOE_ASSIGN_OR_RETURN(auto json, ParseJson(answer.body, "loading the server's config"));
+  if (!json.is_object()) return Corruption("loading the server's config: not a JSON object");
+  FLOE_ASSIGN_OR_RETURN(Properties defaults,
+                        PropertiesFromJson(json.value("defaults", nlohmann::json()), "config"));
+  FLOE_ASSIGN_OR_RETURN(Properties overrides,
+                        PropertiesFromJson(json.value("overrides", nlohmann::json()), "config"));
+  Properties merged = std::move(defaults);
+  for (const auto& [k, v] : options_.properties) merged[k] = v;
+  if (!options_.prefix.empty()) merged["prefix"] = options_.prefix;
+  for (const auto& [k, v] : overrides) merged[k] = v;
+  options_.properties = std::move(merged);
+  if (auto it = options_.properties.find("prefix"); it != options_.properties.end()) {
+    options_.prefix = TrimSlashes(it->second);
+  }
+  if (auto it = options_.properties.find("namespace-separator"); it != options_.properties.end()) {
+    FLOE_ASSIGN_OR_RETURN(std::string separator, rest::PercentDecode(it->second));
+    if (separator.empty()) return Corruption("the server's namespace-separator is empty");
+    separator_ = std::move(separator);
+  }
+  return Ok();
+}
+
+Result<std::vector<Namespace>> RestCatalog::ListNamespaces(const Namespace& parent) {
+  std::vector<Namespace> out;
+  std::string page_token;
+  std::string what = parent.empty()
+                         ? "listing namespaces"
+                         : fmt::format("listing namespaces under {}", NamespaceToString(parent));
+  do {
+    std::string url = Url("namespaces");
+    char sep = '?';
+    if (!parent.empty()) {
+      url += "?parent=" + rest::EncodeNamespace(parent, separator_);
+      sep = '&';
+    }
+    if (!page_token.empty()) url += std::string(1, sep) + "pageToken=" + PercentEncode(page_token);
+    FLOE_ASSIGN_OR_RETURN(Answer answer, Send("GET", url, ""));
+    if (answer.status != 200) {
+      return std::unexpected(ErrorForAnswer(Call::kRead, answer.status, answer.body, what));
+    }
+    FLOE_ASSIGN_OR_RETURN(auto json, ParseJson(answer.body, what));
+    if (!json.is_object() || !json.contains("namespaces") || !json["namespaces"].is_array()) {
+      return Corruption("{}: the answer has no namespaces array", what);
+    }
+    for (const auto& item : json["namespaces"]) {
+      FLOE_ASSIGN_OR_RETURN(Namespace ns, NamespaceFromJson(item, what));
+      out.push_back(std::move(ns));
+    }
+    page_token = NextPageToken(json);
+  } while (!page_token.empty());
+  return out;
+}
+
+Status RestCatalog::CreateNamespace(const Namespace& ns, const Properties& properties) {
+  for (const auto& level : ns) FLOE_RETURN_IF_ERROR(ValidateName(level, "namespace"));
+  if (ns.empty()) return InvalidArgument("cannot create an empty namespace");
+  nlohmann::json body = {{"namespace", ns}, {"properties", properties}};
+  std::string what = fmt::format("creating namespace {}", NamespaceToString(ns));
+  FLOE_ASSIGN_OR_RETURN(Answer answer, Send("POST", Url("namespaces"), DumpJson(body)));
+  if (answer.status != 200) {
+    return std::unexpected(ErrorForAnswer(Call::kCreate, answer.status, answer.body, what));
+  }
+  return Ok();
+}
+
+Result<Properties> RestCatalog::LoadNamespaceProperties(const Namespace& ns) {
+  std::string what = fmt::format("loading namespace {}", NamespaceToString(ns));
+  FLOE_ASSIGN_OR_RETURN(Answer answer, Send("GET", Url(NamespacePath(ns)), ""));
+  if (answer.status != 200) {
+    return std::unexpected(ErrorForAnswer(Call::kRead, answer.status, answer.body, what));
+  }
+  FLOE_ASSIGN_OR_RETURN(auto json, ParseJson(answer.body, what));
+  if (!json.is_object()) return Corruption("{}: not a JSON object", what);
+  return PropertiesFromJson(json.value("properties", nlohmann::json()), what);
+}
+
+Status RestCatalog::UpdateNamespaceProperties(const Namespace& ns,
+                                              const std::vector<std::string>& removals,
+                                              const Properties& updates) {
+  std::string what = fmt::format("updating the properties of namespace {}", NamespaceToString(ns));
+  nlohmann::json body = {{"removals", removals}, {"updates", updates}};
+  FLOE_ASSIGN_OR_RETURN(Answer answer,
+                        Send("POST", Url(NamespacePath(ns) + "/properties"), DumpJson(body)));
+  if (answer.status != 200) {
+    return std::unexpected(ErrorForAnswer(Call::kOther, answer.status, answer.body, what));
+  }
+  return Ok();
+}
+
+Status RestCatalog::DropNamespace(const Namespace& ns) {
+  std::string what = fmt::format("dropping namespace {}", NamespaceToString(ns));
+  FLOE_ASSIGN_OR_RETURN(Answer answer, Send("DELETE", Url(NamespacePath(ns)), ""));
+  if (answer.status != 204 && answer.status != 200) {
+    return std::unexpected(ErrorForAnswer(Call::kDropNamespace, answer.status, answer.body, what));
+  }
+  return Ok();
+}
+
+Result<std::vector<TableIdentifier>> RestCatalog::ListTables(const Namespace& ns) {
+  std::vector<TableIdentifier> out;
+  std::string what = fmt::format("listing the tables of namespace {}", NamespaceToString(ns));
+  std::string page_token;
+  do {
+    std::string url = Url(NamespacePath(ns) + "/tables");
+    if (!page_token.empty()) url += "?pageToken=" + PercentEncode(page_token);
+    FLOE_ASSIGN_OR_RETURN(Answer answer, Send("GET", url, ""));
+    if (answer.status != 200) {
+      return std::unexpected(ErrorForAnswer(Call::kRead, answer.status, answer.body, what));
+    }
+    FLOE_ASSIGN_OR_RETURN(auto json, ParseJson(answer.body, what));
+    if (!json.is_object() || !json.contains("identifiers") || !json["identifiers"].is_array()) {
+      return Corruption("{}: the answer has no identifiers array", what);
+    }
+    for (const auto& item : json["identifiers"]) {
+      if (!item.is_object() || !item.contains("name") || !item["name"].is_string() ||
+          !item.contains("namespace")) {
+        return Corruption("{}: a table identifier lacks its namespace or name", what);
+      }
+      FLOE_ASSIGN_OR_RETURN(Namespace table_ns, NamespaceFromJson(item["namespace"], what));
+      out.push_back(TableIdentifier{std::move(table_ns), item["name"].get<std::string>()});
+    }
+    page_token = NextPageToken(json);
+  } while (!page_token.empty());
+  return out;
+}
+
+Result<bool> RestCatalog::TableExists(const TableIdentifier& id) {
+  FLOE_ASSIGN_OR_RETURN(Answer answer, Send("HEAD", Url(TablePath(id)), ""));
+  if (answer.status == 204 || answer.status == 200) return true;
+  if (answer.status == 404) return false;
+  return std::unexpected(ErrorForAnswer(Call::kRead, answer.status, answer.body,
+                                        fmt::format("checking table {}", id.ToString())));
+}
+
+Result<LoadedTable> RestCatalog::ParseLoadResult(const TableIdentifier& id, std::string_view body) {
+  std::string what = fmt::format("table {}", id.ToString());
+  FLOE_ASSIGN_OR_RETURN(auto json, ParseJson(body, what));
+  if (!json.is_object() || !json.contains("metadata") || !json["metadata"].is_object()) {
+    return Corruption("{}: the server's answer has no metadata", what);
+  }
+  LoadedTable loaded;
+  loaded.id = id;
+  if (json.contains("metadata-location") && json["metadata-location"].is_string()) {
+    loaded.metadata_location = json["metadata-location"].get<std::string>();
+  }
+  auto metadata = TableMetadataFromJson(json["metadata"]);
+  if (!metadata) {
+    return std::unexpected(std::move(metadata).error().WithContext(
+        fmt::format("{}: the metadata the server sent", what)));
+  }
+  loaded.metadata = std::move(*metadata);
+  return loaded;
+}
+
+Result<LoadedTable> RestCatalog::CreateTable(const TableIdentifier& id, TableMetadata metadata) {
+  FLOE_RETURN_IF_ERROR(ValidateName(id.name, "table"));
+  std::string what = fmt::format("creating table {}", id.ToString());
+  if (!metadata.snapshots.empty()) {
+    return NotSupported("{}: the REST catalog creates tables without snapshots", what);
+  }
+  const types::Schema* schema = metadata.CurrentSchema();
+  if (schema == nullptr) return InvalidArgument("{}: the metadata has no current schema", what);
+  nlohmann::ordered_json body;
+  body["name"] = id.name;
+  if (!metadata.location.empty()) body["location"] = metadata.location;
+  body["schema"] = types::SchemaToJson(*schema);
+  if (const PartitionSpec* spec = metadata.DefaultSpec()) {
+    body["partition-spec"] = PartitionSpecToJsonValue(*spec);
+  }
+  if (const SortOrder* order = metadata.SortOrderById(metadata.default_sort_order_id)) {
+    body["write-order"] = SortOrderToJsonValue(*order);
+  }
+  Properties properties = metadata.properties;
+  properties["format-version"] = std::to_string(metadata.format_version);
+  body["properties"] = properties;
+  body["stage-create"] = false;
+  FLOE_ASSIGN_OR_RETURN(Answer answer,
+                        Send("POST", Url(NamespacePath(id.ns) + "/tables"), DumpJson(body)));
+  if (answer.status != 200) {
+    return std::unexpected(ErrorForAnswer(Call::kCreate, answer.status, answer.body, what));
+  }
+  return ParseLoadResult(id, answer.body);
+}
+
+Result<LoadedTable> RestCatalog::LoadTable(const TableIdentifier& id) {
+  FLOE_ASSIGN_OR_RETURN(Answer answer, Send("GET", Url(TablePath(id)), ""));
+  if (answer.status != 200) {
+    return std::unexpected(ErrorForAnswer(Call::kRead, answer.status, answer.body,
+                                          fmt::format("loading table {}", id.ToString())));
+  }
+  return ParseLoadResult(id, answer.body);
+}
+
+Result<LoadedTable> RestCatalog::CommitTable(const LoadedTable& base, TableMetadata updated) {
+  std::string what = fmt::format("committing table {}", base.id.ToString());
+  auto changes = rest::DiffForCommit(base.metadata, updated);
+  if (!changes) return std::unexpected(std::move(changes).error().WithContext(what));
+  nlohmann::ordered_json body = rest::CommitRequestJson(base.id, *changes, updated.format_version);
+  auto answer = Send("POST", Url(TablePath(base.id)), DumpJson(body));
+  if (!answer) {
+    if (NothingSent(answer.error())) {
+      return std::unexpected(std::move(answer).error().WithContext(what));
+    }
+    return CommitStateUnknown(
+        "{}: no answer from the server, the commit may or may not have "
+        "happened: {}",
+        what, answer.error().message());
+  }
+  if (answer->status != 200) {
+    return std::unexpected(ErrorForAnswer(Call::kCommit, answer->status, answer->body, what));
+  }
+  auto loaded = ParseLoadResult(base.id, answer->body);
+  if (!loaded) {
+    // The server answered 200: the commit happened, but its answer is unusable.
+    return CommitStateUnknown("{}: the commit was accepted but its answer is unreadable: {}", what,
+                              loaded.error().message());
+  }
+  return loaded;
+}
+
+Status RestCatalog::RenameTable(const TableIdentifier& from, const TableIdentifier& to) {
+  FLOE_RETURN_IF_ERROR(ValidateName(to.name, "table"));
+  std::string what = fmt::format("renaming table {} to {}", from.ToString(), to.ToString());
+  nlohmann::json body = {{"source", {{"namespace", from.ns}, {"name", from.name}}},
+                         {"destination", {{"namespace", to.ns}, {"name", to.name}}}};
+  FLOE_ASSIGN_OR_RETURN(Answer answer, Send("POST", Url("tables/rename"), DumpJson(body)));
+  if (answer.status != 204 && answer.status != 200) {
+    return std::unexpected(ErrorForAnswer(Call::kCreate, answer.status, answer.body, what));
+  }
+  return Ok();
+}
+
+Status RestCatalog::DropTable(const TableIdentifier& id, bool purge) {
+  std::string url = Url(TablePath(id));
+  if (purge) url += "?purgeRequested=true";
+  FLOE_ASSIGN_OR_RETURN(Answer answer, Send("DELETE", url, ""));
+  if (answer.status != 204 && answer.status != 200) {
+    return std::unexpected(ErrorForAnswer(Call::kOther, answer.status, answer.body,
+                                          fmt::format("dropping table {}", id.ToString())));
+  }
+  return Ok();
+}
+
+std::string RestCatalog::DefaultTableLocation(const TableIdentifier& id) {
+  if (auto properties = LoadNamespaceProperties(id.ns)) {
+    if (auto it = properties->find("location"); it != properties->end() && !it->second.empty()) {
+      std::string location = it->second;
+      while (location.ends_with('/')) location.pop_back();
+      return location + "/" + id.name;
+    }
+  }
+  const std::string& warehouse = options_.warehouse;
+  std::string scheme = io::UriScheme(warehouse);
+  if (warehouse.empty() || (!scheme.empty() && scheme != "file")) return {};
+  std::string location = warehouse;
+  while (location.ends_with('/')) location.pop_back();
+  for (const auto& level : id.ns) location += "/" + level;
+  return location + "/" + id.name;
+}
+
+}  // namespace floe::iceberg
