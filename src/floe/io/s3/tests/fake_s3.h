@@ -153,9 +153,12 @@ class FakeS3 final : public HttpTransport {
         return p.method == "HEAD" ? Answer(404) : ErrorAnswer(404, "NoSuchKey");
       }
       const std::string& data = it->second;
-      std::vector<std::pair<std::string, std::string>> h = {
-          {"etag",
-           "\"" + Md5Hex({reinterpret_cast<const uint8_t*>(data.data()), data.size()}) + "\""}};
+      std::string etag =
+          "\"" + Md5Hex({reinterpret_cast<const uint8_t*>(data.data()), data.size()}) + "\"";
+      if (auto m = multipart_etags_.find(p.bucket + "/" + p.key); m != multipart_etags_.end()) {
+        etag = m->second;
+      }
+      std::vector<std::pair<std::string, std::string>> h = {{"etag", etag}};
       if (p.method == "HEAD") {
         h.emplace_back("content-length", std::to_string(data.size()));
         return Answer(200, "", h);
@@ -181,12 +184,14 @@ class FakeS3 final : public HttpTransport {
         auto it = objects.find(from);
         if (it == objects.end()) return ErrorAnswer(404, "NoSuchKey");
         objects[p.key] = it->second;
+        multipart_etags_.erase(p.bucket + "/" + p.key);
         return Answer(200, "<CopyObjectResult><ETag>\"x\"</ETag></CopyObjectResult>");
       }
       if (p.Header("if-none-match") == "*" && objects.count(p.key)) {
         return ErrorAnswer(412, "PreconditionFailed");
       }
       objects[p.key] = body;
+      multipart_etags_.erase(p.bucket + "/" + p.key);
       return Answer(200, "", {{"etag", "\"" + Md5Hex(r.body) + "\""}});
     }
     if (p.method == "POST" && p.query.count("uploads")) {
@@ -204,17 +209,29 @@ class FakeS3 final : public HttpTransport {
       auto doc = ParseXml(body);
       if (!doc) return ErrorAnswer(400, "MalformedXML");
       std::string data;
+      std::vector<std::string> etags;
       int n = 0;
       for (const XmlElement* part : doc->Children("Part")) {
         int number = std::stoi(std::string(part->ChildText("PartNumber")));
         if (number != ++n || !u->second.count(number)) return ErrorAnswer(400, "InvalidPart");
-        data += u->second[number];
+        const std::string& bytes = u->second[number];
+        data += bytes;
+        etags.push_back(Md5Hex({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}));
       }
       objects[p.key] = data;
+      multipart_etags_[p.bucket + "/" + p.key] = MultipartEtag(etags);
       uploads_.erase(u);
       return Answer(200,
                     "<CompleteMultipartUploadResult><ETag>\"m\"</ETag>"
                     "</CompleteMultipartUploadResult>");
+    }
+    if (p.method == "POST" && p.query.count("delete")) {
+      if (p.Header("content-md5").empty()) return ErrorAnswer(400, "InvalidRequest");
+      auto doc = ParseXml(body);
+      if (!doc) return ErrorAnswer(400, "MalformedXML");
+      for (const XmlElement* o : doc->Children("Object"))
+        objects.erase(std::string(o->ChildText("Key")));
+      return Answer(200, "<DeleteResult></DeleteResult>");
     }
     if (p.method == "DELETE" && p.query.count("uploadId")) {
       if (!uploads_.erase(p.query.at("uploadId"))) return ErrorAnswer(404, "NoSuchUpload");
@@ -222,6 +239,7 @@ class FakeS3 final : public HttpTransport {
     }
     if (p.method == "DELETE") {
       objects.erase(p.key);
+      multipart_etags_.erase(p.bucket + "/" + p.key);
       return Answer(204);
     }
     return ErrorAnswer(400, "NotImplemented");
@@ -265,6 +283,7 @@ class FakeS3 final : public HttpTransport {
 
   std::mutex mu_;
   std::map<std::string, std::map<std::string, std::string>> buckets_;
+  std::map<std::string, std::string> multipart_etags_;  // "bucket/key" -> ETag
   std::map<std::string, std::map<int, std::string>> uploads_;
   int next_upload_ = 0;
   std::vector<std::string> log_;

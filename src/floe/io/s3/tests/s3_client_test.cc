@@ -218,6 +218,54 @@ TEST_F(S3ClientTest, LostAnswerOfAConditionalPutIsSettledByItsEtag) {
   EXPECT_EQ(other.error().code(), ErrorCode::kAlreadyExists);
 }
 
+TEST_F(S3ClientTest, LostAnswerOfACompleteIsSettledByTheMultipartEtag) {
+  const S3Location at{"s3", "b", "mp"};
+  auto id = client_->CreateMultipartUpload(at);
+  ASSERT_TRUE(id);
+  std::string p1(5 << 20, 'a'), p2 = "tail";
+  auto e1 = client_->UploadPart(at, *id, 1, Bytes(p1));
+  auto e2 = client_->UploadPart(at, *id, 2, Bytes(p2));
+  ASSERT_TRUE(e1 && e2);
+  // The first Complete is applied but its answer is lost; the retry finds
+  // the upload gone (NoSuchUpload), and the object's ETag proves it is ours.
+  bool lost = false;
+  fake_->hook = [&](const FakeS3::Parsed& p) -> std::optional<Result<HttpResponse>> {
+    if (p.method == "POST" && !lost) {
+      lost = true;
+      (void)fake_->Send(*p.request);
+      return Result<HttpResponse>(TimedOut("POST: Timeout was reached"));
+    }
+    return std::nullopt;
+  };
+  auto done = client_->CompleteMultipartUpload(at, *id, {*e1, *e2}, true);
+  ASSERT_TRUE(done) << done.error().ToString();
+  EXPECT_EQ(fake_->objects("b")["mp"], p1 + p2);
+
+  // An upload that is really gone (aborted) stays an error.
+  auto id2 = client_->CreateMultipartUpload({"s3", "b", "mp2"});
+  ASSERT_TRUE(id2);
+  ASSERT_TRUE(client_->AbortMultipartUpload({"s3", "b", "mp2"}, *id2));
+  auto gone = client_->CompleteMultipartUpload({"s3", "b", "mp2"}, *id2, {*e1}, false);
+  ASSERT_FALSE(gone);
+  EXPECT_EQ(gone.error().code(), ErrorCode::kNotFound);
+  EXPECT_NE(gone.error().message().find("no longer exists"), std::string::npos);
+}
+
+TEST_F(S3ClientTest, DeleteObjectsInOneRequest) {
+  std::vector<std::string> keys;
+  for (int i = 0; i < 5; ++i) {
+    keys.push_back(fmt::format("d/{}", i));
+    ASSERT_TRUE(client_->PutObject({"s3", "b", keys.back()}, Bytes("x"), false));
+  }
+  keys.push_back("d/missing");
+  uint64_t before = client_->requests_sent();
+  ASSERT_TRUE(client_->DeleteObjects("b", keys));
+  EXPECT_EQ(client_->requests_sent(), before + 1);
+  EXPECT_TRUE(fake_->objects("b").empty());
+  std::vector<std::string> too_many(S3Client::kMaxDeleteKeys + 1, "k");
+  EXPECT_FALSE(client_->DeleteObjects("b", too_many));
+}
+
 TEST_F(S3ClientTest, ListWithContinuation) {
   for (int i = 0; i < 25; ++i) {
     ASSERT_TRUE(client_->PutObject({"s3", "b", fmt::format("p/{:03}", i)}, Bytes("x"), false));
