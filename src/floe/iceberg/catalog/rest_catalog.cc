@@ -196,9 +196,10 @@ Status RestCatalog::FetchConfig() {
     options_.prefix = TrimSlashes(it->second);
   }
   if (auto it = options_.properties.find("namespace-separator"); it != options_.properties.end()) {
+    // Kept encoded, as sent; it must decode to something.
     FLOE_ASSIGN_OR_RETURN(std::string separator, rest::PercentDecode(it->second));
     if (separator.empty()) return Corruption("the server's namespace-separator is empty");
-    separator_ = std::move(separator);
+    separator_ = it->second;
   }
   return Ok();
 }

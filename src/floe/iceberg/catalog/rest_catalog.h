@@ -67,6 +67,7 @@ class RestCatalog final : public Catalog {
   /// The settings in force after the server's config (tests).
   const Properties& properties() const { return options_.properties; }
   const std::string& prefix() const { return options_.prefix; }
+  /// Percent-encoded, e.g. "%1F".
   const std::string& namespace_separator() const { return separator_; }
 
   Result<std::vector<Namespace>> ListNamespaces(const Namespace& parent = {}) override;

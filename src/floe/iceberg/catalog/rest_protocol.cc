@@ -75,8 +75,7 @@ Result<std::string> PercentDecode(std::string_view text) {
   return out;
 }
 
-std::string EncodeNamespace(const Namespace& ns, std::string_view separator) {
-  std::string encoded_separator = PercentEncode(separator);
+std::string EncodeNamespace(const Namespace& ns, std::string_view encoded_separator) {
   std::string out;
   for (size_t i = 0; i < ns.size(); ++i) {
     if (i > 0) out += encoded_separator;

@@ -17,9 +17,11 @@
 
 namespace floe::iceberg::rest {
 
-/// The separator of namespace levels in a URL when the server's config does
-/// not name another (`namespace-separator`): the unit separator, 0x1F.
-inline constexpr std::string_view kDefaultNamespaceSeparator = "\x1f";
+/// The separator of namespace levels in a URL, percent-encoded, when the
+/// server's config does not name another: the unit separator 0x1F. A
+/// server's `namespace-separator` is taken as it comes, already encoded
+/// (Iceberg's own server sends "%2E", a dot).
+inline constexpr std::string_view kDefaultNamespaceSeparator = "%1F";
 
 /// Percent-encodes everything but RFC 3986's unreserved characters
 /// (A-Z a-z 0-9 - . _ ~), as a path segment or query value.
@@ -27,10 +29,10 @@ std::string PercentEncode(std::string_view text);
 /// Decodes %XX escapes ('+' stays '+'). kInvalidArgument for a bad escape.
 Result<std::string> PercentDecode(std::string_view text);
 
-/// One path segment for a namespace: each level percent-encoded, joined by
-/// the percent-encoded `separator` ("a%1Fb" for {"a", "b"}).
+/// One path segment (or `parent` query value) for a namespace: each level
+/// percent-encoded, joined by `encoded_separator` ("a%1Fb" for {"a", "b"}).
 std::string EncodeNamespace(const Namespace& ns,
-                            std::string_view separator = kDefaultNamespaceSeparator);
+                            std::string_view encoded_separator = kDefaultNamespaceSeparator);
 
 /// What a commit sends: the requirements the server checks against the
 /// table's current metadata, and the updates it then applies.
