@@ -30,6 +30,23 @@ class InputFile {
   /// kCorruption naming the file and offset (callers trust sizes found in files
   /// only after checking them against `size()`).
   virtual Status ReadAt(uint64_t offset, std::span<uint8_t> out) const = 0;
+
+  /// One of several reads asked at once: `out.size()` bytes at `offset`.
+  struct Range {
+    uint64_t offset = 0;
+    std::span<uint8_t> out;
+  };
+  /// Reads every range, as ReadAt would, in any order (the column chunks of a
+  /// row group, say). Object stores coalesce nearby ranges into fewer
+  /// requests and send them in parallel (S3FileIO, docs/s3.md); the default
+  /// reads one after another. The first error is returned; then the contents
+  /// of the other ranges are unspecified.
+  virtual Status ReadRanges(std::span<const Range> ranges) const {
+    for (const Range& r : ranges) {
+      if (auto st = ReadAt(r.offset, r.out); !st) return st;
+    }
+    return Ok();
+  }
 };
 
 /// A file being written, sequentially. Not thread-safe.

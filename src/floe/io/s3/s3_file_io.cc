@@ -1,5 +1,6 @@
 #include "floe/io/s3/s3_file_io.h"
 
+#include <algorithm>
 #include <deque>
 #include <future>
 #include <mutex>
@@ -34,6 +35,67 @@ class S3InputFile final : public InputFile {
       return Ok();
     }
     return client_->ReadObject(at_, offset, out);
+  }
+
+  Status ReadRanges(std::span<const Range> ranges) const override {
+    uint64_t tail_start = size_ > S3FileIO::kTailBytes ? size_ - S3FileIO::kTailBytes : 0;
+    std::vector<const Range*> rest;
+    for (const Range& r : ranges) {
+      if (r.offset > size_ || r.out.size() > size_ - r.offset) {
+        return Corruption("{}: read of {} bytes at offset {} is past the end ({} bytes)", path_,
+                          r.out.size(), r.offset, size_);
+      }
+      if (r.out.empty()) continue;
+      if (r.offset >= tail_start) {
+        FLOE_RETURN_IF_ERROR(ReadAt(r.offset, r.out));  // from the tail
+      } else {
+        rest.push_back(&r);
+      }
+    }
+    std::sort(rest.begin(), rest.end(),
+              [](const Range* a, const Range* b) { return a->offset < b->offset; });
+    // Ranges closer than kCoalesceGapBytes become one GET, up to kMaxCoalescedBytes.
+    struct Group {
+      uint64_t begin = 0, end = 0;
+      std::vector<const Range*> members;
+    };
+    std::vector<Group> groups;
+    for (const Range* r : rest) {
+      uint64_t end = r->offset + r->out.size();
+      if (!groups.empty() && r->offset <= groups.back().end + S3FileIO::kCoalesceGapBytes &&
+          std::max(end, groups.back().end) - groups.back().begin <= S3FileIO::kMaxCoalescedBytes) {
+        groups.back().end = std::max(end, groups.back().end);
+        groups.back().members.push_back(r);
+      } else {
+        groups.push_back(Group{r->offset, end, {r}});
+      }
+    }
+    auto fetch = [this](const Group& g) -> Status {
+      if (g.members.size() == 1) return client_->ReadObject(at_, g.begin, g.members[0]->out);
+      std::vector<uint8_t> buffer(g.end - g.begin);
+      FLOE_RETURN_IF_ERROR(client_->ReadObject(at_, g.begin, buffer));
+      for (const Range* r : g.members) {
+        std::copy_n(buffer.data() + (r->offset - g.begin), r->out.size(), r->out.data());
+      }
+      return Ok();
+    };
+    // Up to max_parts_in_flight GETs at once.
+    size_t parallel = static_cast<size_t>(std::max(1, client_->options().max_parts_in_flight));
+    Status first_error = Ok();
+    for (size_t i = 0; i < groups.size(); i += parallel) {
+      std::vector<std::future<Status>> running;
+      for (size_t j = i + 1; j < std::min(groups.size(), i + parallel); ++j) {
+        running.push_back(std::async(std::launch::async, fetch, std::cref(groups[j])));
+      }
+      Status st = fetch(groups[i]);
+      if (!st && first_error) first_error = std::move(st);
+      for (auto& f : running) {
+        Status other = f.get();
+        if (!other && first_error) first_error = std::move(other);
+      }
+      if (!first_error) return first_error;
+    }
+    return Ok();
   }
 
  private:

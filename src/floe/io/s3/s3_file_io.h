@@ -64,7 +64,9 @@ class S3FileIO final : public FileIO {
 
   /// The object's size comes from one HEAD. Reads within the last
   /// kTailBytes of the object (a Parquet footer and its length) are served
-  /// from one GET of that tail, made on the first such read.
+  /// from one GET of that tail, made on the first such read. ReadRanges
+  /// coalesces nearby ranges (column chunks) into fewer GETs, sent in
+  /// parallel.
   Result<std::unique_ptr<InputFile>> OpenInput(std::string_view path) override;
   Result<std::unique_ptr<OutputFile>> CreateOutput(std::string_view path,
                                                    bool overwrite = false) override;
@@ -86,6 +88,11 @@ class S3FileIO final : public FileIO {
 
   /// Bytes at the end of an object fetched at once by the first read there.
   static constexpr uint64_t kTailBytes = 64 * 1024;
+  /// InputFile::ReadRanges reads ranges less than this apart with one GET
+  /// (reading the gap costs less than another request's round trip)...
+  static constexpr uint64_t kCoalesceGapBytes = 1 << 20;
+  /// ...of at most this many bytes; the GETs go max_parts_in_flight at a time.
+  static constexpr uint64_t kMaxCoalescedBytes = 64ull << 20;
   /// Largest object Rename copies (S3's limit for one CopyObject).
   static constexpr uint64_t kMaxCopyBytes = 5ull << 30;
 

@@ -154,6 +154,34 @@ TEST_F(S3FileIOTest, FooterReadsComeFromOneTailRequest) {
   EXPECT_EQ(missing.error().code(), ErrorCode::kNotFound);
 }
 
+TEST_F(S3FileIOTest, ReadRangesCoalescesNearbyRangesIntoFewerGets) {
+  std::string data = Pattern(8 << 20, 9);
+  ASSERT_TRUE(io_->WriteAtomically("s3://b/r.parquet", data));
+  auto in = io_->OpenInput("s3://b/r.parquet");
+  ASSERT_TRUE(in);
+  // Three column chunks close together, one far away, one in the footer tail.
+  std::vector<std::pair<uint64_t, size_t>> asked = {
+      {4, 1000}, {200000, 300000}, {100000, 50000}, {6 << 20, 4096}, {data.size() - 100, 100}};
+  std::vector<std::vector<uint8_t>> bufs;
+  std::vector<InputFile::Range> ranges;
+  for (auto [offset, size] : asked) bufs.emplace_back(size);
+  for (size_t i = 0; i < asked.size(); ++i) ranges.push_back({asked[i].first, bufs[i]});
+  size_t before = fake_->log().size();
+  auto st = (*in)->ReadRanges(ranges);
+  ASSERT_TRUE(st) << st.error().ToString();
+  EXPECT_EQ(fake_->log().size(), before + 3);  // the near three, the far one, the tail
+  for (size_t i = 0; i < asked.size(); ++i) {
+    EXPECT_EQ(std::string(bufs[i].begin(), bufs[i].end()),
+              data.substr(asked[i].first, asked[i].second))
+        << i;
+  }
+  std::vector<uint8_t> past(10);
+  std::vector<InputFile::Range> bad = {{data.size() - 5, past}};
+  auto r = (*in)->ReadRanges(bad);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code(), ErrorCode::kCorruption);
+}
+
 TEST_F(S3FileIOTest, ListExistsDeleteRename) {
   for (std::string k : {"t/a", "t/b", "t/data/x", "t/data/y", "t/metadata/m", "u/z"}) {
     ASSERT_TRUE(io_->WriteAtomically("s3://b/" + k, k));

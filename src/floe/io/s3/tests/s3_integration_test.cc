@@ -102,6 +102,16 @@ TEST_F(S3IntegrationTest, PutThenGetRanges) {
     ASSERT_TRUE(st) << st.error().ToString();
     EXPECT_EQ(std::string(buf.begin(), buf.end()), data.substr(offset, length)) << offset;
   }
+  // Column chunks asked together: coalesced GETs, sent in parallel.
+  std::vector<std::vector<uint8_t>> bufs = {std::vector<uint8_t>(10), std::vector<uint8_t>(20000),
+                                            std::vector<uint8_t>(3000)};
+  std::vector<InputFile::Range> ranges = {{100, bufs[0]}, {5000, bufs[1]}, {290000, bufs[2]}};
+  auto read = (*in)->ReadRanges(ranges);
+  ASSERT_TRUE(read) << read.error().ToString();
+  for (const auto& r : ranges) {
+    EXPECT_EQ(std::string(r.out.begin(), r.out.end()), data.substr(r.offset, r.out.size()));
+  }
+
   std::vector<uint8_t> past(9);
   auto r = (*in)->ReadAt(data.size() - 8, past);
   ASSERT_FALSE(r);
