@@ -71,6 +71,7 @@ import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.jdbc.JdbcCatalog;
+import org.apache.iceberg.rest.RESTCatalog;
 import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
@@ -80,7 +81,7 @@ import org.apache.iceberg.util.SnapshotUtil;
  * Apache Iceberg Java as a reference peer for floe's interop tests.
  *
  * <pre>
- * IcebergPeer COMMAND --catalog hadoop|jdbc --warehouse W [--uri jdbc:sqlite:PATH]
+ * IcebergPeer COMMAND --catalog hadoop|jdbc|rest --warehouse W [--uri jdbc:sqlite:PATH|http://HOST:PORT]
  *                     [--name default] --table NS.T [options]
  *
  *   create            stdin {"schema": ICEBERG_SCHEMA_JSON, "partition": ["bucket(16, id)", ...],
@@ -211,8 +212,16 @@ public final class IcebergPeer {
       props.put("jdbc.busy_timeout", "30000");
       jdbc.initialize(opts.getOrDefault("name", "default"), props);
       catalog = jdbc;
+    } else if (kind.equals("rest")) {
+      // Iceberg Java's REST client on the server at --uri (http://host:port).
+      RESTCatalog rest = new RESTCatalog();
+      rest.setConf(conf);
+      Map<String, String> props = new HashMap<>();
+      props.put("uri", required("uri"));
+      rest.initialize(opts.getOrDefault("name", "default"), props);
+      catalog = rest;
     } else {
-      throw new UsageError("--catalog must be hadoop or jdbc, not " + kind);
+      throw new UsageError("--catalog must be hadoop, jdbc or rest, not " + kind);
     }
     CATALOGS.put(key, catalog);
     return catalog;
