@@ -37,7 +37,9 @@ running() {
 }
 
 answers() {
-  curl -s -o /dev/null --max-time 2 "http://${HOST}:${PORT}/moto-api/" 2>/dev/null
+  [[ -x "${PY}" ]] || return 1
+  "${PY}" -c "import sys, urllib.request
+urllib.request.urlopen(sys.argv[1], timeout=2)" "http://${HOST}:${PORT}/moto-api/" 2>/dev/null
 }
 
 ensure_moto() {
