@@ -9,8 +9,9 @@
 #   setup        scripts/setup.sh without its build (packages, .cache/venv)
 #   build        release build in build/ (the CLI at build/floe)
 #   unit         ctest -L unit, except tests named *Integration*
-#   services     scripts/services/mariadb.sh and s3.sh start (stopped again on exit)
-#   integration  ctest -R Integration against that MariaDB and S3 server
+#   services     scripts/services/mariadb.sh, s3.sh and iceberg-rest.sh start
+#                (stopped again on exit)
+#   integration  ctest -R Integration against that MariaDB, S3 and REST catalog server
 #   pytest       tests/ (interop with pyarrow, DuckDB, fastavro, PyIceberg;
 #                integration) in .cache/venv, with FLOE_BIN=build/floe
 #   fuzz         scripts/fuzz.sh (FLOE_FUZZ_SECONDS per target, default 30)
@@ -32,6 +33,11 @@ export FLOE_TEST_MYSQL_USER="${FLOE_TEST_MYSQL_USER:-floe}"
 export FLOE_TEST_MYSQL_PASSWORD="${FLOE_TEST_MYSQL_PASSWORD:-floe}"
 export FLOE_TEST_S3_HOST="${FLOE_TEST_S3_HOST:-127.0.0.1}"
 export FLOE_TEST_S3_PORT="${FLOE_TEST_S3_PORT:-9079}"
+# Iceberg's REST catalog test server; with FLOE_TEST_REST_URI set, the REST
+# tests fail (never skip) when it does not answer.
+export FLOE_TEST_REST_HOST="${FLOE_TEST_REST_HOST:-127.0.0.1}"
+export FLOE_TEST_REST_PORT="${FLOE_TEST_REST_PORT:-9181}"
+export FLOE_TEST_REST_URI="${FLOE_TEST_REST_URI:-http://${FLOE_TEST_REST_HOST}:${FLOE_TEST_REST_PORT}}"
 export FLOE_BIN="${ROOT}/build/floe"
 
 passed=()
@@ -114,7 +120,20 @@ run_services() {
   local rc=0
   "${script}" start || rc=1
   start_s3 || rc=1
+  start_iceberg_rest || rc=1
   return "${rc}"
+}
+
+# Iceberg's REST catalog test server (Java, from Maven) for the REST catalog tests.
+start_iceberg_rest() {
+  local script="${ROOT}/scripts/services/iceberg-rest.sh"
+  [[ -x "${script}" ]] || return 0
+  if "${script}" status >/dev/null 2>&1; then
+    echo "iceberg-rest was already running; leaving it running afterwards"
+  else
+    started_services+=(iceberg-rest)
+  fi
+  "${script}" start
 }
 
 # The S3 server of the S3FileIO tests (moto); its credentials are exported
