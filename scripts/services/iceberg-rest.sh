@@ -89,6 +89,10 @@ start() {
     return 0
   fi
   if running; then stop; fi
+  if answers; then
+    echo "another server already answers on ${HOST}:${PORT}; stop it or set FLOE_TEST_REST_PORT" >&2
+    exit 1
+  fi
   ensure_java
   ensure_classpath
   rm -rf "${DIR}/catalog.db" "${DIR}/warehouse"
@@ -100,11 +104,11 @@ start() {
     </dev/null >"${LOG}" 2>&1 &
   echo $! >"${PID}"
   for _ in $(seq 1 600); do
-    if answers; then break; fi
     if ! running; then break; fi
+    if answers; then break; fi
     sleep 0.1
   done
-  if ! answers; then
+  if ! running || ! answers; then
     echo "iceberg-rest did not start; see ${LOG}" >&2
     grep -v '^\s*at ' "${LOG}" | tail -n 20 >&2 || true
     stop >/dev/null
