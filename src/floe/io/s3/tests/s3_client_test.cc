@@ -266,6 +266,47 @@ TEST_F(S3ClientTest, DeleteObjectsInOneRequest) {
   EXPECT_FALSE(client_->DeleteObjects("b", too_many));
 }
 
+// Records the URL and Host of each request and answers 200.
+class UrlRecorder final : public HttpTransport {
+ public:
+  Result<HttpResponse> Send(const HttpRequest& request) override {
+    urls.push_back(request.url);
+    for (const auto& [name, value] : request.headers) {
+      if (name == "host") hosts.push_back(value);
+    }
+    return Answer(200, "", {{"etag", "\"e\""}});
+  }
+  std::vector<std::string> urls, hosts;
+};
+
+TEST(S3ClientUrlTest, VirtualHostedOrPathStyle) {
+  auto urls_for = [](std::string endpoint, bool path_style, std::string bucket) {
+    auto recorder = std::make_shared<UrlRecorder>();
+    S3Options o = TestOptions();
+    o.endpoint = std::move(endpoint);
+    o.path_style = path_style;
+    o.region = "eu-west-1";
+    S3Client client(o, recorder);
+    EXPECT_TRUE(client.PutObject({"s3", bucket, "a b/c+d"}, {}, false));
+    return std::make_pair(recorder->urls.at(0), recorder->hosts.at(0));
+  };
+  EXPECT_EQ(urls_for("", false, "b"),
+            std::make_pair(std::string("https://b.s3.eu-west-1.amazonaws.com/a%20b/c%2Bd"),
+                           std::string("b.s3.eu-west-1.amazonaws.com")));
+  EXPECT_EQ(urls_for("https://s3.example.com:443", false, "b").first,
+            "https://b.s3.example.com/a%20b/c%2Bd");
+  EXPECT_EQ(urls_for("https://s3.example.com", true, "b").first,
+            "https://s3.example.com/b/a%20b/c%2Bd");
+  // Dotted buckets over https, IP addresses and localhost: always path style.
+  EXPECT_EQ(urls_for("https://s3.example.com", false, "my.bucket").first,
+            "https://s3.example.com/my.bucket/a%20b/c%2Bd");
+  EXPECT_EQ(urls_for("http://127.0.0.1:9000", false, "b"),
+            std::make_pair(std::string("http://127.0.0.1:9000/b/a%20b/c%2Bd"),
+                           std::string("127.0.0.1:9000")));
+  EXPECT_EQ(urls_for("http://localhost:9000", false, "b").first,
+            "http://localhost:9000/b/a%20b/c%2Bd");
+}
+
 TEST_F(S3ClientTest, ListWithContinuation) {
   for (int i = 0; i < 25; ++i) {
     ASSERT_TRUE(client_->PutObject({"s3", "b", fmt::format("p/{:03}", i)}, Bytes("x"), false));
