@@ -63,6 +63,12 @@ class ScriptedTransport : public io::s3::HttpTransport {
 
 constexpr const char* kUuid = "9c12d441-03fe-4693-9a96-a0705ddf69c1";
 
+SnapshotRef BranchAt(SnapshotId id) {
+  SnapshotRef ref;
+  ref.snapshot_id = id;
+  return ref;
+}
+
 TableMetadata BaseMetadata() {
   TableMetadata m;
   m.format_version = 2;
@@ -139,7 +145,7 @@ TEST(RestProtocolTest, AppendAssertsUuidAndMainAndAddsSnapshotThenRef) {
   TableMetadata next = base;
   next.snapshots.push_back(MakeSnapshot(11, std::nullopt, 1));
   next.current_snapshot_id = 11;
-  next.refs["main"] = SnapshotRef{11};
+  next.refs["main"] = BranchAt(11);
   next.properties["floe.checkpoint-id"] = "7";
   auto changes = rest::DiffForCommit(base, next);
   ASSERT_TRUE(changes) << changes.error().ToString();
@@ -163,13 +169,13 @@ TEST(RestProtocolTest, SecondAppendAssertsTheBaseSnapshotOfMain) {
   TableMetadata base = BaseMetadata();
   base.snapshots.push_back(MakeSnapshot(11, std::nullopt, 1));
   base.current_snapshot_id = 11;
-  base.refs["main"] = SnapshotRef{11};
+  base.refs["main"] = BranchAt(11);
   TableMetadata next = base;
   // Two snapshots in one commit, listed newest first: sent oldest first.
   next.snapshots.push_back(MakeSnapshot(13, 12, 3));
   next.snapshots.push_back(MakeSnapshot(12, 11, 2));
   next.current_snapshot_id = 13;
-  next.refs["main"] = SnapshotRef{13};
+  next.refs["main"] = BranchAt(13);
   auto changes = rest::DiffForCommit(base, next);
   ASSERT_TRUE(changes);
   auto json = rest::CommitRequestJson({{"db"}, "t"}, *changes, 2);
