@@ -42,8 +42,12 @@ running() {
   [[ -f "${PID}" ]] && kill -0 "$(cat "${PID}")" 2>/dev/null
 }
 
+# Probed with Python (the venv's, else the system's): setup.sh installs no curl.
 answers() {
-  curl -sf -o /dev/null --max-time 2 "http://${HOST}:${PORT}/v1/config" 2>/dev/null
+  local py="${ROOT}/.cache/venv/bin/python"
+  [[ -x "${py}" ]] || py="$(command -v python3)" || return 1
+  "${py}" -c "import sys, urllib.request
+urllib.request.urlopen(sys.argv[1], timeout=2)" "http://${HOST}:${PORT}/v1/config" 2>/dev/null
 }
 
 ensure_java() {
