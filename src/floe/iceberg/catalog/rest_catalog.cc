@@ -433,9 +433,10 @@ std::string RestCatalog::DefaultTableLocation(const TableIdentifier& id) {
       return location + "/" + id.name;
     }
   }
+  // Only a warehouse that is a local path or file:// URI names a place; any
+  // other value is the server's business (a warehouse name, an s3:// URI).
   const std::string& warehouse = options_.warehouse;
-  std::string scheme = io::UriScheme(warehouse);
-  if (warehouse.empty() || (!scheme.empty() && scheme != "file")) return {};
+  if (!warehouse.starts_with("/") && !warehouse.starts_with("file:/")) return {};
   std::string location = warehouse;
   while (location.ends_with('/')) location.pop_back();
   for (const auto& level : id.ns) location += "/" + level;

@@ -93,8 +93,9 @@ class RestCatalog final : public Catalog {
   /// files too (`purgeRequested=true`).
   Status DropTable(const TableIdentifier& id, bool purge) override;
   /// `<namespace location>/<table>` when the namespace has a `location`
-  /// property, else `<warehouse>/<levels...>/<table>` for a local
-  /// warehouse path, else empty (the server chooses at CreateTable).
+  /// property, else `<warehouse>/<levels...>/<table>` for a warehouse that
+  /// is an absolute local path or file:// URI, else empty (the server
+  /// chooses at CreateTable).
   std::string DefaultTableLocation(const TableIdentifier& id) override;
 
  private:

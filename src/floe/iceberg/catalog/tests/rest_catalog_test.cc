@@ -461,6 +461,27 @@ TEST_F(RestCatalogTest, CredentialIsExchangedForAToken) {
   EXPECT_EQ(refused.error().message().find("s3cret"), std::string::npos);
 }
 
+TEST_F(RestCatalogTest, DefaultTableLocation) {
+  RestCatalogOptions options;
+  options.uri = "http://rest.test";
+  options.warehouse = "/lake/wh";
+  auto catalog = Open(options);
+  ASSERT_TRUE(catalog);
+  transport_->Answer(200, R"({"namespace":["a"],"properties":{"location":"/ns/a/"}})");
+  EXPECT_EQ(catalog->DefaultTableLocation({{"a"}, "t"}), "/ns/a/t");
+  transport_->Answer(200, R"({"namespace":["a","b"],"properties":{}})");
+  EXPECT_EQ(catalog->DefaultTableLocation({{"a", "b"}, "t"}), "/lake/wh/a/b/t");
+  // A warehouse that is a name or a remote URI gives no location: the server chooses.
+  for (const char* warehouse : {"my_warehouse", "s3://bucket/wh"}) {
+    options.warehouse = warehouse;
+    auto named = Open(options);
+    ASSERT_TRUE(named);
+    transport_->Answer(
+        404, R"({"error":{"message":"no","type":"NoSuchNamespaceException","code":404}})");
+    EXPECT_EQ(named->DefaultTableLocation({{"a"}, "t"}), "") << warehouse;
+  }
+}
+
 TEST_F(RestCatalogTest, ConfigFileOpensARestCatalog) {
   auto config = ParseCatalogConfig("catalog:\n  r:\n    type: rest\n", "test.yaml", "r");
   ASSERT_TRUE(config);
