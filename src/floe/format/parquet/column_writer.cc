@@ -271,14 +271,25 @@ Status ColumnWriter::FlushPage() {
     data.is_compressed = compress;
     header.data_page_header_v2 = data;
   }
-  size_t before = chunk_.size();
-  SerializePageHeader(header, &chunk_);
-  size_t header_size = chunk_.size() - before;
+  header_.Clear();
+  SerializePageHeader(header, &header_);
+  const size_t header_size = header_.size();
+  PageBytes page;
+  page.size = header_size + (v2 ? levels_size : 0) + compressed.size();
+  page.data = std::make_unique_for_overwrite<uint8_t[]>(page.size);
+  uint8_t* w = page.data.get();
+  auto put = [&w](std::span<const uint8_t> bytes) {
+    if (!bytes.empty()) std::memcpy(w, bytes.data(), bytes.size());
+    w += bytes.size();
+  };
+  put(header_.span());
   if (v2) {
-    chunk_.Append(rep_levels_.span());
-    chunk_.Append(def_levels_.span());
+    put(rep_levels_.span());
+    put(def_levels_.span());
   }
-  chunk_.Append(compressed);
+  put(compressed);
+  chunk_size_ += page.size;
+  pages_.push_back(std::move(page));
   chunk_uncompressed_ += static_cast<int64_t>(header_size) + header.uncompressed_page_size;
 
   AddEncoding(encoding);
@@ -339,7 +350,7 @@ Status ColumnWriter::FinishChunk() {
 }
 
 ColumnChunkBytes ColumnWriter::chunk_bytes() const {
-  return ColumnChunkBytes{dict_page_.span(), chunk_.span()};
+  return ColumnChunkBytes{dict_page_.span(), pages_};
 }
 
 void ColumnWriter::FillMetaData(int64_t offset, ColumnMetaData* meta) const {
@@ -356,7 +367,8 @@ void ColumnWriter::FillMetaData(int64_t offset, ColumnMetaData* meta) const {
 }
 
 void ColumnWriter::Reset() {
-  chunk_.Clear();
+  pages_.clear();  // the pages' memory goes; the next row group allocates its own
+  chunk_size_ = 0;
   dict_page_.Clear();
   if (numeric_dict_) numeric_dict_->Clear();
   if (bytes_dict_) bytes_dict_->Clear();

@@ -43,10 +43,18 @@ struct ColumnWriterOptions {
   int data_page_version = 1;  ///< 1 or 2
 };
 
+/// One data page as buffered: header and body, in a block of exactly its
+/// size (a chunk buffer grown by doubling held up to twice its bytes).
+struct PageBytes {
+  std::unique_ptr<uint8_t[]> data;
+  size_t size = 0;
+  std::span<const uint8_t> span() const { return {data.get(), size}; }
+};
+
 /// A column chunk ready to be written: dictionary page (may be empty) then data pages.
 struct ColumnChunkBytes {
   std::span<const uint8_t> dictionary_page;  ///< header + body, or empty
-  std::span<const uint8_t> data_pages;       ///< headers + bodies
+  std::span<const PageBytes> data_pages;     ///< in order, each header + body
 };
 
 class ColumnWriter {
@@ -87,7 +95,7 @@ class ColumnWriter {
   /// Bytes the chunk would take if closed now (compressed pages plus the
   /// buffered page and dictionary uncompressed): for row-group sizing.
   size_t EstimatedChunkBytes() const {
-    return chunk_.size() + BufferedPageBytes() + DictionaryBytes();
+    return chunk_size_ + BufferedPageBytes() + DictionaryBytes();
   }
 
   /// Flushes the last page and builds the dictionary page. After this,
@@ -100,7 +108,7 @@ class ColumnWriter {
   const ColumnStatistics& statistics() const { return stats_; }
   int64_t chunk_num_values() const { return chunk_values_; }
   int64_t chunk_compressed_size() const {
-    return static_cast<int64_t>(dict_page_.size() + chunk_.size());
+    return static_cast<int64_t>(dict_page_.size() + chunk_size_);
   }
 
   /// Starts the next row group's chunk, keeping memory.
@@ -167,7 +175,8 @@ class ColumnWriter {
   bool use_dictionary_ = false;  // enabled, and not BOOLEAN
   bool fallback_ = false;
   int dictionary_pages_ = 0;                    // data pages written with RLE_DICTIONARY
-  ByteBuffer chunk_;                            // data page headers and bodies
+  std::vector<PageBytes> pages_;                // the chunk's data pages
+  size_t chunk_size_ = 0;                       // their bytes
   ByteBuffer dict_page_;                        // dictionary page header and body
   ByteBuffer page_body_, compressed_, header_;  // scratch
   int64_t chunk_values_ = 0;

@@ -413,7 +413,9 @@ Status ParquetWriter::FlushRowGroup() {
     int64_t offset = static_cast<int64_t>(position_);
     ColumnChunkBytes bytes = column.chunk_bytes();
     FLOE_RETURN_IF_ERROR_CTX(Write(bytes.dictionary_page), "writing {}", file_->path());
-    FLOE_RETURN_IF_ERROR_CTX(Write(bytes.data_pages), "writing {}", file_->path());
+    for (const PageBytes& page : bytes.data_pages) {
+      FLOE_RETURN_IF_ERROR_CTX(Write(page.span()), "writing {}", file_->path());
+    }
     ColumnChunk chunk;
     chunk.file_offset = offset;
     chunk.meta_data.emplace();
