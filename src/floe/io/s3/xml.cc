@@ -5,9 +5,14 @@
 namespace floe::io::s3 {
 namespace {
 
+/// XML's NameStartChar and NameChar, for ASCII; every byte of a multi-byte
+/// UTF-8 sequence is taken as a name character.
+bool IsNameStart(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || u == '_' || u >= 0x80;
+}
 bool IsNameChar(char c) {
-  return !(c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '>' || c == '/' || c == '=' ||
-           c == '<' || c == '"' || c == '\'');
+  return IsNameStart(c) || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == ':';
 }
 
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
@@ -81,8 +86,13 @@ class Parser {
     while (pos_ < doc_.size() && IsNameChar(doc_[pos_])) ++pos_;
     if (pos_ == start) return Fail("expected a name");
     std::string_view name = doc_.substr(start, pos_ - start);
+    // "prefix:local": the local name.
     size_t colon = name.rfind(':');
-    return colon == std::string_view::npos ? name : name.substr(colon + 1);
+    std::string_view local = colon == std::string_view::npos ? name : name.substr(colon + 1);
+    if (local.empty() || !IsNameStart(local.front()) || !IsNameStart(name.front())) {
+      return Fail("'" + std::string(name) + "' is not an element or attribute name");
+    }
+    return local;
   }
 
   // Parses "<name attrs>...</name>" or "<name attrs/>" at pos_.
