@@ -36,13 +36,13 @@
 
 namespace {
 
+using floe::fuzz::Check;
+using floe::fuzz::CheckValue;
 using floe::types::NestedField;
 using floe::types::Schema;
 using floe::types::Type;
 using floe::types::TypeId;
 using floe::types::Value;
-using floe::fuzz::Check;
-using floe::fuzz::CheckValue;
 
 std::vector<Schema> MakeSchemas() {
   std::vector<Schema> schemas;

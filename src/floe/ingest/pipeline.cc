@@ -84,7 +84,8 @@ Result<std::vector<iceberg::TableIdentifier>> CandidateTables(const IngestOption
   FLOE_ASSIGN_OR_RETURN(auto ns, iceberg::ParseNamespace(options.route.substr(0, last_dot)));
   auto listed = catalog.ListTables(ns);
   if (listed) return std::move(*listed);
-  if (listed.error().code() != ErrorCode::kNotFound) return std::unexpected(std::move(listed).error());
+  if (listed.error().code() != ErrorCode::kNotFound)
+    return std::unexpected(std::move(listed).error());
   return tables;
 }
 
@@ -155,8 +156,8 @@ Result<ResumePlan> PlanResume(const IngestOptions& options, engine::CheckpointSt
     auto position = ParseInputPosition(options, *p.source_position);
     if (!position) return why_not(position.error().message());
     plan.committed_until[table] = *position;
-    ahead.push_back(fmt::format("{} (checkpoint {}, up to {})", table, p.checkpoint,
-                                *p.source_position));
+    ahead.push_back(
+        fmt::format("{} (checkpoint {}, up to {})", table, p.checkpoint, *p.source_position));
   }
   if (!ahead.empty()) {
     spdlog::warn(

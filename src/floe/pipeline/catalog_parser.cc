@@ -14,7 +14,6 @@ const std::vector<std::string> kCatalogTypes = {"sql", "hadoop"};
 /// The catalog keys floe reads; other keys are passed through to the catalog.
 const std::vector<std::string> kCatalogKeys = {"name", "type", "uri", "warehouse"};
 
-
 Status CheckCatalogConfig(const iceberg::CatalogConfig& config, const Origin& origin,
                           std::string_view section) {
   auto has = [&](const char* key) {
@@ -42,8 +41,8 @@ Status CheckCatalogConfig(const iceberg::CatalogConfig& config, const Origin& or
 }
 
 /// Adds one inline catalog property. `key_path` is for messages.
-Status AddCatalogProperty(CatalogDefinition& catalog, const std::string& name, const DocumentValue& value,
-                          const std::string& key_path) {
+Status AddCatalogProperty(CatalogDefinition& catalog, const std::string& name,
+                          const DocumentValue& value, const std::string& key_path) {
   if (!value.is_scalar() && !value.is_null()) {
     return InvalidArgument("{}: {}: expected a single value, found {}", value.origin.ToString(),
                            key_path, KindName(value.kind));
@@ -78,8 +77,8 @@ Status FinishInlineCatalog(CatalogDefinition& catalog, const Origin& origin,
     auto uri = config.properties.find("uri");
     // As PyIceberg and ReadCatalogConfig: a sqlite uri means a sql catalog.
     if (uri == config.properties.end() || !uri->second.starts_with("sqlite:")) {
-      return InvalidArgument("{}: {}.catalog: needs 'type' (supported: {})", origin.ToString(), section,
-                             JoinNames(kCatalogTypes));
+      return InvalidArgument("{}: {}.catalog: needs 'type' (supported: {})", origin.ToString(),
+                             section, JoinNames(kCatalogTypes));
     }
     config.type = "sql";
   }
@@ -125,7 +124,8 @@ Result<CatalogDefinition> ParseCatalogKey(BlockReader& r, const std::string& bas
     FLOE_RETURN_IF_ERROR(
         AddCatalogProperty(catalog, name, property->value, r.KeyPath(property->key)));
   }
-  FLOE_RETURN_IF_ERROR(FinishInlineCatalog(catalog, flat.front()->value.origin, base_dir, r.path()));
+  FLOE_RETURN_IF_ERROR(
+      FinishInlineCatalog(catalog, flat.front()->value.origin, base_dir, r.path()));
   return catalog;
 }
 

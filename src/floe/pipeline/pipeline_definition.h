@@ -135,8 +135,8 @@ struct IcebergSourceDefinition {
   /// append-only reading as Iceberg's Flink source; an overwrite or delete
   /// snapshot stops the run unless skipped by the two keys below.
   bool changelog = true;
-  bool skip_overwrite_snapshots = false;  ///< `streaming-skip-overwrite-snapshots`
-  bool skip_delete_snapshots = false;     ///< `streaming-skip-delete-snapshots`
+  bool skip_overwrite_snapshots = false;               ///< `streaming-skip-overwrite-snapshots`
+  bool skip_delete_snapshots = false;                  ///< `streaming-skip-delete-snapshots`
   std::optional<int64_t> max_planning_snapshot_count;  ///< `max-planning-snapshot-count`
   std::string branch;                                  ///< `branch`; empty: main
   bool case_sensitive = true;                          ///< `case-sensitive`
@@ -146,8 +146,8 @@ struct IcebergSourceDefinition {
 };
 
 struct SourceDefinition {
-  std::string type;  ///< "mysql" or "iceberg"
-  std::string name;  ///< `name`: a display name, as in Flink CDC; may be empty
+  std::string type;                 ///< "mysql" or "iceberg"
+  std::string name;                 ///< `name`: a display name, as in Flink CDC; may be empty
   MySqlSourceDefinition mysql;      ///< type mysql
   IcebergSourceDefinition iceberg;  ///< type iceberg
   bool is_iceberg() const { return type == "iceberg"; }

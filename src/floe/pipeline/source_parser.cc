@@ -268,7 +268,8 @@ Result<IcebergSourceDefinition> ParseIceberg(BlockReader& r, const std::string& 
   const bool by_id = s.starting_strategy == "incremental-from-snapshot-id";
   const bool by_time = s.starting_strategy == "incremental-from-snapshot-timestamp";
   if (by_id != id.has_value()) {
-    if (by_id) return r.FailBlock("starting-strategy incremental-from-snapshot-id needs start-snapshot-id");
+    if (by_id)
+      return r.FailBlock("starting-strategy incremental-from-snapshot-id needs start-snapshot-id");
     return r.Fail(*r.Get("start-snapshot-id"),
                   "only used with starting-strategy: incremental-from-snapshot-id (it is {})",
                   s.starting_strategy);

@@ -16,40 +16,61 @@ constexpr uint8_t kMagic[4] = {'P', 'A', 'R', '1'};
 
 std::string_view KindName(Kind kind) {
   switch (kind) {
-    case Kind::kNull: return "null";
-    case Kind::kBool: return "boolean";
-    case Kind::kInt32: return "int32";
-    case Kind::kInt64: return "int64";
-    case Kind::kFloat: return "float";
-    case Kind::kDouble: return "double";
-    case Kind::kDecimal: return "decimal";
-    case Kind::kBytes: return "bytes";
-    case Kind::kStruct: return "struct";
-    case Kind::kList: return "list";
-    case Kind::kMap: return "map";
+    case Kind::kNull:
+      return "null";
+    case Kind::kBool:
+      return "boolean";
+    case Kind::kInt32:
+      return "int32";
+    case Kind::kInt64:
+      return "int64";
+    case Kind::kFloat:
+      return "float";
+    case Kind::kDouble:
+      return "double";
+    case Kind::kDecimal:
+      return "decimal";
+    case Kind::kBytes:
+      return "bytes";
+    case Kind::kStruct:
+      return "struct";
+    case Kind::kList:
+      return "list";
+    case Kind::kMap:
+      return "map";
   }
   return "?";
 }
 
 Kind ExpectedKind(TypeId id) {
   switch (id) {
-    case TypeId::kBoolean: return Kind::kBool;
+    case TypeId::kBoolean:
+      return Kind::kBool;
     case TypeId::kInt:
-    case TypeId::kDate: return Kind::kInt32;
+    case TypeId::kDate:
+      return Kind::kInt32;
     case TypeId::kLong:
     case TypeId::kTime:
     case TypeId::kTimestamp:
-    case TypeId::kTimestampTz: return Kind::kInt64;
-    case TypeId::kFloat: return Kind::kFloat;
-    case TypeId::kDouble: return Kind::kDouble;
-    case TypeId::kDecimal: return Kind::kDecimal;
+    case TypeId::kTimestampTz:
+      return Kind::kInt64;
+    case TypeId::kFloat:
+      return Kind::kFloat;
+    case TypeId::kDouble:
+      return Kind::kDouble;
+    case TypeId::kDecimal:
+      return Kind::kDecimal;
     case TypeId::kString:
     case TypeId::kUuid:
     case TypeId::kFixed:
-    case TypeId::kBinary: return Kind::kBytes;
-    case TypeId::kStruct: return Kind::kStruct;
-    case TypeId::kList: return Kind::kList;
-    case TypeId::kMap: return Kind::kMap;
+    case TypeId::kBinary:
+      return Kind::kBytes;
+    case TypeId::kStruct:
+      return Kind::kStruct;
+    case TypeId::kList:
+      return Kind::kList;
+    case TypeId::kMap:
+      return Kind::kMap;
   }
   return Kind::kNull;
 }
@@ -72,8 +93,9 @@ std::string IcebergBound(const LeafColumn& leaf, std::string plain) {
   } else {
     // Big-endian two's complement, sign-extended.
     v = static_cast<int8_t>(plain[0]) < 0 ? -1 : 0;
-    for (char c : plain) v = static_cast<types::int128_t>((static_cast<unsigned __int128>(v) << 8) |
-                                                          static_cast<uint8_t>(c));
+    for (char c : plain)
+      v = static_cast<types::int128_t>((static_cast<unsigned __int128>(v) << 8) |
+                                       static_cast<uint8_t>(c));
   }
   return MinimalDecimalBytes(v);
 }
@@ -110,7 +132,9 @@ Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Open(std::unique_ptr<io::O
 
 ParquetWriter::ParquetWriter(std::unique_ptr<io::OutputFile> file, const types::Schema& schema,
                              WriterOptions options, ParquetSchema mapped)
-    : file_(std::move(file)), schema_(schema), options_(std::move(options)),
+    : file_(std::move(file)),
+      schema_(schema),
+      options_(std::move(options)),
       mapped_(std::move(mapped)) {
   ColumnWriterOptions column_options;
   column_options.codec = options_.codec;
@@ -237,8 +261,8 @@ Status ParquetWriter::Validate(const ShredNode& node, const Value& value) const 
     case TypeId::kFixed: {
       uint32_t length = type.id() == TypeId::kUuid ? 16 : static_cast<uint32_t>(type.length());
       if (value.size != length) {
-        return InvalidArgument("field '{}': {} needs {} bytes, got {}", node.name,
-                               type.ToString(), length, value.size);
+        return InvalidArgument("field '{}': {} needs {} bytes, got {}", node.name, type.ToString(),
+                               length, value.size);
       }
       return Ok();
     }
@@ -457,8 +481,8 @@ DataFileMetrics ParquetWriter::BuildMetrics() const {
     // No bounds for uuid: readers disagree on uuid order (Iceberg Java has
     // compared them as signed longs, the spec and Parquet as unsigned bytes),
     // and a bound one reader misorders makes it skip files that match.
-    if (config.mode == MetricsConfig::Mode::kCounts || leaf.in_collection ||
-        !stats.has_min_max() || id == TypeId::kUuid) {
+    if (config.mode == MetricsConfig::Mode::kCounts || leaf.in_collection || !stats.has_min_max() ||
+        id == TypeId::kUuid) {
       continue;
     }
     std::string lower = IcebergBound(leaf, stats.EncodeMin());

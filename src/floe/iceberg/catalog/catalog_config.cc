@@ -30,8 +30,8 @@ Result<std::string> ExpandEnvironment(const std::string& value, const std::strin
     std::string var = value.substr(start + 2, end - start - 2);
     const char* env = std::getenv(var.c_str());
     if (env == nullptr) {
-      return InvalidArgument("setting '{}' uses ${{{}}}, but the environment variable {} is not set",
-                             key, var, var);
+      return InvalidArgument(
+          "setting '{}' uses ${{{}}}, but the environment variable {} is not set", key, var, var);
     }
     out += env;
     i = end + 1;
@@ -54,8 +54,9 @@ Result<std::string> FindCatalogConfigFile(const std::string& explicit_path) {
     FLOE_ASSIGN_OR_RETURN(bool exists, io.Exists(path));
     if (exists) return path;
   }
-  return NotFound("no catalog config: pass --catalog-config FILE or create .floe.yaml here or in "
-                  "your home folder (see examples/floe.yaml)");
+  return NotFound(
+      "no catalog config: pass --catalog-config FILE or create .floe.yaml here or in "
+      "your home folder (see examples/floe.yaml)");
 }
 
 Result<CatalogConfig> ParseCatalogConfig(std::string_view yaml, const std::string& source,
@@ -96,8 +97,8 @@ Result<CatalogConfig> ParseCatalogConfig(std::string_view yaml, const std::strin
       }
       auto value = ExpandEnvironment(kv.second.as<std::string>(), key);
       if (!value) {
-        return std::unexpected(std::move(value).error().WithContext(
-            fmt::format("{}: catalog '{}'", source, name)));
+        return std::unexpected(
+            std::move(value).error().WithContext(fmt::format("{}: catalog '{}'", source, name)));
       }
       config.properties[key] = std::move(*value);
     }
@@ -155,9 +156,10 @@ std::string ResolveSqliteUri(const std::string& uri, const std::string& base_dir
 Status CheckLocalWarehouse(const CatalogConfig& config, const std::string& warehouse) {
   std::string scheme = io::UriScheme(warehouse);
   if (!scheme.empty() && scheme != "file") {
-    return NotSupported("catalog '{}': warehouse '{}': scheme '{}' not supported (only local paths "
-                        "and file:// URIs)",
-                        config.name, io::RedactUri(warehouse), scheme);
+    return NotSupported(
+        "catalog '{}': warehouse '{}': scheme '{}' not supported (only local paths "
+        "and file:// URIs)",
+        config.name, io::RedactUri(warehouse), scheme);
   }
   return Ok();
 }
@@ -172,25 +174,28 @@ Result<std::unique_ptr<Catalog>> OpenCatalog(const CatalogConfig& config, io::Fi
   std::string warehouse = get("warehouse");
   if (config.type == "sql" || config.type == "hadoop") {
     if (warehouse.empty()) {
-      return InvalidArgument("catalog '{}': a {} catalog needs a 'warehouse' (the folder new "
-                             "tables go to)",
-                             config.name, config.type);
+      return InvalidArgument(
+          "catalog '{}': a {} catalog needs a 'warehouse' (the folder new "
+          "tables go to)",
+          config.name, config.type);
     }
     FLOE_RETURN_IF_ERROR(CheckLocalWarehouse(config, warehouse));
     warehouse = io::AbsoluteLocalPath(warehouse, config.base_dir);
   }
   if (config.type == "sql") {
-    if (get("uri").empty()) return InvalidArgument("catalog '{}': a sql catalog needs a 'uri'", config.name);
+    if (get("uri").empty())
+      return InvalidArgument("catalog '{}': a sql catalog needs a 'uri'", config.name);
     std::string uri = ResolveSqliteUri(get("uri"), config.base_dir);
     auto catalog = SqlCatalog::Open(config.name, uri, warehouse, file_io);
     if (!catalog) {
-      return std::unexpected(std::move(catalog).error().WithContext(
-          fmt::format("catalog '{}'", config.name)));
+      return std::unexpected(
+          std::move(catalog).error().WithContext(fmt::format("catalog '{}'", config.name)));
     }
     return std::unique_ptr<Catalog>(std::move(*catalog));
   }
   if (config.type == "hadoop") {
-    return std::unique_ptr<Catalog>(std::make_unique<HadoopCatalog>(config.name, warehouse, file_io));
+    return std::unique_ptr<Catalog>(
+        std::make_unique<HadoopCatalog>(config.name, warehouse, file_io));
   }
   if (config.type == "rest") {
     RestCatalogOptions options;

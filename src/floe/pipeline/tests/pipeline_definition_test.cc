@@ -494,7 +494,6 @@ TEST(PipelineDefinitionTest, NeverThrowsOnHostileInput) {
   }
 }
 
-
 namespace floe::pipeline {
 namespace {
 

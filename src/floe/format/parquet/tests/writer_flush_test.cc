@@ -152,8 +152,8 @@ TEST(WriterFlushTest, OpenRefusesTypesNestedDeeperThanTheReaderReads) {
   types::TypePtr type = Type::Long();
   for (int i = 0; i < types::kMaxTypeDepth + 1; ++i) type = Type::List(i + 2, false, type);
   types::Schema schema({{1, "deep", false, type, ""}});
-  auto dir = std::filesystem::temp_directory_path() /
-             ("floe_parquet_deep_" + std::to_string(::getpid()));
+  auto dir =
+      std::filesystem::temp_directory_path() / ("floe_parquet_deep_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   io::LocalFileIO io;
   auto out = io.CreateOutput((dir / "f.parquet").string());

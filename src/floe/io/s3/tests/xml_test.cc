@@ -23,10 +23,26 @@ TEST(XmlTest, ParsesElementsTextEntitiesAndSkipsTheRest) {
 }
 
 TEST(XmlTest, RefusesMalformedDocumentsAsCorruption) {
-  for (std::string_view bad :
-       {"", "text", "<a>", "<a></b>", "<a><b></a></b>", "<a>&bogus;</a>", "<a>&#xD800;</a>",
-        "<a>&#0;</a>", "<a>&#x110000;</a>", "<a></a><b></b>", "<a b=c></a>", "<a><![CDATA[x</a>",
-        "<a>&amp</a>", "<", "<a", "<a/", "<a></a", "<!-- x", "<x:/>", "<a:></a:>"}) {
+  for (std::string_view bad : {"",
+                               "text",
+                               "<a>",
+                               "<a></b>",
+                               "<a><b></a></b>",
+                               "<a>&bogus;</a>",
+                               "<a>&#xD800;</a>",
+                               "<a>&#0;</a>",
+                               "<a>&#x110000;</a>",
+                               "<a></a><b></b>",
+                               "<a b=c></a>",
+                               "<a><![CDATA[x</a>",
+                               "<a>&amp</a>",
+                               "<",
+                               "<a",
+                               "<a/",
+                               "<a></a",
+                               "<!-- x",
+                               "<x:/>",
+                               "<a:></a:>"}) {
     auto r = ParseXml(bad);
     ASSERT_FALSE(r) << bad;
     EXPECT_EQ(r.error().code(), ErrorCode::kCorruption) << bad;
