@@ -7,8 +7,8 @@
 #include <thread>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
 
 #include "floe/common/arena.h"
 #include "floe/iceberg/data_reader.h"
@@ -54,6 +54,8 @@ struct Followed {
   size_t next_change = 0;
   bool changes_computed = false;
   int64_t snapshot_ts_ms = 0;  ///< commit time of the current split's snapshot
+  /// Parsers of changelog rows, by schema id.
+  std::map<int32_t, std::unique_ptr<types::JsonRowParser>> parsers;
 };
 
 }  // namespace
@@ -75,9 +77,8 @@ Result<std::vector<SelectedTable>> SelectSourceTables(iceberg::Catalog& catalog,
   for (const SelectedTable& t : selected) {
     if (t.sink.ToString() != t.source.ToString()) destinations.insert(t.sink.ToString());
   }
-  std::erase_if(selected, [&](const SelectedTable& t) {
-    return destinations.contains(t.source.ToString());
-  });
+  std::erase_if(selected,
+                [&](const SelectedTable& t) { return destinations.contains(t.source.ToString()); });
   for (const SelectedTable& t : selected) {
     if (t.sink.ToString() == t.source.ToString()) {
       return InvalidArgument(
@@ -107,7 +108,6 @@ struct IcebergTablesSource::Impl {
 
   Arena arena;
   std::vector<types::Value> values;
-  std::map<int32_t, std::unique_ptr<types::JsonRowParser>> parsers;  ///< by schema id, per table
   TableTallies tallies;
   int64_t handed_on = 0;
   int64_t last_ts_ms = 0;
@@ -171,9 +171,10 @@ struct IcebergTablesSource::Impl {
     }
     for (auto it = tables.begin(); it != tables.end();) {
       if (!listed.contains(it->first) && !it->second.current) {
-        spdlog::warn("run: source table {} is gone from the catalog; it is no longer read (its "
-                     "sink table stays)",
-                     it->first);
+        spdlog::warn(
+            "run: source table {} is gone from the catalog; it is no longer read (its "
+            "sink table stays)",
+            it->first);
         it = tables.erase(it);
       } else {
         ++it;
@@ -183,25 +184,35 @@ struct IcebergTablesSource::Impl {
     return Ok();
   }
 
-  /// Adds one change of `t` to the batcher (values in `schema`).
-  Status Write(Followed& t, cdc::ChangeOp op, types::Row before, types::Row after,
-               engine::Collector<sink::RowBatch>& out) {
+  /// `e` with the source table and snapshot of `t` as context.
+  static std::unexpected<Error> At(const Followed& t, Error e) {
+    return std::unexpected(std::move(e).WithContext(fmt::format(
+        "source table {} snapshot {}", t.name, t.current ? t.current->split.snapshot_id : 0)));
+  }
+
+  /// How the rows of `t`'s current split map into its sink table (the table
+  /// resolved, created or evolved first). Asked once per batch: a batch's
+  /// rows share the split's schema, and no other table's rows come between.
+  Result<const ingest::RowMapping*> MappingOf(Followed& t) {
     bool event_error = false;
-    auto at = [&](Error e) {
-      return std::unexpected(std::move(e).WithContext(fmt::format(
-          "source table {} snapshot {}", t.name, t.current ? t.current->split.snapshot_id : 0)));
-    };
     auto resolved = resolver->Resolve(t.ns, t.id.name, t.schema, &event_error);
-    if (!resolved) return at(std::move(resolved).error());
+    if (!resolved) return At(t, std::move(resolved).error());
     auto mapping = resolver->MappingFor(*resolved, t.schema, &event_error);
-    if (!mapping) return at(std::move(mapping).error());
-    auto rows = writer->Write(**mapping, op, before, after, out, &event_error);
-    if (!rows) return at(std::move(rows).error());
+    if (!mapping) return At(t, std::move(mapping).error());
+    return *mapping;
+  }
+
+  /// Adds one change of `t` to the batcher (values in the split's schema).
+  Status Write(Followed& t, const ingest::RowMapping& mapping, cdc::ChangeOp op, types::Row before,
+               types::Row after, engine::Collector<sink::RowBatch>& out) {
+    bool event_error = false;
+    auto rows = writer->Write(mapping, op, before, after, out, &event_error);
+    if (!rows) return At(t, std::move(rows).error());
     stats->rows_emitted.fetch_add(*rows, std::memory_order_relaxed);
     stats->events_read.fetch_add(1, std::memory_order_relaxed);
     ++handed_on;
     if (options.metrics != nullptr) {
-      tallies[ingest::TableResolver::TargetOf(*resolved)->key].Count(op, t.snapshot_ts_ms);
+      tallies[mapping.target()->key].Count(op, t.snapshot_ts_ms);
       last_ts_ms = std::max(last_ts_ms, t.snapshot_ts_ms);
     }
     return Ok();
@@ -217,7 +228,8 @@ struct IcebergTablesSource::Impl {
       if (finished) {
         // The rows before a refused snapshot are handed on; now the refusal.
         if (auto refused = t.enumerator->stopped_by()) {
-          return std::unexpected(std::move(*refused).WithContext(fmt::format("source table {}", t.name)));
+          return std::unexpected(
+              std::move(*refused).WithContext(fmt::format("source table {}", t.name)));
         }
         t.finished = true;
       }
@@ -268,8 +280,10 @@ struct IcebergTablesSource::Impl {
         const source::FileRange range = split.RangeOf(t.task_index);
         ro.split_start = range.start;
         ro.split_end = range.end;
-        FLOE_ASSIGN_OR_RETURN(t.reader, ForTable(iceberg::DataReader::Open(source_catalog->file_io(), task, *t.schema,
-                                                *t.schema, iceberg::Expression::True(), ro), t.name));
+        FLOE_ASSIGN_OR_RETURN(t.reader, ForTable(iceberg::DataReader::Open(
+                                                     source_catalog->file_io(), task, *t.schema,
+                                                     *t.schema, iceberg::Expression::True(), ro),
+                                                 t.name));
       }
       arena.Reset();
       values.clear();
@@ -281,6 +295,7 @@ struct IcebergTablesSource::Impl {
       }
       const size_t width = t.schema->fields().size();
       const cdc::ChangeOp op = split.whole_table ? cdc::ChangeOp::kRead : cdc::ChangeOp::kInsert;
+      FLOE_ASSIGN_OR_RETURN(const ingest::RowMapping* mapping, MappingOf(t));
       size_t written = 0;
       for (size_t r = 0; r < n; ++r) {
         if (t.to_skip > 0) {  // handed on before the restore
@@ -288,7 +303,8 @@ struct IcebergTablesSource::Impl {
           ++t.current->position;
           continue;
         }
-        FLOE_RETURN_IF_ERROR(Write(t, op, {}, types::Row(values.data() + r * width, width), out));
+        FLOE_RETURN_IF_ERROR(
+            Write(t, *mapping, op, {}, types::Row(values.data() + r * width, width), out));
         ++t.current->position;
         ++written;
       }
@@ -298,25 +314,21 @@ struct IcebergTablesSource::Impl {
 
   /// The row of a change line, parsed back in the split's schema.
   Result<types::Row> ParseRow(Followed& t, std::string_view json) {
-    auto& parser = parsers[t.current->split.schema_id];
-    if (parser == nullptr || parser_table != t.name) {
-      parsers.clear();
-      parser_table = t.name;
-      auto& fresh = parsers[t.current->split.schema_id];
-      fresh = std::make_unique<types::JsonRowParser>(*t.schema);
-      return fresh->Parse(json, &arena);
-    }
+    std::unique_ptr<types::JsonRowParser>& parser = t.parsers[t.current->split.schema_id];
+    if (parser == nullptr) parser = std::make_unique<types::JsonRowParser>(*t.schema);
     return parser->Parse(json, &arena);
   }
-  std::string parser_table;  ///< the table `parsers` are of
 
   /// Hands on up to one batch of a changelog split's changes.
   Status WriteChanges(Followed& t, engine::Collector<sink::RowBatch>& out) {
     if (!t.changes_computed) {
       std::shared_ptr<const iceberg::TableMetadata> metadata = t.enumerator->Metadata();
-      FLOE_ASSIGN_OR_RETURN(t.changes, ForTable(source::ComputeChangelog(source_catalog->file_io(), *metadata, t.current->split.parent,
-                                   t.current->split.snapshot_id, nullptr,
-                                   options.plan.case_sensitive), t.name));
+      FLOE_ASSIGN_OR_RETURN(
+          t.changes,
+          ForTable(source::ComputeChangelog(source_catalog->file_io(), *metadata,
+                                            t.current->split.parent, t.current->split.snapshot_id,
+                                            nullptr, options.plan.case_sensitive),
+                   t.name));
       t.changes_computed = true;
       const size_t skip = std::min(t.changes.size(), static_cast<size_t>(t.to_skip));
       t.next_change = skip;
@@ -324,6 +336,7 @@ struct IcebergTablesSource::Impl {
       t.to_skip = 0;
     }
     using source::ChangeKind;
+    FLOE_ASSIGN_OR_RETURN(const ingest::RowMapping* mapping, MappingOf(t));
     size_t written = 0;
     while (t.next_change < t.changes.size() && written < options.batch_rows) {
       arena.Reset();
@@ -332,25 +345,25 @@ struct IcebergTablesSource::Impl {
       size_t taken = 1;
       switch (c.kind) {
         case ChangeKind::kInsert:
-          FLOE_RETURN_IF_ERROR(Write(t, cdc::ChangeOp::kInsert, {}, row, out));
+          FLOE_RETURN_IF_ERROR(Write(t, *mapping, cdc::ChangeOp::kInsert, {}, row, out));
           break;
         case ChangeKind::kDelete:
-          FLOE_RETURN_IF_ERROR(Write(t, cdc::ChangeOp::kDelete, row, {}, out));
+          FLOE_RETURN_IF_ERROR(Write(t, *mapping, cdc::ChangeOp::kDelete, row, {}, out));
           break;
         case ChangeKind::kUpdateBefore: {
           const bool pair = t.next_change + 1 < t.changes.size() &&
                             t.changes[t.next_change + 1].kind == ChangeKind::kUpdateAfter;
           if (!pair) {
-            FLOE_RETURN_IF_ERROR(Write(t, cdc::ChangeOp::kDelete, row, {}, out));
+            FLOE_RETURN_IF_ERROR(Write(t, *mapping, cdc::ChangeOp::kDelete, row, {}, out));
             break;
           }
           FLOE_ASSIGN_OR_RETURN(types::Row after, ParseRow(t, t.changes[t.next_change + 1].row));
-          FLOE_RETURN_IF_ERROR(Write(t, cdc::ChangeOp::kUpdate, row, after, out));
+          FLOE_RETURN_IF_ERROR(Write(t, *mapping, cdc::ChangeOp::kUpdate, row, after, out));
           taken = 2;  // the position counts changes: a pair is never cut in two
           break;
         }
         case ChangeKind::kUpdateAfter:
-          FLOE_RETURN_IF_ERROR(Write(t, cdc::ChangeOp::kInsert, {}, row, out));
+          FLOE_RETURN_IF_ERROR(Write(t, *mapping, cdc::ChangeOp::kInsert, {}, row, out));
           break;
       }
       t.next_change += taken;
@@ -370,8 +383,7 @@ struct IcebergTablesSource::Impl {
 
   Status ParseAndRestore(const std::string& text) {
     nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-    if (j.is_discarded() || !j.is_object() || !j.contains("tables") ||
-        !j["tables"].is_object()) {
+    if (j.is_discarded() || !j.is_object() || !j.contains("tables") || !j["tables"].is_object()) {
       return Corruption("the iceberg source's checkpoint state is not an object with 'tables'");
     }
     if (j.value("version", 0) != kStateVersion) {
@@ -428,9 +440,10 @@ Status IcebergTablesSource::Open(const engine::OperatorContext& context,
   }
   FLOE_RETURN_IF_ERROR(m.Relist());
   if (m.tables.empty()) {
-    spdlog::warn("run: the source catalog has no table the pipeline reads yet; checking again "
-                 "every {} ms",
-                 m.options.monitor_interval.count());
+    spdlog::warn(
+        "run: the source catalog has no table the pipeline reads yet; checking again "
+        "every {} ms",
+        m.options.monitor_interval.count());
   }
   return Ok();
 }
@@ -471,8 +484,8 @@ Result<bool> IcebergTablesSource::Poll(engine::Collector<sink::RowBatch>& out) {
   m.Publish();
   if (!m.options.plan.streaming && all_finished) return false;
   if (!any) {
-    std::this_thread::sleep_for(std::min<std::chrono::milliseconds>(
-        std::chrono::milliseconds(100), m.options.max_poll_time));
+    std::this_thread::sleep_for(std::min<std::chrono::milliseconds>(std::chrono::milliseconds(100),
+                                                                    m.options.max_poll_time));
   }
   return true;
 }
