@@ -38,6 +38,8 @@ export FLOE_TEST_S3_PORT="${FLOE_TEST_S3_PORT:-9079}"
 export FLOE_TEST_REST_HOST="${FLOE_TEST_REST_HOST:-127.0.0.1}"
 export FLOE_TEST_REST_PORT="${FLOE_TEST_REST_PORT:-9181}"
 export FLOE_TEST_REST_URI="${FLOE_TEST_REST_URI:-http://${FLOE_TEST_REST_HOST}:${FLOE_TEST_REST_PORT}}"
+export FLOE_TEST_REST_S3_PORT="${FLOE_TEST_REST_S3_PORT:-9182}"
+export FLOE_TEST_REST_S3_URI="${FLOE_TEST_REST_S3_URI:-http://${FLOE_TEST_REST_HOST}:${FLOE_TEST_REST_S3_PORT}}"
 export FLOE_BIN="${ROOT}/build/floe"
 
 passed=()
@@ -133,7 +135,14 @@ start_iceberg_rest() {
   else
     started_services+=(iceberg-rest)
   fi
-  "${script}" start
+  "${script}" start || return 1
+  # Its second instance, tables on S3 (after start_s3: it uses moto's key).
+  if "${ROOT}/scripts/services/iceberg-rest-s3.sh" status >/dev/null 2>&1; then
+    echo "iceberg-rest (s3) was already running; leaving it running afterwards"
+  else
+    started_services+=(iceberg-rest-s3)
+  fi
+  "${ROOT}/scripts/services/iceberg-rest-s3.sh" start
 }
 
 # The S3 server of the S3FileIO tests (moto); its credentials are exported

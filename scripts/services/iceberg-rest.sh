@@ -6,17 +6,31 @@
 #   scripts/services/iceberg-rest.sh start    # idempotent: returns when the server answers
 #   scripts/services/iceberg-rest.sh stop     # kills the server by its pid file and waits
 #   scripts/services/iceberg-rest.sh status   # exit 0 if it runs and answers
+#   scripts/services/iceberg-rest.sh start s3 # the second instance, tables on S3 (below)
 #
 # Environment (tests read the same variables):
 #   FLOE_TEST_REST_HOST   127.0.0.1 (loopback only)
 #   FLOE_TEST_REST_PORT   9181
 #   FLOE_TEST_REST_URI    http://HOST:PORT (exported by scripts/test.sh)
+#   FLOE_TEST_REST_S3_PORT    9182 (the s3 instance)
+#   FLOE_TEST_REST_S3_URI     http://HOST:PORT of the s3 instance (exported by scripts/test.sh)
+#   FLOE_TEST_REST_S3_BUCKET  floe-rest (its warehouse: s3://BUCKET/warehouse)
 #
 # Back end: Iceberg's JdbcCatalog on SQLite (.cache/iceberg-rest/catalog.db)
 # with a local warehouse folder (.cache/iceberg-rest/warehouse); tables the
 # server places get locations under it. Each start begins empty (the
 # database and warehouse of the last run are removed). No authentication:
 # the server accepts any bearer token.
+#
+# The s3 instance (scripts/services/iceberg-rest-s3.sh is the same with `s3`)
+# is a second server, state in .cache/iceberg-rest-s3/, whose JdbcCatalog
+# writes through Iceberg's S3FileIO to the moto server of
+# scripts/services/s3.sh (which must be running: its key is read from
+# .cache/s3/credentials.env), warehouse s3://BUCKET/warehouse; the bucket is
+# created at start when missing. It vends that key to its clients in each
+# load-table answer's `config` (include-credentials), as catalogs that hand
+# out storage credentials do. Its classpath adds pom-s3.xml's jars
+# (iceberg-aws, iceberg-aws-bundle) to pom.xml's.
 #
 # The server's classpath is tests/interop/rest-server/pom.xml's dependencies,
 # copied by Maven into ${FLOE_CACHE:-~/.cache/floe}/iceberg-rest/lib (the
@@ -28,15 +42,33 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-DIR="${ROOT}/.cache/iceberg-rest"
-PID="${DIR}/server.pid"
-LOG="${DIR}/server.log"
+INSTANCE="${2:-file}"
 HOST="${FLOE_TEST_REST_HOST:-127.0.0.1}"
-PORT="${FLOE_TEST_REST_PORT:-9181}"
 SRC="${ROOT}/tests/interop/rest-server"
 CACHE="${FLOE_CACHE:-${HOME}/.cache/floe}"
 REPO="${CACHE}/maven"
 LIB="${CACHE}/iceberg-rest/lib"
+LIB_S3="${CACHE}/iceberg-rest/lib-s3"
+case "${INSTANCE}" in
+  file)
+    NAME="iceberg-rest"
+    DIR="${ROOT}/.cache/iceberg-rest"
+    PORT="${FLOE_TEST_REST_PORT:-9181}"
+    ;;
+  s3)
+    NAME="iceberg-rest (s3)"
+    DIR="${ROOT}/.cache/iceberg-rest-s3"
+    PORT="${FLOE_TEST_REST_S3_PORT:-9182}"
+    BUCKET="${FLOE_TEST_REST_S3_BUCKET:-floe-rest}"
+    S3_ENV="${ROOT}/.cache/s3/credentials.env"
+    ;;
+  *)
+    echo "unknown instance '${INSTANCE}' (file or s3)" >&2
+    exit 2
+    ;;
+esac
+PID="${DIR}/server.pid"
+LOG="${DIR}/server.log"
 
 running() {
   [[ -f "${PID}" ]] && kill -0 "$(cat "${PID}")" 2>/dev/null
@@ -63,33 +95,64 @@ ensure_java() {
   fi
 }
 
-# Copies the server's dependencies into ${LIB} when the pom changed.
-ensure_classpath() {
-  local want have=""
-  want="$(sha256sum "${SRC}/pom.xml" | cut -d' ' -f1)"
-  [[ -f "${LIB}/stamp" ]] && have="$(cat "${LIB}/stamp")"
+# copy_dependencies POM LIB: copies a pom's dependencies into LIB when the pom changed.
+copy_dependencies() {
+  local pom="$1" lib="$2" want have=""
+  want="$(sha256sum "${pom}" | cut -d' ' -f1)"
+  [[ -f "${lib}/stamp" ]] && have="$(cat "${lib}/stamp")"
   [[ "${want}" == "${have}" ]] && return 0
-  echo "resolving the REST server's classpath with Maven"
+  echo "resolving $(basename "${pom}")'s classpath with Maven"
   local build_dir
   build_dir="$(mktemp -d)"
-  rm -rf "${LIB}"
-  mkdir -p "${LIB}" "${REPO}"
-  cp "${SRC}/pom.xml" "${build_dir}/"
+  rm -rf "${lib}"
+  mkdir -p "${lib}" "${REPO}"
+  cp "${pom}" "${build_dir}/pom.xml"
   if ! (cd "${build_dir}" && mvn -B -ntp -Dstyle.color=never -Dmaven.repo.local="${REPO}" \
-    dependency:copy-dependencies -DoutputDirectory="${LIB}" </dev/null >"${build_dir}/mvn.log" 2>&1); then
+    dependency:copy-dependencies -DoutputDirectory="${lib}" </dev/null >"${build_dir}/mvn.log" 2>&1); then
     tail -n 40 "${build_dir}/mvn.log" >&2
     rm -rf "${build_dir}"
-    echo "Maven could not resolve tests/interop/rest-server/pom.xml" >&2
+    echo "Maven could not resolve tests/interop/rest-server/$(basename "${pom}")" >&2
     exit 1
   fi
   rm -rf "${build_dir}"
-  echo "${want}" >"${LIB}/stamp"
+  echo "${want}" >"${lib}/stamp"
+}
+
+ensure_classpath() {
+  copy_dependencies "${SRC}/pom.xml" "${LIB}"
+  CLASSPATH_ALL="${LIB}/*"
+  if [[ "${INSTANCE}" == s3 ]]; then
+    copy_dependencies "${SRC}/pom-s3.xml" "${LIB_S3}"
+    CLASSPATH_ALL="${LIB}/*:${LIB_S3}/*"
+  fi
+}
+
+# The s3 instance's moto key and endpoint (FLOE_TEST_S3_*), and its bucket.
+ensure_bucket() {
+  if [[ ! -s "${S3_ENV}" ]]; then
+    echo "no ${S3_ENV}: start the S3 server first (scripts/services/s3.sh start)" >&2
+    exit 1
+  fi
+  set -a
+  # shellcheck disable=SC1090
+  . "${S3_ENV}"
+  set +a
+  "${ROOT}/.cache/venv/bin/python" - "${BUCKET}" <<'PY'
+import os, sys
+import boto3
+s3 = boto3.client("s3", endpoint_url=os.environ["FLOE_TEST_S3_ENDPOINT"], region_name="us-east-1",
+                  aws_access_key_id=os.environ["FLOE_TEST_S3_ACCESS_KEY_ID"],
+                  aws_secret_access_key=os.environ["FLOE_TEST_S3_SECRET_ACCESS_KEY"])
+names = {b["Name"] for b in s3.list_buckets().get("Buckets", [])}
+if sys.argv[1] not in names:
+    s3.create_bucket(Bucket=sys.argv[1])
+PY
 }
 
 start() {
   mkdir -p "${DIR}"
   if running && answers; then
-    echo "iceberg-rest already running on ${HOST}:${PORT} (pid $(cat "${PID}"))"
+    echo "${NAME} already running on ${HOST}:${PORT} (pid $(cat "${PID}"))"
     return 0
   fi
   if running; then stop; fi
@@ -101,11 +164,28 @@ start() {
   ensure_classpath
   rm -rf "${DIR}/catalog.db" "${DIR}/warehouse"
   mkdir -p "${DIR}/warehouse"
-  CATALOG_URI="jdbc:sqlite:${DIR}/catalog.db" \
-    CATALOG_WAREHOUSE="${DIR}/warehouse" \
-    CATALOG_JDBC_SCHEMA__VERSION=V1 \
-    nohup java -cp "${LIB}/*" "${SRC}/LoopbackRestServer.java" "${HOST}" "${PORT}" \
-    </dev/null >"${LOG}" 2>&1 &
+  if [[ "${INSTANCE}" == s3 ]]; then
+    ensure_bucket
+    CATALOG_URI="jdbc:sqlite:${DIR}/catalog.db" \
+      CATALOG_WAREHOUSE="s3://${BUCKET}/warehouse" \
+      CATALOG_JDBC_SCHEMA__VERSION=V1 \
+      CATALOG_IO__IMPL=org.apache.iceberg.aws.s3.S3FileIO \
+      CATALOG_S3_ENDPOINT="${FLOE_TEST_S3_ENDPOINT}" \
+      CATALOG_S3_PATH__STYLE__ACCESS=true \
+      CATALOG_S3_ACCESS__KEY__ID="${FLOE_TEST_S3_ACCESS_KEY_ID}" \
+      CATALOG_S3_SECRET__ACCESS__KEY="${FLOE_TEST_S3_SECRET_ACCESS_KEY}" \
+      CATALOG_CLIENT_REGION=us-east-1 \
+      CATALOG_INCLUDE__CREDENTIALS=true \
+      AWS_REGION=us-east-1 \
+      nohup java -cp "${CLASSPATH_ALL}" "${SRC}/LoopbackRestServer.java" "${HOST}" "${PORT}" \
+      </dev/null >"${LOG}" 2>&1 &
+  else
+    CATALOG_URI="jdbc:sqlite:${DIR}/catalog.db" \
+      CATALOG_WAREHOUSE="${DIR}/warehouse" \
+      CATALOG_JDBC_SCHEMA__VERSION=V1 \
+      nohup java -cp "${CLASSPATH_ALL}" "${SRC}/LoopbackRestServer.java" "${HOST}" "${PORT}" \
+      </dev/null >"${LOG}" 2>&1 &
+  fi
   echo $! >"${PID}"
   for _ in $(seq 1 600); do
     if ! running; then break; fi
@@ -113,17 +193,17 @@ start() {
     sleep 0.1
   done
   if ! running || ! answers; then
-    echo "iceberg-rest did not start; see ${LOG}" >&2
+    echo "${NAME} did not start; see ${LOG}" >&2
     grep -v '^\s*at ' "${LOG}" | tail -n 20 >&2 || true
     stop >/dev/null
     exit 1
   fi
-  echo "iceberg-rest running on ${HOST}:${PORT} (pid $(cat "${PID}"))"
+  echo "${NAME} running on ${HOST}:${PORT} (pid $(cat "${PID}"))"
 }
 
 stop() {
   if ! [[ -f "${PID}" ]]; then
-    echo "iceberg-rest not running"
+    echo "${NAME} not running"
     return 0
   fi
   local pid
@@ -137,15 +217,15 @@ stop() {
     if kill -0 "${pid}" 2>/dev/null; then kill -9 "${pid}" || true; fi
   fi
   rm -f "${PID}"
-  echo "iceberg-rest stopped"
+  echo "${NAME} stopped"
 }
 
 status() {
   if running && answers; then
-    echo "iceberg-rest running on ${HOST}:${PORT} (pid $(cat "${PID}"))"
+    echo "${NAME} running on ${HOST}:${PORT} (pid $(cat "${PID}"))"
     return 0
   fi
-  echo "iceberg-rest not running"
+  echo "${NAME} not running"
   return 1
 }
 
@@ -153,5 +233,5 @@ case "${1:-}" in
   start) start ;;
   stop) stop ;;
   status) status ;;
-  *) echo "usage: $0 start|stop|status" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|status [file|s3]" >&2; exit 2 ;;
 esac
