@@ -45,6 +45,7 @@ struct IngestArgs {
   std::string checkpoint_interval = "10s";
   int parallelism = 1;
   int commit_parallelism = 1;
+  int decode_parallelism = 0;
   bool upsert = false;
   bool overwrite = false;
   std::string state_dir;
@@ -97,6 +98,7 @@ Result<ingest::IngestOptions> ToOptions(const IngestArgs& a) {
   }
   o.parallelism = a.parallelism;
   o.commit_parallelism = a.commit_parallelism;
+  o.decode_parallelism = a.decode_parallelism;
   if (a.upsert) o.upsert = true;
   o.overwrite = a.overwrite;
   o.state_dir = a.state_dir;
@@ -105,7 +107,8 @@ Result<ingest::IngestOptions> ToOptions(const IngestArgs& a) {
   o.dead_letter_path = a.dead_letter;
   o.pipeline_id = a.pipeline_id;
   if (!a.distribution_mode.empty()) {
-    FLOE_ASSIGN_OR_RETURN(o.sink.distribution_mode, sink::ParseDistributionMode(a.distribution_mode));
+    FLOE_ASSIGN_OR_RETURN(o.sink.distribution_mode,
+                          sink::ParseDistributionMode(a.distribution_mode));
   }
   if (!a.target_file_size.empty()) {
     auto size = ParseByteSize(a.target_file_size);
@@ -122,7 +125,8 @@ Result<ingest::IngestOptions> ToOptions(const IngestArgs& a) {
                            a.memory_budget);
   }
   o.sink.memory_budget_bytes = *budget;
-  if (a.max_empty_commits < 1) return InvalidArgument("--max-continuous-empty-commits needs at least 1");
+  if (a.max_empty_commits < 1)
+    return InvalidArgument("--max-continuous-empty-commits needs at least 1");
   o.sink.max_continuous_empty_commits = a.max_empty_commits;
   o.catalog = CatalogFactory(a.catalog);
   return o;
@@ -146,7 +150,8 @@ Status SetUpLogging(const IngestArgs& a) {
   auto logger = spdlog::stderr_color_mt("ingest");
   auto level = spdlog::level::from_str(a.log_level);
   if (level == spdlog::level::off && a.log_level != "off") {
-    return InvalidArgument("--log-level '{}': one of trace, debug, info, warn, error, off", a.log_level);
+    return InvalidArgument("--log-level '{}': one of trace, debug, info, warn, error, off",
+                           a.log_level);
   }
   logger->set_level(level);
   if (a.log_format == "json") {
@@ -178,14 +183,16 @@ int64_t PeakResidentBytes() {
 }
 
 void PrintSummary(const ingest::IngestSummary& s, double seconds) {
-  std::printf("ingested %s events (%s rows) in %.1f s: %.0f events/s\n", Thousands(s.events).c_str(),
-              Thousands(s.rows).c_str(), seconds, seconds > 0 ? s.events / seconds : 0.0);
+  std::printf("ingested %s events (%s rows) in %.1f s: %.0f events/s\n",
+              Thousands(s.events).c_str(), Thousands(s.rows).c_str(), seconds,
+              seconds > 0 ? s.events / seconds : 0.0);
   std::printf("commits %s, last checkpoint %lld, tables created %s, schema changes %s\n",
               Thousands(s.commits).c_str(), static_cast<long long>(s.last_checkpoint),
               Thousands(s.tables_created).c_str(), Thousands(s.schema_changes).c_str());
   if (s.truncates > 0) std::printf("truncations %s\n", Thousands(s.truncates).c_str());
   if (s.already_committed > 0) {
-    std::printf("already in the lake (skipped) %s events\n", Thousands(s.already_committed).c_str());
+    std::printf("already in the lake (skipped) %s events\n",
+                Thousands(s.already_committed).c_str());
   }
   if (int64_t peak = PeakResidentBytes(); peak >= 0) {
     std::printf("peak memory %.1f MiB\n", peak / 1048576.0);
@@ -205,8 +212,9 @@ void PrintSummary(const ingest::IngestSummary& s, double seconds) {
 void AddIngestCommand(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<IngestArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "ingest", "Write change events (Debezium JSON or JSON rows) from files or standard input "
-                "into Iceberg tables, exactly once");
+      "ingest",
+      "Write change events (Debezium JSON or JSON rows) from files or standard input "
+      "into Iceberg tables, exactly once");
   // Input names are kept in the state and names go into Iceberg metadata:
   // both are read back as strict JSON, so they must be valid UTF-8.
   cmd->add_option("inputs", args->inputs, "Input files, read in order; - for standard input")
@@ -237,6 +245,11 @@ void AddIngestCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--commit-parallelism", args->commit_parallelism, "Committer threads")
       ->capture_default_str()
       ->check(IntegerIn(1, kMaxThreads));
+  cmd->add_option("--decode-parallelism", args->decode_parallelism,
+                  "Threads that decode input lines (0: as --parallelism; 1: the source "
+                  "thread alone)")
+      ->capture_default_str()
+      ->check(IntegerIn(0, kMaxThreads));
   cmd->add_flag("--upsert", args->upsert,
                 "Upsert: an insert or update replaces the row with the same primary key "
                 "(default: each table's write.upsert.enabled)");
@@ -309,10 +322,10 @@ void AddIngestCommand(CLI::App& app, int* exit_code) {
       spdlog::error("ingest failed: {}", ShortenLongNames(summary.error().ToString()));
       PrintError(summary.error());
       // Options the pipeline itself finds contradictory, before any event.
-      *exit_code = summary.error().code() == ErrorCode::kInvalidArgument &&
-                           stats.events_read.load() == 0
-                       ? kExitUsage
-                       : kExitFailure;
+      *exit_code =
+          summary.error().code() == ErrorCode::kInvalidArgument && stats.events_read.load() == 0
+              ? kExitUsage
+              : kExitFailure;
       return;
     }
     PrintSummary(*summary, seconds);

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -18,6 +19,7 @@
 #include "floe/cdc/debezium_json_reader.h"
 #include "floe/common/arena.h"
 #include "floe/common/json_dump.h"
+#include "floe/ingest/decode_pool.h"
 #include "floe/ingest/line_source.h"
 #include "floe/ingest/row_change_writer.h"
 #include "floe/sink/router.h"
@@ -217,6 +219,55 @@ class DeadLetterFile {
 
 }  // namespace
 
+namespace {
+
+/// The fields a before image is limited to, for the events of one source
+/// table decoded with one schema (cdc::DebeziumJsonReader::LimitBeforeImage).
+struct BeforeLimit {
+  std::shared_ptr<const void> keep;  ///< keeps the schema (the key) alive
+  std::vector<int> fields;
+};
+
+/// The key of a BeforeLimit: the schema's address, db, NUL, table.
+void BeforeLimitKey(const types::Schema* schema, std::string_view db, std::string_view table,
+                    std::string* key) {
+  auto address = reinterpret_cast<uintptr_t>(schema);
+  key->assign(reinterpret_cast<const char*>(&address), sizeof(address));
+  key->append(db);
+  key->push_back('\0');
+  key->append(table);
+}
+
+/// One participant of parallel decoding: its own decoders and arena, used by
+/// one thread at a time.
+struct Decoder {
+  cdc::DebeziumJsonReader reader;
+  /// The values of the lines of the current chunk (reset per chunk).
+  Arena arena{4 << 20};
+  std::unique_ptr<types::JsonRowParser> json_parser;
+  sink::TableTargetPtr json_target;
+  std::string limit_key;
+  /// The BeforeLimit of the last event with a before image, and its key.
+  const types::Schema* limit_schema = nullptr;
+  std::string limit_db;
+  std::string limit_table;
+  const BeforeLimit* limit = nullptr;
+  uint64_t limit_version = ~uint64_t{0};
+};
+
+/// Lines [begin, end) of `n` split into `parts` contiguous ranges: range `i`.
+std::pair<size_t, size_t> RangeOf(size_t n, size_t parts, size_t i) {
+  size_t base = n / parts;
+  size_t extra = n % parts;
+  size_t begin = i * base + std::min(i, extra);
+  return {begin, begin + base + (i < extra ? 1 : 0)};
+}
+
+/// Chunks of fewer lines are decoded on the source's thread alone.
+constexpr size_t kMinParallelLines = 64;
+
+}  // namespace
+
 struct IngestSource::Impl {
   IngestSourceOptions options;
   std::shared_ptr<sink::CheckpointPositions> positions;
@@ -253,6 +304,26 @@ struct IngestSource::Impl {
   std::unordered_map<std::string, int64_t> rows_per_table;
   const std::string* last_table_key = nullptr;
   int64_t* last_table_count = nullptr;
+
+  /// Parallel decoding (null when decode_parallelism is 1).
+  std::unique_ptr<DecodePool> pool;
+  std::vector<std::unique_ptr<Decoder>> decoders;
+  /// The lines of the current chunk, and what the decoders made of them (by
+  /// line; reused, sized once).
+  std::vector<Line> chunk;
+  std::vector<Result<cdc::DebeziumEvent>> chunk_events;
+  std::vector<Result<Row>> chunk_rows;
+  std::vector<std::string_view> chunk_missing;  ///< json: a required column that is null
+  std::vector<Value> chunk_values;              ///< json: mapped rows, width values per line
+  /// Before-image limits learnt by the source's thread, for the decoders
+  /// (read by them only while a chunk is decoded; changed only between).
+  std::unordered_map<std::string, BeforeLimit> before_limits;
+  uint64_t before_limits_version = 0;  ///< bumped when an entry is added
+  std::string limit_key;
+  const types::Schema* noted_schema = nullptr;
+  std::string noted_db;
+  std::string noted_table;
+  BeforeLimit* noted_limit = nullptr;
 
   /// IngestSourceOptions::committed_until, emptied once passed, and its
   /// largest position.
@@ -361,10 +432,22 @@ struct IngestSource::Impl {
     return before_fields;
   }
 
+  const types::Schema* KnownSchema() const {
+    return known_target ? known_target->metadata->CurrentSchema() : nullptr;
+  }
+
   Status ProcessDebezium(const Line& line) {
     arena.Reset();
-    const types::Schema* known = known_target ? known_target->metadata->CurrentSchema() : nullptr;
+    const types::Schema* known = KnownSchema();
     auto decoded = reader.Decode(line.text, known != nullptr ? known : &empty_schema, &arena);
+    return HandleDebezium(line, decoded, known, true);
+  }
+
+  /// Handles one decoded line. `known`: the schema given to Decode for
+  /// events without a schema block (null: none); `own_reader`: whether this
+  /// thread's `reader` decoded it (else a Decoder's).
+  Status HandleDebezium(const Line& line, Result<cdc::DebeziumEvent>& decoded,
+                        const types::Schema* known, bool own_reader) {
     if (!decoded) return BadInput(line, decoded.error());
     cdc::DebeziumEvent* event = &*decoded;
     if (event->kind == cdc::DebeziumEvent::Kind::kTruncate) return Truncate(line, *event);
@@ -390,18 +473,22 @@ struct IngestSource::Impl {
       const sink::TableTargetPtr& target = TableResolver::TargetOf(*state);
       if (known != target->metadata->CurrentSchema()) {
         known_target = target;
+        known = known_target->metadata->CurrentSchema();
         arena.Reset();
-        auto again = reader.Decode(line.text, target->metadata->CurrentSchema(), &arena);
+        auto again = reader.Decode(line.text, known, &arena);
         if (!again) return BadInput(line, again.error());
         redecoded = std::move(*again);
         event = &*redecoded;
+        own_reader = true;
       }
     }
     auto mapping = resolver->MappingFor(*state, event->row_schema, &event_error);
     if (!mapping) return FromResolver(line, std::move(mapping).error(), event_error);
     const RowMapping& m = **mapping;
     if (!event->before.empty()) {
-      reader.LimitBeforeImage(event->db, event->table, BeforeImageFields(m));
+      std::span<const int> fields = BeforeImageFields(m);
+      if (own_reader) reader.LimitBeforeImage(event->db, event->table, fields);
+      if (pool) NoteBeforeLimit(*event, known, fields);
     }
     auto rows = changes->Write(m, event->op, event->before, event->after, *out, &event_error);
     if (!rows) {
@@ -410,6 +497,54 @@ struct IngestSource::Impl {
     }
     CountEmitted(*m.target(), *rows);
     return Ok();
+  }
+
+  /// Remembers, for the decoders, the before-image fields of `event`'s table
+  /// with the schema that decoded it (its row schema, else `known`).
+  void NoteBeforeLimit(const cdc::DebeziumEvent& event, const types::Schema* known,
+                       std::span<const int> fields) {
+    const types::Schema* schema = event.row_schema ? event.row_schema.get() : known;
+    if (schema == nullptr) return;
+    if (noted_limit == nullptr || schema != noted_schema || event.db != noted_db ||
+        event.table != noted_table) {
+      BeforeLimitKey(schema, event.db, event.table, &limit_key);
+      auto [it, inserted] = before_limits.try_emplace(limit_key);
+      if (inserted) {
+        if (event.row_schema) {
+          it->second.keep = event.row_schema;
+        } else {
+          it->second.keep = known_target;
+        }
+        ++before_limits_version;
+      }
+      noted_limit = &it->second;
+      noted_schema = schema;
+      noted_db.assign(event.db);
+      noted_table.assign(event.table);
+    }
+    if (!std::equal(fields.begin(), fields.end(), noted_limit->fields.begin(),
+                    noted_limit->fields.end())) {
+      noted_limit->fields.assign(fields.begin(), fields.end());
+    }
+  }
+
+  /// On decoder `d`'s thread, after it decoded `event` with `known`: limits
+  /// its reader's later before images of the event's table as the source's
+  /// thread learnt (NoteBeforeLimit).
+  void ApplyBeforeLimit(Decoder& d, const cdc::DebeziumEvent& event, const types::Schema* known) {
+    const types::Schema* schema = event.row_schema ? event.row_schema.get() : known;
+    if (schema == nullptr) return;
+    if (d.limit_version != before_limits_version || schema != d.limit_schema ||
+        event.db != d.limit_db || event.table != d.limit_table) {
+      BeforeLimitKey(schema, event.db, event.table, &d.limit_key);
+      auto it = before_limits.find(d.limit_key);
+      d.limit = it == before_limits.end() ? nullptr : &it->second;
+      d.limit_version = before_limits_version;
+      d.limit_schema = schema;
+      d.limit_db.assign(event.db);
+      d.limit_table.assign(event.table);
+    }
+    if (d.limit != nullptr) d.reader.LimitBeforeImage(event.db, event.table, d.limit->fields);
   }
 
   /// A truncation of the event's table: the rows before it go to their
@@ -475,9 +610,128 @@ struct IngestSource::Impl {
   }
 
   Status ProcessLine(const Line& line) {
+    CountEvent();
+    return options.format == InputFormat::kJson ? ProcessJson(line) : ProcessDebezium(line);
+  }
+
+  void CountEvent() {
     ++totals.events;
     stats->events_read.fetch_add(1, std::memory_order_relaxed);
-    return options.format == InputFormat::kJson ? ProcessJson(line) : ProcessDebezium(line);
+  }
+
+  /// Starts the decoders of parallel decoding (Open).
+  void StartDecoders() {
+    size_t n = options.decode_parallelism != 0
+                   ? options.decode_parallelism
+                   : static_cast<size_t>(std::max(options.sink.write_parallelism, 1));
+    if (n <= 1) return;
+    size_t lines = std::max<size_t>(options.decode_chunk_lines, kMinParallelLines);
+    chunk.reserve(lines);
+    if (options.format == InputFormat::kJson) {
+      chunk_rows.resize(lines);
+      chunk_missing.resize(lines);
+    } else {
+      chunk_events.resize(lines);
+    }
+    for (size_t i = 0; i < n; ++i) decoders.push_back(std::make_unique<Decoder>());
+    pool = std::make_unique<DecodePool>(n);
+  }
+
+  /// Handles the lines in `chunk` (all of the current input), in order.
+  Status ProcessChunk() {
+    if (chunk.size() < kMinParallelLines) {
+      for (const Line& line : chunk) FLOE_RETURN_IF_ERROR(ProcessLine(line));
+      return Ok();
+    }
+    return options.format == InputFormat::kJson ? ProcessJsonChunk() : ProcessDebeziumChunk();
+  }
+
+  Status ProcessDebeziumChunk() {
+    const types::Schema* known = KnownSchema();
+    const types::Schema* decode_with = known != nullptr ? known : &empty_schema;
+    const size_t n = chunk.size();
+    const size_t parts = decoders.size();
+    auto task = [&](size_t i) {
+      Decoder& d = *decoders[i];
+      d.arena.Reset();
+      auto [begin, end] = RangeOf(n, parts, i);
+      for (size_t k = begin; k < end; ++k) {
+        chunk_events[k] = d.reader.Decode(chunk[k].text, decode_with, &d.arena);
+        const auto& e = chunk_events[k];
+        if (e && e->kind == cdc::DebeziumEvent::Kind::kRow && !e->before.empty()) {
+          ApplyBeforeLimit(d, *e, known);
+        }
+      }
+    };
+    pool->Run(task);
+    for (size_t k = 0; k < n; ++k) {
+      CountEvent();
+      // A line before this one changed the schema that events without a
+      // schema block decode with: decode it again, as sequential decoding does.
+      if (KnownSchema() != known) {
+        FLOE_RETURN_IF_ERROR(ProcessDebezium(chunk[k]));
+      } else {
+        FLOE_RETURN_IF_ERROR(HandleDebezium(chunk[k], chunk_events[k], known, false));
+      }
+    }
+    return Ok();
+  }
+
+  Status ProcessJsonChunk() {
+    // Every row goes to the one table: resolve it once. When that fails, the
+    // lines go the sequential way (which reports each of them).
+    bool event_error = false;
+    auto state = resolver->Resolve("", "", nullptr, &event_error);
+    const RowMapping* mapping = nullptr;
+    if (state) {
+      auto m = resolver->MappingFor(*state, nullptr, &event_error);
+      if (m) mapping = *m;
+    }
+    if (mapping == nullptr) {
+      for (const Line& line : chunk) FLOE_RETURN_IF_ERROR(ProcessLine(line));
+      return Ok();
+    }
+    const RowMapping& m = *mapping;
+    const size_t n = chunk.size();
+    const size_t width = m.width();
+    if (chunk_values.size() < n * width) chunk_values.resize(n * width);
+    const size_t parts = decoders.size();
+    auto task = [&](size_t i) {
+      Decoder& d = *decoders[i];
+      d.arena.Reset();
+      if (d.json_target != m.target()) {
+        d.json_target = m.target();
+        d.json_parser = std::make_unique<types::JsonRowParser>(m.table_schema());
+      }
+      auto [begin, end] = RangeOf(n, parts, i);
+      for (size_t k = begin; k < end; ++k) {
+        chunk_rows[k] = d.json_parser->Parse(chunk[k].text, &d.arena);
+        if (chunk_rows[k]) {
+          std::span<Value> a(chunk_values.data() + k * width, width);
+          chunk_missing[k] = m.Map(*chunk_rows[k], a, false);
+        }
+      }
+    };
+    pool->Run(task);
+    for (size_t k = 0; k < n; ++k) {
+      const Line& line = chunk[k];
+      CountEvent();
+      if (AlreadyCommitted(*m.target(), line)) continue;
+      if (!chunk_rows[k]) {
+        FLOE_RETURN_IF_ERROR(BadInput(line, chunk_rows[k].error()));
+        continue;
+      }
+      if (!chunk_missing[k].empty()) {
+        FLOE_RETURN_IF_ERROR(
+            BadInput(line, Error(ErrorCode::kInvalidArgument,
+                                 fmt::format("table {}: column '{}' is required but null",
+                                             m.target()->key, chunk_missing[k]))));
+        continue;
+      }
+      FLOE_RETURN_IF_ERROR(Emit(m.target(), RowKind::kInsert,
+                                std::span<Value>(chunk_values.data() + k * width, width)));
+    }
+    return Ok();
   }
 };
 
@@ -528,6 +782,7 @@ Status IngestSource::Open(const engine::OperatorContext& context,
     }
   }
   FLOE_RETURN_IF_ERROR(s.OpenInput(restored.input_index, restored.offset, restored.line));
+  if (!s.pool) s.StartDecoders();
   if (!s.options.dead_letter_path.empty()) {
     // A fresh start (no checkpoint) also truncates: nothing read before is kept.
     FLOE_RETURN_IF_ERROR(
@@ -548,7 +803,7 @@ Result<bool> IngestSource::Poll(engine::Collector<sink::RowBatch>& out) {
   auto deadline = start + s.options.max_poll_time;
   size_t lines = 0;
   while (lines < s.options.max_lines_per_poll) {
-    auto now = (lines & 63) == 0 ? std::chrono::steady_clock::now() : start;
+    auto now = (lines & 63) == 0 || s.pool ? std::chrono::steady_clock::now() : start;
     if (now >= deadline) break;
     auto wait = s.follow_current()
                     ? std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now)
@@ -564,8 +819,19 @@ Result<bool> IngestSource::Poll(engine::Collector<sink::RowBatch>& out) {
       s.ended = true;
       break;
     }
-    ++lines;
-    FLOE_RETURN_IF_ERROR(s.ProcessLine(*line));
+    if (!s.pool) {
+      ++lines;
+      FLOE_RETURN_IF_ERROR(s.ProcessLine(*line));
+      continue;
+    }
+    // Parallel decoding: this line and those after it already in the buffer.
+    s.chunk.clear();
+    s.chunk.push_back(*line);
+    size_t room = std::min(s.options.max_lines_per_poll - lines,
+                           std::max<size_t>(s.options.decode_chunk_lines, kMinParallelLines));
+    s.source->TakeBuffered(&s.chunk, room - 1);
+    lines += s.chunk.size();
+    FLOE_RETURN_IF_ERROR(s.ProcessChunk());
   }
   FLOE_RETURN_IF_ERROR(s.batcher->Flush(out));
   s.PublishStats();

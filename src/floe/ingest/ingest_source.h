@@ -40,6 +40,30 @@
 ///
 /// Errors that are not the event's fault (catalog I/O, commit failures,
 /// cancellation) always fail the job.
+///
+/// Parallel decoding (decode_parallelism > 1; docs/ingest.md, "Parallel
+/// decoding"): within one Poll, the lines already in the read buffer are
+/// taken as one chunk (up to decode_chunk_lines), split into contiguous
+/// ranges, and each range is decoded (and, for json rows, mapped into the
+/// table's column order) by its own decoder on its own thread (a DecodePool
+/// started once by Open). Then the source's thread handles the decoded lines
+/// one after the other in input order, exactly as it handles a line decoded
+/// by itself: tables are resolved, created and evolved, truncations and
+/// schema-change events are applied, bad lines are reported or dead-lettered,
+/// rows go to the batcher. So rows reach the writers in input order (events
+/// of one key stay in order), and positions, checkpoints and dead letters are
+/// those of sequential decoding: the position only moves once the whole chunk
+/// was handed on, and Poll still ends with a flush. A line whose decoding
+/// depended on state that the lines before it in the chunk changed (a
+/// Debezium event without a schema block, decoded with the schema of
+/// another table or of an older table version) is decoded again on the
+/// source's thread; json rows whose table cannot be resolved make the chunk
+/// go through the sequential path. A Debezium before image is limited to the
+/// fields floe reads (cdc::DebeziumJsonReader::LimitBeforeImage) by each
+/// decoder from the lines the source's thread handled before the chunk, so
+/// in a chunk the first before images of a table may be decoded in full
+/// (as after a restart). Standard input and --follow use it for what is
+/// buffered; a chunk of fewer than 64 lines is decoded sequentially.
 
 #include <chrono>
 #include <cstdint>
@@ -105,6 +129,13 @@ struct IngestSourceOptions {
   std::chrono::milliseconds max_poll_time{200};
   /// Rows per RowBatch.
   size_t batch_rows = 1024;
+  /// Threads that decode lines (`--decode-parallelism`; the source's own
+  /// thread is one of them). 0: `sink.write_parallelism`. 1: every line is
+  /// decoded on the source's thread, one after the other. More: see
+  /// "Parallel decoding" below.
+  size_t decode_parallelism = 0;
+  /// The most lines decoded in parallel at once (one chunk).
+  size_t decode_chunk_lines = 4096;
 };
 
 /// Checks the options on their own (before a job is built).

@@ -123,31 +123,46 @@ Status LineSource::CheckNotTruncated() {
   return Ok();
 }
 
+bool LineSource::TakeLine(Line* line) {
+  while (true) {
+    const char* start = buffer_.get() + begin_;
+    size_t available = end_ - begin_;
+    if (scan_ >= available) return false;
+    const char* nl = static_cast<const char*>(std::memchr(start + scan_, '\n', available - scan_));
+    if (nl == nullptr) {
+      scan_ = available;
+      return false;
+    }
+    size_t length = static_cast<size_t>(nl - start);
+    line->offset = consumed_offset_;
+    line->number = ++consumed_lines_;
+    consumed_offset_ += static_cast<int64_t>(length + 1);
+    line->end_offset = consumed_offset_;
+    begin_ += length + 1;
+    scan_ = 0;
+    if (length > 0 && start[length - 1] == '\r') --length;
+    if (length == 0) continue;  // empty line: skipped
+    line->text = std::string_view(start, length);
+    return true;
+  }
+}
+
+size_t LineSource::TakeBuffered(std::vector<Line>* out, size_t max_lines) {
+  size_t taken = 0;
+  Line line;
+  while (taken < max_lines && TakeLine(&line)) {
+    out->push_back(line);
+    ++taken;
+  }
+  return taken;
+}
+
 Result<std::optional<Line>> LineSource::Next(std::chrono::milliseconds wait) {
   auto deadline = std::chrono::steady_clock::now() + wait;
   while (true) {
     // A complete line in the buffer?
-    const char* start = buffer_.get() + begin_;
-    size_t available = end_ - begin_;
-    const char* nl = nullptr;
-    if (scan_ < available) {
-      nl = static_cast<const char*>(std::memchr(start + scan_, '\n', available - scan_));
-    }
-    if (nl != nullptr) {
-      size_t length = static_cast<size_t>(nl - start);
-      Line line;
-      line.offset = consumed_offset_;
-      line.number = ++consumed_lines_;
-      consumed_offset_ += static_cast<int64_t>(length + 1);
-      line.end_offset = consumed_offset_;
-      begin_ += length + 1;
-      scan_ = 0;
-      if (length > 0 && start[length - 1] == '\r') --length;
-      if (length == 0) continue;  // empty line: skipped
-      line.text = std::string_view(start, length);
-      return line;
-    }
-    scan_ = available;
+    Line complete;
+    if (TakeLine(&complete)) return complete;
     if (at_end_) return std::nullopt;
 
     if (is_stdin()) {

@@ -26,6 +26,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "floe/common/result.h"
 
@@ -34,7 +35,8 @@ namespace floe::ingest {
 /// The name of standard input.
 inline constexpr std::string_view kStandardInput = "-";
 
-/// One line. `text` stays valid until the next call to LineSource::Next.
+/// One line. `text` stays valid until the next call to LineSource::Next
+/// (TakeBuffered does not invalidate it).
 struct Line {
   std::string_view text;
   /// 1-based line number in the input.
@@ -74,6 +76,16 @@ class LineSource {
   /// naming the file and offset; kInvalidArgument if a followed file shrank.
   Result<std::optional<Line>> Next(std::chrono::milliseconds wait = std::chrono::milliseconds(0));
 
+  /// Appends to `*out` up to `max_lines` further non-empty lines that are
+  /// already complete in the read buffer (ended by "\n"), without reading
+  /// the input, waiting or moving the buffer; returns how many. Every line
+  /// returned by Next or TakeBuffered since the last Next stays valid until
+  /// the next call to Next, so a caller can hold a chunk of lines at once
+  /// (`floe ingest`'s parallel decoding). Positions and line numbers advance
+  /// as with Next. A last line without "\n" is returned by Next only. Never
+  /// fails; allocates only if `*out` must grow.
+  size_t TakeBuffered(std::vector<Line>* out, size_t max_lines);
+
   /// True once the input has ended (never with follow).
   bool at_end() const { return at_end_; }
   const std::string& path() const { return options_.path; }
@@ -90,6 +102,9 @@ class LineSource {
   /// Reads more bytes into the buffer: >0 bytes read, 0 at end of file.
   Result<size_t> Fill();
   Status CheckNotTruncated();
+  /// Takes the next complete line out of the buffer into `*line` (empty
+  /// lines are consumed and skipped); false when the buffer holds none.
+  bool TakeLine(Line* line);
 
   LineSourceOptions options_;
   int fd_ = -1;

@@ -182,6 +182,9 @@ Result<IngestOptions> ResolveIngestOptions(IngestOptions options) {
   if (options.parallelism < 1 || options.commit_parallelism < 1) {
     return InvalidArgument("--parallelism must be at least 1");
   }
+  if (options.decode_parallelism < 0) {
+    return InvalidArgument("--decode-parallelism must not be negative");
+  }
   if (!options.catalog) return InvalidArgument("no catalog");
   if (options.state_dir.empty()) {
     if (options.inputs[0] == kStandardInput) {
@@ -218,6 +221,7 @@ Result<IngestSourceOptions> MakeSourceOptions(const IngestOptions& options) {
   source.dead_letter_path = options.dead_letter_path;
   source.committed_until = options.committed_until;
   source.sink = options.sink;
+  source.decode_parallelism = static_cast<size_t>(options.decode_parallelism);
   TableResolverOptions& tables = source.tables;
   if (!options.table.empty()) {
     FLOE_ASSIGN_OR_RETURN(auto id, iceberg::TableIdentifier::Parse(options.table));

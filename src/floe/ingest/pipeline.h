@@ -59,6 +59,10 @@ struct IngestOptions {
   int parallelism = 1;
   /// Committer subtasks (default 1; tables are spread by name hash).
   int commit_parallelism = 1;
+  /// `--decode-parallelism`: threads that decode input lines, the source's
+  /// own included (IngestSourceOptions::decode_parallelism); 0 (default):
+  /// as `parallelism`.
+  int decode_parallelism = 0;
   /// `--upsert`: upsert for every table; unset: each table's
   /// `write.upsert.enabled`.
   std::optional<bool> upsert;

@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -309,6 +311,284 @@ TEST_F(IngestSourceTest, FollowReturnsWithinThePollBudget) {
   }
   ASSERT_TRUE(source->Poll(out).has_value());
   EXPECT_EQ(out.Rows().size(), 2u);
+}
+
+// ------------------------------------------------------------ parallel decoding
+
+/// Every batch as text: "T table" for a truncation, else one
+/// "table kind v1 v2 ..." per row: every column of an insert or update-after,
+/// the first (the key) of a before image (-U, -D), whose other columns the
+/// writers do not read and the reader may leave null
+/// (cdc::DebeziumJsonReader::LimitBeforeImage).
+std::vector<std::string> Everything(const Recorder& r) {
+  std::vector<std::string> out;
+  for (const auto& b : r.batches) {
+    if (b.truncate) out.push_back("T " + b.target->key);
+    for (size_t i = 0; i < b.size(); ++i) {
+      static const char* kKinds[] = {"+I", "-U", "+U", "-D"};
+      std::string row = b.target->key + " " + kKinds[static_cast<int>(b.kinds[i])];
+      bool before_image = b.kinds[i] == RowKind::kUpdateBefore || b.kinds[i] == RowKind::kDelete;
+      for (const types::Value& v : b.rows[i]) {
+        if (before_image && &v != &b.rows[i][0]) break;
+        switch (v.kind) {
+          case types::Value::Kind::kNull:
+            row += " null";
+            break;
+          case types::Value::Kind::kInt32:
+            row += " " + std::to_string(v.i32);
+            break;
+          case types::Value::Kind::kInt64:
+            row += " " + std::to_string(v.i64);
+            break;
+          case types::Value::Kind::kBytes:
+            row += " '" + std::string(v.as_bytes()) + "'";
+            break;
+          default:
+            row += " ?";
+            break;
+        }
+      }
+      out.push_back(std::move(row));
+    }
+  }
+  return out;
+}
+
+/// A Debezium event whose schema block has a third column, "age" (int32).
+std::string DebeziumWithAge(std::string_view op, std::string_view before, std::string_view after,
+                            std::string_view table = "t") {
+  std::string line = Debezium(op, before, after, table);
+  const std::string name_field = R"({"type":"string","optional":true,"field":"name"})";
+  const std::string age_field = R"(,{"type":"int32","optional":true,"field":"age"})";
+  for (size_t at = line.find(name_field); at != std::string::npos;
+       at = line.find(name_field, at + 1)) {
+    line.insert(at + name_field.size(), age_field);
+  }
+  return line;
+}
+
+/// What one run of the source over the fixture's input made.
+struct Outcome {
+  std::vector<std::string> rows;
+  std::string dead_letters;
+  nlohmann::json state;
+  std::string error;
+};
+
+class ParallelDecodeTest : public IngestSourceTest {
+ protected:
+  /// Drains the input with `decode_parallelism` decoders into a fresh
+  /// warehouse; with `restart_after_first_poll`, takes a checkpoint after the
+  /// first Poll, drops the source (a crash) and resumes from it.
+  Outcome DrainWith(IngestSourceOptions options, size_t decode_parallelism,
+                    bool restart_after_first_poll = false) {
+    auto catalog = testing::MakeHadoopCatalog(dir_ / ("warehouse" + std::to_string(++runs_)));
+    options.sink.catalog = [catalog]() -> Result<std::shared_ptr<iceberg::Catalog>> {
+      return catalog;
+    };
+    options.decode_parallelism = decode_parallelism;
+    options.decode_chunk_lines = 100;
+    options.max_lines_per_poll = 250;
+    options.dead_letter_path = dir_ / ("dead" + std::to_string(runs_) + ".jsonl");
+    Outcome run;
+    Recorder out;
+    std::optional<std::string> checkpoint;
+    auto source = Open(options);
+    if (restart_after_first_poll) {
+      auto more = source->Poll(out);
+      EXPECT_TRUE(more.has_value());
+      checkpoint = *source->SnapshotState(1);
+      // Rows after the checkpoint and dead letters written since are lost.
+      Recorder lost;
+      (void)IngestSourceTest::Drain(*source, lost);
+      source = Open(options, checkpoint);
+    }
+    Status s = IngestSourceTest::Drain(*source, out);
+    if (!s) run.error = s.error().message();
+    run.rows = Everything(out);
+    run.dead_letters = ReadFile(options.dead_letter_path);
+    run.state = nlohmann::json::parse(*source->SnapshotState(2));
+    return run;
+  }
+
+  int runs_ = 0;
+};
+
+TEST_F(ParallelDecodeTest, JsonRowsAreTheSameInOrderWithDeadLettersAndPositions) {
+  std::vector<std::string> lines;
+  int bad = 0;
+  for (int i = 0; i < 1000; ++i) {
+    if (i % 97 == 13) {
+      lines.push_back(R"({"id": "bad"})");
+      ++bad;
+    } else if (i % 89 == 5) {
+      lines.push_back(R"({"name": "no id"})");
+      ++bad;
+    } else if (i % 101 == 7) {
+      lines.push_back("");
+    } else {
+      lines.push_back(fmt::format(R"({{"id": {}, "name": "n{}"}})", i, i));
+    }
+  }
+  WriteInput(lines);
+  auto options = JsonOptions();
+  options.on_error = OnError::kSkip;
+  Outcome sequential = DrainWith(options, 1);
+  ASSERT_EQ(sequential.error, "");
+  Outcome parallel = DrainWith(options, 3);
+  ASSERT_EQ(parallel.error, "");
+  EXPECT_EQ(parallel.rows, sequential.rows);
+  EXPECT_GT(sequential.rows.size(), 950u);
+  EXPECT_EQ(sequential.rows[1], "ns.rows +I 1 'n1'");
+  EXPECT_EQ(parallel.dead_letters, sequential.dead_letters);
+  EXPECT_EQ(std::count(parallel.dead_letters.begin(), parallel.dead_letters.end(), '\n'), bad);
+  EXPECT_EQ(parallel.state["offset"], std::filesystem::file_size(input_));
+  EXPECT_EQ(parallel.state, sequential.state);
+
+  // A crash after the first checkpoint: with the rows emitted before it, the
+  // resumed run emits every row once, and the dead-letter file holds each
+  // bad line once.
+  Outcome restarted = DrainWith(options, 3, /*restart_after_first_poll=*/true);
+  ASSERT_EQ(restarted.error, "");
+  EXPECT_EQ(restarted.dead_letters, sequential.dead_letters);
+  EXPECT_EQ(restarted.state["counts"], sequential.state["counts"]);
+  EXPECT_EQ(restarted.rows, sequential.rows);
+}
+
+TEST_F(ParallelDecodeTest, JsonBadLineFailsWithItsFileLineAndOffset) {
+  std::vector<std::string> lines;
+  for (int i = 0; i < 500; ++i) lines.push_back(fmt::format(R"({{"id": {}}})", i));
+  lines[321] = R"({"id": 1.5})";
+  WriteInput(lines);
+  Outcome sequential = DrainWith(JsonOptions(), 1);
+  Outcome parallel = DrainWith(JsonOptions(), 2);
+  EXPECT_NE(sequential.error.find(input_ + ":322 (offset "), std::string::npos) << sequential.error;
+  EXPECT_EQ(parallel.error, sequential.error);
+}
+
+TEST_F(ParallelDecodeTest, DebeziumChangesKeepTheirOrderAcrossTablesSchemasAndTruncations) {
+  std::vector<std::string> lines;
+  for (int i = 0; i < 1200; ++i) {
+    std::string table = i % 3 == 0 ? "u" : "t";
+    int id = i % 17;
+    std::string row = fmt::format(R"({{"id":{},"name":"v{}"}})", id, i);
+    std::string old_row = fmt::format(R"({{"id":{},"name":"x"}})", id);
+    switch (i % 11) {
+      case 0:
+        lines.push_back(Debezium("c", "null", row, table));
+        break;
+      case 1:
+        lines.push_back(Debezium("u", old_row, row, table));
+        break;
+      case 2:
+        lines.push_back(Debezium("d", old_row, "null", table));
+        break;
+      // Without a schema block: decoded with the table's schema, which the
+      // lines before it may have changed.
+      case 3:
+        lines.push_back(Debezium("u", "null", row, table, false));
+        break;
+      case 4:
+        lines.push_back(Debezium("d", old_row, "null", table, false));
+        break;
+      case 5:
+        lines.push_back("null");
+        break;
+      case 6:
+        lines.push_back(Debezium("c", "null", fmt::format(R"({{"id":"bad{}"}})", i), table));
+        break;
+      case 7:
+        lines.push_back(R"({"payload": {"op": "c", "after": {)");
+        break;
+      case 8:
+        if (i > 600) {  // the table gains a column
+          lines.push_back(DebeziumWithAge(
+              "u", old_row, fmt::format(R"({{"id":{},"name":"a{}","age":{}}})", id, i, i), table));
+        } else {
+          lines.push_back(Debezium("r", "null", row, table));
+        }
+        break;
+      case 9:
+        if (i % 4 == 1) {
+          lines.push_back(fmt::format(
+              R"({{"payload":{{"op":"t","before":null,"after":null,"source":{{"db":"db","table":"{}"}},"ts_ms":1}}}})",
+              table));
+        } else {
+          lines.push_back(Debezium("u", old_row, row, table));
+        }
+        break;
+      default:
+        lines.push_back(Debezium("c", "null", row, table));
+        break;
+    }
+  }
+  WriteInput(lines);
+  auto options = DebeziumOptions();
+  options.on_error = OnError::kSkip;
+  Outcome sequential = DrainWith(options, 1);
+  ASSERT_EQ(sequential.error, "");
+  EXPECT_NE(std::find(sequential.rows.begin(), sequential.rows.end(), "T db.u"),
+            sequential.rows.end());
+  EXPECT_GT(sequential.rows.size(), 900u);
+  for (size_t decoders : {2, 3}) {
+    SCOPED_TRACE(decoders);
+    Outcome parallel = DrainWith(options, decoders);
+    ASSERT_EQ(parallel.error, "");
+    EXPECT_EQ(parallel.rows, sequential.rows);
+    EXPECT_EQ(parallel.dead_letters, sequential.dead_letters);
+    EXPECT_EQ(parallel.state, sequential.state);
+  }
+  Outcome restarted = DrainWith(options, 2, /*restart_after_first_poll=*/true);
+  ASSERT_EQ(restarted.error, "");
+  EXPECT_EQ(restarted.dead_letters, sequential.dead_letters);
+  EXPECT_EQ(restarted.state["counts"], sequential.state["counts"]);
+  // Every change once, in order per table. (The run that crashed evolved
+  // the table, so the resumed run's rows before the evolution have one more
+  // column, and its batches of the two tables interleave differently.)
+  auto by_table = [](const std::vector<std::string>& rows) {
+    std::map<std::string, std::vector<std::string>> out;
+    for (const auto& row : rows) {
+      std::string table = row.substr(0, row.find(' '));
+      if (table == "T") table = row.substr(2);
+      out[table].push_back(row);
+    }
+    return out;
+  };
+  auto restarted_tables = by_table(restarted.rows);
+  auto sequential_tables = by_table(sequential.rows);
+  ASSERT_EQ(restarted_tables.size(), sequential_tables.size());
+  for (const auto& [table, rows] : sequential_tables) {
+    SCOPED_TRACE(table);
+    const auto& resumed = restarted_tables[table];
+    ASSERT_EQ(resumed.size(), rows.size());
+    for (size_t i = 0; i < rows.size(); ++i)
+      EXPECT_EQ(resumed[i].substr(0, rows[i].size()), rows[i]);
+  }
+}
+
+TEST_F(ParallelDecodeTest, FollowDecodesWhatIsBuffered) {
+  std::vector<std::string> lines;
+  for (int i = 0; i < 300; ++i) lines.push_back(fmt::format(R"({{"id": {}}})", i));
+  WriteInput(lines);
+  auto options = JsonOptions();
+  options.follow = true;
+  options.decode_parallelism = 2;
+  options.max_poll_time = std::chrono::milliseconds(100);
+  auto source = Open(options);
+  Recorder out;
+  for (int i = 0; i < 5 && out.Rows().size() < 300; ++i) ASSERT_TRUE(source->Poll(out).has_value());
+  ASSERT_EQ(out.Rows().size(), 300u);
+  {
+    std::ofstream append(input_, std::ios::app);
+    append << R"({"id": 300})"
+           << "\n"
+           << R"({"id": 301})";  // the last line is partial
+  }
+  ASSERT_TRUE(source->Poll(out).has_value());
+  auto rows = out.Rows();
+  ASSERT_EQ(rows.size(), 301u);
+  EXPECT_EQ(rows[299], "ns.rows +I 299");
+  EXPECT_EQ(rows[300], "ns.rows +I 300");
 }
 
 }  // namespace

@@ -71,6 +71,42 @@ TEST_F(LineSourceTest, ResumesAtTheEndOffsetOfALine) {
   EXPECT_EQ(Drain(**resumed), (std::vector<std::string>{"2@4-8:two", "3@8-14:three"}));
 }
 
+TEST_F(LineSourceTest, TakeBufferedReturnsOnlyCompleteBufferedLinesThatStayValid) {
+  // 64-byte buffer: the first read holds "a\r\n", "", "bb", "ccc" and part
+  // of the long line; the last line has no newline.
+  std::string long_line(70, 'x');
+  Write("a\r\n\nbb\nccc\n" + long_line + "\nd\ne");
+  auto opened = LineSource::Open({.path = path_, .buffer_size = 64});
+  ASSERT_TRUE(opened.has_value());
+  LineSource& source = **opened;
+  auto first = source.Next();
+  ASSERT_TRUE(first && *first);
+  std::vector<Line> lines{**first};
+  EXPECT_EQ(source.TakeBuffered(&lines, 1), 1u);    // at most max_lines
+  EXPECT_EQ(source.TakeBuffered(&lines, 100), 1u);  // "ccc"; the long line is not complete
+  ASSERT_EQ(lines.size(), 3u);
+  // Every line taken since Next is still readable, with its position.
+  auto text = [](const Line& l) {
+    return std::to_string(l.number) + "@" + std::to_string(l.offset) + "-" +
+           std::to_string(l.end_offset) + ":" + std::string(l.text);
+  };
+  EXPECT_EQ(text(lines[0]), "1@0-3:a");
+  EXPECT_EQ(text(lines[1]), "3@4-7:bb");
+  EXPECT_EQ(text(lines[2]), "4@7-11:ccc");
+  EXPECT_EQ(source.position(), 11);
+  EXPECT_EQ(source.line_number(), 4);
+  // Next reads on; TakeBuffered never returns the last line without newline.
+  auto next = source.Next();
+  ASSERT_TRUE(next && *next);
+  EXPECT_EQ((*next)->text, long_line);
+  lines.clear();
+  EXPECT_EQ(source.TakeBuffered(&lines, 100), 1u);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(text(lines[0]), "6@82-84:d");
+  EXPECT_EQ(source.TakeBuffered(&lines, 100), 0u);
+  EXPECT_EQ(Drain(source), (std::vector<std::string>{"7@84-85:e"}));
+}
+
 TEST_F(LineSourceTest, ResumeBeyondTheEndIsRefused) {
   Write("one\n");
   auto source = LineSource::Open({.path = path_}, 100, 3);
