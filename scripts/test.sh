@@ -9,9 +9,9 @@
 #   setup        scripts/setup.sh without its build (packages, .cache/venv)
 #   build        release build in build/ (the CLI at build/floe)
 #   unit         ctest -L unit, except tests named *Integration*
-#   services     scripts/services/mariadb.sh, s3.sh and iceberg-rest.sh start
+#   services     scripts/services/mariadb.sh, s3.sh, kafka.sh and iceberg-rest.sh start
 #                (stopped again on exit)
-#   integration  ctest -R Integration against that MariaDB, S3 and REST catalog server
+#   integration  ctest -R Integration against that MariaDB, S3, Kafka and REST catalog server
 #   pytest       tests/ (interop with pyarrow, DuckDB, fastavro, PyIceberg;
 #                integration) in .cache/venv, with FLOE_BIN=build/floe
 #   fuzz         scripts/fuzz.sh (FLOE_FUZZ_SECONDS per target, default 30)
@@ -40,6 +40,11 @@ export FLOE_TEST_REST_PORT="${FLOE_TEST_REST_PORT:-9181}"
 export FLOE_TEST_REST_URI="${FLOE_TEST_REST_URI:-http://${FLOE_TEST_REST_HOST}:${FLOE_TEST_REST_PORT}}"
 export FLOE_TEST_REST_S3_PORT="${FLOE_TEST_REST_S3_PORT:-9182}"
 export FLOE_TEST_REST_S3_URI="${FLOE_TEST_REST_S3_URI:-http://${FLOE_TEST_REST_HOST}:${FLOE_TEST_REST_S3_PORT}}"
+# A Kafka broker (Java, from Maven); with FLOE_TEST_KAFKA_BOOTSTRAP set, the
+# Kafka tests fail (never skip) when it does not answer.
+export FLOE_TEST_KAFKA_HOST="${FLOE_TEST_KAFKA_HOST:-127.0.0.1}"
+export FLOE_TEST_KAFKA_PORT="${FLOE_TEST_KAFKA_PORT:-9092}"
+export FLOE_TEST_KAFKA_BOOTSTRAP="${FLOE_TEST_KAFKA_BOOTSTRAP:-${FLOE_TEST_KAFKA_HOST}:${FLOE_TEST_KAFKA_PORT}}"
 export FLOE_BIN="${ROOT}/build/floe"
 
 passed=()
@@ -122,6 +127,7 @@ run_services() {
   local rc=0
   "${script}" start || rc=1
   start_s3 || rc=1
+  start_kafka || rc=1
   start_iceberg_rest || rc=1
   return "${rc}"
 }
@@ -143,6 +149,18 @@ start_iceberg_rest() {
     started_services+=(iceberg-rest-s3)
   fi
   "${ROOT}/scripts/services/iceberg-rest-s3.sh" start
+}
+
+# The Kafka broker of the Kafka tests.
+start_kafka() {
+  local script="${ROOT}/scripts/services/kafka.sh"
+  [[ -x "${script}" ]] || return 0
+  if "${script}" status >/dev/null 2>&1; then
+    echo "kafka was already running; leaving it running afterwards"
+  else
+    started_services+=(kafka)
+  fi
+  "${script}" start
 }
 
 # The S3 server of the S3FileIO tests (moto); its credentials are exported
