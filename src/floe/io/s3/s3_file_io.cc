@@ -266,6 +266,20 @@ Result<std::unique_ptr<S3FileIO>> S3FileIO::Make(
   return std::make_unique<S3FileIO>(S3Client::Make(std::move(options)));
 }
 
+std::unique_ptr<ResolvingFileIO> MakeResolvingFileIO(std::map<std::string, std::string> properties,
+                                                     EnvLookup env) {
+  auto factory = [env = std::move(env)](
+                     std::string_view scheme,
+                     const ResolvingFileIO::Properties& props) -> Result<std::unique_ptr<FileIO>> {
+    if (scheme != "s3") {
+      return NotSupported("scheme '{}' not supported (local paths, file:// and s3://)", scheme);
+    }
+    FLOE_ASSIGN_OR_RETURN(auto io, S3FileIO::Make(props, env));
+    return std::unique_ptr<FileIO>(std::move(io));
+  };
+  return std::make_unique<ResolvingFileIO>(std::move(properties), std::move(factory));
+}
+
 Result<std::unique_ptr<InputFile>> S3FileIO::OpenInput(std::string_view path) {
   FLOE_ASSIGN_OR_RETURN(S3Location at, ParseS3Uri(path));
   FLOE_ASSIGN_OR_RETURN(ObjectInfo info, client_->HeadObject(at));

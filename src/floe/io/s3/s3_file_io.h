@@ -47,6 +47,7 @@
 #include <vector>
 
 #include "floe/io/file_io.h"
+#include "floe/io/resolving_file_io.h"
 #include "floe/io/s3/s3_client.h"
 #include "floe/io/s3/s3_options.h"
 
@@ -99,5 +100,12 @@ class S3FileIO final : public FileIO {
  private:
   std::shared_ptr<S3Client> client_;
 };
+
+/// The FileIO of a catalog (docs/s3.md, "One FileIO for a catalog"): local
+/// paths and file:// URIs on the local file system, s3://, s3a:// and s3n://
+/// through one S3FileIO made with S3FileIO::Make from the properties (and
+/// `env`) in force at the first such path. No S3 setting is read before then.
+std::unique_ptr<ResolvingFileIO> MakeResolvingFileIO(std::map<std::string, std::string> properties,
+                                                     EnvLookup env = ProcessEnvironment());
 
 }  // namespace floe::io::s3

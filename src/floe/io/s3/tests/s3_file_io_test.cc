@@ -4,6 +4,9 @@
 // S3-compatible server: s3_integration_test.cc.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
+#include "floe/io/deferred_sync_file_io.h"
 #include "floe/io/s3/s3_file_io.h"
 #include "floe/io/s3/tests/fake_s3.h"
 
@@ -215,6 +218,51 @@ TEST_F(S3FileIOTest, ListExistsDeleteRename) {
   auto bad = io_->OpenInput("file:///etc/passwd");
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().code(), ErrorCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace floe::io::s3
+
+namespace floe::io::s3 {
+namespace {
+
+// The sink and the sql catalog write through DeferredSyncFileIO: over S3 a
+// deferred Sync() must not make anything visible, SyncDeferred() must send
+// nothing (closed objects are durable), and the object appears at Close().
+TEST_F(S3FileIOTest, DeferredSyncOverS3IsVisibleOnlyAfterCloseAndSendsNoSync) {
+  DeferredSyncFileIO deferred(*io_);
+  auto out = deferred.CreateOutput("s3://b/t/data.parquet");
+  ASSERT_TRUE(out) << out.error().ToString();
+  ASSERT_TRUE((*out)->Write("rows"));
+  ASSERT_TRUE((*out)->Sync());
+  EXPECT_EQ(deferred.deferred_files(), 1u);
+  const size_t requests = fake_->log().size();
+  ASSERT_TRUE(deferred.SyncDeferred());
+  EXPECT_EQ(fake_->log().size(), requests);  // nothing sent
+  EXPECT_FALSE(*io_->Exists("s3://b/t/data.parquet"));
+  ASSERT_TRUE((*out)->Close());
+  EXPECT_EQ(*io_->ReadAll("s3://b/t/data.parquet"), "rows");
+}
+
+TEST(MakeResolvingFileIOTest, S3SettingsAreReadOnlyForS3Paths) {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("floe_make_resolving_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  // No credentials anywhere: local paths still work.
+  EnvLookup empty = [](std::string_view) -> std::optional<std::string> { return std::nullopt; };
+  auto io = MakeResolvingFileIO({{"type", "sql"}}, empty);
+  ASSERT_TRUE(io->WriteNew((dir / "x").string(), "local"));
+  EXPECT_EQ(*io->ReadAll("file://" + (dir / "x").string()), "local");
+  auto r = io->OpenInput("s3://bucket/ns/t/metadata/v1.metadata.json");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(r.error().ToString().find("s3://bucket/ns/t/metadata/v1.metadata.json"),
+            std::string::npos);
+  EXPECT_NE(r.error().ToString().find("credentials"), std::string::npos);
+  auto gs = io->Exists("gs://bucket/k");
+  ASSERT_FALSE(gs);
+  EXPECT_EQ(gs.error().code(), ErrorCode::kNotSupported);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
