@@ -8,6 +8,10 @@
 // every third accepted row event, the before images of its table are limited
 // to the first field (as `floe ingest` limits them to the key), so later
 // events also take the path that skips the other members.
+// Every line is also decoded by a second reader with the one-pass decoder
+// off: the two must agree (the same error message, or the same event and
+// values), so the one-pass decoder is never more lenient than the simdjson
+// decoder and never decodes a value differently.
 // Seeds and crash regressions: tests/fuzz/debezium_json/.
 
 #include <cstddef>
@@ -23,6 +27,7 @@ namespace {
 
 using floe::fuzz::Check;
 using floe::fuzz::CheckValue;
+using floe::types::SameValue;
 using floe::types::Type;
 using floe::types::TypeId;
 using floe::types::Value;
@@ -63,12 +68,35 @@ const floe::types::Schema& KnownSchema() {
   return *schema;
 }
 
+void CheckSameRow(floe::types::Row a, floe::types::Row b) {
+  Check(a.size() == b.size());
+  for (size_t i = 0; i < a.size(); ++i) Check(SameValue(a[i], b[i]));
+}
+
+void CheckSame(const floe::Result<floe::cdc::DebeziumEvent>& a,
+               const floe::Result<floe::cdc::DebeziumEvent>& b) {
+  Check(a.has_value() == b.has_value());
+  if (!a) {
+    Check(a.error().ToString() == b.error().ToString());
+    return;
+  }
+  Check(a->kind == b->kind && a->op == b->op && a->db == b->db && a->table == b->table &&
+        a->ts_ms == b->ts_ms && a->schema_change_kind == b->schema_change_kind &&
+        a->table_keys.size() == b->table_keys.size());
+  Check((a->row_schema == nullptr) == (b->row_schema == nullptr));
+  CheckSameRow(a->before, b->before);
+  CheckSameRow(a->after, b->after);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view input(reinterpret_cast<const char*>(data), size);
   floe::cdc::DebeziumJsonReader reader;
   floe::Arena arena;
+  floe::cdc::DebeziumJsonReader slow;  // the simdjson decoder only
+  floe::cdc::dbz::ReaderTesting::UseOnePass(&slow, false);
+  floe::Arena slow_arena;
   std::shared_ptr<const floe::types::Schema> last_block;
   for (int n = 0; !input.empty() && n < 64; ++n) {
     size_t nl = input.find('\n');
@@ -77,6 +105,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const floe::types::Schema* known =
         (n % 2 == 0 || !last_block) ? &KnownSchema() : last_block.get();
     auto event = reader.Decode(line, known, &arena);
+    CheckSame(event, slow.Decode(line, known, &slow_arena));
     if (!event) {
       (void)event.error().ToString();
       continue;
@@ -95,6 +124,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (n % 3 == 0) {
       static constexpr int kFirstField[] = {0};
       reader.LimitBeforeImage(event->db, event->table, kFirstField);
+      slow.LimitBeforeImage(event->db, event->table, kFirstField);
     }
   }
   return 0;

@@ -116,6 +116,7 @@ KeyPattern::KeyPattern(std::string_view name) {
   }
   std::string quoted(name);
   quoted.push_back('"');
+  size_ = static_cast<uint32_t>(quoted.size());
   if (quoted.size() > 16) {
     form_ = Form::kLong;
     quoted_ = std::move(quoted);
@@ -133,6 +134,13 @@ KeyPattern::KeyPattern(std::string_view name) {
 
 void FinishPlan(FieldPlan* plan) {
   plan->key = KeyPattern(plan->name);
+  plan->follows.clear();
+  if (plan->type_id == TypeId::kStruct) {
+    for (size_t i = 0; i < plan->children.size(); ++i) {
+      plan->follows.push_back(static_cast<uint32_t>(i + 1));
+    }
+    plan->follows.push_back(0);
+  }
   for (FieldPlan& child : plan->children) FinishPlan(&child);
 }
 
@@ -503,6 +511,11 @@ struct DebeziumJsonReader::Impl final : dbz::PlanSource {
   static constexpr size_t kMaxCachedBlocks = 8192;
 
   std::unique_ptr<dbz::Decoder> decoder;
+  dbz::OnePassDecoder onepass;
+  bool use_onepass = true;
+  uint64_t onepass_events = 0;
+  /// The plan that decoded the row images of the last event (either decoder's).
+  const dbz::RowPlan* last_row_plan = nullptr;
   std::unordered_map<uint64_t, std::vector<std::unique_ptr<Entry>>> blocks;
   size_t block_count = 0;
   /// The most recently used blocks, most recent first (null: unused slot).
@@ -610,12 +623,32 @@ DebeziumJsonReader::~DebeziumJsonReader() = default;
 
 Result<DebeziumEvent> DebeziumJsonReader::Decode(std::string_view line, const types::Schema* known,
                                                  Arena* arena) {
-  return impl_->decoder->Decode(line, known, arena, impl_.get());
+  if (impl_->use_onepass) {
+    DebeziumEvent event;
+    if (impl_->onepass.Decode(line, known, arena, impl_.get(), &event)) {
+      impl_->last_row_plan = impl_->onepass.last_row_plan();
+      ++impl_->onepass_events;
+      return event;
+    }
+  }
+  auto event = impl_->decoder->Decode(line, known, arena, impl_.get());
+  impl_->last_row_plan = impl_->decoder->last_row_plan();
+  return event;
 }
+
+namespace dbz {
+void ReaderTesting::UseOnePass(DebeziumJsonReader* reader, bool on) {
+  reader->impl_->use_onepass = on;
+}
+
+uint64_t ReaderTesting::OnePassEvents(const DebeziumJsonReader& reader) {
+  return reader.impl_->onepass_events;
+}
+}  // namespace dbz
 
 void DebeziumJsonReader::LimitBeforeImage(std::string_view db, std::string_view table,
                                           std::span<const int> fields) {
-  const dbz::RowPlan* plan = impl_->decoder->last_row_plan();
+  const dbz::RowPlan* plan = impl_->last_row_plan;
   if (plan == nullptr) return;
   dbz::RowPlan::BeforeLimit& limit = plan->before_limit;
   if (limit.active && limit.db == db && limit.table == table &&

@@ -23,6 +23,10 @@
 
 namespace floe::cdc {
 
+namespace dbz {
+struct ReaderTesting;
+}
+
 /// One decoded line.
 struct DebeziumEvent {
   enum class Kind : uint8_t {
@@ -105,6 +109,7 @@ class DebeziumJsonReader {
   void LimitBeforeImage(std::string_view db, std::string_view table, std::span<const int> fields);
 
  private:
+  friend struct dbz::ReaderTesting;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

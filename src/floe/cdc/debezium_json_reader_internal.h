@@ -6,8 +6,14 @@
 /// The reader turns every schema (a Debezium `schema` block, or the `known`
 /// Iceberg schema) into a `RowPlan`: a tree mirroring the Iceberg row type
 /// whose nodes also say how the JSON value of that field is encoded (number
-/// units of temporal types, Bits byte order, decimals as text). The decoder
-/// walks the JSON with simdjson On-Demand along the plan.
+/// units of temporal types, Bits byte order, decimals as text). Two decoders
+/// walk the JSON along the plan: the one-pass decoder
+/// (debezium_json_reader_onepass.cc, on types/json_cursor.h) takes the
+/// common events — row changes whose schema block is cached or absent — and
+/// hands every other event, and every event it finds malformed, to the
+/// simdjson On-Demand decoder (debezium_json_reader_decode.inc), which
+/// decides and words the errors. Both give the same event for what they
+/// both accept (the fuzz target and the unit tests compare them).
 
 #include <cstdint>
 #include <cstring>
@@ -36,8 +42,10 @@ class KeyPattern {
  public:
   KeyPattern() = default;
   explicit KeyPattern(std::string_view name);
+  /// The length of name + '"' (0 for a name JSON must escape).
+  size_t size() const { return size_; }
   /// `raw`: a key's first byte inside a simdjson-padded buffer (at least 16
-  /// readable bytes follow it).
+  /// readable bytes follow it, and at least size() for a long name).
   bool Matches(const char* raw) const {
     switch (form_) {
       case Form::kShort: {
@@ -59,6 +67,7 @@ class KeyPattern {
   /// kLong: longer, compared with memcmp; kNever: a name JSON must escape.
   enum class Form : uint8_t { kNever, kShort, kLong };
   Form form_ = Form::kNever;
+  uint32_t size_ = 0;
   std::string quoted_;        ///< name + '"' (kLong)
   uint64_t lo_ = 0, hi_ = 0;  ///< name + '"', zero-padded to 16 bytes (kShort)
   uint64_t lo_mask_ = 0, hi_mask_ = 0;
@@ -84,6 +93,10 @@ struct FieldPlan {
   int text_scale = 0;
   /// struct: fields; list: element; map: key, value.
   std::vector<FieldPlan> children;
+  /// struct (the one-pass decoder): follows[i] is the field that came after
+  /// field i in the last object decoded (follows[n]: the first one), the
+  /// guess for the next object's members. Set by FinishPlan.
+  mutable std::vector<uint32_t> follows;
   /// Scratch for list/map elements while they are decoded (the reader is
   /// single-threaded; nested lists use their own node's scratch).
   mutable std::vector<types::Value> scratch;
@@ -141,6 +154,34 @@ class Decoder {
                                        Arena* arena, PlanSource* plans) = 0;
   /// The plan that decoded the row images of the last event (null if none).
   virtual const RowPlan* last_row_plan() const = 0;
+};
+
+/// The one-pass decoder (debezium_json_reader_onepass.cc).
+class OnePassDecoder {
+ public:
+  OnePassDecoder();
+  ~OnePassDecoder();
+  /// Decodes `line` into `*event` and returns true when it is a row change
+  /// (op c, r, u or d) whose images this decoder reads; else returns false
+  /// and `*event` is unspecified: the caller decodes the line with a Decoder,
+  /// which accepts it or words the error. Values may have been allocated in
+  /// `arena` either way.
+  bool Decode(std::string_view line, const types::Schema* known, Arena* arena, PlanSource* plans,
+              DebeziumEvent* event);
+  /// The plan that decoded the row images of the last event it decoded.
+  const RowPlan* last_row_plan() const;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// For tests and the fuzz target: turns the one-pass decoder of a reader
+/// off (every event goes to the simdjson decoder) or on (the default).
+struct ReaderTesting {
+  static void UseOnePass(DebeziumJsonReader* reader, bool on);
+  /// How many events the one-pass decoder of `reader` has decoded.
+  static uint64_t OnePassEvents(const DebeziumJsonReader& reader);
 };
 
 namespace haswell_kernel {
