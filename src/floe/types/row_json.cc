@@ -4,10 +4,12 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "floe/common/base64.h"
 #include "floe/common/json_text.h"
+#include "floe/common/number_text.h"
 #include "floe/types/row_json_writer.h"
 #include "floe/types/temporal.h"
 
@@ -20,7 +22,11 @@ namespace {
 
 template <typename T>
 char* WriteNumber(T v, char* out) {
-  return std::to_chars(out, out + kTextBound, v).ptr;  // floats: the shortest text that reads back
+  if constexpr (std::is_integral_v<T>) {
+    return WriteInt64(v, out);  // stores up to kNumberStoreBound bytes
+  } else {
+    return std::to_chars(out, out + kTextBound, v).ptr;  // the shortest text that reads back
+  }
 }
 
 template <typename F>
@@ -51,20 +57,20 @@ bool WrittenDirectly(const Type& type) {
 }
 
 /// Room for one value of a type WrittenDirectly: "null", a string's
-/// JsonStringBound, kTextBound and quotes for the rest.
+/// JsonStringBound, kTextBound and quotes for the rest (which covers the
+/// words the number and temporal writers store past their text).
+static_assert(kNumberStoreBound <= kTextBound + 2);
 size_t PrimitiveRoom(const Type& type, const Value& v) {
   if (v.is_null()) return 4;
   if (type.id() == TypeId::kString) return JsonStringBound(v.size);
   return kTextBound + 2;
 }
 
-/// Writes a value of a type WrittenDirectly into PrimitiveRoom bytes at `out`.
-char* WritePrimitiveJson(const Type& type, const Value& v, char* out) {
-  if (v.is_null()) {
-    std::memcpy(out, "null", 4);
-    return out + 4;
-  }
-  switch (type.id()) {
+/// Writes a non-null value of a type WrittenDirectly (`id`, and `scale` for
+/// a decimal) into PrimitiveRoom bytes at `out`. Inlined into the writers'
+/// loops, which keep each field's id and scale beside its name.
+[[gnu::always_inline]] inline char* WriteNonNull(TypeId id, int scale, const Value& v, char* out) {
+  switch (id) {
     case TypeId::kBoolean:
       if (v.b) {
         std::memcpy(out, "true", 4);
@@ -81,16 +87,15 @@ char* WritePrimitiveJson(const Type& type, const Value& v, char* out) {
     case TypeId::kDouble:
       return WriteFloating(v.f64, out);
     case TypeId::kDecimal:
-      return Quoted(out, [&](char* p) { return WriteDecimal(v.decimal, type.scale(), p); });
+      return Quoted(out, [&](char* p) { return WriteDecimal(v.decimal, scale, p); });
     case TypeId::kDate:
       return Quoted(out, [&](char* p) { return WriteDate(v.i32, p); });
     case TypeId::kTime:
       return Quoted(out, [&](char* p) { return WriteTime(v.i64, p); });
     case TypeId::kTimestamp:
+      return Quoted(out, [&](char* p) { return WriteTimestamp(v.i64, false, p); });
     case TypeId::kTimestampTz:
-      return Quoted(out, [&](char* p) {
-        return WriteTimestamp(v.i64, type.id() == TypeId::kTimestampTz, p);
-      });
+      return Quoted(out, [&](char* p) { return WriteTimestamp(v.i64, true, p); });
     case TypeId::kString:
       return WriteJsonString(v.as_bytes(), out);
     case TypeId::kUuid:
@@ -98,6 +103,15 @@ char* WritePrimitiveJson(const Type& type, const Value& v, char* out) {
     default:
       return out;
   }
+}
+
+/// Writes a value of a type WrittenDirectly into PrimitiveRoom bytes at `out`.
+char* WritePrimitiveJson(const Type& type, const Value& v, char* out) {
+  if (v.is_null()) {
+    std::memcpy(out, "null", 4);
+    return out + 4;
+  }
+  return WriteNonNull(type.id(), type.scale(), v, out);
 }
 
 }  // namespace
@@ -163,13 +177,19 @@ void AppendRowJson(const Schema& schema, Row row, std::string* out) {
 
 JsonRowWriter::JsonRowWriter(const Schema& schema) : schema_(&schema) {
   const auto& fields = schema.fields();
-  fixed_room_ = 2;  // "{}"
+  fixed_room_ = 2 + sizeof(Field::padded);  // "{}", and the padding of the last prefix copied
   for (size_t i = 0; i < fields.size(); ++i) {
     Field f;
     f.prefix = i == 0 ? "{" : ",";
     AppendJsonString(fields[i].name, &f.prefix);
     f.prefix.push_back(':');
+    if (f.prefix.size() <= sizeof(f.padded)) {
+      std::memcpy(f.padded, f.prefix.data(), f.prefix.size());
+      f.padded_size = static_cast<uint8_t>(f.prefix.size());
+    }
     f.type = fields[i].type.get();
+    f.id = f.type->id();
+    f.scale = f.type->scale();
     fixed_room_ += f.prefix.size();
     if (!WrittenDirectly(*f.type)) {
       primitive_ = false;
@@ -189,16 +209,38 @@ void JsonRowWriter::Append(Row row, std::string* out) const {
     return;
   }
   size_t room = fixed_room_;
-  for (size_t i : strings_) room += 6 * row[i].size;  // null: size 0
+  for (size_t i : strings_) {
+    room += 6 * row[i].size;  // null: size 0
+    // The bytes are often out of cache (a large dictionary or page read for
+    // the whole batch): ask for all of them now rather than one at a time as
+    // each string is reached.
+    if (row[i].size != 0) __builtin_prefetch(row[i].bytes);
+  }
   const size_t old = out->size();
   if (out->capacity() < old + room) out->reserve(std::max(old + room, 2 * out->capacity()));
   out->resize_and_overwrite(old + room, [&](char* p, size_t) {
     char* w = p + old;
-    if (fields_.empty()) *w++ = '{';
-    for (size_t i = 0; i < fields_.size(); ++i) {
-      const Field& f = fields_[i];
-      std::memcpy(w, f.prefix.data(), f.prefix.size());
-      w = WritePrimitiveJson(*f.type, row[i], w + f.prefix.size());
+    // Locals, so the stores through `w` do not make the loop reload them.
+    const Field* fields = fields_.data();
+    const size_t n = fields_.size();
+    const Value* values = row.data();
+    if (n == 0) *w++ = '{';
+    for (size_t i = 0; i < n; ++i) {
+      const Field& f = fields[i];
+      if (f.padded_size != 0) {
+        std::memcpy(w, f.padded, sizeof(f.padded));  // one fixed-size copy; the rest is overwritten
+        w += f.padded_size;
+      } else {
+        std::memcpy(w, f.prefix.data(), f.prefix.size());
+        w += f.prefix.size();
+      }
+      const Value& v = values[i];
+      if (v.is_null()) {
+        std::memcpy(w, "null", 4);
+        w += 4;
+      } else {
+        w = WriteNonNull(f.id, f.scale, v, w);
+      }
     }
     *w++ = '}';
     return static_cast<size_t>(w - p);

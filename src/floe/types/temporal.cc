@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cstring>
 
+#include "floe/common/number_text.h"
+
 namespace floe::types {
 namespace {
 
@@ -10,7 +12,9 @@ constexpr int64_t kMicrosPerSecond = 1'000'000;
 constexpr int64_t kMicrosPerDay = 86'400 * kMicrosPerSecond;
 
 // Floor division and modulo for negative values.
-inline int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+inline int64_t FloorDiv(int64_t a, int64_t b) {
+  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+}
 // For b > 0; without a multiplication, which overflows near INT64_MIN.
 inline int64_t FloorMod(int64_t a, int64_t b) {
   int64_t r = a % b;
@@ -53,17 +57,45 @@ char* WriteYear(int64_t year, char* out) {
 }
 
 char* WriteTimeOfDay(int64_t micros_of_day, char* out) {
-  const int64_t seconds = micros_of_day / kMicrosPerSecond;
-  const auto micros = static_cast<unsigned>(micros_of_day % kMicrosPerSecond);
-  out = WriteTwoDigits(static_cast<unsigned>(seconds / 3600), out);
+  const auto seconds = static_cast<uint32_t>(micros_of_day / kMicrosPerSecond);
+  const auto micros = static_cast<uint32_t>(micros_of_day % kMicrosPerSecond);
+  out = WriteTwoDigits(seconds / 3600, out);
   *out++ = ':';
-  out = WriteTwoDigits(static_cast<unsigned>(seconds / 60 % 60), out);
+  out = WriteTwoDigits(seconds / 60 % 60, out);
   *out++ = ':';
-  out = WriteTwoDigits(static_cast<unsigned>(seconds % 60), out);
+  out = WriteTwoDigits(seconds % 60, out);
   *out++ = '.';
-  out = WriteTwoDigits(micros / 10000, out);
-  out = WriteTwoDigits(micros / 100 % 100, out);
-  return WriteTwoDigits(micros % 100, out);
+  return WritePaddedDigits(micros, 6, out);
+}
+
+/// WriteDate's text of `days`, at most 14 bytes ("-5877641-06-23").
+char* WriteDateText(int32_t days, char* out) {
+  int64_t y;
+  unsigned m, d;
+  CivilFromDays(days, &y, &m, &d);
+  out = WriteYear(y, out);
+  *out++ = '-';
+  out = WriteTwoDigits(m, out);
+  *out++ = '-';
+  return WriteTwoDigits(d, out);
+}
+
+/// WriteDecimal for a magnitude that fits 64 bits, at a scale of at most 8,
+/// the scale a constant (so the divisions are multiplications).
+template <int kScale>
+char* WriteSmallDecimal(uint64_t magnitude, char* out) {
+  constexpr uint64_t kUnit = [] {
+    uint64_t u = 1;
+    for (int i = 0; i < kScale; ++i) u *= 10;
+    return u;
+  }();
+  out = WriteUint64(magnitude / kUnit, out);
+  if constexpr (kScale == 0) {
+    return out;
+  } else {
+    *out++ = '.';
+    return WritePaddedDigits(static_cast<uint32_t>(magnitude % kUnit), kScale, out);
+  }
 }
 
 // A small cursor over text for the parsers.
@@ -94,8 +126,10 @@ struct Cursor {
 
 bool ParseDateParts(Cursor* c, int64_t* days) {
   int sign = 1;
-  if (c->Eat('-')) sign = -1;
-  else c->Eat('+');
+  if (c->Eat('-'))
+    sign = -1;
+  else
+    c->Eat('+');
   // Year: 4 or more digits.
   size_t start = c->i;
   int64_t year = 0;
@@ -127,8 +161,10 @@ bool ParseTimeParts(Cursor* c, int64_t* micros) {
       int n = 0;
       while (!c->done() && c->s[c->i] >= '0' && c->s[c->i] <= '9') {
         int d = c->s[c->i] - '0';
-        if (n < 6) frac = frac * 10 + d;
-        else if (d != 0) return false;
+        if (n < 6)
+          frac = frac * 10 + d;
+        else if (d != 0)
+          return false;
         ++n;
         ++c->i;
       }
@@ -167,14 +203,23 @@ void CivilFromDays(int64_t z, int64_t* year, unsigned* month, unsigned* day) {
 }
 
 char* WriteDate(int32_t days, char* out) {
-  int64_t y;
-  unsigned m, d;
-  CivilFromDays(days, &y, &m, &d);
-  out = WriteYear(y, out);
-  *out++ = '-';
-  out = WriteTwoDigits(m, out);
-  *out++ = '-';
-  return WriteTwoDigits(d, out);
+  // The dates of a table's rows are often few (timestamps of the same days):
+  // the text of the last date written on this thread is kept in one of 8
+  // slots picked by the day, so a few consecutive days stay known however
+  // the columns of a row interleave them.
+  struct Known {
+    int32_t days = 0;
+    uint8_t size = 0;  ///< 0: nothing known yet
+    char text[16] = {};
+  };
+  thread_local Known known[8];
+  Known& k = known[static_cast<uint32_t>(days) % 8];
+  if (days != k.days || k.size == 0) {
+    k.size = static_cast<uint8_t>(WriteDateText(days, k.text) - k.text);
+    k.days = days;
+  }
+  std::memcpy(out, k.text, sizeof(k.text));
+  return out + k.size;
 }
 
 char* WriteTime(int64_t micros, char* out) {
@@ -194,12 +239,36 @@ char* WriteTimestamp(int64_t micros, bool utc, char* out) {
 }
 
 char* WriteDecimal(int128_t unscaled, int scale, char* out) {
-  char digits[kTextBound];
-  int n = 0;
   const bool negative = unscaled < 0;
   // Work in unsigned to handle the most negative value; in 64 bits when it fits.
   unsigned __int128 v = negative ? -static_cast<unsigned __int128>(unscaled)
                                  : static_cast<unsigned __int128>(unscaled);
+  if (v <= UINT64_MAX && scale >= 0 && scale <= 8) {
+    if (negative) *out++ = '-';
+    const auto magnitude = static_cast<uint64_t>(v);
+    switch (scale) {
+      case 0:
+        return WriteSmallDecimal<0>(magnitude, out);
+      case 1:
+        return WriteSmallDecimal<1>(magnitude, out);
+      case 2:
+        return WriteSmallDecimal<2>(magnitude, out);
+      case 3:
+        return WriteSmallDecimal<3>(magnitude, out);
+      case 4:
+        return WriteSmallDecimal<4>(magnitude, out);
+      case 5:
+        return WriteSmallDecimal<5>(magnitude, out);
+      case 6:
+        return WriteSmallDecimal<6>(magnitude, out);
+      case 7:
+        return WriteSmallDecimal<7>(magnitude, out);
+      default:
+        return WriteSmallDecimal<8>(magnitude, out);
+    }
+  }
+  char digits[kTextBound];
+  int n = 0;
   while (v > UINT64_MAX) {
     digits[n++] = static_cast<char>('0' + static_cast<int>(v % 10));
     v /= 10;
@@ -285,8 +354,10 @@ Result<int64_t> ParseTimestamp(std::string_view text) {
       ++c.i;
       int64_t oh, om = 0;
       ok = c.Digits(2, &oh);
-      if (ok && c.Eat(':')) ok = c.Digits(2, &om);
-      else if (ok && !c.done()) ok = c.Digits(2, &om);
+      if (ok && c.Eat(':'))
+        ok = c.Digits(2, &om);
+      else if (ok && !c.done())
+        ok = c.Digits(2, &om);
       offset_minutes = sign * (oh * 60 + om);
     } else {
       ok = false;
@@ -345,7 +416,8 @@ Result<int128_t> ParseDecimal(std::string_view text, int precision, int scale) {
     }
     v *= 10;
   }
-  if (v >= limit) return InvalidArgument("'{}' does not fit decimal({}, {})", text, precision, scale);
+  if (v >= limit)
+    return InvalidArgument("'{}' does not fit decimal({}, {})", text, precision, scale);
   int128_t out = static_cast<int128_t>(v);
   return negative ? -out : out;
 }

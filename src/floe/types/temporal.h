@@ -26,9 +26,13 @@ void AppendTimestamp(int64_t micros, bool utc, std::string* out);
 void AppendDecimal(int128_t unscaled, int scale, std::string* out);
 void AppendUuid(std::string_view bytes16, std::string* out);
 
-/// The formatters above for writers that make room first: each writes at most
-/// kTextBound bytes (a decimal: for scales up to 38) at `out` and returns the
-/// end of what it wrote.
+/// The formatters above for writers that make room first: each stores at
+/// most kTextBound bytes (a decimal: for scales up to 38) at `out` and returns
+/// the end of the text. They store whole words, so bytes between that end and
+/// out + kTextBound may be overwritten too (left unspecified, for what follows
+/// to overwrite). WriteDate keeps the text of the last dates it wrote on
+/// the calling thread (8 slots by day), so rows of the same few days cost a
+/// comparison and a copy.
 inline constexpr size_t kTextBound = 48;
 char* WriteDate(int32_t days, char* out);
 char* WriteTime(int64_t micros, char* out);

@@ -1,6 +1,7 @@
 #include "floe/source/iceberg/change_format.h"
 
 #include "floe/common/json_text.h"
+#include "floe/common/number_text.h"
 
 namespace floe::source {
 
@@ -9,6 +10,15 @@ Result<OutputFormat> ParseOutputFormat(std::string_view text) {
   if (text == "debezium-json") return OutputFormat::kDebeziumJson;
   return InvalidArgument("--format '{}': not one of json, debezium-json", text);
 }
+
+namespace {
+
+void AppendInt64(int64_t v, std::string* out) {
+  char text[kNumberStoreBound];
+  out->append(text, WriteInt64(v, text));
+}
+
+}  // namespace
 
 void AppendDebeziumEvent(char op, std::string_view before, std::string_view after,
                          const ChangeOrigin& origin, std::string* out) {
@@ -23,13 +33,13 @@ void AppendDebeziumEvent(char op, std::string_view before, std::string_view afte
   out->append(",\"table\":");
   AppendJsonString(origin.table, out);
   out->append(",\"snapshot_id\":");
-  out->append(std::to_string(origin.snapshot_id));
+  AppendInt64(origin.snapshot_id, out);
   out->append(",\"sequence_number\":");
-  out->append(std::to_string(origin.sequence_number));
+  AppendInt64(origin.sequence_number, out);
   out->append(",\"ts_ms\":");
-  out->append(std::to_string(origin.timestamp_ms));
+  AppendInt64(origin.timestamp_ms, out);
   out->append("},\"ts_ms\":");
-  out->append(std::to_string(origin.timestamp_ms));
+  AppendInt64(origin.timestamp_ms, out);
   out->push_back('}');
 }
 
