@@ -19,6 +19,8 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# shellcheck source=scripts/services/lib.sh
+. "${ROOT}/scripts/services/lib.sh"
 DIR="${ROOT}/.cache/mariadb"
 DATA="${DIR}/data"
 SOCK="${DIR}/mariadb.sock"
@@ -29,17 +31,13 @@ PORT="${FLOE_TEST_MYSQL_PORT:-3307}"
 USER_NAME="${FLOE_TEST_MYSQL_USER:-floe}"
 PASSWORD="${FLOE_TEST_MYSQL_PASSWORD:-floe}"
 
-running() {
-  [[ -f "${PID}" ]] && kill -0 "$(cat "${PID}")" 2>/dev/null
-}
-
 client() {
   mariadb --no-defaults --protocol=socket --socket="${SOCK}" -uroot "$@"
 }
 
 start() {
   mkdir -p "${DIR}"
-  if running && client -e "SELECT 1" >/dev/null 2>&1; then
+  if service_running "${PID}" && client -e "SELECT 1" >/dev/null 2>&1; then
     echo "mariadb already running on ${HOST}:${PORT} (pid $(cat "${PID}"))"
     setup_users
     return 0
@@ -87,22 +85,7 @@ SQL
 }
 
 stop() {
-  if ! [[ -f "${PID}" ]]; then
-    echo "mariadb not running"
-    return 0
-  fi
-  local pid
-  pid="$(cat "${PID}")"
-  if kill -0 "${pid}" 2>/dev/null; then
-    kill "${pid}"
-    for _ in $(seq 1 300); do
-      kill -0 "${pid}" 2>/dev/null || break
-      sleep 0.1
-    done
-    if kill -0 "${pid}" 2>/dev/null; then kill -9 "${pid}" || true; fi
-  fi
-  rm -f "${PID}"
-  echo "mariadb stopped"
+  stop_by_pid mariadb "${PID}" 30
 }
 
 case "${1:-}" in

@@ -23,6 +23,8 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# shellcheck source=scripts/services/lib.sh
+. "${ROOT}/scripts/services/lib.sh"
 DIR="${ROOT}/.cache/s3"
 PID="${DIR}/moto.pid"
 LOG="${DIR}/moto.log"
@@ -32,15 +34,9 @@ PORT="${FLOE_TEST_S3_PORT:-9079}"
 PY="${ROOT}/.cache/venv/bin/python"
 MOTO_REQUIREMENT="moto[server]==5.2.5"
 
-running() {
-  [[ -f "${PID}" ]] && kill -0 "$(cat "${PID}")" 2>/dev/null
-}
+running() { service_running "${PID}"; }
 
-answers() {
-  [[ -x "${PY}" ]] || return 1
-  "${PY}" -c "import sys, urllib.request
-urllib.request.urlopen(sys.argv[1], timeout=2)" "http://${HOST}:${PORT}/moto-api/" 2>/dev/null
-}
+answers() { http_answers "${ROOT}" "http://${HOST}:${PORT}/moto-api/"; }
 
 ensure_moto() {
   if [[ ! -x "${PY}" ]]; then
@@ -103,22 +99,8 @@ start() {
 }
 
 stop() {
-  if ! [[ -f "${PID}" ]]; then
-    echo "s3 (moto) not running"
-    return 0
-  fi
-  local pid
-  pid="$(cat "${PID}")"
-  if kill -0 "${pid}" 2>/dev/null; then
-    kill "${pid}"
-    for _ in $(seq 1 100); do
-      kill -0 "${pid}" 2>/dev/null || break
-      sleep 0.1
-    done
-    if kill -0 "${pid}" 2>/dev/null; then kill -9 "${pid}" || true; fi
-  fi
-  rm -f "${PID}" "${ENV_FILE}"
-  echo "s3 (moto) stopped"
+  stop_by_pid "s3 (moto)" "${PID}" 10
+  rm -f "${ENV_FILE}"
 }
 
 status() {
