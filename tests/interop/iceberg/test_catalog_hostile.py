@@ -236,12 +236,16 @@ def test_sql_catalog_without_warehouse_is_an_error(run_floe, tmp_path):
     assert not pathlib.Path(f"/{ns}.db").exists()
 
 
-# S4: s3:// is "not supported", never a local folder named "s3:".
+# S4: a hadoop catalog on s3:// and schemes floe has no storage for are
+# refused by name, never made a local folder named "s3:" or "gs:".
 def test_unsupported_scheme_is_named(run_floe, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     config = hadoop_config(tmp_path, "s3://bucket/wh")
-    failed(table_cmd(run_floe, config, "create-namespace", "ns"), "scheme 's3' not supported")
+    failed(table_cmd(run_floe, config, "create-namespace", "ns"), "hadoop catalog cannot live on S3")
     assert not (tmp_path / "s3:").exists()
+    config = hadoop_config(tmp_path, "gs://bucket/wh")
+    failed(table_cmd(run_floe, config, "create-namespace", "ns"), "scheme 'gs' not supported")
+    assert not (tmp_path / "gs:").exists()
     # A manifest list with a scheme floe cannot read, named as such.
     config = hadoop_config(tmp_path, str(tmp_path / "lake"))
     schema = write_schema(tmp_path / "s.json")
@@ -253,9 +257,10 @@ def test_unsupported_scheme_is_named(run_floe, tmp_path, monkeypatch):
     newest = tmp_path / "lake" / "ns" / "t" / "metadata" / "v2.metadata.json"
     doc = json.loads(newest.read_text())
     for snapshot in doc["snapshots"]:
-        snapshot["manifest-list"] = "s3://bucket/wh/ns/t/metadata/snap.avro"
+        snapshot["manifest-list"] = "gs://bucket/wh/ns/t/metadata/snap.avro"
     newest.write_text(json.dumps(doc))
-    failed(table_cmd(run_floe, config, "files", "ns.t"), "scheme 's3' not supported")
+    failed(table_cmd(run_floe, config, "files", "ns.t"), "scheme 'gs' not supported",
+           "gs://bucket/wh/ns/t/metadata/snap.avro")
 
 
 # U2: a catalog row without metadata_location is named as such.

@@ -9,6 +9,7 @@
 #include "floe/iceberg/catalog/hadoop_catalog.h"
 #include "floe/iceberg/catalog/rest_catalog.h"
 #include "floe/iceberg/catalog/sql_catalog.h"
+#include "floe/io/s3/s3_file_io.h"
 
 namespace floe::iceberg {
 namespace {
@@ -153,18 +154,43 @@ std::string ResolveSqliteUri(const std::string& uri, const std::string& base_dir
   return prefix + io::AbsoluteLocalPath(path, base_dir);
 }
 
-Status CheckLocalWarehouse(const CatalogConfig& config, const std::string& warehouse) {
-  std::string scheme = io::UriScheme(warehouse);
-  if (!scheme.empty() && scheme != "file") {
+// Where a sql or hadoop catalog may keep its tables: a local path, a file://
+// URI or (sql only) an s3:// URI.
+Status CheckWarehouse(const CatalogConfig& config, const std::string& warehouse) {
+  std::string scheme = io::ResolvingFileIO::SchemeOf(warehouse);
+  if (scheme.empty()) return Ok();
+  if (scheme == "s3" && config.type == "sql") return Ok();
+  if (scheme == "s3") {
     return NotSupported(
-        "catalog '{}': warehouse '{}': scheme '{}' not supported (only local paths "
-        "and file:// URIs)",
-        config.name, io::RedactUri(warehouse), scheme);
+        "catalog '{}': warehouse '{}': a hadoop catalog cannot live on S3: it commits by "
+        "creating the next version file exclusively and keeps namespaces as folders, and S3 "
+        "has no folders (Iceberg's HadoopCatalog needs an atomic rename, which S3 lacks); use "
+        "a sql or rest catalog for tables on S3",
+        config.name, io::RedactUri(warehouse));
   }
-  return Ok();
+  return NotSupported(
+      "catalog '{}': warehouse '{}': scheme '{}' not supported (local paths, file:// and, for "
+      "sql catalogs, s3:// URIs)",
+      config.name, io::RedactUri(warehouse), scheme);
 }
 
 }  // namespace
+
+std::unique_ptr<io::ResolvingFileIO> MakeCatalogFileIO(const CatalogConfig& config) {
+  return io::s3::MakeResolvingFileIO(config.properties);
+}
+
+Result<std::shared_ptr<Catalog>> OpenCatalogWithFileIO(const CatalogConfig& config,
+                                                       std::shared_ptr<io::FileIO> file_io) {
+  struct Opened {
+    std::shared_ptr<io::FileIO> file_io;
+    std::unique_ptr<Catalog> catalog;  // destroyed before its FileIO
+  };
+  auto opened = std::make_shared<Opened>();
+  opened->file_io = std::move(file_io);
+  FLOE_ASSIGN_OR_RETURN(opened->catalog, OpenCatalog(config, opened->file_io.get()));
+  return std::shared_ptr<Catalog>(opened, opened->catalog.get());
+}
 
 Result<std::unique_ptr<Catalog>> OpenCatalog(const CatalogConfig& config, io::FileIO* file_io) {
   auto get = [&](const char* key) {
@@ -179,8 +205,9 @@ Result<std::unique_ptr<Catalog>> OpenCatalog(const CatalogConfig& config, io::Fi
           "tables go to)",
           config.name, config.type);
     }
-    FLOE_RETURN_IF_ERROR(CheckLocalWarehouse(config, warehouse));
+    FLOE_RETURN_IF_ERROR(CheckWarehouse(config, warehouse));
     warehouse = io::AbsoluteLocalPath(warehouse, config.base_dir);
+    while (warehouse.size() > 1 && warehouse.back() == '/') warehouse.pop_back();
   }
   if (config.type == "sql") {
     if (get("uri").empty())
@@ -209,6 +236,12 @@ Result<std::unique_ptr<Catalog>> OpenCatalog(const CatalogConfig& config, io::Fi
     options.properties = config.properties;
     auto catalog = RestCatalog::Open(config.name, std::move(options), file_io);
     if (!catalog) return std::unexpected(std::move(catalog).error());
+    // The server's config (defaults, then ours, then its overrides) configures
+    // storage too, as in PyIceberg: its s3.endpoint, region, keys.
+    if (auto* resolving = dynamic_cast<io::ResolvingFileIO*>(file_io)) {
+      FLOE_RETURN_IF_ERROR_CTX(resolving->SetProperties((*catalog)->properties()), "catalog '{}'",
+                               config.name);
+    }
     return std::unique_ptr<Catalog>(std::move(*catalog));
   }
   return NotSupported("catalog '{}': type '{}' is not supported (sql, hadoop, rest)", config.name,

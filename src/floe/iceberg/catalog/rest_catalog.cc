@@ -8,6 +8,7 @@
 #include "floe/iceberg/metadata_json.h"
 #include "floe/iceberg/partition_spec_json.h"
 #include "floe/iceberg/sort_order_json.h"
+#include "floe/io/resolving_file_io.h"
 #include "floe/types/schema_json.h"
 
 namespace floe::iceberg {
@@ -106,6 +107,9 @@ Result<RestCatalog::Answer> RestCatalog::Send(std::string_view method, const std
   request.url = url;
   request.headers.emplace_back("Accept", "application/json");
   request.headers.emplace_back("X-Client-Version", "floe");
+  // As PyIceberg: the server may hand out storage keys for a table's files
+  // (UseStorageSettings).
+  request.headers.emplace_back("X-Iceberg-Access-Delegation", "vended-credentials");
   if (!body.empty() || method == "POST") {
     request.headers.emplace_back("Content-Type", std::string(content_type));
   }
@@ -333,7 +337,37 @@ Result<LoadedTable> RestCatalog::ParseLoadResult(const TableIdentifier& id, std:
         fmt::format("{}: the metadata the server sent", what)));
   }
   loaded.metadata = std::move(*metadata);
+  FLOE_RETURN_IF_ERROR(UseStorageSettings(json, loaded.metadata.location, what));
   return loaded;
+}
+
+Status RestCatalog::UseStorageSettings(const nlohmann::json& answer, const std::string& location,
+                                       std::string_view what) {
+  auto* resolving = dynamic_cast<io::ResolvingFileIO*>(io_);
+  if (resolving == nullptr) return Ok();
+  // Only storage settings make a FileIO of their own (docs/s3.md).
+  auto storage = [](Properties all) {
+    std::erase_if(all, [](const auto& kv) {
+      return !kv.first.starts_with("s3.") && !kv.first.starts_with("client.");
+    });
+    return all;
+  };
+  if (auto it = answer.find("config"); it != answer.end()) {
+    FLOE_ASSIGN_OR_RETURN(Properties config, PropertiesFromJson(*it, what));
+    resolving->SetLocationProperties(location, storage(std::move(config)));
+  }
+  if (auto it = answer.find("storage-credentials"); it != answer.end() && it->is_array()) {
+    for (const auto& credential : *it) {
+      if (!credential.is_object() || !credential.contains("prefix") ||
+          !credential["prefix"].is_string() || !credential.contains("config")) {
+        return Corruption("{}: a storage credential lacks its prefix or config", what);
+      }
+      FLOE_ASSIGN_OR_RETURN(Properties config, PropertiesFromJson(credential["config"], what));
+      resolving->SetLocationProperties(credential["prefix"].get<std::string>(),
+                                       storage(std::move(config)));
+    }
+  }
+  return Ok();
 }
 
 Result<LoadedTable> RestCatalog::CreateTable(const TableIdentifier& id, TableMetadata metadata) {

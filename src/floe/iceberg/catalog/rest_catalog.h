@@ -8,8 +8,11 @@
 ///
 /// Opening fetches `GET /v1/config?warehouse=...`: the server's defaults,
 /// then floe's settings, then the server's overrides make the settings used
-/// (`prefix`, `namespace-separator`). Every later call goes to
-/// `<uri>/v1/<prefix>/...`.
+/// (`prefix`, `namespace-separator`, and the `s3.*` storage settings when the
+/// FileIO is an io::ResolvingFileIO, see catalog_config.h). Every later call
+/// goes to `<uri>/v1/<prefix>/...`. A table's load result may carry storage
+/// settings of its own (`config`, `storage-credentials`: vended keys); they
+/// apply to the table's files, as in PyIceberg (docs/s3.md).
 ///
 /// Errors name the table or namespace and carry the server's message
 /// (rest::ErrorForAnswer). A commit answered 409 is kCommitConflict; a
@@ -22,6 +25,8 @@
 
 #include <memory>
 #include <string>
+
+#include <nlohmann/json_fwd.hpp>
 
 #include "floe/iceberg/catalog/catalog.h"
 #include "floe/io/s3/http.h"
@@ -113,6 +118,11 @@ class RestCatalog final : public Catalog {
   std::string NamespacePath(const Namespace& ns) const;
   std::string TablePath(const TableIdentifier& id) const;
   Result<LoadedTable> ParseLoadResult(const TableIdentifier& id, std::string_view body);
+  /// When the FileIO is an io::ResolvingFileIO: the storage settings (s3.*,
+  /// client.*) of a load-table answer's `config` apply to the table's
+  /// location, those of its `storage-credentials` to their prefixes.
+  Status UseStorageSettings(const nlohmann::json& answer, const std::string& location,
+                            std::string_view what);
   Status FetchToken();
   Status FetchConfig();
 

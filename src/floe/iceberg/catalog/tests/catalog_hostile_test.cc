@@ -491,7 +491,8 @@ TEST_F(HostileCatalogTest, SqlCatalogWithoutWarehouseRefusesToPlaceTables) {
   EXPECT_FALSE(fs::exists("/ns.db"));
 }
 
-// S4: an s3:// warehouse is refused by name, not made a local folder.
+// S4: a hadoop catalog on s3:// and warehouses of schemes floe has no
+// storage for are refused by name, never made a local folder.
 TEST_F(HostileCatalogTest, UnsupportedWarehouseSchemeIsNamed) {
   CatalogConfig config;
   config.name = "lake";
@@ -500,11 +501,38 @@ TEST_F(HostileCatalogTest, UnsupportedWarehouseSchemeIsNamed) {
   auto opened = OpenCatalog(config, &io_);
   ASSERT_FALSE(opened);
   EXPECT_EQ(opened.error().code(), ErrorCode::kNotSupported);
-  EXPECT_NE(opened.error().message().find("scheme 's3' not supported"), std::string::npos);
+  EXPECT_NE(opened.error().message().find("hadoop catalog cannot live on S3"), std::string::npos);
+  config.properties = {{"warehouse", "gs://bucket/wh"}};
+  opened = OpenCatalog(config, &io_);
+  ASSERT_FALSE(opened);
+  EXPECT_EQ(opened.error().code(), ErrorCode::kNotSupported);
+  EXPECT_NE(opened.error().message().find("scheme 'gs' not supported"), std::string::npos);
+  config.type = "sql";
+  config.properties["uri"] = "sqlite:///" + (dir_ / "catalog.db").string();
+  opened = OpenCatalog(config, &io_);
+  ASSERT_FALSE(opened);
+  EXPECT_NE(opened.error().message().find("scheme 'gs' not supported"), std::string::npos);
   HadoopCatalog direct("d", "s3://bucket/wh", &io_);
   auto ns = direct.CreateNamespace({"ns"});
   ASSERT_FALSE(ns);
   EXPECT_NE(ns.error().message().find("scheme 's3' not supported"), std::string::npos);
+  EXPECT_FALSE(fs::exists("s3:"));
+}
+
+// A sql catalog may keep its tables on S3: opening needs no S3 settings (the
+// S3 client is made at the first s3:// path), and new tables go under the
+// warehouse URI.
+TEST_F(HostileCatalogTest, SqlCatalogWithS3WarehousePlacesTablesThere) {
+  CatalogConfig config;
+  config.name = "lake";
+  config.type = "sql";
+  config.properties = {{"uri", "sqlite:///" + (dir_ / "catalog.db").string()},
+                       {"warehouse", "s3://bucket/wh/"}};
+  auto file_io = MakeCatalogFileIO(config);
+  auto opened = OpenCatalog(config, file_io.get());
+  ASSERT_TRUE(opened) << opened.error().ToString();
+  ASSERT_TRUE((*opened)->CreateNamespace({"ns"}));
+  EXPECT_EQ((*opened)->DefaultTableLocation({{"ns"}, "t"}), "s3://bucket/wh/ns.db/t");
   EXPECT_FALSE(fs::exists("s3:"));
 }
 
