@@ -1,5 +1,7 @@
 #include "floe/cli/catalog_options.h"
 
+#include <mutex>
+
 #include "floe/iceberg/catalog/catalog_config.h"
 
 namespace floe::cli {
@@ -36,16 +38,29 @@ Result<OpenedCatalog> OpenCatalogFromOptions(const CatalogOptions& options) {
   FLOE_ASSIGN_OR_RETURN(iceberg::CatalogConfig config,
                         iceberg::ReadCatalogConfig(path, options.catalog_name));
   OpenedCatalog opened;
-  opened.file_io = std::make_unique<io::LocalFileIO>();
+  opened.file_io = iceberg::MakeCatalogFileIO(config);
   FLOE_ASSIGN_OR_RETURN(opened.catalog, iceberg::OpenCatalog(config, opened.file_io.get()));
   return opened;
 }
 
 std::function<Result<std::shared_ptr<iceberg::Catalog>>()> CatalogFactory(CatalogOptions options) {
-  return [options = std::move(options)]() -> Result<std::shared_ptr<iceberg::Catalog>> {
-    FLOE_ASSIGN_OR_RETURN(OpenedCatalog opened, OpenCatalogFromOptions(options));
-    auto holder = std::make_shared<OpenedCatalog>(std::move(opened));
-    return std::shared_ptr<iceberg::Catalog>(holder, holder->catalog.get());
+  // One FileIO for every catalog the factory opens (made with the first).
+  struct Shared {
+    std::mutex mu;
+    std::shared_ptr<io::FileIO> file_io;
+  };
+  auto shared = std::make_shared<Shared>();
+  return [options = std::move(options), shared]() -> Result<std::shared_ptr<iceberg::Catalog>> {
+    FLOE_ASSIGN_OR_RETURN(std::string path, iceberg::FindCatalogConfigFile(options.config_file));
+    FLOE_ASSIGN_OR_RETURN(iceberg::CatalogConfig config,
+                          iceberg::ReadCatalogConfig(path, options.catalog_name));
+    std::shared_ptr<io::FileIO> file_io;
+    {
+      std::lock_guard lock(shared->mu);
+      if (!shared->file_io) shared->file_io = iceberg::MakeCatalogFileIO(config);
+      file_io = shared->file_io;
+    }
+    return iceberg::OpenCatalogWithFileIO(config, std::move(file_io));
   };
 }
 

@@ -41,12 +41,14 @@ struct OpenedCatalog {
 };
 
 /// Finds the config file (FindCatalogConfigFile), reads the named catalog and
-/// opens it over the local file system. Errors: kNotFound (no config file, no
+/// opens it over the FileIO of its settings (iceberg::MakeCatalogFileIO:
+/// local paths locally, s3:// on S3; docs/s3.md). Errors: kNotFound (no config file, no
 /// such catalog), kInvalidArgument (bad settings), the catalog's open errors.
 Result<OpenedCatalog> OpenCatalogFromOptions(const CatalogOptions& options);
 
 /// A factory that opens the catalog of `options` anew on each call (one per
 /// operator that needs its own), as a shared catalog that keeps its FileIO.
+/// The catalogs of one factory share one FileIO (iceberg::OpenCatalogWithFileIO).
 std::function<Result<std::shared_ptr<iceberg::Catalog>>()> CatalogFactory(CatalogOptions options);
 
 }  // namespace floe::cli

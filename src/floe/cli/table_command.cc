@@ -403,7 +403,8 @@ Status Append(iceberg::Catalog& catalog, const std::string& name,
   const auto& m = table.metadata();
   const types::Schema* schema = m.CurrentSchema();
   if (schema == nullptr) return InvalidArgument("table {} has no current schema", table.name());
-  io::LocalFileIO local;
+  // Input files: local paths or s3:// URIs, through the catalog's FileIO.
+  io::FileIO& inputs = catalog.file_io();
   FLOE_ASSIGN_OR_RETURN(auto options, iceberg::DataWriterOptions::FromProperties(m));
   FLOE_ASSIGN_OR_RETURN(auto writer, iceberg::DataWriter::Make(table.io(), m, options));
   auto append = table.NewAppend();
@@ -417,14 +418,14 @@ Status Append(iceberg::Catalog& catalog, const std::string& name,
   types::JsonRowParser parser(*schema);
   Arena arena;
   for (const auto& path : paths) {
-    if (IsParquet(local, path)) {
+    if (IsParquet(inputs, path)) {
       if (partitioned) {
-        if (auto s = CopyParquetRows(local, path, *schema, *writer, &rows); !s) {
+        if (auto s = CopyParquetRows(inputs, path, *schema, *writer, &rows); !s) {
           return fail(std::move(s).error());
         }
         continue;
       }
-      auto file = ParquetAsDataFile(local, path, *schema);
+      auto file = ParquetAsDataFile(inputs, path, *schema);
       if (!file) return fail(std::move(file).error());
       // Added as it is: the table refers to the file where it lies.
       std::string absolute = path;
@@ -438,7 +439,7 @@ Status Append(iceberg::Catalog& catalog, const std::string& name,
       append->AppendFile(std::move(*file));
       continue;
     }
-    auto text = local.ReadAll(path);
+    auto text = inputs.ReadAll(path);
     if (!text) return fail(std::move(text).error());
     std::string_view rest = *text;
     int64_t line_number = 0;

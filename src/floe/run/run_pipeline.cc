@@ -45,17 +45,12 @@ std::string PipelineIdOf(const pipeline::PipelineDefinition& definition) {
   return "run-" + definition.pipeline.name;
 }
 
-/// Opens the sink's catalog once per call (one per operator subtask).
+/// Opens the sink's catalog once per call (one per operator subtask), all
+/// over one FileIO: local paths locally, s3:// on S3, from the catalog's
+/// settings (docs/s3.md).
 sink::CatalogFactory CatalogFactoryOf(iceberg::CatalogConfig config) {
-  return [config]() -> Result<std::shared_ptr<iceberg::Catalog>> {
-    struct Opened {
-      io::LocalFileIO file_io;
-      std::unique_ptr<iceberg::Catalog> catalog;
-    };
-    auto opened = std::make_shared<Opened>();
-    FLOE_ASSIGN_OR_RETURN(opened->catalog, iceberg::OpenCatalog(config, &opened->file_io));
-    return std::shared_ptr<iceberg::Catalog>(opened, opened->catalog.get());
-  };
+  std::shared_ptr<io::FileIO> file_io = iceberg::MakeCatalogFileIO(config);
+  return [config, file_io]() { return iceberg::OpenCatalogWithFileIO(config, file_io); };
 }
 
 Status SetStartup(const pipeline::MySqlSourceDefinition& source,
