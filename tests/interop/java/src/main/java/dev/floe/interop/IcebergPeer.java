@@ -82,7 +82,10 @@ import org.apache.iceberg.util.SnapshotUtil;
  *
  * <pre>
  * IcebergPeer COMMAND --catalog hadoop|jdbc|rest --warehouse W [--uri jdbc:sqlite:PATH|http://HOST:PORT]
- *                     [--name default] --table NS.T [options]
+ *                     [--name default] [--prop.KEY VALUE ...] --table NS.T [options]
+ *
+ *   --prop.KEY VALUE  a catalog property of the jdbc and rest catalogs (e.g. --prop.io-impl,
+ *                     --prop.s3.endpoint for tables on S3; S3FileIO must be on the classpath)
  *
  *   create            stdin {"schema": ICEBERG_SCHEMA_JSON, "partition": ["bucket(16, id)", ...],
  *                            "properties": {...}}
@@ -193,7 +196,7 @@ public final class IcebergPeer {
     String kind = required("catalog");
     String warehouse = required("warehouse");
     String key = String.join("\n", kind, warehouse, opts.getOrDefault("uri", ""),
-        opts.getOrDefault("name", "default"));
+        opts.getOrDefault("name", "default"), catalogProperties().toString());
     Catalog cached = CATALOGS.get(key);
     if (cached != null) {
       return cached;
@@ -210,6 +213,7 @@ public final class IcebergPeer {
       props.put("warehouse", warehouse);
       // SQLite: wait for another process's lock instead of failing at once.
       props.put("jdbc.busy_timeout", "30000");
+      props.putAll(catalogProperties());
       jdbc.initialize(opts.getOrDefault("name", "default"), props);
       catalog = jdbc;
     } else if (kind.equals("rest")) {
@@ -218,6 +222,7 @@ public final class IcebergPeer {
       rest.setConf(conf);
       Map<String, String> props = new HashMap<>();
       props.put("uri", required("uri"));
+      props.putAll(catalogProperties());
       rest.initialize(opts.getOrDefault("name", "default"), props);
       catalog = rest;
     } else {
@@ -225,6 +230,17 @@ public final class IcebergPeer {
     }
     CATALOGS.put(key, catalog);
     return catalog;
+  }
+
+  /** The --prop.KEY VALUE options, as catalog properties KEY=VALUE. */
+  private Map<String, String> catalogProperties() {
+    Map<String, String> props = new HashMap<>();
+    opts.forEach((k, v) -> {
+      if (k.startsWith("prop.")) {
+        props.put(k.substring("prop.".length()), v);
+      }
+    });
+    return props;
   }
 
   private TableIdentifier tableId() {
