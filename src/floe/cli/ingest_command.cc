@@ -220,9 +220,9 @@ void AddIngestCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("inputs", args->inputs, "Input files, read in order; - for standard input")
       ->required()
       ->check(Utf8Text());
-  cmd->add_option("--format", args->format, "debezium-json or json")
+  cmd->add_option("--format", args->format, "debezium-json, canal-json or json")
       ->capture_default_str()
-      ->check(OneOf({"debezium-json", "debezium", "json"}));
+      ->check(OneOf({"debezium-json", "debezium", "canal-json", "canal", "json"}));
   cmd->add_option("--table", args->table, "The one destination table NS.T")->check(Utf8Text());
   cmd->add_option("--route", args->route,
                   "One table per source table, e.g. \"{db}.{table}\" or \"lake.{db}_{table}\"")

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "floe/cdc/debezium_json_reader.h"
+#include "floe/cdc/mysql/canal_json.h"
 #include "floe/common/arena.h"
 #include "floe/common/json_dump.h"
 #include "floe/ingest/decode_pool.h"
@@ -35,11 +36,20 @@ using types::Value;
 Result<InputFormat> ParseInputFormat(std::string_view text) {
   if (text == "debezium-json" || text == "debezium") return InputFormat::kDebeziumJson;
   if (text == "json") return InputFormat::kJson;
+  if (text == "canal-json" || text == "canal") return InputFormat::kCanalJson;
   return InvalidArgument("unknown input format '{}' (use debezium-json or json)", text);
 }
 
 std::string_view InputFormatName(InputFormat format) {
-  return format == InputFormat::kJson ? "json" : "debezium-json";
+  switch (format) {
+    case InputFormat::kJson:
+      return "json";
+    case InputFormat::kCanalJson:
+      return "canal-json";
+    case InputFormat::kDebeziumJson:
+      break;
+  }
+  return "debezium-json";
 }
 
 Result<OnError> ParseOnError(std::string_view text) {
@@ -287,6 +297,9 @@ struct IngestSource::Impl {
   int64_t bytes_counted = 0;  // of the current LineSource, already in stats
 
   cdc::DebeziumJsonReader reader;
+  cdc::mysql::CanalJsonReader canal_reader;
+  std::vector<cdc::DebeziumEvent> canal_events;
+  cdc::DebeziumEvent::TableKey canal_noted;  // the last primary key noted
   types::Schema empty_schema;
   Arena arena;
   /// The target whose schema decoded the last event without a schema block.
@@ -611,7 +624,39 @@ struct IngestSource::Impl {
 
   Status ProcessLine(const Line& line) {
     CountEvent();
-    return options.format == InputFormat::kJson ? ProcessJson(line) : ProcessDebezium(line);
+    switch (options.format) {
+      case InputFormat::kJson:
+        return ProcessJson(line);
+      case InputFormat::kCanalJson:
+        return ProcessCanal(line);
+      case InputFormat::kDebeziumJson:
+        break;
+    }
+    return ProcessDebezium(line);
+  }
+
+  /// A canal-json line: its rows, in order, each handled as a Debezium event
+  /// with a schema block (canal's mysqlType), so no decoding again.
+  Status ProcessCanal(const Line& line) {
+    arena.Reset();
+    Status decoded = canal_reader.Decode(line.text, &arena, &canal_events);
+    if (!decoded) return BadInput(line, decoded.error());
+    // pkNames comes with every row message: the identifier fields of a table
+    // ingest creates (noted again only when it changes).
+    if (!canal_events.empty() && canal_events[0].kind == cdc::DebeziumEvent::Kind::kRow &&
+        !canal_events[0].table_keys.empty()) {
+      cdc::DebeziumEvent::TableKey& key = canal_events[0].table_keys[0];
+      if (key.db != canal_noted.db || key.table != canal_noted.table ||
+          key.primary_key != canal_noted.primary_key) {
+        resolver->NotePrimaryKey(key.db, key.table, key.primary_key);
+        canal_noted = key;
+      }
+    }
+    for (cdc::DebeziumEvent& event : canal_events) {
+      Result<cdc::DebeziumEvent> one(std::move(event));
+      FLOE_RETURN_IF_ERROR(HandleDebezium(line, one, nullptr, /*own_reader=*/false));
+    }
+    return Ok();
   }
 
   void CountEvent() {
@@ -624,7 +669,8 @@ struct IngestSource::Impl {
     size_t n = options.decode_parallelism != 0
                    ? options.decode_parallelism
                    : static_cast<size_t>(std::max(options.sink.write_parallelism, 1));
-    if (n <= 1) return;
+    // canal-json lines are decoded on the source's thread.
+    if (n <= 1 || options.format == InputFormat::kCanalJson) return;
     size_t lines = std::max<size_t>(options.decode_chunk_lines, kMinParallelLines);
     chunk.reserve(lines);
     if (options.format == InputFormat::kJson) {

@@ -85,6 +85,7 @@ namespace floe::ingest {
 enum class InputFormat : uint8_t {
   kDebeziumJson,  ///< "debezium-json" (default)
   kJson,          ///< "json": plain JSON rows (docs/json-rows.md), appended to --table
+  kCanalJson,     ///< "canal-json": Canal's flat JSON messages (docs/kafka.md, "canal-json")
 };
 Result<InputFormat> ParseInputFormat(std::string_view text);
 std::string_view InputFormatName(InputFormat format);
