@@ -25,17 +25,9 @@ REPO="${FLOE_CACHE:-${HOME}/.cache/floe}/maven"
 
 log() { printf '[java-peer] %s\n' "$*"; }
 
-if ! command -v java >/dev/null 2>&1 || ! command -v mvn >/dev/null 2>&1; then
-  if [[ "$(id -u)" == 0 ]]; then
-    log "installing openjdk-17-jdk-headless and maven (Debian packages)"
-    apt-get update -qq </dev/null
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-      openjdk-17-jdk-headless maven </dev/null
-  else
-    log "java or mvn not found: install openjdk-17-jdk-headless and maven" >&2
-    exit 1
-  fi
-fi
+# shellcheck source=scripts/services/lib.sh
+. "${ROOT}/scripts/services/lib.sh"
+ensure_java
 
 want="$(
   {

@@ -42,6 +42,8 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# shellcheck source=scripts/services/lib.sh
+. "${ROOT}/scripts/services/lib.sh"
 INSTANCE="${2:-file}"
 HOST="${FLOE_TEST_REST_HOST:-127.0.0.1}"
 SRC="${ROOT}/tests/interop/rest-server"
@@ -70,53 +72,12 @@ esac
 PID="${DIR}/server.pid"
 LOG="${DIR}/server.log"
 
-running() {
-  [[ -f "${PID}" ]] && kill -0 "$(cat "${PID}")" 2>/dev/null
-}
+running() { service_running "${PID}"; }
 
-# Probed with Python (the venv's, else the system's): setup.sh installs no curl.
-answers() {
-  local py="${ROOT}/.cache/venv/bin/python"
-  [[ -x "${py}" ]] || py="$(command -v python3)" || return 1
-  "${py}" -c "import sys, urllib.request
-urllib.request.urlopen(sys.argv[1], timeout=2)" "http://${HOST}:${PORT}/v1/config" 2>/dev/null
-}
-
-ensure_java() {
-  if command -v java >/dev/null 2>&1 && command -v mvn >/dev/null 2>&1; then return 0; fi
-  if [[ "$(id -u)" == 0 ]]; then
-    echo "installing openjdk-17-jdk-headless and maven (Debian packages)"
-    apt-get update -qq </dev/null
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-      openjdk-17-jdk-headless maven </dev/null
-  else
-    echo "java or mvn not found: install openjdk-17-jdk-headless and maven" >&2
-    exit 1
-  fi
-}
+answers() { http_answers "${ROOT}" "http://${HOST}:${PORT}/v1/config"; }
 
 # copy_dependencies POM LIB: copies a pom's dependencies into LIB when the pom changed.
-copy_dependencies() {
-  local pom="$1" lib="$2" want have=""
-  want="$(sha256sum "${pom}" | cut -d' ' -f1)"
-  [[ -f "${lib}/stamp" ]] && have="$(cat "${lib}/stamp")"
-  [[ "${want}" == "${have}" ]] && return 0
-  echo "resolving $(basename "${pom}")'s classpath with Maven"
-  local build_dir
-  build_dir="$(mktemp -d)"
-  rm -rf "${lib}"
-  mkdir -p "${lib}" "${REPO}"
-  cp "${pom}" "${build_dir}/pom.xml"
-  if ! (cd "${build_dir}" && mvn -B -ntp -Dstyle.color=never -Dmaven.repo.local="${REPO}" \
-    dependency:copy-dependencies -DoutputDirectory="${lib}" </dev/null >"${build_dir}/mvn.log" 2>&1); then
-    tail -n 40 "${build_dir}/mvn.log" >&2
-    rm -rf "${build_dir}"
-    echo "Maven could not resolve tests/interop/rest-server/$(basename "${pom}")" >&2
-    exit 1
-  fi
-  rm -rf "${build_dir}"
-  echo "${want}" >"${lib}/stamp"
-}
+copy_dependencies() { maven_classpath "$1" "$2" "${REPO}"; }
 
 ensure_classpath() {
   copy_dependencies "${SRC}/pom.xml" "${LIB}"
@@ -202,22 +163,7 @@ start() {
 }
 
 stop() {
-  if ! [[ -f "${PID}" ]]; then
-    echo "${NAME} not running"
-    return 0
-  fi
-  local pid
-  pid="$(cat "${PID}")"
-  if kill -0 "${pid}" 2>/dev/null; then
-    kill "${pid}"
-    for _ in $(seq 1 300); do
-      kill -0 "${pid}" 2>/dev/null || break
-      sleep 0.1
-    done
-    if kill -0 "${pid}" 2>/dev/null; then kill -9 "${pid}" || true; fi
-  fi
-  rm -f "${PID}"
-  echo "${NAME} stopped"
+  stop_by_pid "${NAME}" "${PID}" 30
 }
 
 status() {
