@@ -290,7 +290,7 @@ def test_text_log_escapes_control_characters(run_floe, catalog, tmp_path):
     (["avro", "write", "--schema", "s.avsc", "--meta", "novalue", "i", "o"],
      "--meta: 'novalue' is not key=value"),
     (["ingest", "in.jsonl", "--table", "a.b", "--format", "csv"],
-     "--format: 'csv' is not one of debezium-json, debezium, json"),
+     "--format: 'csv' is not one of debezium-json, debezium, canal-json, canal, json"),
     (["table", "expire", "ns.t", "--retain-last", "-1"],
      "--retain-last: -1 is out of range (1 to 1000000)"),
     (["table", "expire", "ns.t", "--older-than", "soon"], "--older-than: 'soon' is not a duration"),
