@@ -587,8 +587,10 @@ Status Expire(iceberg::Catalog& catalog, const std::string& name, const std::str
   op->DeleteOutsideLocation(outside);
   FLOE_ASSIGN_OR_RETURN(auto result, op->Commit());
   for (const auto& path : result.skipped_outside_location) {
-    std::fprintf(stderr, "warning: kept %s: outside the table's location "
-                 "(--delete-outside-location deletes it)\n", PrintableMessage(path).c_str());
+    std::fprintf(stderr,
+                 "warning: kept %s: outside the table's location "
+                 "(--delete-outside-location deletes it)\n",
+                 PrintableMessage(path).c_str());
   }
   if (json) {
     nlohmann::ordered_json j;
@@ -781,16 +783,15 @@ void AddTableCommands(CLI::App& app, int* exit_code) {
     auto* cmd = table->add_subcommand("evolve", "change the schema (one commit)");
     auto args = std::make_shared<EvolveArgs>();
     cmd->add_option("table", args->table, "NS.TABLE")->required();
-    cmd->add_option("--add", args->add, "add an optional column: \"name type\"")
-        ->check(Utf8Text());
+    cmd->add_option("--add", args->add, "add an optional column: \"name type\"")->check(Utf8Text());
     cmd->add_option("--drop", args->drop, "drop a column");
     cmd->add_option("--rename", args->rename, "rename a column: old=new")
         ->check(KeyValueText("old=new"));
     cmd->add_option("--widen", args->widen, "widen a column's type: \"name type\"");
     cmd->add_option("--optional", args->optional, "make a required column optional");
     cmd->parse_complete_callback([args] {
-      if (args->add.empty() && args->drop.empty() && args->rename.empty() &&
-          args->widen.empty() && args->optional.empty()) {
+      if (args->add.empty() && args->drop.empty() && args->rename.empty() && args->widen.empty() &&
+          args->optional.empty()) {
         throw CLI::ValidationError(
             "nothing to change: give --add, --drop, --rename, --widen or --optional");
       }
@@ -824,10 +825,12 @@ void AddTableCommands(CLI::App& app, int* exit_code) {
         ->check(IntegerIn(1, 1'000'000));
     cmd->add_flag("--json", *json, "print the outcome as JSON");
     auto outside = std::make_shared<bool>(false);
-    cmd->add_flag("--delete-outside-location", *outside, "also delete files outside the table's location");
-    cmd->callback(Run(exit_code, with_catalog([name, older, retain, json, outside](iceberg::Catalog& c) {
-                        return Expire(c, *name, *older, *retain, *json, *outside);
-                      })));
+    cmd->add_flag("--delete-outside-location", *outside,
+                  "also delete files outside the table's location");
+    cmd->callback(
+        Run(exit_code, with_catalog([name, older, retain, json, outside](iceberg::Catalog& c) {
+              return Expire(c, *name, *older, *retain, *json, *outside);
+            })));
   }
   {
     auto* cmd = table->add_subcommand("drop", "drop a table");
@@ -838,23 +841,23 @@ void AddTableCommands(CLI::App& app, int* exit_code) {
     auto outside = std::make_shared<iceberg::PurgeOptions>();
     cmd->add_flag("--delete-outside-location", outside->delete_outside_location,
                   "with --purge, also delete referenced files outside the table's location");
-    cmd->callback(Run(exit_code, with_catalog([name, purge, outside](iceberg::Catalog& c) -> Status {
-                        FLOE_ASSIGN_OR_RETURN(TableIdentifier id, TableIdentifier::Parse(*name));
-                        if (!*purge) FLOE_RETURN_IF_ERROR(c.DropTable(id, false));
-                        if (*purge) {
-                          FLOE_ASSIGN_OR_RETURN(auto purged, iceberg::DropAndPurgeTable(c, id, *outside));
-                          for (const auto& p : purged.skipped_outside_location) {
-                            std::fprintf(stderr, "warning: kept %s: outside the table's location\n",
-                                         PrintableMessage(p).c_str());
-                          }
-                          for (const auto& e : purged.errors) {
-                            std::fprintf(stderr, "warning: %s\n", PrintableMessage(e).c_str());
-                          }
-                        }
-                        Print(fmt::format("dropped table {}{}\n", id.ToString(),
-                                          *purge ? " and its files" : ""));
-                        return Ok();
-                      })));
+    cmd->callback(Run(
+        exit_code, with_catalog([name, purge, outside](iceberg::Catalog& c) -> Status {
+          FLOE_ASSIGN_OR_RETURN(TableIdentifier id, TableIdentifier::Parse(*name));
+          if (!*purge) FLOE_RETURN_IF_ERROR(c.DropTable(id, false));
+          if (*purge) {
+            FLOE_ASSIGN_OR_RETURN(auto purged, iceberg::DropAndPurgeTable(c, id, *outside));
+            for (const auto& p : purged.skipped_outside_location) {
+              std::fprintf(stderr, "warning: kept %s: outside the table's location\n",
+                           PrintableMessage(p).c_str());
+            }
+            for (const auto& e : purged.errors) {
+              std::fprintf(stderr, "warning: %s\n", PrintableMessage(e).c_str());
+            }
+          }
+          Print(fmt::format("dropped table {}{}\n", id.ToString(), *purge ? " and its files" : ""));
+          return Ok();
+        })));
   }
   {
     auto* cmd = table->add_subcommand("rename", "rename a table");

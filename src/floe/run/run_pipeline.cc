@@ -35,8 +35,8 @@ cdc::mysql::ConnectionOptions ConnectionOf(const pipeline::MySqlSourceDefinition
   c.port = static_cast<uint16_t>(source.port);
   c.user = source.username;
   c.password = source.password.value;
-  c.timeout_seconds = static_cast<unsigned>(
-      std::max<int64_t>(1, std::chrono::duration_cast<std::chrono::seconds>(source.connect_timeout).count()));
+  c.timeout_seconds = static_cast<unsigned>(std::max<int64_t>(
+      1, std::chrono::duration_cast<std::chrono::seconds>(source.connect_timeout).count()));
   return c;
 }
 
@@ -67,7 +67,9 @@ Status SetStartup(const pipeline::MySqlSourceDefinition& source,
     case Mode::kEarliestOffset: {
       FLOE_ASSIGN_OR_RETURN(auto conn, cdc::mysql::Connection::Open(capture->connection));
       FLOE_ASSIGN_OR_RETURN(auto files, cdc::mysql::ListBinlogFiles(*conn));
-      if (files.empty()) return InvalidArgument("scan.startup.mode earliest-offset: the server lists no binlog files");
+      if (files.empty())
+        return InvalidArgument(
+            "scan.startup.mode earliest-offset: the server lists no binlog files");
       capture->startup = StartupMode::kPosition;
       capture->start_position = {files.front().name, 4};
       return Ok();
@@ -283,16 +285,18 @@ Result<engine::CheckpointId> PlanIcebergResume(const pipeline::PipelineDefinitio
 
 }  // namespace
 
-Result<CaptureSourceOptions> MakeCaptureSourceOptions(const pipeline::PipelineDefinition& definition,
-                                                      const std::string& catalog_config_path) {
+Result<CaptureSourceOptions> MakeCaptureSourceOptions(
+    const pipeline::PipelineDefinition& definition, const std::string& catalog_config_path) {
   const pipeline::MySqlSourceDefinition& source = definition.source.mysql;
   using Behavior = pipeline::SchemaChangeBehavior;
   Behavior behavior = definition.pipeline.schema_change_behavior;
   if (!source.schema_change_enabled) {
     return NotYet("source.schema-change.enabled: false", "dropping schema changes");
   }
-  if (!source.server_time_zone.empty()) return NotYet("source.server-time-zone", "a session time zone");
-  if (!source.jdbc_properties.empty()) return NotYet("source.jdbc.properties.*", "connection properties");
+  if (!source.server_time_zone.empty())
+    return NotYet("source.server-time-zone", "a session time zone");
+  if (!source.jdbc_properties.empty())
+    return NotYet("source.jdbc.properties.*", "connection properties");
   FLOE_RETURN_IF_ERROR(CheckCommonSettings(definition));
   CaptureSourceOptions options;
   options.schema_change_behavior = behavior;
@@ -407,9 +411,9 @@ Result<RunSummary> RunPipeline(const pipeline::PipelineDefinition& definition,
   iceberg_options.metrics = metrics;
   std::unique_ptr<StatusServer> status_server;  // pipeline.http: serves `metrics` during the run
   if (definition.pipeline.http) {
-    FLOE_ASSIGN_OR_RETURN(status_server, StatusServer::Start(definition.pipeline.http->host,
-                                                             definition.pipeline.http->port,
-                                                             metrics));
+    FLOE_ASSIGN_OR_RETURN(status_server,
+                          StatusServer::Start(definition.pipeline.http->host,
+                                              definition.pipeline.http->port, metrics));
   }
   ingest::IngestStats own_stats;
   ingest::IngestStats* stats = run.stats != nullptr ? run.stats : &own_stats;
@@ -490,12 +494,13 @@ Result<RunSummary> RunPipeline(const pipeline::PipelineDefinition& definition,
 namespace {
 
 /// CheckPipeline of an iceberg source: the source catalog's selected tables.
-Result<std::vector<TableRoute>> CheckIcebergPipeline(
-    const pipeline::PipelineDefinition& definition, const std::string& catalog_config_path) {
+Result<std::vector<TableRoute>> CheckIcebergPipeline(const pipeline::PipelineDefinition& definition,
+                                                     const std::string& catalog_config_path) {
   FLOE_ASSIGN_OR_RETURN(IcebergTablesSourceOptions options,
                         MakeIcebergTablesSourceOptions(definition, catalog_config_path));
   FLOE_ASSIGN_OR_RETURN(std::shared_ptr<iceberg::Catalog> sink_catalog, options.sink.catalog());
-  FLOE_RETURN_IF_ERROR_CTX(sink_catalog->ListNamespaces({}), "listing the sink catalog's namespaces");
+  FLOE_RETURN_IF_ERROR_CTX(sink_catalog->ListNamespaces({}),
+                           "listing the sink catalog's namespaces");
   auto source_catalog = options.source_catalog();
   FLOE_RETURN_IF_ERROR_CTX(source_catalog, "opening the source catalog");
   FLOE_ASSIGN_OR_RETURN(auto selected, SelectSourceTables(**source_catalog, options));
@@ -520,10 +525,12 @@ Result<std::vector<TableRoute>> CheckPipeline(const pipeline::PipelineDefinition
   FLOE_RETURN_IF_ERROR(cdc::mysql::CheckServerForCapture(*conn));
   FLOE_ASSIGN_OR_RETURN(std::shared_ptr<iceberg::Catalog> catalog, options.sink.catalog());
   FLOE_RETURN_IF_ERROR_CTX(catalog->ListNamespaces({}), "listing the sink catalog's namespaces");
-  FLOE_ASSIGN_OR_RETURN(auto rows, conn->Query(
-      "SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE "
-      "TABLE' AND TABLE_SCHEMA NOT IN ('mysql', 'information_schema', 'performance_schema', "
-      "'sys') ORDER BY TABLE_SCHEMA, TABLE_NAME"));
+  FLOE_ASSIGN_OR_RETURN(
+      auto rows,
+      conn->Query(
+          "SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE "
+          "TABLE' AND TABLE_SCHEMA NOT IN ('mysql', 'information_schema', 'performance_schema', "
+          "'sys') ORDER BY TABLE_SCHEMA, TABLE_NAME"));
   FLOE_ASSIGN_OR_RETURN(auto keyed_rows,
                         conn->Query("SELECT DISTINCT TABLE_SCHEMA, TABLE_NAME FROM "
                                     "information_schema.TABLE_CONSTRAINTS WHERE "
