@@ -53,13 +53,14 @@ bool Fraction(std::string_view s, size_t pos, int64_t* micros) {
 // nullopt for a zero date.
 bool ParseDateTime(std::string_view s, bool date_only, std::optional<int64_t>* out) {
   int64_t y, mo, d, h = 0, mi = 0, se = 0, frac = 0;
-  if (!Digits(s, 0, 4, &y) || s.size() < 10 || s[4] != '-' || !Digits(s, 5, 2, &mo) || s[7] != '-' ||
-      !Digits(s, 8, 2, &d)) {
+  if (!Digits(s, 0, 4, &y) || s.size() < 10 || s[4] != '-' || !Digits(s, 5, 2, &mo) ||
+      s[7] != '-' || !Digits(s, 8, 2, &d)) {
     return false;
   }
   if (!date_only && s.size() > 10) {
     if (s.size() < 19 || (s[10] != ' ' && s[10] != 'T') || !Digits(s, 11, 2, &h) || s[13] != ':' ||
-        !Digits(s, 14, 2, &mi) || s[16] != ':' || !Digits(s, 17, 2, &se) || !Fraction(s, 19, &frac)) {
+        !Digits(s, 14, 2, &mi) || s[16] != ':' || !Digits(s, 17, 2, &se) ||
+        !Fraction(s, 19, &frac)) {
       return false;
     }
   }
@@ -72,13 +73,16 @@ bool ParseDateTime(std::string_view s, bool date_only, std::optional<int64_t>* o
   return true;
 }
 
-// Decimal text -> unscaled at `scale`.
-bool ParseDecimalText(std::string_view s, int scale, types::int128_t* out) {
+// Decimal text -> unscaled at `scale`. False unless the value fits
+// DECIMAL(precision, scale): at most precision - scale digits before the
+// point (leading zeros aside) and no non-zero digit past the scale.
+bool ParseDecimalText(std::string_view s, int precision, int scale, types::int128_t* out) {
   bool neg = false;
   size_t i = 0;
   if (i < s.size() && (s[i] == '-' || s[i] == '+')) neg = s[i++] == '-';
   types::int128_t v = 0;
   int frac = -1;
+  int integer_digits = 0;
   bool any = false;
   for (; i < s.size(); ++i) {
     char c = s[i];
@@ -86,10 +90,18 @@ bool ParseDecimalText(std::string_view s, int scale, types::int128_t* out) {
       if (frac >= 0) return false;
       frac = 0;
     } else if (c >= '0' && c <= '9') {
-      if (frac >= scale) continue;  // the server never prints more than the scale
-      v = v * 10 + (c - '0');
-      if (frac >= 0) ++frac;
       any = true;
+      if (frac >= scale) {
+        if (c != '0') return false;  // more precision than the column keeps
+        continue;
+      }
+      if (frac < 0) {
+        if (v == 0 && c == '0') continue;
+        if (++integer_digits > precision - scale) return false;
+      } else {
+        ++frac;
+      }
+      v = v * 10 + (c - '0');
     } else {
       return false;
     }
@@ -100,9 +112,33 @@ bool ParseDecimalText(std::string_view s, int scale, types::int128_t* out) {
   return true;
 }
 
+// The range MySQL gives an integer column of `type`.
+std::pair<int64_t, int64_t> IntegerRange(MysqlType type, bool is_unsigned) {
+  switch (type) {
+    case MysqlType::kTinyInt:
+    case MysqlType::kBool:
+      return is_unsigned ? std::pair<int64_t, int64_t>{0, 255}
+                         : std::pair<int64_t, int64_t>{-128, 127};
+    case MysqlType::kSmallInt:
+      return is_unsigned ? std::pair<int64_t, int64_t>{0, 65535}
+                         : std::pair<int64_t, int64_t>{-32768, 32767};
+    case MysqlType::kMediumInt:
+      return is_unsigned ? std::pair<int64_t, int64_t>{0, 16777215}
+                         : std::pair<int64_t, int64_t>{-8388608, 8388607};
+    case MysqlType::kInt:
+      return is_unsigned ? std::pair<int64_t, int64_t>{0, 4294967295LL}
+                         : std::pair<int64_t, int64_t>{INT32_MIN, INT32_MAX};
+    case MysqlType::kYear:
+      return {0, 2155};
+    default:
+      return {INT64_MIN, INT64_MAX};
+  }
+}
+
 }  // namespace
 
-Result<Value> ParseSelectedValue(const ColumnDef& c, const char* text, size_t length, Arena* arena) {
+Result<Value> ParseSelectedValue(const ColumnDef& c, const char* text, size_t length,
+                                 Arena* arena) {
   if (!text) return Value::Null();
   std::string_view s(text, length);
   auto bad = [&]() {
@@ -126,6 +162,8 @@ Result<Value> ParseSelectedValue(const ColumnDef& c, const char* text, size_t le
       int64_t v = 0;
       auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
       if (ec != std::errc() || p != s.data() + s.size()) return bad();
+      auto [low, high] = IntegerRange(c.type, c.is_unsigned);
+      if (v < low || v > high) return bad();
       if (c.type == MysqlType::kBigInt || (c.type == MysqlType::kInt && c.is_unsigned)) {
         return Value::Int64(v);
       }
@@ -135,7 +173,7 @@ Result<Value> ParseSelectedValue(const ColumnDef& c, const char* text, size_t le
       int precision = c.precision.value_or(10), scale = c.scale.value_or(0);
       if (precision > 38) return Value::Bytes(arena->Copy(s));
       types::int128_t v = 0;
-      if (!ParseDecimalText(s, scale, &v)) return bad();
+      if (!ParseDecimalText(s, precision, scale, &v)) return bad();
       return Value::Decimal(v);
     }
     case MysqlType::kFloat: {
@@ -179,9 +217,10 @@ Result<Value> ParseSelectedValue(const ColumnDef& c, const char* text, size_t le
       std::string_view t = neg ? s.substr(1) : s;
       size_t colon = t.find(':');
       int64_t h = 0, mi = 0, se = 0, frac = 0;
-      if (colon == std::string_view::npos || !Digits(t, 0, colon, &h) || t.size() < colon + 6 ||
-          !Digits(t, colon + 1, 2, &mi) || t[colon + 3] != ':' || !Digits(t, colon + 4, 2, &se) ||
-          !Fraction(t, colon + 6, &frac)) {
+      // MySQL's TIME reaches 838 hours; more than 4 digits is not a TIME.
+      if (colon == std::string_view::npos || colon > 4 || !Digits(t, 0, colon, &h) ||
+          t.size() < colon + 6 || !Digits(t, colon + 1, 2, &mi) || t[colon + 3] != ':' ||
+          !Digits(t, colon + 4, 2, &se) || !Fraction(t, colon + 6, &frac)) {
         return bad();
       }
       int64_t micros = (h * 3600 + mi * 60 + se) * 1000000 + frac;
@@ -223,8 +262,9 @@ Result<std::unique_ptr<Snapshot>> Snapshot::Open(const ConnectionOptions& option
       if (*r[0] == "Binlog_snapshot_position") snap->position_.binlog.pos = std::stoull(*r[1]);
     }
     if (snap->position_.binlog.file.empty()) {
-      return InvalidArgument("{}:{}: the server reports no binlog snapshot position (is log_bin on?)",
-                             options.host, options.port);
+      return InvalidArgument(
+          "{}:{}: the server reports no binlog snapshot position (is log_bin on?)", options.host,
+          options.port);
     }
     FLOE_ASSIGN_OR_RETURN(auto cur, CurrentPosition(c));
     snap->position_.server_id = cur.server_id;
@@ -263,8 +303,10 @@ Status Snapshot::ReadTable(const TableSchema& schema, const TableDefinitionPtr& 
   uint64_t total = 0;
   bool done = false;
   if (pk.empty()) {
-    spdlog::warn("snapshot: table {}.{} has no primary key: reading it in one chunk (a full scan "
-                 "under the snapshot transaction)", schema.db, schema.table);
+    spdlog::warn(
+        "snapshot: table {}.{} has no primary key: reading it in one chunk (a full scan "
+        "under the snapshot transaction)",
+        schema.db, schema.table);
   }
   while (!done) {
     std::string sql = "SELECT " + cols + " FROM " + from;
@@ -289,36 +331,39 @@ Status Snapshot::ReadTable(const TableSchema& schema, const TableDefinitionPtr& 
       sql += fmt::format(" LIMIT {}", options_.chunk_rows);
     }
     size_t rows_in_chunk = 0;
-    FLOE_RETURN_IF_ERROR(c.QueryStream(sql, [&](MYSQL_ROW row, const unsigned long* lengths,
-                                                 unsigned fields) -> Status {
-      if (fields != n) return InternalError("snapshot of {}: {} columns selected, schema has {}", from, fields, n);
-      auto* values = batch.arena->AllocateArray<types::Value>(n);
-      for (size_t i = 0; i < n; ++i) {
-        FLOE_ASSIGN_OR_RETURN(types::Value v, ParseSelectedValue(schema.columns[i], row[i], lengths[i],
-                                                                 batch.arena.get()));
-        new (&values[i]) types::Value(v);
-      }
-      RowChange rc;
-      rc.op = ChangeOp::kRead;
-      rc.table = definition;
-      rc.after = {values, n};
-      rc.source = source;
-      batch.events.emplace_back(std::move(rc));
-      if (!pk.empty()) {
-        last_key.assign(pk.size(), std::nullopt);
-        for (size_t k = 0; k < pk.size(); ++k) {
-          size_t idx = static_cast<size_t>(pk[k]);
-          if (row[idx]) last_key[k] = std::string(row[idx], lengths[idx]);
-        }
-      }
-      ++rows_in_chunk;
-      if (pk.empty() && batch.events.size() >= options_.chunk_rows) {
-        total += batch.events.size();
-        FLOE_RETURN_IF_ERROR(sink(batch));
-        batch.Clear();
-      }
-      return Ok();
-    }));
+    FLOE_RETURN_IF_ERROR(c.QueryStream(
+        sql, [&](MYSQL_ROW row, const unsigned long* lengths, unsigned fields) -> Status {
+          if (fields != n)
+            return InternalError("snapshot of {}: {} columns selected, schema has {}", from, fields,
+                                 n);
+          auto* values = batch.arena->AllocateArray<types::Value>(n);
+          for (size_t i = 0; i < n; ++i) {
+            FLOE_ASSIGN_OR_RETURN(
+                types::Value v,
+                ParseSelectedValue(schema.columns[i], row[i], lengths[i], batch.arena.get()));
+            new (&values[i]) types::Value(v);
+          }
+          RowChange rc;
+          rc.op = ChangeOp::kRead;
+          rc.table = definition;
+          rc.after = {values, n};
+          rc.source = source;
+          batch.events.emplace_back(std::move(rc));
+          if (!pk.empty()) {
+            last_key.assign(pk.size(), std::nullopt);
+            for (size_t k = 0; k < pk.size(); ++k) {
+              size_t idx = static_cast<size_t>(pk[k]);
+              if (row[idx]) last_key[k] = std::string(row[idx], lengths[idx]);
+            }
+          }
+          ++rows_in_chunk;
+          if (pk.empty() && batch.events.size() >= options_.chunk_rows) {
+            total += batch.events.size();
+            FLOE_RETURN_IF_ERROR(sink(batch));
+            batch.Clear();
+          }
+          return Ok();
+        }));
     done = pk.empty() || rows_in_chunk < options_.chunk_rows;
     total += batch.events.size();
     if (done && !batch.events.empty()) {

@@ -172,5 +172,42 @@ TEST_F(CanalJsonTest, ClearErrors) {
             std::string::npos);
 }
 
+// A value its column cannot hold is refused, never wrapped, rounded or cut:
+// a decimal with more digits than DECIMAL(p,s) keeps, an integer outside its
+// MySQL type's range, a TIME with more hours than MySQL's.
+TEST_F(CanalJsonTest, ValuesOutsideTheirColumnAreRefused) {
+  auto insert = [&](std::string_view type, std::string_view value) {
+    return "{\"database\":\"d\",\"table\":\"t\",\"type\":\"INSERT\",\"mysqlType\":{\"c\":\"" +
+           std::string(type) + "\"},\"data\":[{\"c\":\"" + std::string(value) + "\"}]}";
+  };
+  auto accepted = [&](std::string_view type, std::string_view value) -> Value {
+    Status status = Decode(insert(type, value));
+    EXPECT_TRUE(status) << type << " " << value << ": " << status.error().ToString();
+    return status && events_.size() == 1 ? events_[0].after[0] : Value::Null();
+  };
+  EXPECT_EQ(accepted("decimal(5,2)", "123.45").decimal, 12345);
+  EXPECT_EQ(accepted("decimal(5,2)", "-000123.4500").decimal, -12345);
+  EXPECT_EQ(accepted("decimal(5,2)", "0.5").decimal, 50);
+  EXPECT_EQ(accepted("tinyint(4)", "-128").i32, -128);
+  EXPECT_EQ(accepted("tinyint(3) unsigned", "255").i32, 255);
+  EXPECT_EQ(accepted("int(10) unsigned", "4294967295").i64, 4294967295LL);
+  EXPECT_EQ(accepted("time", "-838:59:59").i64, -(838LL * 3600 + 59 * 60 + 59) * 1000000);
+  for (auto [type, value] : std::vector<std::pair<std::string_view, std::string_view>>{
+           {"decimal(5,2)", "1234.5"},
+           {"decimal(5,2)", "1.234"},
+           {"decimal(38,0)", "1222222222222222222222222222222222222222222222222222222222222.5"},
+           {"tinyint(4)", "128"},
+           {"tinyint(3) unsigned", "-1"},
+           {"smallint(6)", "40000"},
+           {"int(11)", "2147483648"},
+           {"int(10) unsigned", "4294967296"},
+           {"time", "9999999999999999:00:00"},
+       }) {
+    EXPECT_NE(ErrorOf(insert(type, value)).find("cannot read the selected value"),
+              std::string::npos)
+        << type << " " << value;
+  }
+}
+
 }  // namespace
 }  // namespace floe::cdc::mysql
