@@ -87,6 +87,7 @@ struct CanalJsonReader::Impl {
   ColumnSet columns;
   std::vector<std::pair<std::string, std::string>> scratch_declared;
   std::string number_text;
+  std::string key_scratch;
 
   Status LoadColumns(dom::object mysql_type) {
     scratch_declared.clear();
@@ -164,17 +165,27 @@ struct CanalJsonReader::Impl {
     const size_t n = columns.columns.size();
     auto* values = arena->AllocateArray<types::Value>(n);
     for (size_t i = 0; i < n; ++i) values[i] = base.empty() ? types::Value::Null() : base[i];
+    // Canal writes the members of `data` in the order of `mysqlType`: the
+    // column after the previous one is tried first, the name map only when
+    // that misses (a reordered or partial `old` object).
+    size_t next = 0;
     for (auto [key, value] : object) {
-      auto it = columns.index.find(std::string(key));
-      if (it == columns.index.end()) {
-        return InvalidArgument("{}.{}: the column has no type in mysqlType", where,
-                               std::string_view(key));
+      size_t column = next;
+      if (column >= n || columns.columns[column].name != key) {
+        key_scratch.assign(key);
+        auto it = columns.index.find(key_scratch);
+        if (it == columns.index.end()) {
+          return InvalidArgument("{}.{}: the column has no type in mysqlType", where,
+                                 std::string_view(key));
+        }
+        column = it->second;
       }
-      auto parsed = ParseValue(columns.columns[it->second], value, arena);
+      next = column + 1;
+      auto parsed = ParseValue(columns.columns[column], value, arena);
       if (!parsed) {
         return InvalidArgument("{}.{}: {}", where, std::string_view(key), parsed.error().message());
       }
-      values[it->second] = *parsed;
+      values[column] = *parsed;
     }
     return types::Row(values, n);
   }
