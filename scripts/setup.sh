@@ -30,7 +30,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   librdkafka-dev libpq-dev
   ccache clang-16 libclang-rt-16-dev clang-format
-  mariadb-server
+  mariadb-server postgresql-15
   python3 python3-venv python3-pip
 )
 

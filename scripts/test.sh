@@ -9,9 +9,10 @@
 #   setup        scripts/setup.sh without its build (packages, .cache/venv)
 #   build        release build in build/ (the CLI at build/floe)
 #   unit         ctest -L unit, except tests named *Integration*
-#   services     scripts/services/mariadb.sh, s3.sh, kafka.sh and iceberg-rest.sh start
-#                (stopped again on exit)
-#   integration  ctest -R Integration against that MariaDB, S3, Kafka and REST catalog server
+#   services     scripts/services/mariadb.sh, postgres.sh, s3.sh, kafka.sh and
+#                iceberg-rest.sh start (stopped again on exit)
+#   integration  ctest -R Integration against that MariaDB, PostgreSQL, S3, Kafka and
+#                REST catalog server
 #   pytest       tests/ (interop with pyarrow, DuckDB, fastavro, PyIceberg;
 #                integration) in .cache/venv, with FLOE_BIN=build/floe
 #   fuzz         scripts/fuzz.sh (FLOE_FUZZ_SECONDS per target, default 30)
@@ -31,6 +32,13 @@ export FLOE_TEST_MYSQL_HOST="${FLOE_TEST_MYSQL_HOST:-127.0.0.1}"
 export FLOE_TEST_MYSQL_PORT="${FLOE_TEST_MYSQL_PORT:-3307}"
 export FLOE_TEST_MYSQL_USER="${FLOE_TEST_MYSQL_USER:-floe}"
 export FLOE_TEST_MYSQL_PASSWORD="${FLOE_TEST_MYSQL_PASSWORD:-floe}"
+# PostgreSQL 15 (scripts/services/postgres.sh); the DSN is libpq's, for the same server.
+export FLOE_TEST_POSTGRES_HOST="${FLOE_TEST_POSTGRES_HOST:-127.0.0.1}"
+export FLOE_TEST_POSTGRES_PORT="${FLOE_TEST_POSTGRES_PORT:-5433}"
+export FLOE_TEST_POSTGRES_USER="${FLOE_TEST_POSTGRES_USER:-floe}"
+export FLOE_TEST_POSTGRES_PASSWORD="${FLOE_TEST_POSTGRES_PASSWORD:-floe}"
+export FLOE_TEST_POSTGRES_DATABASE="${FLOE_TEST_POSTGRES_DATABASE:-floe}"
+export FLOE_TEST_POSTGRES_DSN="${FLOE_TEST_POSTGRES_DSN:-host=${FLOE_TEST_POSTGRES_HOST} port=${FLOE_TEST_POSTGRES_PORT} user=${FLOE_TEST_POSTGRES_USER} password=${FLOE_TEST_POSTGRES_PASSWORD} dbname=${FLOE_TEST_POSTGRES_DATABASE}}"
 export FLOE_TEST_S3_HOST="${FLOE_TEST_S3_HOST:-127.0.0.1}"
 export FLOE_TEST_S3_PORT="${FLOE_TEST_S3_PORT:-9079}"
 # Iceberg's REST catalog test server; with FLOE_TEST_REST_URI set, the REST
@@ -126,6 +134,7 @@ run_services() {
   fi
   local rc=0
   "${script}" start || rc=1
+  start_postgres || rc=1
   start_s3 || rc=1
   start_kafka || rc=1
   start_iceberg_rest || rc=1
@@ -149,6 +158,18 @@ start_iceberg_rest() {
     started_services+=(iceberg-rest-s3)
   fi
   "${ROOT}/scripts/services/iceberg-rest-s3.sh" start
+}
+
+# The PostgreSQL server of the PostgreSQL source's tests.
+start_postgres() {
+  local script="${ROOT}/scripts/services/postgres.sh"
+  [[ -x "${script}" ]] || return 0
+  if "${script}" status >/dev/null 2>&1; then
+    echo "postgres was already running; leaving it running afterwards"
+  else
+    started_services+=(postgres)
+  fi
+  "${script}" start
 }
 
 # The Kafka broker of the Kafka tests.
