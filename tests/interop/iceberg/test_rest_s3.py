@@ -28,11 +28,8 @@ import json
 import os
 import pathlib
 import random
-import signal
 import subprocess
 import sys
-import threading
-import time
 import urllib.request
 import uuid
 
@@ -44,7 +41,7 @@ sys.path.insert(0, str(HERE.parent / "ingest"))
 from changes import ChangeStream  # noqa: E402
 from iceberg_peers import REPO_ROOT, JavaPeer, find_java_peer  # noqa: E402
 from iceberg_rows import assert_same_rows, parse_jsonl  # noqa: E402
-from ingest_runs import ITEMS_SCHEMA, ingest_argv  # noqa: E402
+from ingest_runs import ITEMS_SCHEMA, grow_and_kill, ingest_argv  # noqa: E402
 from lake_check import assert_no_checkpoint_twice  # noqa: E402
 
 DEFAULT_URI = "http://127.0.0.1:9182"
@@ -423,39 +420,17 @@ def test_ingest_exactly_once_under_sigkill_on_rest_s3(floe_bin, tmp_path, rest_l
     state = tmp_path / "state"
     rnd = random.Random(seed)
     lines = list(stream.lines(LINES))
-    stop = threading.Event()
 
-    def grow() -> None:
-        with open(input_file, "a", encoding="utf-8") as out:
-            written = 0
-            while written < len(lines) and not stop.is_set():
-                chunk = lines[written:written + rnd.randint(100, 600)]
-                out.write("".join(line + "\n" for line in chunk))
-                out.flush()
-                written += len(chunk)
-                time.sleep(rnd.uniform(0.0, 0.05))
+    def chunks():
+        written = 0
+        while written < len(lines):
+            chunk = lines[written:written + rnd.randint(100, 600)]
+            yield "".join(line + "\n" for line in chunk)
+            written += len(chunk)
 
-    grower = threading.Thread(target=grow, daemon=True)
-    grower.start()
-    logs = []
-    killed = 0
-    try:
-        while killed < KILLS or grower.is_alive():
-            log = tmp_path / f"run{len(logs)}.log"
-            logs.append(log)
-            with open(log, "w") as err:
-                proc = subprocess.Popen(
-                    ingest_argv(binary, rest_lake, input_file, state, "--upsert", "--follow"),
-                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
-            time.sleep(rnd.uniform(0.8, 3.0))
-            code = proc.poll()
-            assert code is None, f"floe ingest exited {code} on its own:\n{log.read_text()[-3000:]}"
-            proc.send_signal(signal.SIGKILL)
-            proc.wait()
-            killed += 1
-    finally:
-        stop.set()
-        grower.join()
+    killed, logs = grow_and_kill(ingest_argv(binary, rest_lake, input_file, state, "--upsert", "--follow"),
+                                 input_file, chunks(), kills=KILLS, pause=(0.8, 3.0), gap=0.05, rnd=rnd,
+                                 logs_dir=tmp_path)
     final = subprocess.run(ingest_argv(binary, rest_lake, input_file, state, "--upsert"),
                            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=600)
     assert final.returncode == 0, final.stderr[-4000:]

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import json
 import pathlib
+import random
+import signal
 import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterable
 
 from changes import ChangeStream
 from iceberg_peers import Lake
@@ -67,3 +72,52 @@ def check_lake(lake: Lake, stream: ChangeStream, java_peer, what: str) -> dict[s
         assert_same_rows(java_rows, expected, schema, f"{what}: {ident} (Iceberg Java)")
         commits[ident] = assert_no_checkpoint_twice(lake.metadata(ident), f"{what}: {ident}")
     return commits
+
+
+def grow_and_kill(argv: list[str], input_file: pathlib.Path, chunks: Iterable[str], *, kills: int,
+                  pause: tuple[float, float], gap: float, rnd: random.Random, logs_dir: pathlib.Path,
+                  half_written: Callable[[str], int] | None = None) -> tuple[int, list[pathlib.Path]]:
+    """The grow-and-kill loop of the exactly-once tests: a thread appends the text
+    `chunks` to `input_file` (a random pause of up to `gap` s after each) while runs of
+    `argv` (a `--follow` run) follow it; each run is killed with SIGKILL after
+    rnd.uniform(*pause) s and started again, at least `kills` times and until every chunk
+    is written. `half_written(text)`, if given, is where to cut a chunk for a moment (a
+    writer's partial line; len(text) for no cut). A run that exits on its own fails the
+    test with its log. Returns the number of kills and the runs' logs (stderr)."""
+    stop = threading.Event()
+    grow_random = random.Random(rnd.random())
+
+    def grow() -> None:
+        with open(input_file, "a", encoding="utf-8") as out:
+            for text in chunks:
+                if stop.is_set():
+                    return
+                cut = half_written(text) if half_written else len(text)
+                out.write(text[:cut])
+                out.flush()
+                if cut < len(text):
+                    time.sleep(0.005)
+                    out.write(text[cut:])
+                    out.flush()
+                time.sleep(grow_random.uniform(0.0, gap))
+
+    grower = threading.Thread(target=grow, daemon=True)
+    grower.start()
+    logs: list[pathlib.Path] = []
+    killed = 0
+    try:
+        while killed < kills or grower.is_alive():
+            log = logs_dir / f"run{len(logs)}.log"
+            logs.append(log)
+            with open(log, "w") as err:
+                proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
+            time.sleep(rnd.uniform(*pause))
+            code = proc.poll()
+            assert code is None, f"{argv[1]} exited {code} on its own:\n{log.read_text()[-3000:]}"
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+            killed += 1
+    finally:
+        stop.set()
+        grower.join()
+    return killed, logs

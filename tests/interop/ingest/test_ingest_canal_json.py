@@ -16,12 +16,10 @@ from __future__ import annotations
 import json
 import os
 import random
-import signal
 import subprocess
-import threading
-import time
 
 from iceberg_rows import assert_same_rows
+from ingest_runs import grow_and_kill
 from lake_check import assert_no_checkpoint_twice, merge_on_read
 
 BASE_TYPES = {"id": "bigint(20)", "region": "varchar(8)", "qty": "int(11)",
@@ -138,33 +136,13 @@ def test_canal_json_upserts_exactly_once_under_sigkill(tmp_path, make_lake, java
     input_file = tmp_path / "canal.jsonl"
     input_file.touch()
     state = tmp_path / "state"
-    stop = threading.Event()
 
-    def grow():
-        with open(input_file, "a", encoding="utf-8") as out:
-            while stream.sent < 8000 and not stop.is_set():
-                out.write("".join(line + "\n" for line in stream.lines(rnd.randint(20, 200))))
-                out.flush()
-                time.sleep(rnd.uniform(0.0, 0.03))
+    def chunks():
+        while stream.sent < 8000:
+            yield "".join(line + "\n" for line in stream.lines(rnd.randint(20, 200)))
 
-    grower = threading.Thread(target=grow, daemon=True)
-    grower.start()
-    killed = 0
-    try:
-        while killed < 6 or grower.is_alive():
-            proc = subprocess.Popen(_argv(binary, lake, input_file, state, "--follow"),
-                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                    stderr=subprocess.PIPE)
-            time.sleep(rnd.uniform(0.3, 1.5))
-            code = proc.poll()
-            assert code is None, f"floe ingest exited {code}: {proc.stderr.read().decode()[-3000:]}"
-            proc.send_signal(signal.SIGKILL)
-            proc.wait()
-            proc.stderr.close()
-            killed += 1
-    finally:
-        stop.set()
-        grower.join()
+    killed, _ = grow_and_kill(_argv(binary, lake, input_file, state, "--follow"), input_file, chunks(),
+                              kills=6, pause=(0.3, 1.5), gap=0.03, rnd=rnd, logs_dir=tmp_path)
     final = subprocess.run(_argv(binary, lake, input_file, state), stdin=subprocess.DEVNULL,
                            capture_output=True, text=True, timeout=600)
     assert final.returncode == 0, final.stderr[-4000:]

@@ -13,34 +13,22 @@ from __future__ import annotations
 
 import os
 import random
-import signal
 import subprocess
-import threading
-import time
 
 import pytest
 
 from changes import ChangeStream
-from ingest_runs import check_lake, create_tables, ingest_argv
+from ingest_runs import check_lake, create_tables, grow_and_kill, ingest_argv
 
 KILLS = int(os.environ.get("FLOE_INGEST_KILLS", "22"))
 
 
-def _grow(path, stream: ChangeStream, total: int, stop: threading.Event) -> None:
-    with open(path, "a", encoding="utf-8") as out:
-        written = 0
-        while written < total and not stop.is_set():
-            chunk = min(total - written, stream.random.randint(20, 400))
-            text = "".join(line + "\n" for line in stream.lines(chunk))
-            # Sometimes leave a line half-written for a moment, as a writer does.
-            cut = stream.random.randrange(len(text)) if stream.random.random() < 0.2 else len(text)
-            out.write(text[:cut])
-            out.flush()
-            time.sleep(0.005)
-            out.write(text[cut:])
-            out.flush()
-            written += chunk
-            time.sleep(stream.random.uniform(0.0, 0.03))
+def _chunks(stream: ChangeStream, total: int):
+    written = 0
+    while written < total:
+        chunk = min(total - written, stream.random.randint(20, 400))
+        yield "".join(line + "\n" for line in stream.lines(chunk))
+        written += chunk
 
 
 @pytest.mark.parametrize("mode", ["changelog", "upsert"])
@@ -60,29 +48,13 @@ def test_exactly_once_under_sigkill(mode, tmp_path, make_lake, java_peer, floe_i
     kills = KILLS if mode == "changelog" else max(5, KILLS // 4)
     total = 60_000 if mode == "changelog" else 20_000
 
-    stop = threading.Event()
-    grower = threading.Thread(target=_grow, args=(input_file, stream, total, stop), daemon=True)
-    grower.start()
-    logs = []
-    try:
-        killed = 0
-        while killed < kills or grower.is_alive():
-            log = tmp_path / f"run{len(logs)}.log"
-            logs.append(log)
-            with open(log, "w") as err:
-                proc = subprocess.Popen(ingest_argv(binary, lake, input_file, state, "--follow", *extra),
-                                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
-            # Long enough for some runs to commit several checkpoints, short enough that
-            # many die mid-checkpoint or mid-commit.
-            time.sleep(rnd.uniform(0.2, 1.6))
-            code = proc.poll()
-            assert code is None, f"floe ingest exited {code} on its own:\n{log.read_text()[-3000:]}"
-            proc.send_signal(signal.SIGKILL)
-            proc.wait()
-            killed += 1
-    finally:
-        stop.set()
-        grower.join()
+    # Some chunks are left half-written for a moment, as a writer does. Runs live long
+    # enough for some to commit several checkpoints, short enough that many die
+    # mid-checkpoint or mid-commit.
+    killed, logs = grow_and_kill(
+        ingest_argv(binary, lake, input_file, state, "--follow", *extra), input_file,
+        _chunks(stream, total), kills=kills, pause=(0.2, 1.6), gap=0.03, rnd=rnd, logs_dir=tmp_path,
+        half_written=lambda text: rnd.randrange(len(text)) if rnd.random() < 0.2 else len(text))
     final = subprocess.run(ingest_argv(binary, lake, input_file, state, *extra), stdin=subprocess.DEVNULL,
                            capture_output=True, text=True, timeout=600)
     assert final.returncode == 0, final.stderr[-4000:]
