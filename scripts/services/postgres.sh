@@ -181,6 +181,8 @@ start() {
 }
 
 stop() {
+  # A server whose pid file was lost is found by its own postmaster.pid.
+  service_running "${PID}" || adopt_running || true
   # SIGINT is PostgreSQL's fast shutdown (SIGTERM, its smart shutdown, would
   # wait for replication clients to leave); stop_by_pid then waits for it.
   if service_running "${PID}"; then kill -INT "$(cat "${PID}")" 2>/dev/null || true; fi
@@ -188,7 +190,7 @@ stop() {
 }
 
 status() {
-  if service_running "${PID}" && answers; then
+  if { service_running "${PID}" || adopt_running; } && answers; then
     echo "postgres running on ${HOST}:${PORT} (pid $(cat "${PID}"))"
     return 0
   fi
