@@ -22,7 +22,6 @@
 #include "floe/common/json_dump.h"
 #include "floe/ingest/decode_pool.h"
 #include "floe/ingest/line_source.h"
-#include "floe/ingest/row_change_writer.h"
 #include "floe/sink/router.h"
 #include "floe/sink/row_key.h"
 #include "floe/types/row_json.h"
@@ -32,25 +31,6 @@ namespace floe::ingest {
 using sink::RowKind;
 using types::Row;
 using types::Value;
-
-Result<InputFormat> ParseInputFormat(std::string_view text) {
-  if (text == "debezium-json" || text == "debezium") return InputFormat::kDebeziumJson;
-  if (text == "json") return InputFormat::kJson;
-  if (text == "canal-json" || text == "canal") return InputFormat::kCanalJson;
-  return InvalidArgument("unknown input format '{}' (use debezium-json or json)", text);
-}
-
-std::string_view InputFormatName(InputFormat format) {
-  switch (format) {
-    case InputFormat::kJson:
-      return "json";
-    case InputFormat::kCanalJson:
-      return "canal-json";
-    case InputFormat::kDebeziumJson:
-      break;
-  }
-  return "debezium-json";
-}
 
 Result<OnError> ParseOnError(std::string_view text) {
   if (text == "fail") return OnError::kFail;
@@ -278,7 +258,7 @@ constexpr size_t kMinParallelLines = 64;
 
 }  // namespace
 
-struct IngestSource::Impl {
+struct IngestSource::Impl final : ChangeEventHooks {
   IngestSourceOptions options;
   std::shared_ptr<sink::CheckpointPositions> positions;
   IngestStats* stats;
@@ -296,27 +276,20 @@ struct IngestSource::Impl {
   Totals totals;
   int64_t bytes_counted = 0;  // of the current LineSource, already in stats
 
-  cdc::DebeziumJsonReader reader;
-  cdc::mysql::CanalJsonReader canal_reader;
-  std::vector<cdc::DebeziumEvent> canal_events;
-  cdc::DebeziumEvent::TableKey canal_noted;  // the last primary key noted
-  types::Schema empty_schema;
+  /// debezium-json and canal-json lines (after `batcher`).
+  std::unique_ptr<ChangeEventHandler> handler;
+  /// The line being handled (for the hooks).
+  const Line* current = nullptr;
+  /// json format: the values of the line being parsed.
   Arena arena;
-  /// The target whose schema decoded the last event without a schema block.
-  sink::TableTargetPtr known_target;
+  /// What parallel decoders decode events without a schema block with
+  /// before a table's schema is known.
+  types::Schema empty_schema;
   /// json format: the parser for the fixed table's current target.
   std::unique_ptr<types::JsonRowParser> json_parser;
   sink::TableTargetPtr json_target;
   /// Rows in table order (reused: no allocation per row).
   std::vector<Value> scratch_a;
-  /// BeforeImageFields (reused).
-  std::vector<int> before_fields;
-  /// Turns row changes into writer rows (after `batcher`).
-  std::unique_ptr<RowChangeWriter> changes;
-  /// Rows emitted per table since the last Poll ended.
-  std::unordered_map<std::string, int64_t> rows_per_table;
-  const std::string* last_table_key = nullptr;
-  int64_t* last_table_count = nullptr;
 
   /// Parallel decoding (null when decode_parallelism is 1).
   std::unique_ptr<DecodePool> pool;
@@ -363,20 +336,8 @@ struct IngestSource::Impl {
     return Ok();
   }
 
-  void CountRows(const sink::TableTarget& target, int64_t n) {
-    if (last_table_key == nullptr || *last_table_key != target.key) {
-      auto [it, inserted] = rows_per_table.try_emplace(target.key, 0);
-      last_table_key = &it->first;
-      last_table_count = &it->second;
-    }
-    *last_table_count += n;
-  }
-
   void PublishStats() {
-    for (auto& [table, n] : rows_per_table) {
-      if (n != 0) stats->AddTableRows(table, n);
-      n = 0;
-    }
+    if (handler) handler->PublishTableRows();
     int64_t read = source ? source->bytes_read() : 0;
     stats->bytes_read.fetch_add(read - bytes_counted);
     bytes_counted = read;
@@ -404,112 +365,23 @@ struct IngestSource::Impl {
     return Ok();
   }
 
-  /// Decides whether an error from the resolver is the event's or the job's.
-  Status FromResolver(const Line& line, Error error, bool event_error) {
-    if (event_error) return BadInput(line, error);
-    return std::unexpected(
-        std::move(error).WithContext(fmt::format("{}:{}", source->path(), line.number)));
+  /// ChangeEventHooks, for the line `current`.
+  Status BadEvent(const Error& error) override { return BadInput(*current, error); }
+  Error JobError(Error error) override {
+    return std::move(error).WithContext(fmt::format("{}:{}", source->path(), current->number));
+  }
+  bool AlreadyCommitted(const sink::TableTarget& target) override {
+    return AlreadyCommitted(target, *current);
+  }
+  void NoteBeforeImageFields(const cdc::DebeziumEvent& event, const types::Schema* known,
+                             std::span<const int> fields) override {
+    if (pool) NoteBeforeLimit(event, known, fields);
   }
 
-  /// Adds one row (already mapped into `row`) to the batcher.
-  Status Emit(const sink::TableTargetPtr& target, RowKind kind, std::span<Value> row) {
-    FLOE_RETURN_IF_ERROR(batcher->Add(target, kind, Row(row.data(), row.size()), *out));
-    CountEmitted(*target, 1);
-    return Ok();
-  }
-
-  /// Counts `n` rows handed to the batcher for `target`.
-  void CountEmitted(const sink::TableTarget& target, int64_t n) {
-    totals.rows += n;
-    stats->rows_emitted.fetch_add(n, std::memory_order_relaxed);
-    CountRows(target, n);
-  }
-
-  /// The event row fields a before image is read for: the writers use it
-  /// only for its key, and a changelog's equality delete for the partition
-  /// source columns too (sink::TableWriter), so later before images of the
-  /// table decode only these.
-  std::span<const int> BeforeImageFields(const RowMapping& m) {
-    before_fields.clear();
-    for (int position : m.equality_positions()) {
-      before_fields.push_back(m.source_of(static_cast<size_t>(position)));
-    }
-    const auto& columns = m.table_schema().fields();
-    if (const iceberg::PartitionSpec* spec = m.target()->metadata->DefaultSpec()) {
-      for (const iceberg::PartitionField& pf : spec->fields()) {
-        for (size_t i = 0; i < columns.size(); ++i) {
-          if (columns[i].id == pf.source_id) before_fields.push_back(m.source_of(i));
-        }
-      }
-    }
-    return before_fields;
-  }
-
-  const types::Schema* KnownSchema() const {
-    return known_target ? known_target->metadata->CurrentSchema() : nullptr;
-  }
-
-  Status ProcessDebezium(const Line& line) {
-    arena.Reset();
-    const types::Schema* known = KnownSchema();
-    auto decoded = reader.Decode(line.text, known != nullptr ? known : &empty_schema, &arena);
-    return HandleDebezium(line, decoded, known, true);
-  }
-
-  /// Handles one decoded line. `known`: the schema given to Decode for
-  /// events without a schema block (null: none); `own_reader`: whether this
-  /// thread's `reader` decoded it (else a Decoder's).
-  Status HandleDebezium(const Line& line, Result<cdc::DebeziumEvent>& decoded,
-                        const types::Schema* known, bool own_reader) {
-    if (!decoded) return BadInput(line, decoded.error());
-    cdc::DebeziumEvent* event = &*decoded;
-    if (event->kind == cdc::DebeziumEvent::Kind::kTruncate) return Truncate(line, *event);
-    if (event->kind != cdc::DebeziumEvent::Kind::kRow) {
-      // A schema change names its tables' primary keys: the identifier
-      // fields of those tables when ingest creates them.
-      for (auto& key : event->table_keys) {
-        resolver->NotePrimaryKey(key.db, key.table, std::move(key.primary_key));
-      }
-      ++totals.skipped;
-      stats->events_skipped.fetch_add(1, std::memory_order_relaxed);
-      return Ok();
-    }
-    bool event_error = false;
-    auto state = resolver->Resolve(event->db, event->table, event->row_schema, &event_error);
-    if (!state) return FromResolver(line, std::move(state).error(), event_error);
-    if (AlreadyCommitted(*TableResolver::TargetOf(*state), line)) return Ok();
-
-    std::optional<cdc::DebeziumEvent> redecoded;
-    if (!event->row_schema) {
-      // Decoded with the schema of another table (or none): decode again
-      // with this table's.
-      const sink::TableTargetPtr& target = TableResolver::TargetOf(*state);
-      if (known != target->metadata->CurrentSchema()) {
-        known_target = target;
-        known = known_target->metadata->CurrentSchema();
-        arena.Reset();
-        auto again = reader.Decode(line.text, known, &arena);
-        if (!again) return BadInput(line, again.error());
-        redecoded = std::move(*again);
-        event = &*redecoded;
-        own_reader = true;
-      }
-    }
-    auto mapping = resolver->MappingFor(*state, event->row_schema, &event_error);
-    if (!mapping) return FromResolver(line, std::move(mapping).error(), event_error);
-    const RowMapping& m = **mapping;
-    if (!event->before.empty()) {
-      std::span<const int> fields = BeforeImageFields(m);
-      if (own_reader) reader.LimitBeforeImage(event->db, event->table, fields);
-      if (pool) NoteBeforeLimit(*event, known, fields);
-    }
-    auto rows = changes->Write(m, event->op, event->before, event->after, *out, &event_error);
-    if (!rows) {
-      if (event_error) return BadInput(line, rows.error());
-      return std::unexpected(std::move(rows).error());
-    }
-    CountEmitted(*m.target(), *rows);
-    return Ok();
+  /// Handles one debezium-json or canal-json line.
+  Status HandleEvent(const Line& line) {
+    current = &line;
+    return handler->Handle(options.format, line.text, *this);
   }
 
   /// Remembers, for the decoders, the before-image fields of `event`'s table
@@ -526,7 +398,7 @@ struct IngestSource::Impl {
         if (event.row_schema) {
           it->second.keep = event.row_schema;
         } else {
-          it->second.keep = known_target;
+          it->second.keep = handler->known_target();
         }
         ++before_limits_version;
       }
@@ -558,27 +430,6 @@ struct IngestSource::Impl {
       d.limit_table.assign(event.table);
     }
     if (d.limit != nullptr) d.reader.LimitBeforeImage(event.db, event.table, d.limit->fields);
-  }
-
-  /// A truncation of the event's table: the rows before it go to their
-  /// writers, then every writer discards what it holds of the table and the
-  /// committers remove the table's files in this checkpoint's commit. A table
-  /// that does not exist (and cannot be created) has nothing to truncate.
-  Status Truncate(const Line& line, const cdc::DebeziumEvent& event) {
-    bool event_error = false;
-    auto state = resolver->Resolve(event.db, event.table, nullptr, &event_error);
-    if (!state) {
-      if (event_error && state.error().code() == ErrorCode::kNotFound) {
-        ++totals.skipped;
-        stats->events_skipped.fetch_add(1, std::memory_order_relaxed);
-        return Ok();
-      }
-      return FromResolver(line, std::move(state).error(), event_error);
-    }
-    if (AlreadyCommitted(*TableResolver::TargetOf(*state), line)) return Ok();
-    FLOE_RETURN_IF_ERROR(batcher->Truncate(TableResolver::TargetOf(*state), *out));
-    stats->truncates.fetch_add(1, std::memory_order_relaxed);
-    return Ok();
   }
 
   /// Whether the event at `line` is already in its table (the table is ahead
@@ -619,44 +470,20 @@ struct IngestSource::Impl {
                                   fmt::format("table {}: column '{}' is required but null",
                                               m.target()->key, col)));
     }
-    return Emit(m.target(), RowKind::kInsert, a);
+    return handler->Emit(m.target(), RowKind::kInsert, a);
+  }
+
+  /// Decides whether an error from the resolver is the line's or the job's.
+  Status FromResolver(const Line& line, Error error, bool event_error) {
+    if (event_error) return BadInput(line, error);
+    return std::unexpected(
+        std::move(error).WithContext(fmt::format("{}:{}", source->path(), line.number)));
   }
 
   Status ProcessLine(const Line& line) {
     CountEvent();
-    switch (options.format) {
-      case InputFormat::kJson:
-        return ProcessJson(line);
-      case InputFormat::kCanalJson:
-        return ProcessCanal(line);
-      case InputFormat::kDebeziumJson:
-        break;
-    }
-    return ProcessDebezium(line);
-  }
-
-  /// A canal-json line: its rows, in order, each handled as a Debezium event
-  /// with a schema block (canal's mysqlType), so no decoding again.
-  Status ProcessCanal(const Line& line) {
-    arena.Reset();
-    Status decoded = canal_reader.Decode(line.text, &arena, &canal_events);
-    if (!decoded) return BadInput(line, decoded.error());
-    // pkNames comes with every row message: the identifier fields of a table
-    // ingest creates (noted again only when it changes).
-    if (!canal_events.empty() && canal_events[0].kind == cdc::DebeziumEvent::Kind::kRow &&
-        !canal_events[0].table_keys.empty()) {
-      cdc::DebeziumEvent::TableKey& key = canal_events[0].table_keys[0];
-      if (key.db != canal_noted.db || key.table != canal_noted.table ||
-          key.primary_key != canal_noted.primary_key) {
-        resolver->NotePrimaryKey(key.db, key.table, key.primary_key);
-        canal_noted = key;
-      }
-    }
-    for (cdc::DebeziumEvent& event : canal_events) {
-      Result<cdc::DebeziumEvent> one(std::move(event));
-      FLOE_RETURN_IF_ERROR(HandleDebezium(line, one, nullptr, /*own_reader=*/false));
-    }
-    return Ok();
+    if (options.format == InputFormat::kJson) return ProcessJson(line);
+    return HandleEvent(line);
   }
 
   void CountEvent() {
@@ -693,7 +520,7 @@ struct IngestSource::Impl {
   }
 
   Status ProcessDebeziumChunk() {
-    const types::Schema* known = KnownSchema();
+    const types::Schema* known = handler->KnownSchema();
     const types::Schema* decode_with = known != nullptr ? known : &empty_schema;
     const size_t n = chunk.size();
     const size_t parts = decoders.size();
@@ -714,10 +541,12 @@ struct IngestSource::Impl {
       CountEvent();
       // A line before this one changed the schema that events without a
       // schema block decode with: decode it again, as sequential decoding does.
-      if (KnownSchema() != known) {
-        FLOE_RETURN_IF_ERROR(ProcessDebezium(chunk[k]));
+      current = &chunk[k];
+      if (handler->KnownSchema() != known) {
+        FLOE_RETURN_IF_ERROR(handler->HandleDebezium(chunk[k].text, *this));
       } else {
-        FLOE_RETURN_IF_ERROR(HandleDebezium(chunk[k], chunk_events[k], known, false));
+        FLOE_RETURN_IF_ERROR(
+            handler->HandleDecoded(chunk[k].text, chunk_events[k], known, false, *this));
       }
     }
     return Ok();
@@ -774,8 +603,8 @@ struct IngestSource::Impl {
                                              m.target()->key, chunk_missing[k]))));
         continue;
       }
-      FLOE_RETURN_IF_ERROR(Emit(m.target(), RowKind::kInsert,
-                                std::span<Value>(chunk_values.data() + k * width, width)));
+      FLOE_RETURN_IF_ERROR(handler->Emit(m.target(), RowKind::kInsert,
+                                         std::span<Value>(chunk_values.data() + k * width, width)));
     }
     return Ok();
   }
@@ -795,7 +624,7 @@ Status IngestSource::Open(const engine::OperatorContext& context,
   FLOE_ASSIGN_OR_RETURN(std::shared_ptr<iceberg::Catalog> catalog, s.options.sink.catalog());
   s.resolver = std::make_unique<TableResolver>(s.options.tables, std::move(catalog), s.stats);
   s.batcher = std::make_unique<sink::RowBatcher>(s.options.sink, s.options.batch_rows);
-  s.changes = std::make_unique<RowChangeWriter>(s.batcher.get());
+  s.handler = std::make_unique<ChangeEventHandler>(s.resolver.get(), s.batcher.get(), s.stats);
 
   SourceState restored;
   if (state.own && !state.own->empty()) {
@@ -818,6 +647,7 @@ Status IngestSource::Open(const engine::OperatorContext& context,
     }
     restored.input_index = index;
     s.totals = restored.totals;
+    s.handler->counts() = {restored.totals.rows, restored.totals.skipped};
     if (restored.file == kStandardInput) {
       spdlog::warn(
           "restarting on standard input: it cannot be sought, so it is read from its "
@@ -844,6 +674,7 @@ Status IngestSource::Open(const engine::OperatorContext& context,
 Result<bool> IngestSource::Poll(engine::Collector<sink::RowBatch>& out) {
   Impl& s = *impl_;
   s.out = &out;
+  s.handler->set_output(&out);
   if (s.ended) return false;
   auto start = std::chrono::steady_clock::now();
   auto deadline = start + s.options.max_poll_time;
@@ -896,6 +727,8 @@ Result<std::string> IngestSource::SnapshotState(engine::CheckpointId id) {
   state.line = s.source->line_number();
   state.dead_letter_bytes = s.dead_letters.is_open() ? s.dead_letters.size() : 0;
   state.totals = s.totals;
+  state.totals.rows = s.handler->counts().rows;
+  state.totals.skipped = s.handler->counts().skipped;
   state.primary_keys = s.resolver->NotedPrimaryKeys();
   if (s.positions) {
     s.positions->Put(id, s.subtask, fmt::format("{}:{}", state.file, state.offset));

@@ -1,9 +1,12 @@
 #pragma once
 /// IngestSource: the source operator of `floe ingest` (docs/ingest.md). It
 /// reads change events line by line from its inputs (files one after the
-/// other, or standard input), decodes them (`debezium-json` or `json`), finds
-/// or creates their tables and evolves their schemas (TableResolver), and
-/// hands the rows to the writers through a sink::RowBatcher.
+/// other, or standard input), decodes them (`debezium-json`, `canal-json` or
+/// `json`), finds or creates their tables and evolves their schemas
+/// (TableResolver), and hands the rows to the writers through a
+/// sink::RowBatcher. Debezium and canal lines go through a
+/// ChangeEventHandler (change_event_handler.h), as the Kafka source's
+/// messages do.
 ///
 /// Rows per event:
 ///   op c, r   -> kInsert(after)
@@ -75,20 +78,13 @@
 
 #include "floe/common/result.h"
 #include "floe/engine/operator.h"
+#include "floe/ingest/change_event_handler.h"
 #include "floe/ingest/ingest_stats.h"
 #include "floe/ingest/table_resolver.h"
 #include "floe/sink/record.h"
 #include "floe/sink/sink_options.h"
 
 namespace floe::ingest {
-
-enum class InputFormat : uint8_t {
-  kDebeziumJson,  ///< "debezium-json" (default)
-  kJson,          ///< "json": plain JSON rows (docs/json-rows.md), appended to --table
-  kCanalJson,     ///< "canal-json": Canal's flat JSON messages (docs/kafka.md, "canal-json")
-};
-Result<InputFormat> ParseInputFormat(std::string_view text);
-std::string_view InputFormatName(InputFormat format);
 
 enum class OnError : uint8_t {
   kFail,  ///< "fail" (default): the first bad event fails the run
