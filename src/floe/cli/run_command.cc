@@ -96,6 +96,12 @@ int Check(const RunArgs& a, const pipeline::PipelineDefinition& definition) {
     return kExitFailure;
   }
   std::printf("%s", definition.Describe().c_str());
+  if (definition.source.is_kafka()) {
+    std::printf(
+        "\nThe brokers answer (and the listed topics exist). The sink tables are those the events "
+        "name (after the routes), created when their first event arrives.\n");
+    return 0;
+  }
   std::printf("\n%zu source table(s) selected:\n", routes->size());
   size_t keyless = 0;
   for (const auto& r : *routes) {

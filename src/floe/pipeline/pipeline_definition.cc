@@ -98,6 +98,11 @@ void DescribeSource(const SourceDefinition& source, std::string& out) {
     DescribeIcebergSource(source.iceberg, out);
     return;
   }
+  if (source.is_kafka()) {
+    for (const auto& [key, value] : source.kafka.settings) Line(out, 2, key, Shown(value));
+    Line(out, 2, "value.format", Quote(source.kafka.value_format));
+    return;
+  }
   Line(out, 2, "hostname", Quote(s.hostname));
   Line(out, 2, "port", std::to_string(s.port));
   Line(out, 2, "username", Quote(s.username));
@@ -263,6 +268,7 @@ std::vector<std::string> PipelineDefinition::SecretValues() const {
   };
   add(source.mysql.password);
   for (const auto& [name, value] : source.mysql.jdbc_properties) add(value);
+  for (const auto& [name, value] : source.kafka.settings) add(value);
   for (const CatalogDefinition* catalog : {&sink.catalog, &source.iceberg.catalog}) {
     if (!catalog->config) continue;
     for (const auto& key : catalog->secret_properties) {

@@ -145,12 +145,28 @@ struct IcebergSourceDefinition {
   std::optional<int64_t> split_lookback;               ///< `split-lookback`
 };
 
+/// `source:` with `type: kafka`: the change events of Kafka topics
+/// (docs/kafka.md, docs/pipeline.md "source: (type kafka)"). The keys are
+/// those of Flink's Kafka SQL connector; they are checked here for their
+/// names and the required ones, and read into the consumer's options by
+/// kafka::ParseKafkaSourceOptions when the run starts.
+struct KafkaSourceDefinition {
+  /// Every connector key of the section (`topic`, `scan.startup.*`,
+  /// `open-timeout`, `properties.*`) with its value; values of secret
+  /// `properties.*` (passwords, keys, tokens) are marked secret.
+  std::map<std::string, SettingValue> settings;
+  /// `value.format`: debezium-json (default) or canal-json.
+  std::string value_format = "debezium-json";
+};
+
 struct SourceDefinition {
-  std::string type;                 ///< "mysql" or "iceberg"
+  std::string type;                 ///< "mysql", "iceberg" or "kafka"
   std::string name;                 ///< `name`: a display name, as in Flink CDC; may be empty
   MySqlSourceDefinition mysql;      ///< type mysql
   IcebergSourceDefinition iceberg;  ///< type iceberg
+  KafkaSourceDefinition kafka;      ///< type kafka
   bool is_iceberg() const { return type == "iceberg"; }
+  bool is_kafka() const { return type == "kafka"; }
   const SourceTables& tables() const { return is_iceberg() ? iceberg.tables : mysql.tables; }
 };
 

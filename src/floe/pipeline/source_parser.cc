@@ -1,4 +1,4 @@
-// source: (type mysql or iceberg) of a pipeline file.
+// source: (type mysql, iceberg or kafka) of a pipeline file.
 
 #include <algorithm>
 #include <cctype>
@@ -11,7 +11,7 @@
 namespace floe::pipeline {
 namespace {
 
-const std::vector<std::string> kSourceTypes = {"mysql", "iceberg"};
+const std::vector<std::string> kSourceTypes = {"mysql", "iceberg", "kafka"};
 const std::vector<std::string> kMySqlKeys = {
     "type",
     "name",
@@ -62,6 +62,23 @@ const std::vector<std::string> kIcebergKeys = {
     "split-file-open-cost",
     "split-lookback",
 };
+/// The keys of a kafka source besides `properties.*` (Flink's Kafka SQL
+/// connector's names; docs/kafka.md).
+const std::vector<std::string> kKafkaKeys = {
+    "type",
+    "name",
+    "topic",
+    "topic-pattern",
+    "scan.startup.mode",
+    "scan.startup.timestamp-millis",
+    "scan.startup.specific-offsets",
+    "open-timeout",
+    "value.format",
+};
+const std::vector<std::string> kKafkaStartupModes = {
+    "earliest-offset", "latest-offset", "group-offsets", "timestamp", "specific-offsets"};
+const std::vector<std::string> kKafkaValueFormats = {"debezium-json", "canal-json"};
+
 /// Iceberg's StartingStrategy values, in kebab case (the upper-case forms
 /// are accepted too).
 const std::vector<std::string> kStartingStrategies = {
@@ -313,6 +330,47 @@ Result<IcebergSourceDefinition> ParseIceberg(BlockReader& r, const std::string& 
   return s;
 }
 
+/// Whether the value of librdkafka setting `name` is a secret.
+bool IsSecretKafkaProperty(std::string_view name, bool from_environment) {
+  return IsSecretSetting(name, from_environment) || name == "ssl.key.pem" ||
+         name == "sasl.oauthbearer.config";
+}
+
+Result<KafkaSourceDefinition> ParseKafka(BlockReader& r) {
+  KafkaSourceDefinition s;
+  for (const std::string& key : kKafkaKeys) {
+    if (key == "type" || key == "name" || key == "value.format") continue;
+    FLOE_ASSIGN_OR_RETURN(auto value, r.String(key));
+    if (value) s.settings[key] = SettingValue{*value, false};
+  }
+  for (const DocumentEntry* entry : r.GetPrefixed("properties.")) {
+    if (!entry->value.is_scalar()) {
+      return r.Fail(*entry, "expected a single value, found {}", KindName(entry->value.kind));
+    }
+    std::string name = entry->key.substr(std::string_view("properties.").size());
+    s.settings[entry->key] = SettingValue{
+        entry->value.scalar, IsSecretKafkaProperty(name, entry->value.from_environment)};
+  }
+  if (!s.settings.contains("properties.bootstrap.servers")) {
+    return r.FailBlock(
+        "needs 'properties.bootstrap.servers' (the brokers to ask first, host:port[,host:port])");
+  }
+  if (!s.settings.contains("properties.group.id")) {
+    return r.FailBlock(
+        "needs 'properties.group.id' (the consumer group the pipeline's members share)");
+  }
+  if (s.settings.contains("topic") == s.settings.contains("topic-pattern")) {
+    return r.FailBlock(
+        "needs exactly one of 'topic' (names, separated by ';') and 'topic-pattern' (a regular "
+        "expression)");
+  }
+  FLOE_ASSIGN_OR_RETURN(auto mode, r.Choice("scan.startup.mode", kKafkaStartupModes));
+  (void)mode;
+  FLOE_ASSIGN_OR_RETURN(auto format, r.Choice("value.format", kKafkaValueFormats));
+  if (format) s.value_format = kKafkaValueFormats[*format];
+  return s;
+}
+
 }  // namespace
 
 Result<SourceDefinition> ParseSourceSection(const DocumentEntry& section,
@@ -327,7 +385,7 @@ Result<SourceDefinition> ParseSourceSection(const DocumentEntry& section,
   SourceDefinition source;
   FLOE_ASSIGN_OR_RETURN(auto type, r.String("type"));
   if (!type) return r.FailBlock("needs 'type' (supported: " + JoinNames(kSourceTypes) + ")");
-  if (*type != "mysql" && *type != "iceberg") {
+  if (*type != "mysql" && *type != "iceberg" && *type != "kafka") {
     return r.Fail(*r.Get("type"),
                   "source type '{}' is not supported (supported: {}; MariaDB is "
                   "read as mysql){}",
@@ -337,6 +395,8 @@ Result<SourceDefinition> ParseSourceSection(const DocumentEntry& section,
   // Keys next, so that a typo is reported as one (not as a missing key).
   if (source.is_iceberg()) {
     r.Declare(kIcebergKeys, {"catalog.properties."});
+  } else if (source.is_kafka()) {
+    r.Declare(kKafkaKeys, {"properties."});
   } else {
     FLOE_RETURN_IF_ERROR(r.Refuse(
         {}, {"debezium."},
@@ -348,6 +408,8 @@ Result<SourceDefinition> ParseSourceSection(const DocumentEntry& section,
   if (name) source.name = *name;
   if (source.is_iceberg()) {
     FLOE_ASSIGN_OR_RETURN(source.iceberg, ParseIceberg(r, base_dir));
+  } else if (source.is_kafka()) {
+    FLOE_ASSIGN_OR_RETURN(source.kafka, ParseKafka(r));
   } else {
     FLOE_ASSIGN_OR_RETURN(source.mysql, ParseMySql(r));
   }

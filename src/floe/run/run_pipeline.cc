@@ -254,13 +254,14 @@ Status CheckCommonSettings(const pipeline::PipelineDefinition& definition) {
   return Ok();
 }
 
-/// PlanResume for an iceberg source: the tables may hold no checkpoint of
-/// the pipeline newer than the newest readable one of the state folder (the
-/// source state says which snapshots are read; nothing in the lake could
-/// take its place). Returns the highest checkpoint id they hold.
-Result<engine::CheckpointId> PlanIcebergResume(const pipeline::PipelineDefinition& definition,
-                                               const sink::SinkOptions& sink,
-                                               engine::CheckpointStore& store) {
+/// PlanResume for an iceberg or kafka source: the tables may hold no
+/// checkpoint of the pipeline newer than the newest readable one of the
+/// state folder (the source state says which snapshots or offsets are read;
+/// resuming from what the lake holds is not built for these sources yet).
+/// Returns the highest checkpoint id they hold.
+Result<engine::CheckpointId> PlanStateResume(const pipeline::PipelineDefinition& definition,
+                                             const sink::SinkOptions& sink,
+                                             engine::CheckpointStore& store) {
   FLOE_ASSIGN_OR_RETURN(std::shared_ptr<iceberg::Catalog> catalog, sink.catalog());
   FLOE_ASSIGN_OR_RETURN(auto tables, sink::ListTablesTwoLevelsDeep(*catalog));
   FLOE_ASSIGN_OR_RETURN(auto progress,
@@ -275,7 +276,7 @@ Result<engine::CheckpointId> PlanIcebergResume(const pipeline::PipelineDefinitio
     if (p.checkpoint <= restored_id) continue;
     return Corruption(
         "table {} holds checkpoint {} of pipeline '{}', but the newest readable checkpoint in {} "
-        "is {}: the source tables cannot be read on from where it is. Restore the state folder, "
+        "is {}: the source cannot be read on from where it is. Restore the state folder, "
         "or mirror into new tables under a new pipeline.name",
         p.table.ToString(), p.checkpoint, sink.pipeline_id, definition.pipeline.state_dir,
         restored_id == 0 ? std::string("none") : std::to_string(restored_id));
@@ -387,28 +388,66 @@ Result<IcebergTablesSourceOptions> MakeIcebergTablesSourceOptions(
   return options;
 }
 
+Result<KafkaSourceOptions> MakeKafkaSourceOptions(const pipeline::PipelineDefinition& definition,
+                                                  const std::string& catalog_config_path) {
+  const pipeline::KafkaSourceDefinition& source = definition.source.kafka;
+  using Behavior = pipeline::SchemaChangeBehavior;
+  Behavior behavior = definition.pipeline.schema_change_behavior;
+  if (behavior != Behavior::kLenient && behavior != Behavior::kIgnore) {
+    return NotYet(fmt::format("pipeline.schema.change.behavior: {}",
+                              pipeline::SchemaChangeBehaviorName(behavior)),
+                  "with a kafka source (lenient and ignore are)");
+  }
+  FLOE_RETURN_IF_ERROR(CheckCommonSettings(definition));
+  for (const auto& route : definition.routes) {
+    if (!route.source_table_column.empty()) {
+      return NotYet("route.source-table-column", "with a kafka source");
+    }
+  }
+  KafkaSourceOptions options;
+  std::map<std::string, std::string> keys;
+  for (const auto& [key, value] : source.settings) keys[key] = value.value;
+  auto consumer = kafka::ParseKafkaSourceOptions(keys);
+  if (!consumer) return std::unexpected(std::move(consumer).error().WithContext("source"));
+  options.consumer = std::move(*consumer);
+  FLOE_ASSIGN_OR_RETURN(options.format, ingest::ParseInputFormat(source.value_format));
+  FLOE_ASSIGN_OR_RETURN(SinkSide side, MakeSinkSide(definition, catalog_config_path));
+  options.sink = std::move(side.sink);
+  options.tables = std::move(side.tables);
+  options.tables.evolve_schemas = behavior != Behavior::kIgnore;
+  FLOE_RETURN_IF_ERROR(ValidateKafkaSourceOptions(options));
+  return options;
+}
+
 Result<RunSummary> RunPipeline(const pipeline::PipelineDefinition& definition,
                                const RunOptions& run) {
   // The source stage, and the sink's settings; the capture's are kept for
   // its resume planning below.
   const bool iceberg_source = definition.source.is_iceberg();
+  const bool kafka_source = definition.source.is_kafka();
   CaptureSourceOptions source_options;
   IcebergTablesSourceOptions iceberg_options;
+  KafkaSourceOptions kafka_options;
   if (iceberg_source) {
     FLOE_ASSIGN_OR_RETURN(iceberg_options,
                           MakeIcebergTablesSourceOptions(definition, run.catalog_config_path));
+  } else if (kafka_source) {
+    FLOE_ASSIGN_OR_RETURN(kafka_options,
+                          MakeKafkaSourceOptions(definition, run.catalog_config_path));
   } else {
     FLOE_ASSIGN_OR_RETURN(source_options,
                           MakeCaptureSourceOptions(definition, run.catalog_config_path));
   }
-  const sink::SinkOptions& sink_options =
-      iceberg_source ? iceberg_options.sink : source_options.sink;
+  const sink::SinkOptions& sink_options = iceberg_source ? iceberg_options.sink
+                                          : kafka_source ? kafka_options.sink
+                                                         : source_options.sink;
   source_options.stop = run.stop;
   RunMetrics own_metrics;
   RunMetrics* metrics = run.metrics != nullptr ? run.metrics : &own_metrics;
   metrics->SetPipelineName(definition.pipeline.name);
   source_options.metrics = metrics;
   iceberg_options.metrics = metrics;
+  kafka_options.metrics = metrics;
   std::unique_ptr<StatusServer> status_server;  // pipeline.http: serves `metrics` during the run
   if (definition.pipeline.http) {
     FLOE_ASSIGN_OR_RETURN(status_server,
@@ -431,9 +470,9 @@ Result<RunSummary> RunPipeline(const pipeline::PipelineDefinition& definition,
   // at transaction boundaries only): do not abort one that waits for it.
   job_options.checkpoint_timeout = std::chrono::hours(24 * 7);
   job_options.store = &store;
-  if (iceberg_source) {
+  if (iceberg_source || kafka_source) {
     FLOE_ASSIGN_OR_RETURN(job_options.min_checkpoint_id,
-                          PlanIcebergResume(definition, sink_options, store));
+                          PlanStateResume(definition, sink_options, store));
   } else {
     FLOE_ASSIGN_OR_RETURN(job_options.min_checkpoint_id,
                           PlanResume(definition, source_options, store));
@@ -452,9 +491,10 @@ Result<RunSummary> RunPipeline(const pipeline::PipelineDefinition& definition,
     engine::Job job(job_options);
     auto rows = job.AddSource<sink::RowBatch>(
         "source", 1,
-        [iceberg_source, source_options, iceberg_options, positions,
+        [iceberg_source, kafka_source, source_options, iceberg_options, kafka_options, positions,
          stats](int) -> std::unique_ptr<engine::SourceOperator<sink::RowBatch>> {
           if (iceberg_source) return std::make_unique<IcebergTablesSource>(iceberg_options, stats);
+          if (kafka_source) return std::make_unique<KafkaSource>(kafka_options, positions, stats);
           return std::make_unique<CaptureSource>(source_options, positions, stats);
         });
     auto on_commit = run.on_commit;
@@ -514,11 +554,26 @@ Result<std::vector<TableRoute>> CheckIcebergPipeline(const pipeline::PipelineDef
   return routes;
 }
 
+/// CheckPipeline of a kafka source: the consumer opens (brokers answer,
+/// listed topics exist) and the sink catalog answers. Its tables are known
+/// only from the events, so none is listed.
+Result<std::vector<TableRoute>> CheckKafkaPipeline(const pipeline::PipelineDefinition& definition,
+                                                   const std::string& catalog_config_path) {
+  FLOE_ASSIGN_OR_RETURN(KafkaSourceOptions options,
+                        MakeKafkaSourceOptions(definition, catalog_config_path));
+  FLOE_ASSIGN_OR_RETURN(std::shared_ptr<iceberg::Catalog> catalog, options.sink.catalog());
+  FLOE_RETURN_IF_ERROR_CTX(catalog->ListNamespaces({}), "listing the sink catalog's namespaces");
+  FLOE_ASSIGN_OR_RETURN(auto consumer, kafka::KafkaConsumer::Open(options.consumer));
+  consumer->Close();
+  return std::vector<TableRoute>{};
+}
+
 }  // namespace
 
 Result<std::vector<TableRoute>> CheckPipeline(const pipeline::PipelineDefinition& definition,
                                               const std::string& catalog_config_path) {
   if (definition.source.is_iceberg()) return CheckIcebergPipeline(definition, catalog_config_path);
+  if (definition.source.is_kafka()) return CheckKafkaPipeline(definition, catalog_config_path);
   FLOE_ASSIGN_OR_RETURN(CaptureSourceOptions options,
                         MakeCaptureSourceOptions(definition, catalog_config_path));
   FLOE_ASSIGN_OR_RETURN(auto conn, cdc::mysql::Connection::Open(options.capture.connection));

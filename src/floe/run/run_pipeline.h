@@ -26,6 +26,7 @@
 #include "floe/pipeline/pipeline_definition.h"
 #include "floe/run/capture_source.h"
 #include "floe/run/iceberg_tables_source.h"
+#include "floe/run/kafka_source.h"
 #include "floe/run/run_metrics.h"
 #include "floe/sink/record.h"
 
@@ -62,8 +63,8 @@ struct RunSummary {
 /// The capture and sink settings of a pipeline file, for the source and
 /// the sink stages. Errors: kNotSupported for settings floe does not run
 /// yet (each named); those of ResolveSinkCatalog.
-Result<CaptureSourceOptions> MakeCaptureSourceOptions(const pipeline::PipelineDefinition& definition,
-                                                      const std::string& catalog_config_path);
+Result<CaptureSourceOptions> MakeCaptureSourceOptions(
+    const pipeline::PipelineDefinition& definition, const std::string& catalog_config_path);
 
 /// The source and sink settings of a pipeline file with an iceberg source.
 /// Errors: kNotSupported for settings floe does not run with it yet (each
@@ -71,6 +72,14 @@ Result<CaptureSourceOptions> MakeCaptureSourceOptions(const pipeline::PipelineDe
 /// source-table-column); a bad starting strategy; those of ResolveCatalog.
 Result<IcebergTablesSourceOptions> MakeIcebergTablesSourceOptions(
     const pipeline::PipelineDefinition& definition, const std::string& catalog_config_path);
+
+/// The source and sink settings of a pipeline file with a kafka source.
+/// Errors: those of kafka::ParseKafkaSourceOptions (naming the key);
+/// kNotSupported for settings floe does not run with it yet (each named:
+/// schema.change.behavior other than lenient or ignore, a route's
+/// source-table-column); those of ResolveSinkCatalog.
+Result<KafkaSourceOptions> MakeKafkaSourceOptions(const pipeline::PipelineDefinition& definition,
+                                                  const std::string& catalog_config_path);
 
 /// Runs the pipeline until `options.stop` (then a final checkpoint is
 /// committed) or an error: the capture's (server gone past its reconnect

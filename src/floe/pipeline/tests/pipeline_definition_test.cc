@@ -305,7 +305,7 @@ TEST(PipelineDefinitionTest, UnsupportedTypesListWhatIsSupported) {
   auto source = Parse(WithLine(2, "  type: postgres"));
   EXPECT_EQ(ErrorOf(source),
             "shop.yaml:2:9: source.type: source type 'postgres' is not supported (supported: "
-            "mysql, iceberg; MariaDB is read as mysql)");
+            "mysql, iceberg, kafka; MariaDB is read as mysql)");
   EXPECT_EQ(ErrorOf(Parse(WithLine(14, "  type: paimon"))),
             "shop.yaml:14:9: sink.type: sink type 'paimon' is not supported (supported: iceberg)");
   std::string message =
@@ -666,6 +666,65 @@ TEST(PipelineIcebergSourceTest, StartingStrategiesCheckTheirKeys) {
   // The keys of the other source type are typos here.
   EXPECT_NE(ErrorOf(with({"source.hostname=db"})).find("hostname"), std::string::npos);
   EXPECT_NE(ErrorOf(with({"source.tables="})).find("tables"), std::string::npos);
+}
+
+constexpr std::string_view kKafkaSource = R"(source:
+  type: kafka
+  properties.bootstrap.servers: 127.0.0.1:9092
+  topic: shop-changes;crm-changes
+  properties.group.id: floe-shop
+  scan.startup.mode: earliest-offset
+  properties.sasl.password: ${MYSQL_PASSWORD}
+  value.format: canal-json
+sink:
+  type: iceberg
+  catalog: {type: sql, uri: "sqlite:///down/catalog.db", warehouse: down/warehouse}
+)";
+
+TEST(PipelineKafkaSourceTest, KeepsTheConnectorKeysAndHidesSecrets) {
+  auto parsed = Parse(kKafkaSource);
+  ASSERT_TRUE(parsed) << parsed.error().message();
+  const SourceDefinition& source = parsed->source;
+  ASSERT_TRUE(source.is_kafka());
+  EXPECT_EQ(source.kafka.value_format, "canal-json");
+  const auto& settings = source.kafka.settings;
+  EXPECT_EQ(settings.at("properties.bootstrap.servers").value, "127.0.0.1:9092");
+  EXPECT_EQ(settings.at("topic").value, "shop-changes;crm-changes");
+  EXPECT_EQ(settings.at("scan.startup.mode").value, "earliest-offset");
+  EXPECT_TRUE(settings.at("properties.sasl.password").secret);
+  EXPECT_FALSE(settings.at("properties.group.id").secret);
+  std::string described = parsed->Describe();
+  EXPECT_EQ(described.find("hunter2-very-secret"), std::string::npos) << described;
+  EXPECT_NE(described.find("value.format: canal-json"), std::string::npos) << described;
+  auto again = ParsePipelineDefinition(described, "shop.yaml", Environment::FromMap({}), {});
+  ASSERT_TRUE(again) << again.error().message() << "\n" << described;
+  EXPECT_EQ(again->Describe(), described);
+  auto debezium = Parse(kKafkaSource, {"source.value.format=debezium-json"});
+  ASSERT_TRUE(debezium) << debezium.error().message();
+  EXPECT_EQ(debezium->source.kafka.value_format, "debezium-json");
+}
+
+TEST(PipelineKafkaSourceTest, RefusesUnknownAndMissingKeys) {
+  auto with = [](std::vector<std::string> overrides) { return Parse(kKafkaSource, overrides); };
+  std::string typo = ErrorOf(with({"source.topics=x"}));
+  EXPECT_NE(typo.find("topics"), std::string::npos) << typo;
+  EXPECT_NE(typo.find("topic"), std::string::npos) << typo;
+  EXPECT_NE(ErrorOf(with({"source.value.format=avro"})).find("value.format"), std::string::npos);
+  EXPECT_NE(ErrorOf(with({"source.scan.startup.mode=initial"})).find("scan.startup.mode"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(with({"source.topic-pattern=shop-.*"})).find("exactly one of 'topic'"),
+            std::string::npos);
+  std::string text(kKafkaSource);
+  auto without = [&](std::string_view line) {
+    std::string out = text;
+    out.erase(out.find(line), line.size() + 1);
+    return Parse(out);
+  };
+  EXPECT_NE(ErrorOf(without("  properties.group.id: floe-shop")).find("properties.group.id"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(without("  properties.bootstrap.servers: 127.0.0.1:9092"))
+                .find("properties.bootstrap.servers"),
+            std::string::npos);
 }
 
 }  // namespace
