@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <random>
 #include <thread>
 
+#include "floe/common/random.h"
 #include "floe/iceberg/manifest_merge.h"
 #include "floe/iceberg/table.h"
 #include "floe/iceberg/table_metadata_builder.h"
@@ -127,7 +127,6 @@ Result<std::vector<LiveFile>> FilesAddedSince(io::FileIO& io, const TableMetadat
 Status CommitOperations(Table& table, std::span<TableOperation* const> operations) {
   const CommitRetryOptions retry = CommitRetryOptions::FromProperties(table.metadata());
   const auto start = std::chrono::steady_clock::now();
-  static thread_local std::mt19937_64 rng{std::random_device{}()};
   auto cleanup = [&](bool committed) {
     for (TableOperation* op : operations) op->Cleanup(table.io(), committed);
   };
@@ -183,7 +182,7 @@ Status CommitOperations(Table& table, std::span<TableOperation* const> operation
       for (int i = 0; i < attempt && wait < retry.max_wait_ms; ++i) wait *= 2;
       wait = std::min(wait, retry.max_wait_ms);
       // Jitter, so that racing writers do not retry in lockstep.
-      if (wait > 0) wait += static_cast<int64_t>(rng() % static_cast<uint64_t>(wait / 2 + 1));
+      if (wait > 0) wait += static_cast<int64_t>(RandomU64() % static_cast<uint64_t>(wait / 2 + 1));
       wait = std::min(wait, std::max<int64_t>(0, retry.total_timeout_ms - elapsed));
       std::this_thread::sleep_for(std::chrono::milliseconds(wait));
       if (auto s = table.Refresh(); !s) {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
-#include <random>
 
+#include "floe/common/random.h"
 #include "floe/types/schema_json.h"
 
 namespace floe::iceberg {
@@ -41,15 +41,6 @@ int64_t NowMs() {
       .count();
 }
 
-std::mt19937_64& Rng() {
-  thread_local std::mt19937_64 rng([] {
-    std::random_device rd;
-    std::seed_seq seq{rd(), rd(), rd(), rd(), rd(), rd(), rd(), rd()};
-    return std::mt19937_64(seq);
-  }());
-  return rng;
-}
-
 /// Schemas compare equal when their JSON (without the id) is the same, which
 /// covers field ids, names, types, requiredness, docs and identifier fields.
 bool SameSchema(const types::Schema& a, const types::Schema& b) {
@@ -60,29 +51,21 @@ bool SameSchema(const types::Schema& a, const types::Schema& b) {
   return ja == jb;
 }
 
-
 }  // namespace
 
-std::string GenerateUuid() {
-  uint64_t hi = Rng()();
-  uint64_t lo = Rng()();
-  hi = (hi & 0xFFFFFFFFFFFF0FFFull) | 0x0000000000004000ull;  // version 4
-  lo = (lo & 0x3FFFFFFFFFFFFFFFull) | 0x8000000000000000ull;  // variant 10
-  return fmt::format("{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", hi >> 32, (hi >> 16) & 0xFFFF,
-                     hi & 0xFFFF, lo >> 48, lo & 0xFFFFFFFFFFFFull);
-}
+std::string GenerateUuid() { return RandomUuid(); }
 
 SnapshotId GenerateSnapshotId() {
   SnapshotId id = 0;
-  while (id == 0) id = static_cast<SnapshotId>(Rng()() & 0x7FFFFFFFFFFFFFFFull);
+  while (id == 0) id = static_cast<SnapshotId>(RandomU64() & 0x7FFFFFFFFFFFFFFFull);
   return id;
 }
 
 Result<TableMetadataBuilder> TableMetadataBuilder::ForNewTable(int format_version,
                                                                Options options) {
   if (format_version < kMinFormatVersion || format_version > kMaxFormatVersion) {
-    return NotSupported("format-version {} is not supported (floe writes {} to {})",
-                        format_version, kMinFormatVersion, kMaxFormatVersion);
+    return NotSupported("format-version {} is not supported (floe writes {} to {})", format_version,
+                        kMinFormatVersion, kMaxFormatVersion);
   }
   TableMetadataBuilder b;
   b.is_new_ = true;
@@ -295,8 +278,8 @@ Status TableMetadataBuilder::UpgradeFormatVersion(int version) {
 Status TableMetadataBuilder::AddSchema(const update::AddSchema& u) {
   TableMetadata& m = metadata_;
   FLOE_RETURN_IF_ERROR_CTX(u.schema.Validate(), "add-schema");
-  int32_t new_last = std::max({m.last_column_id, u.schema.highest_field_id(),
-                               u.last_column_id.value_or(0)});
+  int32_t new_last =
+      std::max({m.last_column_id, u.schema.highest_field_id(), u.last_column_id.value_or(0)});
   for (const auto& s : m.schemas) {
     if (SameSchema(s, u.schema)) {
       last_added_schema_id_ = s.schema_id();
@@ -552,9 +535,9 @@ Status TableMetadataBuilder::Finish(TableMetadata& m) const {
   m.last_updated_ms = updated;
   if (base_last_updated_ms_ && !base_location_.empty()) {
     m.metadata_log.push_back({*base_last_updated_ms_, base_location_});
-    int64_t keep = std::max<int64_t>(
-        1, m.PropertyAsInt(property::kMetadataPreviousVersionsMax,
-                           property::kMetadataPreviousVersionsMaxDefault));
+    int64_t keep =
+        std::max<int64_t>(1, m.PropertyAsInt(property::kMetadataPreviousVersionsMax,
+                                             property::kMetadataPreviousVersionsMaxDefault));
     if (static_cast<int64_t>(m.metadata_log.size()) > keep) {
       m.metadata_log.erase(m.metadata_log.begin(),
                            m.metadata_log.end() - static_cast<std::ptrdiff_t>(keep));

@@ -8,15 +8,15 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
-#include <random>
 
+#include "floe/common/random.h"
 #include "floe/io/file_io.h"
 
 namespace floe::io {
 namespace {
 
 std::unexpected<Error> Errno(std::string_view what, std::string_view path, int err) {
-  ErrorCode code = err == ENOENT ? ErrorCode::kNotFound
+  ErrorCode code = err == ENOENT   ? ErrorCode::kNotFound
                    : err == EEXIST ? ErrorCode::kAlreadyExists
                                    : ErrorCode::kIo;
   return MakeError(code, "{} {}: {}", what, path, std::strerror(err));
@@ -34,8 +34,8 @@ std::string ParentOf(std::string_view path) {
 Status CheckLocal(std::string_view path) {
   std::string scheme = UriScheme(path);
   if (!scheme.empty() && scheme != "file") {
-    return NotSupported("scheme '{}' not supported (only local paths and file:// URIs): {}",
-                        scheme, RedactUri(path));
+    return NotSupported("scheme '{}' not supported (only local paths and file:// URIs): {}", scheme,
+                        RedactUri(path));
   }
   return Ok();
 }
@@ -64,13 +64,14 @@ class LocalInputFile final : public InputFile {
     }
     size_t done = 0;
     while (done < out.size()) {
-      ssize_t n = ::pread(fd_, out.data() + done, out.size() - done,
-                          static_cast<off_t>(offset + done));
+      ssize_t n =
+          ::pread(fd_, out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
       if (n < 0) {
         if (errno == EINTR) continue;
         return Errno("reading", path_, errno);
       }
-      if (n == 0) return Corruption("{}: unexpected end of file at offset {}", path_, offset + done);
+      if (n == 0)
+        return Corruption("{}: unexpected end of file at offset {}", path_, offset + done);
       done += static_cast<size_t>(n);
     }
     return Ok();
@@ -142,7 +143,8 @@ Status CreateDirectories(std::string_view dir_in) {
   }
   std::string parent = ParentOf(dir);
   if (parent != dir) FLOE_RETURN_IF_ERROR(CreateDirectories(parent));
-  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return Errno("creating folder", dir, errno);
+  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
+    return Errno("creating folder", dir, errno);
   return Ok();
 }
 
@@ -250,7 +252,8 @@ Status LocalFileIO::DeleteDirectory(std::string_view dir_in) {
   std::string dir(LocalPath(dir_in));
   if (::rmdir(dir.c_str()) != 0) {
     if (errno == ENOENT) return Ok();
-    if (errno == ENOTEMPTY || errno == EEXIST) return InvalidArgument("folder {} is not empty", dir);
+    if (errno == ENOTEMPTY || errno == EEXIST)
+      return InvalidArgument("folder {} is not empty", dir);
     return Errno("removing folder", dir, errno);
   }
   return Ok();
@@ -308,14 +311,12 @@ Status LocalFileIO::SyncFiles(std::span<const std::string> paths) {
 Result<std::string> FileIO::ReadAll(std::string_view path) {
   FLOE_ASSIGN_OR_RETURN(auto file, OpenInput(path));
   std::string bytes(file->size(), '\0');
-  FLOE_RETURN_IF_ERROR(
-      file->ReadAt(0, {reinterpret_cast<uint8_t*>(bytes.data()), bytes.size()}));
+  FLOE_RETURN_IF_ERROR(file->ReadAt(0, {reinterpret_cast<uint8_t*>(bytes.data()), bytes.size()}));
   return bytes;
 }
 
 Status FileIO::WriteAtomically(std::string_view path, std::string_view bytes) {
-  static thread_local std::mt19937_64 rng{std::random_device{}()};
-  std::string tmp = fmt::format("{}.{:016x}.tmp", path, rng());
+  std::string tmp = fmt::format("{}.{:016x}.tmp", path, RandomU64());
   {
     FLOE_ASSIGN_OR_RETURN(auto out, CreateOutput(tmp, /*overwrite=*/false));
     Status s = out->Write(bytes);
@@ -332,10 +333,9 @@ Status FileIO::WriteAtomically(std::string_view path, std::string_view bytes) {
 }
 
 std::string HiddenTemporaryBeside(std::string_view path) {
-  static thread_local std::mt19937_64 rng{std::random_device{}()};
   std::string_view name = path.substr(path.rfind('/') + 1);
   std::string_view dir = path.substr(0, path.size() - name.size());
-  return fmt::format("{}.{:016x}.{}.tmp", dir, rng(), name);
+  return fmt::format("{}.{:016x}.{}.tmp", dir, RandomU64(), name);
 }
 
 Status FileIO::WriteNew(std::string_view path, std::string_view bytes) {

@@ -5,10 +5,10 @@
 #include <atomic>
 #include <map>
 #include <optional>
-#include <random>
 #include <set>
 #include <thread>
 
+#include "floe/common/random.h"
 #include "floe/iceberg/manifest.h"
 #include "floe/iceberg/table.h"
 #include "floe/iceberg/transaction.h"
@@ -110,10 +110,7 @@ struct TableCommits {
   bool vanished = false;
 };
 
-uint64_t RandomTag() {
-  static thread_local std::mt19937_64 rng{std::random_device{}()};
-  return rng();
-}
+uint64_t RandomTag() { return RandomU64(); }
 
 Status WriteOneManifest(io::FileIO& io, const iceberg::TableMetadata& metadata, CheckpointId id,
                         int32_t spec_id, iceberg::ManifestContent content,

@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
-#include <random>
+
+#include "floe/common/random.h"
 
 namespace floe::avro {
 
@@ -32,8 +33,7 @@ Status MemoryOutputFile::Write(std::span<const uint8_t> bytes) {
 // Writer
 
 Result<std::unique_ptr<DataFileWriter>> DataFileWriter::Make(std::unique_ptr<io::OutputFile> file,
-                                                             Schema schema,
-                                                             WriterOptions options) {
+                                                             Schema schema, WriterOptions options) {
   for (const char* reserved : {"avro.schema", "avro.codec"}) {
     if (options.metadata.contains(reserved)) {
       return InvalidArgument("avro metadata key '{}' is reserved", reserved);
@@ -49,9 +49,8 @@ Result<std::unique_ptr<DataFileWriter>> DataFileWriter::Make(std::unique_ptr<io:
     // The marker only has to be unlikely to occur in the data: a generator
     // seeded once per thread serves (a random_device per file was a system
     // call per manifest).
-    static thread_local std::mt19937_64 random{std::random_device{}()};
     for (size_t i = 0; i < kSyncSize; i += 8) {
-      uint64_t r = random();
+      uint64_t r = RandomU64();
       std::memcpy(w->sync_.data() + i, &r, 8);
     }
   }
@@ -129,9 +128,9 @@ Result<std::unique_ptr<DataFileReader>> DataFileReader::Open(std::unique_ptr<io:
   r->options_ = std::move(options);
   FLOE_RETURN_IF_ERROR(r->ReadHeader());
   if (r->options_.reader_schema) {
-    FLOE_ASSIGN_OR_RETURN(r->reader_, DatumReader::Make(r->writer_schema_,
-                                                        *r->options_.reader_schema,
-                                                        r->options_.resolve));
+    FLOE_ASSIGN_OR_RETURN(
+        r->reader_,
+        DatumReader::Make(r->writer_schema_, *r->options_.reader_schema, r->options_.resolve));
   } else {
     FLOE_ASSIGN_OR_RETURN(r->reader_, DatumReader::Make(r->writer_schema_));
   }
@@ -269,8 +268,8 @@ Status DataFileReader::LoadBlock() {
 Result<bool> DataFileReader::Next(Datum* out) {
   while (block_records_left_ == 0) {
     if (decoder_ && !decoder_->at_end()) {
-      return decoder_->Corrupt(fmt::format("{} bytes left over after the block's records",
-                                           decoder_->remaining()));
+      return decoder_->Corrupt(
+          fmt::format("{} bytes left over after the block's records", decoder_->remaining()));
     }
     decoder_.reset();
     if (next_block_offset_ >= file_->size()) return false;

@@ -2,26 +2,15 @@
 
 #include <charconv>
 #include <optional>
-#include <random>
 #include <set>
 
+#include "floe/common/random.h"
 #include "floe/iceberg/expire_snapshots.h"
 #include "floe/iceberg/manifest.h"
 #include "floe/iceberg/metadata_json.h"
 
 namespace floe::iceberg {
-namespace {
-
-std::string RandomUuid() {
-  static thread_local std::mt19937_64 rng{std::random_device{}()};
-  uint64_t hi = rng(), lo = rng();
-  hi = (hi & ~0xF000ull) | 0x4000ull;                       // version 4
-  lo = (lo & ~(0xC000ull << 48)) | (0x8000ull << 48);       // variant 10
-  return fmt::format("{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", hi >> 32, (hi >> 16) & 0xffff,
-                     hi & 0xffff, lo >> 48, lo & 0xffffffffffffull);
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::string NamespaceToString(const Namespace& ns) {
   std::string out;
@@ -38,7 +27,8 @@ std::string TableIdentifier::ToString() const {
 
 Status ValidateName(std::string_view name, std::string_view what) {
   if (name.empty()) return InvalidArgument("{} name is empty", what);
-  if (name == "." || name == "..") return InvalidArgument("{} name '{}' is not allowed", what, name);
+  if (name == "." || name == "..")
+    return InvalidArgument("{} name '{}' is not allowed", what, name);
   for (unsigned char c : name) {
     if (c == '/' || c == '\\') {
       return InvalidArgument("{} name '{}' contains a path separator", what, name);
@@ -119,7 +109,8 @@ Result<std::optional<std::string>> LocationInUse(io::FileIO& io, const std::stri
 Result<PurgeResult> PurgeTableFiles(io::FileIO& io, const LoadedTable& table,
                                     const PurgeOptions& options) {
   const TableMetadata& m = table.metadata;
-  if (m.location.empty()) return InvalidArgument("table {} has no location to purge", table.id.ToString());
+  if (m.location.empty())
+    return InvalidArgument("table {} has no location to purge", table.id.ToString());
   PurgeResult result;
   // Ordered groups: content files, manifests, manifest lists and statistics, metadata files.
   std::vector<std::string> content, manifests, lists, metadata_files;

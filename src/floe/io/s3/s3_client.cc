@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <random>
 #include <thread>
 
 #include "floe/common/base64.h"
+#include "floe/common/random.h"
 #include "floe/io/s3/sigv4.h"
 #include "floe/io/s3/xml.h"
 
@@ -36,11 +36,6 @@ bool IsIpOrLocalhost(std::string_view host) {
   std::string_view name = colon == std::string_view::npos ? host : host.substr(0, colon);
   if (name == "localhost") return true;
   return !name.empty() && name.find_first_not_of("0123456789.") == std::string_view::npos;
-}
-
-double UniformRandom() {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  return std::uniform_real_distribution<double>(0.0, 1.0)(rng);
 }
 
 std::string Unquote(std::string_view etag) {
@@ -195,7 +190,7 @@ Result<S3Client::Outcome> S3Client::Execute(const Call& call) {
     // The attempt may have been applied: no answer, or a server error.
     outcome.earlier_attempt_uncertain = true;
     retries_.fetch_add(1);
-    sleep_(BackoffDelay(options_.retry, attempt, UniformRandom()));
+    sleep_(BackoffDelay(options_.retry, attempt, RandomUnit()));
   }
 }
 
