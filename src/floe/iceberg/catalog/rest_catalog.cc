@@ -1,14 +1,19 @@
 #include "floe/iceberg/catalog/rest_catalog.h"
 
+#include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
+
+#include <thread>
 
 #include "floe/common/json_dump.h"
 #include "floe/common/printable.h"
+#include "floe/common/random.h"
 #include "floe/iceberg/catalog/rest_protocol.h"
 #include "floe/iceberg/metadata_json.h"
 #include "floe/iceberg/partition_spec_json.h"
 #include "floe/iceberg/sort_order_json.h"
 #include "floe/io/resolving_file_io.h"
+#include "floe/io/s3/s3_client.h"
 #include "floe/types/schema_json.h"
 
 namespace floe::iceberg {
@@ -117,8 +122,29 @@ Result<RestCatalog::Answer> RestCatalog::Send(std::string_view method, const std
     request.headers.emplace_back("Authorization", "Bearer " + options_.token);
   }
   request.body = std::span(reinterpret_cast<const uint8_t*>(body.data()), body.size());
-  FLOE_ASSIGN_OR_RETURN(io::s3::HttpResponse response, transport_->Send(request));
-  return Answer{response.status, std::move(response.body)};
+  // A read is sent again after a busy or failed answer, or a lost one;
+  // anything else only when the server cannot have acted on it (throttled,
+  // or never reached), so a commit is never sent twice: its lost answer is
+  // the committer's to resolve (kCommitStateUnknown).
+  const bool read = method == "GET" || method == "HEAD";
+  for (int attempt = 1;; ++attempt) {
+    auto response = transport_->Send(request);
+    bool again;
+    if (response) {
+      const long status = response->status;
+      again = status == 429 || (read && (status == 502 || status == 503 || status == 504));
+    } else {
+      again = read || NothingSent(response.error());
+    }
+    if (!again || attempt >= options_.retry.max_attempts) {
+      if (!response) return std::unexpected(std::move(response).error());
+      return Answer{response->status, std::move(response->body)};
+    }
+    spdlog::debug("rest catalog: {} {} answered {}; attempt {} of {}", method, io::RedactUri(url),
+                  response ? std::to_string(response->status) : response.error().message(),
+                  attempt + 1, options_.retry.max_attempts);
+    std::this_thread::sleep_for(io::s3::BackoffDelay(options_.retry, attempt, RandomUnit()));
+  }
 }
 
 std::string RestCatalog::Url(std::string_view path) const {

@@ -30,6 +30,7 @@
 
 #include "floe/iceberg/catalog/catalog.h"
 #include "floe/io/s3/http.h"
+#include "floe/io/s3/s3_options.h"
 
 namespace floe::iceberg {
 
@@ -53,6 +54,13 @@ struct RestCatalogOptions {
   /// Every other setting of the catalog's entry, sent nowhere; the server's
   /// config defaults and overrides are merged into it.
   Properties properties;
+  /// Attempts of one request. Reads (GET, HEAD) are sent again after 429,
+  /// 502, 503, 504 or a failed transfer; other requests only after 429 or
+  /// when the server was never reached (a commit whose answer was lost is
+  /// not sent again: see CommitTable). Full-jitter exponential backoff.
+  io::s3::RetryPolicy retry{.max_attempts = 6,
+                            .base_backoff = std::chrono::milliseconds(100),
+                            .max_backoff = std::chrono::milliseconds(5'000)};
 };
 
 class RestCatalog final : public Catalog {

@@ -276,6 +276,7 @@ class RestCatalogTest : public ::testing::Test {
   std::unique_ptr<RestCatalog> Open(RestCatalogOptions options,
                                     std::string config = R"({"defaults":{},"overrides":{}})") {
     transport_->Answer(200, config);
+    options.retry.base_backoff = std::chrono::milliseconds(0);  // retries without waiting
     auto catalog = RestCatalog::Open("remote", std::move(options), &io_, transport_);
     EXPECT_TRUE(catalog) << catalog.error().ToString();
     return catalog ? std::move(*catalog) : nullptr;
@@ -370,15 +371,79 @@ TEST_F(RestCatalogTest, CommitOutcomes) {
   EXPECT_EQ(timeout.error().code(), ErrorCode::kCommitStateUnknown);
   EXPECT_NE(timeout.error().message().find("db.t"), std::string::npos);
 
-  // Nothing was sent: an ordinary I/O error, the commit certainly did not happen.
-  transport_->Fail(Error(ErrorCode::kIo, "POST http://rest.test/...: Couldn't connect to server"));
+  // Nothing was sent: tried again; then an ordinary I/O error, the commit
+  // certainly did not happen.
+  const size_t before = transport_->seen.size();
+  for (int i = 0; i < options.retry.max_attempts; ++i) {
+    transport_->Fail(
+        Error(ErrorCode::kIo, "POST http://rest.test/...: Couldn't connect to server"));
+  }
   auto refused = catalog->CommitTable(base, next);
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().code(), ErrorCode::kIo);
+  EXPECT_EQ(transport_->seen.size() - before, static_cast<size_t>(options.retry.max_attempts));
 
   for (const auto* r : {&conflict, &gateway, &timeout, &refused}) {
     EXPECT_EQ(r->error().message().find("sekr1t"), std::string::npos);
   }
+}
+
+// Reads are sent again after busy or lost answers; a commit only when the
+// server cannot have acted on it (429), never after a 5xx or a lost answer.
+TEST_F(RestCatalogTest, RetriesReadsAndThrottledCallsButNeverALostCommit) {
+  RestCatalogOptions options;
+  options.uri = "http://rest.test";
+  auto catalog = Open(options);
+  ASSERT_TRUE(catalog);
+  const std::string load = LoadAnswer(BaseMetadata(), "/lake/db/t/metadata/00000-a.metadata.json");
+
+  size_t before = transport_->seen.size();
+  transport_->Answer(503, "busy");
+  transport_->Fail(Error(ErrorCode::kTimedOut, "GET http://rest.test/...: Timeout was reached"));
+  transport_->Answer(429, "slow down");
+  transport_->Answer(504, "gateway timeout");
+  transport_->Answer(200, load);
+  auto loaded = catalog->LoadTable({{"db"}, "t"});
+  ASSERT_TRUE(loaded) << loaded.error().ToString();
+  EXPECT_EQ(transport_->seen.size() - before, 5u);
+
+  // A read that stays busy fails after the last attempt with the server's answer.
+  before = transport_->seen.size();
+  for (int i = 0; i < options.retry.max_attempts; ++i) transport_->Answer(503, "busy");
+  auto busy = catalog->LoadTable({{"db"}, "t"});
+  ASSERT_FALSE(busy);
+  EXPECT_EQ(busy.error().code(), ErrorCode::kIo);
+  EXPECT_EQ(transport_->seen.size() - before, static_cast<size_t>(options.retry.max_attempts));
+
+  // A not-found answer is final.
+  before = transport_->seen.size();
+  transport_->Answer(
+      404, R"({"error":{"message":"no such table","type":"NoSuchTableException","code":404}})");
+  auto missing = catalog->LoadTable({{"db"}, "gone"});
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().code(), ErrorCode::kNotFound);
+  EXPECT_EQ(transport_->seen.size() - before, 1u);
+
+  LoadedTable base = *loaded;
+  TableMetadata next = base.metadata;
+  next.properties["k"] = "v";
+  // Throttled: the server did nothing, the commit is sent again.
+  before = transport_->seen.size();
+  transport_->Answer(429, "slow down");
+  transport_->Answer(200, load);
+  ASSERT_TRUE(catalog->CommitTable(base, next));
+  EXPECT_EQ(transport_->seen.size() - before, 2u);
+  // A 503 or a lost answer: the commit may have happened; it is not sent again.
+  before = transport_->seen.size();
+  transport_->Answer(503, "busy");
+  auto unavailable = catalog->CommitTable(base, next);
+  ASSERT_FALSE(unavailable);
+  EXPECT_EQ(unavailable.error().code(), ErrorCode::kCommitStateUnknown);
+  transport_->Fail(Error(ErrorCode::kIo, "POST http://rest.test/...: Empty reply from server"));
+  auto lost = catalog->CommitTable(base, next);
+  ASSERT_FALSE(lost);
+  EXPECT_EQ(lost.error().code(), ErrorCode::kCommitStateUnknown);
+  EXPECT_EQ(transport_->seen.size() - before, 2u);
 }
 
 TEST_F(RestCatalogTest, CreateSendsSchemaSpecOrderAndFormatVersion) {
