@@ -120,6 +120,7 @@ Status ChangeEventHandler::HandleDecoded(std::string_view text, Result<cdc::Debe
     return std::unexpected(std::move(rows).error());
   }
   CountEmitted(*m.target(), *rows);
+  if (observer_) observer_(*m.target(), event->op, event->ts_ms);
   return Ok();
 }
 

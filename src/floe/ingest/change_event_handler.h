@@ -28,6 +28,7 @@
 /// events handed in (HandleDecoded) may come from other threads' decoders.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -92,6 +93,12 @@ class ChangeEventHandler {
   ChangeEventHandler(const ChangeEventHandler&) = delete;
   ChangeEventHandler& operator=(const ChangeEventHandler&) = delete;
 
+  /// Called for every row change handed on, with its table, op and source
+  /// commit time (ms; 0: unknown), e.g. for per-table metrics.
+  using ChangeObserver =
+      std::function<void(const sink::TableTarget& target, cdc::ChangeOp op, int64_t ts_ms)>;
+  void set_change_observer(ChangeObserver observer) { observer_ = std::move(observer); }
+
   /// Where rows go (set before each Poll's first event).
   void set_output(engine::Collector<sink::RowBatch>* out) { out_ = out; }
 
@@ -144,6 +151,7 @@ class ChangeEventHandler {
   engine::Collector<sink::RowBatch>* out_ = nullptr;
   RowChangeWriter changes_;
   ChangeCounts counts_;
+  ChangeObserver observer_;
 
   cdc::DebeziumJsonReader reader_;
   cdc::mysql::CanalJsonReader canal_reader_;

@@ -1,5 +1,6 @@
 #include "floe/run/kafka_source.h"
 
+#include <algorithm>
 #include <map>
 #include <vector>
 
@@ -119,6 +120,10 @@ struct KafkaSource::Impl final : ingest::ChangeEventHooks {
   std::map<engine::CheckpointId, kafka::PartitionOffsets> pending;
   int64_t messages = 0;
   int64_t handed_on = 0;  ///< messages since the last metrics publication
+  /// Row changes per sink table since then, and the newest source commit
+  /// time among them (for /metrics).
+  TableTallies tallies;
+  int64_t last_ts_ms = 0;
   /// The last message key read, and its fields (ReadKeyFields).
   std::string last_key;
   std::vector<std::string> key_fields;
@@ -181,9 +186,10 @@ struct KafkaSource::Impl final : ingest::ChangeEventHooks {
 
   void Publish() {
     handler->PublishTableRows();
-    if (options.metrics == nullptr || handed_on == 0) return;
+    if (options.metrics == nullptr || (handed_on == 0 && tallies.empty())) return;
     UpdateOffsets();
-    options.metrics->PublishHandedOn({}, handed_on, KafkaPositionText(offsets), 0);
+    options.metrics->PublishHandedOn(tallies, handed_on, KafkaPositionText(offsets), last_ts_ms);
+    tallies.clear();
     handed_on = 0;
   }
 };
@@ -206,6 +212,13 @@ Status KafkaSource::Open(const engine::OperatorContext& context,
   s.batcher = std::make_unique<sink::RowBatcher>(s.options.sink, s.options.batch_rows);
   s.handler =
       std::make_unique<ingest::ChangeEventHandler>(s.resolver.get(), s.batcher.get(), s.stats);
+  if (s.options.metrics != nullptr) {
+    s.handler->set_change_observer(
+        [&s](const sink::TableTarget& target, cdc::ChangeOp op, int64_t ts_ms) {
+          s.tallies[target.key].Count(op, ts_ms);
+          s.last_ts_ms = std::max(s.last_ts_ms, ts_ms);
+        });
+  }
   if (state.own && !state.own->empty()) {
     FLOE_ASSIGN_OR_RETURN(SourceState restored, ParseState(*state.own));
     for (auto& key : restored.primary_keys) {

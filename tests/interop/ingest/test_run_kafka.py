@@ -150,6 +150,7 @@ def _pipeline(lake, tmp: pathlib.Path, bootstrap: str, topic: str, value_format:
         f"  catalog: {catalog}\n"
         "pipeline:\n"
         f"  name: {topic}\n"
+        "  parallelism: 2\n"
         "  checkpoint.interval: 300ms\n"
         f"  state.dir: {tmp / ('state-' + topic)}\n"
     )
