@@ -184,6 +184,29 @@ struct KafkaSource::Impl final : ingest::ChangeEventHooks {
     for (const auto& [tp, offset] : consumer->positions()) offsets[tp] = offset;
   }
 
+  /// Commits to the group the offsets of the newest checkpoint whose Iceberg
+  /// commits are all done (CheckpointPositions::CommittedThrough), for the
+  /// partitions this member owns now (the group refuses the others). A
+  /// failure is logged: the group's offsets are for monitoring only.
+  void CommitToGroup() {
+    if (!positions || pending.empty()) return;
+    const engine::CheckpointId through = positions->CommittedThrough();
+    auto end = pending.upper_bound(through);
+    if (end == pending.begin()) return;
+    const auto& [id, done] = *std::prev(end);
+    kafka::PartitionOffsets owned;
+    for (const kafka::TopicPartition& tp : consumer->Assignment()) {
+      if (auto o = done.find(tp); o != done.end()) owned.insert(*o);
+    }
+    if (!owned.empty()) {
+      if (Status committed = consumer->CommitToGroup(owned); !committed) {
+        spdlog::warn("kafka source: committing checkpoint {}'s offsets to the group failed: {}", id,
+                     committed.error().ToString());
+      }
+    }
+    pending.erase(pending.begin(), end);
+  }
+
   void Publish() {
     handler->PublishTableRows();
     if (options.metrics == nullptr || (handed_on == 0 && tallies.empty())) return;
@@ -244,6 +267,7 @@ Result<bool> KafkaSource::Poll(engine::Collector<sink::RowBatch>& out) {
   if (!polled) return std::unexpected(std::move(polled).error());
   FLOE_RETURN_IF_ERROR(s.batcher->Flush(out));
   s.Publish();
+  s.CommitToGroup();
   return true;
 }
 
@@ -267,19 +291,7 @@ Result<std::string> KafkaSource::SnapshotState(engine::CheckpointId id) {
 Status KafkaSource::NotifyCheckpointComplete(engine::CheckpointId id) {
   Impl& s = *impl_;
   if (s.options.metrics != nullptr) s.options.metrics->CheckpointCompleted(id);
-  auto it = s.pending.find(id);
-  if (it == s.pending.end()) return Ok();
-  // Only the partitions this member owns now: the group refuses the others.
-  kafka::PartitionOffsets owned;
-  for (const kafka::TopicPartition& tp : s.consumer->Assignment()) {
-    if (auto o = it->second.find(tp); o != it->second.end()) owned.insert(*o);
-  }
-  s.pending.erase(s.pending.begin(), std::next(it));
-  if (owned.empty()) return Ok();
-  if (Status committed = s.consumer->CommitToGroup(owned); !committed) {
-    spdlog::warn("kafka source: committing checkpoint {}'s offsets to the group failed: {}", id,
-                 committed.error().ToString());
-  }
+  s.CommitToGroup();
   return Ok();
 }
 

@@ -21,9 +21,10 @@
 /// mode is for partitions the checkpoint does not know). The same offsets go
 /// into the shared sink::CheckpointPositions, from which the committers copy
 /// them into each snapshot summary (`floe.source-position`:
-/// "topic[partition]:offset,…"). After a checkpoint completes, its offsets
-/// of the partitions this member owns are committed to the consumer group,
-/// for lag monitoring only (never read back while a checkpoint exists).
+/// "topic[partition]:offset,…"). Once a checkpoint's Iceberg commits are all
+/// done (CheckpointPositions::CommittedThrough), its offsets of the
+/// partitions this member owns are committed to the consumer group, for lag
+/// monitoring only (never read back while a checkpoint exists).
 ///
 /// A message that cannot be handled (not JSON, a value of the wrong type, an
 /// incompatible schema change, a table that cannot be created, a null key)
@@ -93,7 +94,8 @@ class KafkaSource final : public engine::SourceOperator<sink::RowBatch> {
   /// Never ends on its own (returns true).
   Result<bool> Poll(engine::Collector<sink::RowBatch>& out) override;
   Result<std::string> SnapshotState(engine::CheckpointId id) override;
-  /// Commits the checkpoint's offsets to the group (a failure is logged).
+  /// Commits to the group the offsets of the newest checkpoint whose Iceberg
+  /// commits are done (also checked after each Poll; a failure is logged).
   Status NotifyCheckpointComplete(engine::CheckpointId id) override;
   void Close() override;
 

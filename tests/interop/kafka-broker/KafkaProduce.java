@@ -10,6 +10,8 @@
 //                                 a tombstone); KEY and VALUE must hold no tab or newline
 //   FLUSH                         waits until every message so far is acknowledged, then
 //                                 prints "ok COUNT" on standard output
+//   COMMITTED GROUP               prints the offsets GROUP has committed for TOPIC:
+//                                 "committed P:OFFSET,..." in partition order (-1: none)
 // The producer is idempotent (acks=all), so a message is written once and in order.
 
 import java.io.BufferedReader;
@@ -21,8 +23,10 @@ import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.StringSerializer;
 
@@ -31,7 +35,8 @@ public class KafkaProduce {
     String bootstrap = args[0];
     String topic = args[1];
     int partitions = Integer.parseInt(args[2]);
-    try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+    Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap));
+    try {
       admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
     } catch (ExecutionException e) {
       if (!(e.getCause() instanceof TopicExistsException))
@@ -51,6 +56,19 @@ public class KafkaProduce {
       System.out.flush();
       String line;
       while ((line = in.readLine()) != null) {
+        if (line.startsWith("COMMITTED ")) {
+          String group = line.substring("COMMITTED ".length());
+          Map<TopicPartition, OffsetAndMetadata> committed =
+              admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+          StringBuilder out = new StringBuilder("committed ");
+          for (int p = 0; p < partitions; ++p) {
+            OffsetAndMetadata o = committed.get(new TopicPartition(topic, p));
+            out.append(p == 0 ? "" : ",").append(p).append(':').append(o == null ? -1 : o.offset());
+          }
+          System.out.println(out);
+          System.out.flush();
+          continue;
+        }
         if (line.equals("FLUSH")) {
           producer.flush();
           System.out.println("ok " + sent);
@@ -72,5 +90,6 @@ public class KafkaProduce {
       }
       producer.flush();
     }
+    admin.close();
   }
 }
