@@ -1,5 +1,7 @@
 #include "floe/iceberg/snapshot_producer.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <chrono>
 #include <thread>
@@ -124,6 +126,23 @@ Result<std::vector<LiveFile>> FilesAddedSince(io::FileIO& io, const TableMetadat
   return EntriesCommittedSince(io, metadata, from, content, ManifestEntryStatus::kAdded);
 }
 
+namespace {
+
+// Whether `metadata` holds every snapshot the operations add (and they add one).
+bool HoldsAddedSnapshots(const TableMetadata& metadata,
+                         std::span<TableOperation* const> operations) {
+  bool any = false;
+  for (const TableOperation* op : operations) {
+    const std::optional<SnapshotId> id = op->added_snapshot_id();
+    if (!id) continue;
+    if (metadata.SnapshotById(*id) == nullptr) return false;
+    any = true;
+  }
+  return any;
+}
+
+}  // namespace
+
 Status CommitOperations(Table& table, std::span<TableOperation* const> operations) {
   const CommitRetryOptions retry = CommitRetryOptions::FromProperties(table.metadata());
   const auto start = std::chrono::steady_clock::now();
@@ -188,6 +207,13 @@ Status CommitOperations(Table& table, std::span<TableOperation* const> operation
       if (auto s = table.Refresh(); !s) {
         cleanup(false);
         return std::unexpected(std::move(s).error().WithContext(context("reloading for")));
+      }
+      if (HoldsAddedSnapshots(table.metadata(), operations)) {
+        spdlog::info(
+            "{}: the conflict was with this commit itself, delivered twice; it is in the table",
+            context("committing"));
+        cleanup(true);
+        return Ok();
       }
       continue;
     }

@@ -123,12 +123,20 @@ class TableOperation {
   /// attempts that lost; false deletes every file the operation wrote. Not
   /// called when the outcome is unknown (kCommitStateUnknown).
   virtual void Cleanup(io::FileIO& io, bool committed) {}
+  /// The id of the snapshot the operation adds (the same in every attempt),
+  /// if it adds one.
+  virtual std::optional<SnapshotId> added_snapshot_id() const { return std::nullopt; }
 };
 
 /// Commits `operations` atomically to `table` (one catalog commit), retrying
 /// lost races per `commit.retry.*`: reload, re-apply (re-validate), backoff
 /// min-wait * 2^attempt capped at max-wait, until num-retries retries or
 /// total-timeout are used up. On success `table` holds the new metadata.
+/// A conflict after which the reloaded table holds the snapshots the
+/// operations add is a success: an earlier attempt reached the server and
+/// was applied, and a second delivery of it (by a transport or a proxy that
+/// sends a request again) conflicted with itself. Snapshot ids are random
+/// 63-bit numbers chosen here, so no other writer's snapshot has them.
 /// Errors: kCommitConflict (retries exhausted, or a validation failed),
 /// kCommitStateUnknown (the table may or may not have the change: reload and
 /// check; files are then kept), and those of the operations.
@@ -145,6 +153,7 @@ class SnapshotProducer : public TableOperation {
   void ValidateFromSnapshot(std::optional<SnapshotId> snapshot_id) { validate_from_ = snapshot_id; }
   /// The new snapshot's id (fixed at construction; kept across retries).
   SnapshotId snapshot_id() const { return snapshot_id_; }
+  std::optional<SnapshotId> added_snapshot_id() const override { return snapshot_id_; }
 
   /// Commits this operation alone (CommitOperations).
   Status Commit();

@@ -122,11 +122,13 @@ Result<RestCatalog::Answer> RestCatalog::Send(std::string_view method, const std
     request.headers.emplace_back("Authorization", "Bearer " + options_.token);
   }
   request.body = std::span(reinterpret_cast<const uint8_t*>(body.data()), body.size());
+  const bool read = method == "GET" || method == "HEAD";
+  // Never delivered twice by the transport itself (HttpRequest::fresh_connection).
+  request.fresh_connection = !read;
   // A read is sent again after a busy or failed answer, or a lost one;
   // anything else only when the server cannot have acted on it (throttled,
   // or never reached), so a commit is never sent twice: its lost answer is
   // the committer's to resolve (kCommitStateUnknown).
-  const bool read = method == "GET" || method == "HEAD";
   for (int attempt = 1;; ++attempt) {
     auto response = transport_->Send(request);
     bool again;

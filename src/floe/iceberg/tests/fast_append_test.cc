@@ -114,6 +114,81 @@ TEST_F(ProducerTest, RetriesAreLimitedByCommitRetryNumRetries) {
   EXPECT_EQ(manifests, 2u);  // the winner's manifest and manifest list
 }
 
+// A catalog whose commits reach the server twice, as when a transport or a
+// proxy sends a request again: the first delivery is applied, the second
+// conflicts with it, and the conflict is the answer the writer gets.
+class TwiceDeliveredCatalog final : public Catalog {
+ public:
+  explicit TwiceDeliveredCatalog(Catalog* inner) : inner_(inner) {}
+  const std::string& name() const override { return inner_->name(); }
+  io::FileIO& file_io() override { return inner_->file_io(); }
+  Result<std::vector<Namespace>> ListNamespaces(const Namespace& parent) override {
+    return inner_->ListNamespaces(parent);
+  }
+  Status CreateNamespace(const Namespace& ns, const Properties& properties) override {
+    return inner_->CreateNamespace(ns, properties);
+  }
+  Result<Properties> LoadNamespaceProperties(const Namespace& ns) override {
+    return inner_->LoadNamespaceProperties(ns);
+  }
+  Status UpdateNamespaceProperties(const Namespace& ns, const std::vector<std::string>& removals,
+                                   const Properties& updates) override {
+    return inner_->UpdateNamespaceProperties(ns, removals, updates);
+  }
+  Status DropNamespace(const Namespace& ns) override { return inner_->DropNamespace(ns); }
+  Result<std::vector<TableIdentifier>> ListTables(const Namespace& ns) override {
+    return inner_->ListTables(ns);
+  }
+  Result<bool> TableExists(const TableIdentifier& id) override { return inner_->TableExists(id); }
+  Result<LoadedTable> CreateTable(const TableIdentifier& id, TableMetadata metadata) override {
+    return inner_->CreateTable(id, std::move(metadata));
+  }
+  Result<LoadedTable> LoadTable(const TableIdentifier& id) override {
+    return inner_->LoadTable(id);
+  }
+  Result<LoadedTable> CommitTable(const LoadedTable& base, TableMetadata updated) override {
+    auto first = inner_->CommitTable(base, updated);
+    if (!first) return first;
+    ++deliveries;
+    return inner_->CommitTable(base, std::move(updated));  // conflicts: main moved
+  }
+  Status RenameTable(const TableIdentifier& from, const TableIdentifier& to) override {
+    return inner_->RenameTable(from, to);
+  }
+  Status DropTable(const TableIdentifier& id, bool purge) override {
+    return inner_->DropTable(id, purge);
+  }
+  std::string DefaultTableLocation(const TableIdentifier& id) override {
+    return inner_->DefaultTableLocation(id);
+  }
+  int deliveries = 0;
+
+ private:
+  Catalog* inner_;
+};
+
+TEST_F(ProducerTest, ACommitDeliveredTwiceIsCommittedOnce) {
+  for (bool sql : {false, true}) {
+    SCOPED_TRACE(sql ? "sql catalog" : "hadoop catalog");
+    if (sql) UseSqlCatalog();
+    Table created = CreateTable();
+    TwiceDeliveredCatalog twice(catalog_.get());
+    Table table(&twice, created.loaded());
+    auto append = table.NewAppend();
+    append->AppendFile(MakeFile("once", 5));
+    ASSERT_OK(append->Commit());
+    EXPECT_EQ(twice.deliveries, 1);
+    Table now = Reload();
+    ASSERT_NE(now.metadata().CurrentSnapshot(), nullptr);
+    EXPECT_EQ(now.metadata().snapshots.size(), 1u);
+    EXPECT_EQ(Total(now, summary::kTotalRecords), 5);
+    EXPECT_EQ(LivePaths(now).size(), 1u);
+    // The winner's manifests were kept.
+    EXPECT_EQ(Live(now).size(), 1u);
+    if (!sql) ASSERT_TRUE(catalog_->DropTable({{"ns"}, "t"}, true));
+  }
+}
+
 TEST_F(ProducerTest, TransactionCommitsSchemaChangeAndAppendAtomically) {
   Table table = CreateTable();
   const auto before_location = table.metadata_location();

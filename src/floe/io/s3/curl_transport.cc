@@ -90,6 +90,7 @@ class CurlTransport final : public HttpTransport {
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+    curl_easy_setopt(h, CURLOPT_FRESH_CONNECT, request.fresh_connection ? 1L : 0L);
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
                      static_cast<long>(options_.connect_timeout.count()));
     // A stall (less than one byte per second for idle_timeout) is a timeout.

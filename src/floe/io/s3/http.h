@@ -21,6 +21,10 @@ struct HttpRequest {
   std::string url;     ///< Complete, query included, already encoded.
   std::vector<std::pair<std::string, std::string>> headers;
   std::span<const uint8_t> body;  ///< Not owned; must outlive Send.
+  /// Send on a new connection. libcurl sends a request again by itself when
+  /// a reused connection turns out closed before any answer; a request that
+  /// must reach the server at most once (a catalog commit) asks for this.
+  bool fresh_connection = false;
 };
 
 struct HttpResponse {
