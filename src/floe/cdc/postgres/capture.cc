@@ -1,0 +1,533 @@
+#include "floe/cdc/postgres/capture.h"
+
+#include <cmath>
+#include <limits>
+#include <thread>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "floe/cdc/postgres/type_mapping.h"
+#include "floe/common/base64.h"
+#include "floe/common/json_text.h"
+
+namespace floe::cdc::postgres {
+namespace {
+
+using types::TypeId;
+using types::Value;
+
+int64_t SystemNowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// The (sub)transaction xid a decoded message carries (0 when none).
+uint32_t XidOf(const PgoutputMessage& m) {
+  return std::visit(
+      [](const auto& x) -> uint32_t {
+        if constexpr (requires { x.xid; }) {
+          return x.xid;
+        } else {
+          return 0;
+        }
+      },
+      m);
+}
+
+void CivilFromDays(int64_t z, int64_t* y, unsigned* m, unsigned* d) {
+  z += 719468;
+  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const unsigned doe = static_cast<unsigned>(z - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  *d = doy - (153 * mp + 2) / 5 + 1;
+  *m = mp < 10 ? mp + 3 : mp - 9;
+  *y = static_cast<int64_t>(yoe) + era * 400 + (*m <= 2);
+}
+
+void AppendTimestampTz(int64_t micros, std::string* out) {
+  if (micros == std::numeric_limits<int64_t>::max()) {
+    out->append("\"infinity\"");
+    return;
+  }
+  if (micros == std::numeric_limits<int64_t>::min()) {
+    out->append("\"-infinity\"");
+    return;
+  }
+  constexpr int64_t kDay = 86'400'000'000;
+  int64_t days = micros >= 0 ? micros / kDay : -((-micros + kDay - 1) / kDay);
+  int64_t rest = micros - days * kDay;
+  int64_t y = 0;
+  unsigned m = 0, d = 0;
+  CivilFromDays(days, &y, &m, &d);
+  int64_t secs = rest / 1'000'000, frac = rest % 1'000'000;
+  fmt::format_to(std::back_inserter(*out), "\"{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", y, m, d,
+                 secs / 3600, secs / 60 % 60, secs % 60);
+  if (frac) fmt::format_to(std::back_inserter(*out), ".{:06}", frac);
+  out->append("Z\"");
+}
+
+void AppendInt128(types::int128_t v, std::string* out) {
+  if (v == 0) {
+    out->push_back('0');
+    return;
+  }
+  bool neg = v < 0;
+  unsigned __int128 u =
+      neg ? static_cast<unsigned __int128>(-(v + 1)) + 1 : static_cast<unsigned __int128>(v);
+  char buf[48];
+  int n = 0;
+  while (u) {
+    buf[n++] = static_cast<char>('0' + static_cast<int>(u % 10));
+    u /= 10;
+  }
+  if (neg) out->push_back('-');
+  while (n) out->push_back(buf[--n]);
+}
+
+void AppendDecimal(types::int128_t v, int scale, std::string* out) {
+  std::string digits;
+  AppendInt128(v < 0 ? -v : v, &digits);
+  if (v < 0) out->push_back('-');
+  if (scale == 0) {
+    out->append(digits);
+    return;
+  }
+  if (digits.size() <= static_cast<size_t>(scale)) {
+    digits.insert(0, static_cast<size_t>(scale) + 1 - digits.size(), '0');
+  }
+  out->append(digits, 0, digits.size() - scale);
+  out->push_back('.');
+  out->append(digits, digits.size() - scale, std::string::npos);
+}
+
+template <typename T>
+void AppendFloating(T v, std::string* out) {
+  if (std::isnan(v)) {
+    out->append("\"NaN\"");
+  } else if (std::isinf(v)) {
+    out->append(v > 0 ? "\"Infinity\"" : "\"-Infinity\"");
+  } else {
+    fmt::format_to(std::back_inserter(*out), "{}", v);
+  }
+}
+
+void AppendValue(const types::Type& type, const Value& v, std::string* out) {
+  if (v.is_null()) {
+    out->append("null");
+    return;
+  }
+  switch (type.id()) {
+    case TypeId::kBoolean:
+      out->append(v.b ? "true" : "false");
+      return;
+    case TypeId::kInt:
+    case TypeId::kDate:
+      fmt::format_to(std::back_inserter(*out), "{}", v.i32);
+      return;
+    case TypeId::kLong:
+    case TypeId::kTime:
+    case TypeId::kTimestamp:
+      fmt::format_to(std::back_inserter(*out), "{}", v.i64);
+      return;
+    case TypeId::kTimestampTz:
+      AppendTimestampTz(v.i64, out);
+      return;
+    case TypeId::kFloat:
+      AppendFloating(v.f32, out);
+      return;
+    case TypeId::kDouble:
+      AppendFloating(v.f64, out);
+      return;
+    case TypeId::kDecimal:
+      out->push_back('"');
+      AppendDecimal(v.decimal, type.scale(), out);
+      out->push_back('"');
+      return;
+    case TypeId::kUuid: {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out->push_back('"');
+      for (size_t i = 0; i < v.size; ++i) {
+        if (i == 4 || i == 6 || i == 8 || i == 10) out->push_back('-');
+        auto b = static_cast<unsigned char>(v.bytes[i]);
+        out->push_back(kHex[b >> 4]);
+        out->push_back(kHex[b & 15]);
+      }
+      out->push_back('"');
+      return;
+    }
+    case TypeId::kBinary:
+    case TypeId::kFixed:
+      out->push_back('"');
+      Base64Encode(v.as_bytes(), out);
+      out->push_back('"');
+      return;
+    case TypeId::kList: {
+      out->push_back('[');
+      const types::Type& element = *type.element().type;
+      auto children = v.as_children();
+      for (size_t i = 0; i < children.size(); ++i) {
+        if (i) out->push_back(',');
+        AppendValue(element, children[i], out);
+      }
+      out->push_back(']');
+      return;
+    }
+    default:
+      AppendJsonString(v.as_bytes(), out);
+      return;
+  }
+}
+
+}  // namespace
+
+ChangeAssembler::ChangeAssembler(PgoutputVersion version, Options options)
+    : version_(version), options_(std::move(options)), decoder_(version) {
+  if (!options_.now_ms) options_.now_ms = SystemNowMs;
+}
+
+std::pair<uint32_t, int32_t> ChangeAssembler::Resolve(uint32_t oid, int32_t mod) {
+  for (int depth = 0; depth < 8; ++depth) {
+    if (IsMappedScalar(oid) || ArrayElementOid(oid) != 0 || !options_.resolve_type) break;
+    auto it = resolved_types_.find(oid);
+    if (it == resolved_types_.end())
+      it = resolved_types_.emplace(oid, options_.resolve_type(oid)).first;
+    if (!it->second) break;
+    oid = it->second->first;
+    if (it->second->second != -1) mod = it->second->second;
+  }
+  return {oid, mod};
+}
+
+void ChangeAssembler::OnRelation(const RelationMessage& m) {
+  Relation rel;
+  rel.schema = m.namespace_name;
+  rel.name = m.name;
+  rel.identity = m.replica_identity;
+  int32_t next_id = 1;
+  for (const RelationColumn& c : m.columns) {
+    Column col;
+    col.name = c.name;
+    std::tie(col.type_oid, col.type_modifier) = Resolve(c.type_oid, c.type_modifier);
+    col.key = c.is_key();
+    rel.columns.push_back(std::move(col));
+  }
+  // Field ids: top-level columns first, list elements after.
+  next_id = static_cast<int32_t>(rel.columns.size()) + 1;
+  for (Column& col : rel.columns) {
+    col.type = IcebergTypeOf(col.type_oid, col.type_modifier, &next_id);
+  }
+  if (options_.tables) {
+    rel.printed = std::regex_match(rel.schema + "." + rel.name, *options_.tables);
+  }
+  relations_[m.relation_id] = std::move(rel);
+}
+
+Result<const ChangeAssembler::Relation*> ChangeAssembler::Find(uint32_t relation_id,
+                                                               std::string_view what,
+                                                               Lsn lsn) const {
+  auto it = relations_.find(relation_id);
+  if (it == relations_.end()) {
+    return Corruption("{} at {} refers to relation {}, which no Relation message described", what,
+                      lsn.ToString(), relation_id);
+  }
+  return &it->second;
+}
+
+Status ChangeAssembler::AppendRow(const Relation& rel, const TupleData& tuple, const TupleData* old,
+                                  OldTupleKind old_kind, Lsn lsn, std::string* out) {
+  if (tuple.columns.size() != rel.columns.size() ||
+      (old && old->columns.size() != rel.columns.size())) {
+    return Corruption("a row of {}.{} at {} has {} columns; its Relation message has {}",
+                      rel.schema, rel.name, lsn.ToString(), tuple.columns.size(),
+                      rel.columns.size());
+  }
+  out->push_back('{');
+  for (size_t i = 0; i < rel.columns.size(); ++i) {
+    const Column& col = rel.columns[i];
+    if (i) out->push_back(',');
+    AppendJsonString(col.name, out);
+    out->push_back(':');
+    const ColumnValue* cv = &tuple.columns[i];
+    if (cv->kind == ColumnValue::Kind::kUnchangedToast) {
+      if (old && old_kind == OldTupleKind::kOld &&
+          old->columns[i].kind != ColumnValue::Kind::kUnchangedToast) {
+        cv = &old->columns[i];
+      } else {
+        return NotSupported(
+            "{}.{} column {} at {}: an update left this TOASTed value unchanged, so the server "
+            "did not send it, and the table's replica identity does not send the old row to take "
+            "it from; run ALTER TABLE {}.{} REPLICA IDENTITY FULL",
+            rel.schema, rel.name, col.name, lsn.ToString(), rel.schema, rel.name);
+      }
+    }
+    switch (cv->kind) {
+      case ColumnValue::Kind::kNull:
+        out->append("null");
+        break;
+      case ColumnValue::Kind::kText: {
+        auto v = ParseTextValue(col.type_oid, col.type_modifier, cv->data, &arena_);
+        if (!v) {
+          return InvalidArgument("{}.{} column {} at {}: {}", rel.schema, rel.name, col.name,
+                                 lsn.ToString(), v.error().message());
+        }
+        AppendValue(*col.type, *v, out);
+        break;
+      }
+      case ColumnValue::Kind::kBinary:
+        return NotSupported("{}.{} column {} at {}: binary-format values are not read", rel.schema,
+                            rel.name, col.name, lsn.ToString());
+      case ColumnValue::Kind::kUnchangedToast:
+        break;  // handled above
+    }
+  }
+  out->push_back('}');
+  return Ok();
+}
+
+void ChangeAssembler::AppendEnvelopeEnd(const Relation& rel, const Transaction& txn, Lsn lsn,
+                                        char op, std::string* out) {
+  out->append(",\"source\":{\"version\":");
+  AppendJsonString(options_.version, out);
+  out->append(",\"connector\":\"postgresql\",\"name\":");
+  AppendJsonString(options_.server_name, out);
+  fmt::format_to(std::back_inserter(*out), ",\"ts_ms\":{},\"snapshot\":\"false\",\"db\":",
+                 PostgresTimeToUnixMicros(txn.commit_time) / 1000);
+  AppendJsonString(options_.database, out);
+  out->append(",\"schema\":");
+  AppendJsonString(rel.schema, out);
+  out->append(",\"table\":");
+  AppendJsonString(rel.name, out);
+  fmt::format_to(std::back_inserter(*out),
+                 ",\"txId\":{},\"lsn\":{}}},\"op\":\"{}\",\"ts_ms\":{},\"transaction\":null}}\n",
+                 txn.xid, lsn.value, op, options_.now_ms());
+  ++out_events_;
+}
+
+Status ChangeAssembler::Handle(const PgoutputMessage& message, Lsn lsn, const Transaction& txn) {
+  if (const auto* m = std::get_if<RelationMessage>(&message)) {
+    OnRelation(*m);
+  } else if (const auto* m = std::get_if<InsertMessage>(&message)) {
+    FLOE_ASSIGN_OR_RETURN(const Relation* rel, Find(m->relation_id, "Insert", lsn));
+    if (!rel->printed) return Ok();
+    out_.append("{\"before\":null,\"after\":");
+    FLOE_RETURN_IF_ERROR(AppendRow(*rel, m->new_tuple, nullptr, OldTupleKind::kNone, lsn, &out_));
+    AppendEnvelopeEnd(*rel, txn, lsn, 'c', &out_);
+  } else if (const auto* m = std::get_if<UpdateMessage>(&message)) {
+    FLOE_ASSIGN_OR_RETURN(const Relation* rel, Find(m->relation_id, "Update", lsn));
+    if (!rel->printed) return Ok();
+    const TupleData* old = m->old_kind == OldTupleKind::kNone ? nullptr : &m->old_tuple;
+    out_.append("{\"before\":");
+    if (old) {
+      FLOE_RETURN_IF_ERROR(AppendRow(*rel, *old, nullptr, OldTupleKind::kNone, lsn, &out_));
+    } else {
+      out_.append("null");
+    }
+    out_.append(",\"after\":");
+    FLOE_RETURN_IF_ERROR(AppendRow(*rel, m->new_tuple, old, m->old_kind, lsn, &out_));
+    AppendEnvelopeEnd(*rel, txn, lsn, 'u', &out_);
+  } else if (const auto* m = std::get_if<DeleteMessage>(&message)) {
+    FLOE_ASSIGN_OR_RETURN(const Relation* rel, Find(m->relation_id, "Delete", lsn));
+    if (!rel->printed) return Ok();
+    out_.append("{\"before\":");
+    FLOE_RETURN_IF_ERROR(AppendRow(*rel, m->old_tuple, nullptr, OldTupleKind::kNone, lsn, &out_));
+    out_.append(",\"after\":null");
+    AppendEnvelopeEnd(*rel, txn, lsn, 'd', &out_);
+  } else if (const auto* m = std::get_if<TruncateMessage>(&message)) {
+    for (uint32_t id : m->relation_ids) {
+      FLOE_ASSIGN_OR_RETURN(const Relation* rel, Find(id, "Truncate", lsn));
+      if (!rel->printed) continue;
+      out_.append("{\"before\":null,\"after\":null");
+      AppendEnvelopeEnd(*rel, txn, lsn, 't', &out_);
+    }
+  }
+  // Type, Origin and logical messages print nothing.
+  arena_.Reset();
+  return Ok();
+}
+
+Status ChangeAssembler::Commit(uint32_t xid, Lsn end_lsn, const Sink& sink) {
+  CommittedLines c{out_, out_events_, xid, end_lsn};
+  Status s = sink(c);
+  events_ += static_cast<int64_t>(out_events_);
+  out_.clear();
+  out_events_ = 0;
+  return s;
+}
+
+Status ChangeAssembler::Feed(Lsn wal_start, std::string_view bytes, const Sink& sink) {
+  const bool was_in_stream = decoder_.in_stream();
+  const uint32_t stream_xid = decoder_.stream_xid();
+  auto decoded = decoder_.Decode(bytes);
+  if (!decoded)
+    return std::unexpected(std::move(decoded).error().WithContext(
+        fmt::format("pgoutput message at {}", wal_start.ToString())));
+  const PgoutputMessage& message = *decoded;
+  if (was_in_stream) {
+    if (std::holds_alternative<StreamStopMessage>(message)) return Ok();
+    // A change of streamed transaction `stream_xid`: kept until it commits.
+    streams_[stream_xid].push_back({wal_start, std::string(bytes)});
+    return Ok();
+  }
+  if (const auto* m = std::get_if<BeginMessage>(&message)) {
+    open_ = Transaction{m->xid, m->commit_time};
+    out_.clear();
+    out_events_ = 0;
+    return Ok();
+  }
+  if (const auto* m = std::get_if<CommitMessage>(&message)) {
+    if (!open_) return Corruption("Commit at {} without Begin", wal_start.ToString());
+    uint32_t xid = open_->xid;
+    open_.reset();
+    return Commit(xid, m->end_lsn, sink);
+  }
+  if (std::holds_alternative<StreamStartMessage>(message)) return Ok();
+  if (const auto* m = std::get_if<StreamAbortMessage>(&message)) {
+    auto it = streams_.find(m->xid);
+    if (it == streams_.end()) return Ok();
+    if (m->subxid == m->xid) {
+      streams_.erase(it);
+      return Ok();
+    }
+    // A subtransaction rolled back: drop its changes only.
+    PgoutputDecoder scan(PgoutputVersion::kV2);
+    std::string start(6, '\0');
+    start[0] = 'S';
+    for (int i = 0; i < 4; ++i) start[1 + i] = static_cast<char>(m->xid >> (24 - 8 * i));
+    FLOE_RETURN_IF_ERROR(scan.Decode(start));
+    std::vector<Buffered> kept;
+    for (auto& b : it->second) {
+      FLOE_ASSIGN_OR_RETURN(auto msg, scan.Decode(b.bytes));
+      if (XidOf(msg) != m->subxid) kept.push_back(std::move(b));
+    }
+    it->second = std::move(kept);
+    return Ok();
+  }
+  if (const auto* m = std::get_if<StreamCommitMessage>(&message)) {
+    Transaction txn{m->xid, m->commit_time};
+    out_.clear();
+    out_events_ = 0;
+    auto it = streams_.find(m->xid);
+    if (it != streams_.end()) {
+      PgoutputDecoder replay(PgoutputVersion::kV2);
+      std::string start(6, '\0');
+      start[0] = 'S';
+      for (int i = 0; i < 4; ++i) start[1 + i] = static_cast<char>(m->xid >> (24 - 8 * i));
+      FLOE_RETURN_IF_ERROR(replay.Decode(start));
+      for (const Buffered& b : it->second) {
+        FLOE_ASSIGN_OR_RETURN(auto msg, replay.Decode(b.bytes));
+        FLOE_RETURN_IF_ERROR(Handle(msg, b.lsn, txn));
+      }
+      streams_.erase(it);
+    }
+    return Commit(m->xid, m->end_lsn, sink);
+  }
+  if (std::holds_alternative<OriginMessage>(message) ||
+      std::holds_alternative<LogicalMessage>(message)) {
+    return Ok();
+  }
+  if (!open_) {
+    return Corruption("{} at {} outside a transaction", PgoutputMessageName(message),
+                      wal_start.ToString());
+  }
+  return Handle(message, wal_start, *open_);
+}
+
+Result<std::unique_ptr<PostgresCapture>> PostgresCapture::Open(CaptureOptions options) {
+  auto capture = std::unique_ptr<PostgresCapture>(new PostgresCapture());
+  capture->options_ = std::move(options);
+  std::regex tables;
+  try {
+    tables = std::regex(capture->options_.tables);
+  } catch (const std::regex_error& e) {
+    return InvalidArgument("--tables '{}': not a regular expression: {}", capture->options_.tables,
+                           e.what());
+  }
+  FLOE_ASSIGN_OR_RETURN(capture->client_, ReplicationClient::Connect(capture->options_.client));
+  ReplicationClient& c = *capture->client_;
+  if (c.options().autocreate == PublicationAutocreate::kFiltered) {
+    FLOE_ASSIGN_OR_RETURN(
+        auto rows, c.Query("SELECT schemaname, tablename FROM pg_tables WHERE schemaname NOT IN "
+                           "('pg_catalog', 'information_schema') ORDER BY 1, 2"));
+    std::vector<std::string> names;
+    for (const auto& r : rows) {
+      std::string name = r[0].value_or("") + "." + r[1].value_or("");
+      if (std::regex_match(name, tables)) names.push_back(name);
+    }
+    c.set_publication_tables(std::move(names));
+  }
+  FLOE_ASSIGN_OR_RETURN(SlotInfo slot, c.Prepare());
+  spdlog::info("slot {}: {} at {}", c.options().slot, slot.created ? "created" : "found",
+               slot.confirmed_flush_lsn.ToString());
+  return capture;
+}
+
+Status PostgresCapture::Run(const ChangeAssembler::Sink& sink, const std::atomic<bool>& stop) {
+  ReplicationClient& c = *client_;
+  FLOE_RETURN_IF_ERROR(c.StartStreaming(options_.start_lsn));
+  ChangeAssembler::Options ao;
+  ao.database = c.options().database;
+  ao.server_name = options_.server_name;
+  if (options_.tables != ".*") ao.tables = std::regex(options_.tables);
+  ao.resolve_type = [&c](uint32_t oid) -> std::optional<std::pair<uint32_t, int32_t>> {
+    auto rows = c.Query(fmt::format(
+        "SELECT typbasetype, typtypmod FROM pg_type WHERE oid = {} AND typtype = 'd'", oid));
+    if (!rows || rows->empty() || !(*rows)[0][0] || !(*rows)[0][1]) return std::nullopt;
+    try {
+      return std::make_pair(static_cast<uint32_t>(std::stoul(*(*rows)[0][0])),
+                            static_cast<int32_t>(std::stol(*(*rows)[0][1])));
+    } catch (...) {
+      return std::nullopt;
+    }
+  };
+  ChangeAssembler assembler(c.protocol_version(), std::move(ao));
+  using Clock = std::chrono::steady_clock;
+  auto last_message = Clock::now();
+  auto last_status = Clock::now();
+  auto on_commit = [&](const CommittedLines& lines) -> Status {
+    FLOE_RETURN_IF_ERROR(sink(lines));
+    // The lines are out and flushed: the slot may let this transaction go.
+    c.set_flushed(lines.end_lsn);
+    if (Clock::now() - last_status >= std::chrono::seconds(1)) {
+      FLOE_RETURN_IF_ERROR(c.SendStatus());
+      last_status = Clock::now();
+    }
+    return Ok();
+  };
+  Status result = Ok();
+  while (!stop.load()) {
+    auto frame = c.Next(std::chrono::milliseconds(200));
+    if (!frame) {
+      result = std::unexpected(std::move(frame).error());
+      break;
+    }
+    if (!*frame) {
+      if (options_.stop_after_idle.count() > 0 &&
+          Clock::now() - last_message >= options_.stop_after_idle) {
+        spdlog::info("no change for {} ms: stopping", options_.stop_after_idle.count());
+        break;
+      }
+      continue;
+    }
+    last_message = Clock::now();
+    if (auto s = assembler.Feed((*frame)->wal_start, (*frame)->data, on_commit); !s) {
+      result = s;
+      break;
+    }
+    if (options_.max_events > 0 && assembler.events() >= options_.max_events) break;
+  }
+  // The last word to the server: what is flushed (never more).
+  if (result) {
+    FLOE_RETURN_IF_ERROR(c.SendStatus());
+  } else {
+    (void)c.SendStatus();
+  }
+  spdlog::info("stopped: {} row events; flushed up to {}", assembler.events(),
+               c.flushed().ToString());
+  return result;
+}
+
+}  // namespace floe::cdc::postgres
