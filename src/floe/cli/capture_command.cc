@@ -1,7 +1,10 @@
 // `floe capture mysql`: prints a MySQL/MariaDB server's changes as Debezium
 // JSON Lines on standard output (row changes and schema changes), flushed
-// after every transaction. Logs go to standard error. Exit codes: 0 after
-// SIGINT/SIGTERM, 1 on an error while running, 2 on a usage error.
+// after every transaction. `floe capture postgres`: a PostgreSQL slot's row
+// changes as Debezium PostgreSQL envelopes, flushed after every transaction,
+// and only then confirmed to the slot. Logs go to standard error. Exit codes:
+// 0 after SIGINT/SIGTERM (or --max-events, --stop-after-idle-ms), 1 on an
+// error while running, 2 on a usage error.
 
 #include <unistd.h>
 
@@ -10,6 +13,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <string>
 
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -17,6 +21,7 @@
 
 #include "floe/cdc/debezium_json.h"
 #include "floe/cdc/mysql/capture.h"
+#include "floe/cdc/postgres/capture.h"
 #include "floe/cli/commands.h"
 
 namespace floe::cli {
@@ -96,6 +101,74 @@ Status RunCapture(const CaptureArgs& args, cdc::mysql::CaptureOptions o) {
   return capture->Run(sink, g_stop);
 }
 
+struct PgCaptureArgs {
+  std::string host = "127.0.0.1";
+  int port = 5432;
+  std::string user = "postgres";
+  std::string password_env;
+  std::string database = "postgres";
+  std::string tables = ".*";
+  std::string slot = "floe";
+  std::string publication = "dbz_publication";
+  std::string publication_autocreate = "all_tables";
+  std::string start_lsn;
+  std::string server_name = "floe";
+  int64_t max_events = 0;
+  int64_t stop_after_idle_ms = 0;
+  bool drop_slot = false;
+};
+
+Result<cdc::postgres::CaptureOptions> ToPgOptions(const PgCaptureArgs& args) {
+  cdc::postgres::CaptureOptions o;
+  o.client.host = args.host;
+  o.client.port = static_cast<uint16_t>(args.port);
+  o.client.user = args.user;
+  o.client.database = args.database;
+  if (!args.password_env.empty()) {
+    const char* pw = std::getenv(args.password_env.c_str());
+    if (!pw) {
+      return InvalidArgument("--password-env {}: the environment variable is not set",
+                             args.password_env);
+    }
+    o.client.password = pw;
+  }
+  if (args.slot.empty()) return InvalidArgument("--slot: empty");
+  o.client.slot = args.slot;
+  if (args.publication.empty()) return InvalidArgument("--publication: empty");
+  o.client.publication = args.publication;
+  FLOE_ASSIGN_OR_RETURN(o.client.autocreate,
+                        cdc::postgres::ParsePublicationAutocreate(args.publication_autocreate));
+  if (!args.start_lsn.empty()) {
+    FLOE_ASSIGN_OR_RETURN(o.start_lsn, cdc::postgres::Lsn::Parse(args.start_lsn));
+  }
+  o.tables = args.tables;
+  o.server_name = args.server_name;
+  o.max_events = args.max_events;
+  o.stop_after_idle = std::chrono::milliseconds(args.stop_after_idle_ms);
+  return o;
+}
+
+Status RunPgCapture(cdc::postgres::CaptureOptions o) {
+  FLOE_ASSIGN_OR_RETURN(auto capture, cdc::postgres::PostgresCapture::Open(std::move(o)));
+  auto sink = [](const cdc::postgres::CommittedLines& c) -> Status {
+    if (!c.lines.empty() &&
+        std::fwrite(c.lines.data(), 1, c.lines.size(), stdout) != c.lines.size()) {
+      return IoError("writing to standard output failed");
+    }
+    // The slot confirms the transaction after this returns: the lines must be out first.
+    if (std::fflush(stdout) != 0) return IoError("flushing standard output failed");
+    return Ok();
+  };
+  return capture->Run(sink, g_stop);
+}
+
+Status DropPgSlot(cdc::postgres::CaptureOptions o) {
+  FLOE_ASSIGN_OR_RETURN(auto client, cdc::postgres::ReplicationClient::Connect(o.client));
+  FLOE_RETURN_IF_ERROR(client->DropSlot());
+  spdlog::info("dropped replication slot {}", o.client.slot);
+  return Ok();
+}
+
 }  // namespace
 
 void AddCaptureCommands(CLI::App& app, int* exit_code) {
@@ -108,14 +181,17 @@ void AddCaptureCommands(CLI::App& app, int* exit_code) {
   mysql->add_option("--port", args->port, "Server port")
       ->capture_default_str()
       ->check(CLI::Range(1, 65535));
-  mysql->add_option("--user", args->user, "User (needs REPLICATION SLAVE, REPLICATION CLIENT, SELECT)")
+  mysql
+      ->add_option("--user", args->user,
+                   "User (needs REPLICATION SLAVE, REPLICATION CLIENT, SELECT)")
       ->capture_default_str();
   mysql->add_option("--password-env", args->password_env,
                     "Name of the environment variable holding the password");
   mysql->add_option("--tables", args->tables, "Regular expression on db.table (whole match)")
       ->capture_default_str();
-  mysql->add_option("--startup", args->startup,
-                    "initial (snapshot, then stream) | latest | FILE:POS | gtid:SET | ts:TIME")
+  mysql
+      ->add_option("--startup", args->startup,
+                   "initial (snapshot, then stream) | latest | FILE:POS | gtid:SET | ts:TIME")
       ->capture_default_str();
   mysql->add_option("--state", args->state,
                     "State file: resume from it, and record the position after every transaction");
@@ -127,15 +203,71 @@ void AddCaptureCommands(CLI::App& app, int* exit_code) {
   mysql->add_option("--chunk-rows", args->chunk_rows, "Snapshot chunk size in rows")
       ->capture_default_str()
       ->check(CLI::Range(int64_t{1}, int64_t{cdc::mysql::kMaxSnapshotChunkRows}));
-  mysql->add_option("--snapshot-parallelism", args->snapshot_parallelism,
-                    "Snapshot chunk readers in parallel (each a connection; their binlog readers "
-                    "use server ids --server-id + 1 ...)")
+  mysql
+      ->add_option("--snapshot-parallelism", args->snapshot_parallelism,
+                   "Snapshot chunk readers in parallel (each a connection; their binlog readers "
+                   "use server ids --server-id + 1 ...)")
       ->capture_default_str()
       ->check(CLI::Range(1, cdc::mysql::kMaxSnapshotParallelism));
   mysql->add_flag("--no-schema", args->no_schema, "Omit the Debezium schema block");
   mysql->add_flag("--until-end", args->until_end,
                   "Stop at the end of the binlog as the server has it when capture gets there "
                   "(after the snapshot, if any), with the state written");
+  auto pg_args = std::make_shared<PgCaptureArgs>();
+  auto* pg = capture->add_subcommand(
+      "postgres",
+      "Print a PostgreSQL slot's row changes (pgoutput) as Debezium PostgreSQL JSON Lines");
+  pg->add_option("--host", pg_args->host, "Server host")->capture_default_str();
+  pg->add_option("--port", pg_args->port, "Server port")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 65535));
+  pg->add_option("--user", pg_args->user, "User (needs REPLICATION, or superuser)")
+      ->capture_default_str();
+  pg->add_option("--password-env", pg_args->password_env,
+                 "Name of the environment variable holding the password");
+  pg->add_option("--database", pg_args->database, "Database (Debezium database.dbname)")
+      ->capture_default_str();
+  pg->add_option("--tables", pg_args->tables,
+                 "Regular expression on schema.table (whole match): the tables printed, and "
+                 "those of a publication made in filtered mode")
+      ->capture_default_str();
+  pg->add_option("--slot", pg_args->slot, "Replication slot (made with pgoutput when missing)")
+      ->capture_default_str();
+  pg->add_option("--publication", pg_args->publication, "Publication the slot streams")
+      ->capture_default_str();
+  pg->add_option("--publication-autocreate", pg_args->publication_autocreate,
+                 "When the publication is missing: disabled | all_tables (needs a superuser) | "
+                 "filtered (FOR TABLE the --tables matches; needs their ownership)")
+      ->capture_default_str();
+  pg->add_option("--start-lsn", pg_args->start_lsn,
+                 "Start at this LSN (e.g. 0/16B3748) instead of the slot's confirmed position");
+  pg->add_option("--server-name", pg_args->server_name, "Debezium logical server name")
+      ->capture_default_str();
+  pg->add_option("--max-events", pg_args->max_events,
+                 "Stop after the transaction that brings the printed row changes to N")
+      ->check(CLI::Range(int64_t{0}, std::numeric_limits<int64_t>::max()));
+  pg->add_option("--stop-after-idle-ms", pg_args->stop_after_idle_ms,
+                 "Stop when nothing came from the slot for this long")
+      ->check(CLI::Range(int64_t{0}, std::numeric_limits<int64_t>::max()));
+  pg->add_flag("--drop-slot", pg_args->drop_slot, "Drop the slot and exit");
+  pg->callback([pg_args, exit_code]() {
+    auto logger = spdlog::stderr_color_mt("capture");
+    spdlog::set_default_logger(logger);
+    std::signal(SIGINT, OnSignal);
+    std::signal(SIGTERM, OnSignal);
+    auto options = ToPgOptions(*pg_args);
+    if (!options) {
+      std::fprintf(stderr, "error: %s\n", options.error().ToString().c_str());
+      *exit_code = 2;
+      return;
+    }
+    auto status =
+        pg_args->drop_slot ? DropPgSlot(std::move(*options)) : RunPgCapture(std::move(*options));
+    if (!status) {
+      std::fprintf(stderr, "error: %s\n", status.error().ToString().c_str());
+      *exit_code = 1;
+    }
+  });
   mysql->callback([args, exit_code]() {
     auto logger = spdlog::stderr_color_mt("capture");
     spdlog::set_default_logger(logger);
