@@ -82,6 +82,8 @@ def names(request):
               f"WHERE slot_name = '{n['slot']}'")
     superuser(f"DROP PUBLICATION IF EXISTS {n['pub']}")
     superuser(f"DROP TABLE IF EXISTS {n['t']}, {n['t']}_b")
+    superuser(f"DROP DOMAIN IF EXISTS {n['t']}_pos")
+    superuser(f"DROP TYPE IF EXISTS {n['t']}_mood")
 
 
 def common(n, *extra):
@@ -91,11 +93,13 @@ def common(n, *extra):
 
 def test_types_dml_toast_and_truncate(names):
     t = names["t"]
-    psql(f"""CREATE TABLE {t} (id int PRIMARY KEY, b boolean, s smallint, l bigint, r real,
+    psql(f"""CREATE DOMAIN {t}_pos AS numeric(6,2) CHECK (VALUE > 0);
+CREATE TYPE {t}_mood AS ENUM ('sad', 'happy');
+CREATE TABLE {t} (id int PRIMARY KEY, b boolean, s smallint, l bigint, r real,
   d double precision, n numeric(10,3), nn numeric, txt text, vc varchar(10), ch char(3),
   raw bytea, dt date, ts timestamp, tz timestamptz, tm time, ttz timetz, iv interval, u uuid,
   j json, jb jsonb, ip inet, mac macaddr, m money, bits bit varying(8), ints int[], texts text[],
-  big text);
+  pos {t}_pos, mood {t}_mood, big text);
 ALTER TABLE {t} REPLICA IDENTITY FULL;
 ALTER TABLE {t} ALTER COLUMN big SET STORAGE EXTERNAL;
 """)
@@ -108,7 +112,7 @@ ALTER TABLE {t} ALTER COLUMN big SET STORAGE EXTERNAL;
   '\\x00ff', '2024-02-29', '2024-01-02 03:04:05.123456', '2024-01-02 03:04:05+02',
   '13:14:15.25', '10:00:00+02', '1 year 2 days 03:00:00', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11',
   '{{"a": 1}}', '{{"b": [1, 2]}}', '10.0.0.1/8', '08:00:2b:01:02:03', 12.34, B'0101',
-  '{{1,NULL,3}}', '{{x,"y z"}}', '{big}');
+  '{{1,NULL,3}}', '{{x,"y z"}}', 7.5, 'happy', '{big}');
 INSERT INTO {t} (id, dt, ts, n, nn) VALUES (2, 'infinity', '-infinity', NULL, 'NaN');
 UPDATE {t} SET txt = 'changed' WHERE id = 1;
 UPDATE {t} SET id = 3 WHERE id = 2;
@@ -131,7 +135,8 @@ TRUNCATE {t};
         "ttz": "10:00:00+02", "iv": "1 year 2 days 03:00:00",
         "u": "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", "j": '{"a": 1}', "jb": '{"b": [1, 2]}',
         "ip": "10.0.0.1/8", "mac": "08:00:2b:01:02:03", "m": "$12.34", "bits": "0101",
-        "ints": [1, None, 3], "texts": ["x", "y z"], "big": big}
+        "ints": [1, None, 3], "texts": ["x", "y z"], "pos": "7.50", "mood": "happy",
+        "big": big}
     assert out[1]["after"]["dt"] == 2147483647
     assert out[1]["after"]["ts"] == -9223372036854775808
     assert out[1]["after"]["nn"] == "NaN"
