@@ -18,17 +18,9 @@ import subprocess
 import pytest
 
 from changes import ChangeStream
-from ingest_runs import check_lake, create_tables, grow_and_kill, ingest_argv
+from ingest_runs import change_chunks, check_lake, create_tables, grow_and_kill, ingest_argv
 
 KILLS = int(os.environ.get("FLOE_INGEST_KILLS", "22"))
-
-
-def _chunks(stream: ChangeStream, total: int):
-    written = 0
-    while written < total:
-        chunk = min(total - written, stream.random.randint(20, 400))
-        yield "".join(line + "\n" for line in stream.lines(chunk))
-        written += chunk
 
 
 @pytest.mark.parametrize("mode", ["changelog", "upsert"])
@@ -53,7 +45,7 @@ def test_exactly_once_under_sigkill(mode, tmp_path, make_lake, java_peer, floe_i
     # mid-checkpoint or mid-commit.
     killed, logs = grow_and_kill(
         ingest_argv(binary, lake, input_file, state, "--follow", *extra), input_file,
-        _chunks(stream, total), kills=kills, pause=(0.2, 1.6), gap=0.03, rnd=rnd, logs_dir=tmp_path,
+        change_chunks(stream, total), kills=kills, pause=(0.2, 1.6), gap=0.03, rnd=rnd, logs_dir=tmp_path,
         half_written=lambda text: rnd.randrange(len(text)) if rnd.random() < 0.2 else len(text))
     final = subprocess.run(ingest_argv(binary, lake, input_file, state, *extra), stdin=subprocess.DEVNULL,
                            capture_output=True, text=True, timeout=600)

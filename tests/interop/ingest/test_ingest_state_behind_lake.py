@@ -23,8 +23,7 @@ import time
 import pytest
 
 from changes import ChangeStream
-from ingest_runs import check_lake, create_tables, ingest_argv
-from test_ingest_exactly_once import _grow
+from ingest_runs import change_chunks, check_lake, create_tables, grow, ingest_argv
 
 SCHEMA = {
     "type": "struct", "schema-id": 0,
@@ -198,7 +197,10 @@ def test_debezium_changelog_kills_and_lost_state(kind, tmp_path, make_lake, java
     state = tmp_path / "state"
     stop = threading.Event()
     # About 10,000 events a second: the input still grows when the state is damaged.
-    grower = threading.Thread(target=_grow, args=(input_file, stream, 80_000, stop), daemon=True)
+    grower = threading.Thread(
+        target=grow, args=(input_file, change_chunks(stream, 80_000), stop, 0.03, random.Random(seed + 1)),
+        kwargs={"half_written": lambda text: stream.random.randrange(len(text))
+                if stream.random.random() < 0.2 else len(text)}, daemon=True)
     grower.start()
     damaged = False
     logs = []
