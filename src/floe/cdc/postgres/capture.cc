@@ -486,15 +486,13 @@ Status PostgresCapture::Run(const ChangeAssembler::Sink& sink, const std::atomic
   ChangeAssembler assembler(c.protocol_version(), std::move(ao));
   using Clock = std::chrono::steady_clock;
   auto last_message = Clock::now();
-  auto last_status = Clock::now();
   auto on_commit = [&](const CommittedLines& lines) -> Status {
     FLOE_RETURN_IF_ERROR(sink(lines));
     // The lines are out and flushed: the slot may let this transaction go.
+    // Said at once, so that a capture killed later repeats as little as
+    // possible (one small message per transaction, beside its fflush).
     c.set_flushed(lines.end_lsn);
-    if (Clock::now() - last_status >= std::chrono::seconds(1)) {
-      FLOE_RETURN_IF_ERROR(c.SendStatus());
-      last_status = Clock::now();
-    }
+    FLOE_RETURN_IF_ERROR(c.SendStatus());
     return Ok();
   };
   Status result = Ok();
