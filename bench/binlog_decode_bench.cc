@@ -28,8 +28,12 @@ namespace {
 struct Buf {
   std::vector<uint8_t> b;
   void u8(uint8_t v) { b.push_back(v); }
-  void le(uint64_t v, int n) { for (int i = 0; i < n; ++i) b.push_back(static_cast<uint8_t>(v >> (8 * i))); }
-  void be(uint64_t v, int n) { for (int i = n - 1; i >= 0; --i) b.push_back(static_cast<uint8_t>(v >> (8 * i))); }
+  void le(uint64_t v, int n) {
+    for (int i = 0; i < n; ++i) b.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  }
+  void be(uint64_t v, int n) {
+    for (int i = n - 1; i >= 0; --i) b.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  }
   void str(std::string_view s) { b.insert(b.end(), s.begin(), s.end()); }
 };
 
@@ -57,7 +61,12 @@ std::vector<uint8_t> Fde(uint32_t& pos) {
   b.le(0, 4);
   b.u8(19);
   std::vector<uint8_t> phl(164, 0);
-  phl[2 - 1] = 13; phl[4 - 1] = 8; phl[19 - 1] = 8; phl[23 - 1] = 8; phl[24 - 1] = 8; phl[25 - 1] = 8;
+  phl[2 - 1] = 13;
+  phl[4 - 1] = 8;
+  phl[19 - 1] = 8;
+  phl[23 - 1] = 8;
+  phl[24 - 1] = 8;
+  phl[25 - 1] = 8;
   phl[162 - 1] = 19;
   b.b.insert(b.b.end(), phl.begin(), phl.end());
   b.u8(1);
@@ -66,42 +75,63 @@ std::vector<uint8_t> Fde(uint32_t& pos) {
 
 Buf TableMap() {
   Buf tm;
-  tm.le(42, 6); tm.le(1, 2);
-  tm.u8(5); tm.str("bench"); tm.u8(0); tm.u8(1); tm.str("t"); tm.u8(0);
+  tm.le(42, 6);
+  tm.le(1, 2);
+  tm.u8(5);
+  tm.str("bench");
+  tm.u8(0);
+  tm.u8(1);
+  tm.str("t");
+  tm.u8(0);
   tm.u8(8);
   for (uint8_t t : {3, 8, 15, 246, 18, 5, 1, 252}) tm.u8(t);
   Buf meta;
-  meta.le(256, 2);         // VARCHAR(64) utf8mb4 = 256 bytes
-  meta.u8(12); meta.u8(2); // DECIMAL(12,2)
-  meta.u8(6);              // DATETIME(6)
-  meta.u8(8);              // DOUBLE
-  meta.u8(2);              // TEXT
+  meta.le(256, 2);  // VARCHAR(64) utf8mb4 = 256 bytes
+  meta.u8(12);
+  meta.u8(2);  // DECIMAL(12,2)
+  meta.u8(6);  // DATETIME(6)
+  meta.u8(8);  // DOUBLE
+  meta.u8(2);  // TEXT
   tm.u8(static_cast<uint8_t>(meta.b.size()));
   tm.b.insert(tm.b.end(), meta.b.begin(), meta.b.end());
   tm.u8(0xFE);
   // COLUMN_CHARSET: VARCHAR and TEXT utf8mb4 (45)
-  tm.u8(3); tm.u8(2); tm.u8(45); tm.u8(45);
+  tm.u8(3);
+  tm.u8(2);
+  tm.u8(45);
+  tm.u8(45);
   return tm;
 }
 
 void AppendRow(Buf& r, uint32_t i) {
-  r.u8(0);                                 // no nulls
+  r.u8(0);  // no nulls
   r.le(i, 4);
   r.le(uint64_t{i} * 7919, 8);
   std::string s = "customer-" + std::to_string(i) + "@example.com";
-  r.le(s.size(), 2); r.str(s);  // VARCHAR of > 255 bytes: 2-byte length
+  r.le(s.size(), 2);
+  r.str(s);  // VARCHAR of > 255 bytes: 2-byte length
   // DECIMAL(12,2): intg 10 -> 4 + 1 bytes; frac 2 -> 1 byte
-  Buf d; d.u8(0); d.be(i % 1000000000, 4); d.u8(static_cast<uint8_t>(i % 100)); d.b[0] ^= 0x80;
+  Buf d;
+  d.u8(0);
+  d.be(i % 1000000000, 4);
+  d.u8(static_cast<uint8_t>(i % 100));
+  d.b[0] ^= 0x80;
   r.b.insert(r.b.end(), d.b.begin(), d.b.end());
   uint64_t ymd = ((2024ull * 13 + 5) << 5) | 17, hms = (12 << 12) | (30 << 6) | 15;
-  r.be(((ymd << 17) | hms) + 0x8000000000ull, 5); r.be(i % 1000000, 3);
-  double x = i * 0.5; uint64_t bits; std::memcpy(&bits, &x, 8); r.le(bits, 8);
+  r.be(((ymd << 17) | hms) + 0x8000000000ull, 5);
+  r.be(i % 1000000, 3);
+  double x = i * 0.5;
+  uint64_t bits;
+  std::memcpy(&bits, &x, 8);
+  r.le(bits, 8);
   r.u8(static_cast<uint8_t>(i));
   std::string t = "note " + std::to_string(i);
-  r.le(t.size(), 2); r.str(t);
+  r.le(t.size(), 2);
+  r.str(t);
 }
 
-std::vector<std::vector<uint8_t>> Build(size_t total_rows, size_t rows_per_event, bool transactions) {
+std::vector<std::vector<uint8_t>> Build(size_t total_rows, size_t rows_per_event,
+                                        bool transactions) {
   std::vector<std::vector<uint8_t>> events;
   uint32_t pos = 4;
   events.push_back(Fde(pos));
@@ -109,16 +139,24 @@ std::vector<std::vector<uint8_t>> Build(size_t total_rows, size_t rows_per_event
   uint64_t seq = 0;
   while (id < total_rows) {
     if (transactions) {
-      Buf g; g.le(++seq, 8); g.le(0, 4); g.u8(0); g.le(0, 6);
+      Buf g;
+      g.le(++seq, 8);
+      g.le(0, 4);
+      g.u8(0);
+      g.le(0, 6);
       events.push_back(Event(162, g, pos));
     }
     events.push_back(Event(19, TableMap(), pos));
     Buf rows;
-    rows.le(42, 6); rows.le(1, 2); rows.u8(8); rows.u8(0xFF);
+    rows.le(42, 6);
+    rows.le(1, 2);
+    rows.u8(8);
+    rows.u8(0xFF);
     for (size_t k = 0; k < rows_per_event && id < total_rows; ++k) AppendRow(rows, id++);
     events.push_back(Event(23, rows, pos));
     if (transactions) {
-      Buf x; x.le(seq, 8);
+      Buf x;
+      x.le(seq, 8);
       events.push_back(Event(16, x, pos));
     }
   }
@@ -174,7 +212,8 @@ std::vector<std::vector<uint8_t>> ReadBinlogFile(const char* path) {
     uint32_t size;
     std::memcpy(&size, all.data() + off + 9, 4);
     if (size < 19 || off + size > all.size()) break;
-    events.emplace_back(all.begin() + static_cast<long>(off), all.begin() + static_cast<long>(off + size));
+    events.emplace_back(all.begin() + static_cast<long>(off),
+                        all.begin() + static_cast<long>(off + size));
     // The server sets LOG_EVENT_BINLOG_IN_USE_F on the file's FORMAT_DESCRIPTION after
     // computing its checksum; a reader of the file clears it (the dump protocol sends it clear).
     if (events.back()[4] == 15) events.back()[17] &= static_cast<uint8_t>(~1u);
@@ -185,7 +224,8 @@ std::vector<std::vector<uint8_t>> ReadBinlogFile(const char* path) {
 
 void Report(const char* name, const Outcome& o) {
   std::printf("%-34s %9llu rows  wall %.3f s  cpu %.3f s  %12.0f rows/s (cpu)\n", name,
-              static_cast<unsigned long long>(o.rows), o.wall, o.cpu, o.rows / (o.cpu > 0 ? o.cpu : 1e-9));
+              static_cast<unsigned long long>(o.rows), o.wall, o.cpu,
+              o.rows / (o.cpu > 0 ? o.cpu : 1e-9));
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 # script exits non-zero if any failed. The last line is "N passed, N failed",
 # counting phases (suites).
 #   setup        scripts/setup.sh without its build (packages, .cache/venv)
+#   format       every C++ file laid out as .clang-format says (clang-format
+#                --dry-run --Werror; fix with clang-format -i)
 #   build        release build in build/ (the CLI at build/floe)
 #   unit         ctest -L unit, except tests named *Integration*
 #   services     scripts/services/mariadb.sh, postgres.sh, s3.sh, kafka.sh and
@@ -201,6 +203,18 @@ start_s3() {
   set +a
 }
 
+# Every C++ file of the tree as .clang-format lays it out.
+run_format() {
+  local files=()
+  if git -C "${ROOT}" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    mapfile -t files < <(git -C "${ROOT}" ls-files '*.cc' '*.h')
+  else
+    mapfile -t files < <(find src fuzz bench -name '*.cc' -o -name '*.h')
+  fi
+  ((${#files[@]} > 0)) || return 0
+  clang-format --dry-run --Werror "${files[@]}"
+}
+
 run_integration() {
   ctest --test-dir build -R Integration --output-on-failure --timeout 900 --no-tests=ignore
 }
@@ -224,6 +238,7 @@ run_fuzz() {
 
 total_start=${SECONDS}
 phase setup run_setup
+phase format run_format
 phase build run_build
 phase unit run_unit
 phase services run_services

@@ -6,26 +6,40 @@ namespace floe::cdc {
 
 std::string_view ChangeOpLetter(ChangeOp op) {
   switch (op) {
-    case ChangeOp::kInsert: return "c";
-    case ChangeOp::kUpdate: return "u";
-    case ChangeOp::kDelete: return "d";
-    case ChangeOp::kRead: return "r";
+    case ChangeOp::kInsert:
+      return "c";
+    case ChangeOp::kUpdate:
+      return "u";
+    case ChangeOp::kDelete:
+      return "d";
+    case ChangeOp::kRead:
+      return "r";
   }
   return "?";
 }
 
 std::string_view SchemaChangeKindName(SchemaChangeKind kind) {
   switch (kind) {
-    case SchemaChangeKind::kCreateTable: return "create_table";
-    case SchemaChangeKind::kDropTable: return "drop_table";
-    case SchemaChangeKind::kRenameTable: return "rename_table";
-    case SchemaChangeKind::kTruncateTable: return "truncate_table";
-    case SchemaChangeKind::kAddColumn: return "add_column";
-    case SchemaChangeKind::kDropColumn: return "drop_column";
-    case SchemaChangeKind::kRenameColumn: return "rename_column";
-    case SchemaChangeKind::kModifyColumn: return "modify_column";
-    case SchemaChangeKind::kPrimaryKeyChange: return "primary_key_change";
-    case SchemaChangeKind::kAlterOther: return "alter_other";
+    case SchemaChangeKind::kCreateTable:
+      return "create_table";
+    case SchemaChangeKind::kDropTable:
+      return "drop_table";
+    case SchemaChangeKind::kRenameTable:
+      return "rename_table";
+    case SchemaChangeKind::kTruncateTable:
+      return "truncate_table";
+    case SchemaChangeKind::kAddColumn:
+      return "add_column";
+    case SchemaChangeKind::kDropColumn:
+      return "drop_column";
+    case SchemaChangeKind::kRenameColumn:
+      return "rename_column";
+    case SchemaChangeKind::kModifyColumn:
+      return "modify_column";
+    case SchemaChangeKind::kPrimaryKeyChange:
+      return "primary_key_change";
+    case SchemaChangeKind::kAlterOther:
+      return "alter_other";
   }
   return "?";
 }

@@ -15,9 +15,26 @@ namespace {
 using types::Value;
 
 enum class Dbz : uint8_t {
-  kInt16, kInt32, kInt64, kFloat32, kFloat64, kBoolean, kBits, kDecimal, kYear, kDate,
-  kMicroTime, kTimestampMs, kMicroTimestamp, kZonedTimestamp, kString, kEnum, kEnumSet,
-  kJson, kBytes, kGeometry,
+  kInt16,
+  kInt32,
+  kInt64,
+  kFloat32,
+  kFloat64,
+  kBoolean,
+  kBits,
+  kDecimal,
+  kYear,
+  kDate,
+  kMicroTime,
+  kTimestampMs,
+  kMicroTimestamp,
+  kZonedTimestamp,
+  kString,
+  kEnum,
+  kEnumSet,
+  kJson,
+  kBytes,
+  kGeometry,
 };
 
 Dbz Classify(const SourceColumn& c) {
@@ -40,12 +57,12 @@ Dbz Classify(const SourceColumn& c) {
   if (t == "ENUM") return Dbz::kEnum;
   if (t == "SET") return Dbz::kEnumSet;
   if (t == "JSON") return Dbz::kJson;
-  if (t == "BINARY" || t == "VARBINARY" || t == "TINYBLOB" || t == "BLOB" ||
-      t == "MEDIUMBLOB" || t == "LONGBLOB" || t == "VECTOR")
+  if (t == "BINARY" || t == "VARBINARY" || t == "TINYBLOB" || t == "BLOB" || t == "MEDIUMBLOB" ||
+      t == "LONGBLOB" || t == "VECTOR")
     return Dbz::kBytes;
-  if (t == "GEOMETRY" || t == "POINT" || t == "LINESTRING" || t == "POLYGON" ||
-      t == "MULTIPOINT" || t == "MULTILINESTRING" || t == "MULTIPOLYGON" ||
-      t == "GEOMETRYCOLLECTION" || t == "GEOMCOLLECTION")
+  if (t == "GEOMETRY" || t == "POINT" || t == "LINESTRING" || t == "POLYGON" || t == "MULTIPOINT" ||
+      t == "MULTILINESTRING" || t == "MULTIPOLYGON" || t == "GEOMETRYCOLLECTION" ||
+      t == "GEOMCOLLECTION")
     return Dbz::kGeometry;
   return Dbz::kString;
 }
@@ -153,7 +170,8 @@ void AppendInt128(types::int128_t v, std::string* out) {
     return;
   }
   bool neg = v < 0;
-  unsigned __int128 u = neg ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
+  unsigned __int128 u =
+      neg ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
   char buf[48];
   int n = 0;
   while (u > 0) {
@@ -166,15 +184,29 @@ void AppendInt128(types::int128_t v, std::string* out) {
 
 std::string FieldSchemaJson(const SourceColumn& c, const types::NestedField* field) {
   std::string s = "{";
-  auto type = [&](std::string_view t) { fmt::format_to(std::back_inserter(s), "\"type\":\"{}\"", t); };
+  auto type = [&](std::string_view t) {
+    fmt::format_to(std::back_inserter(s), "\"type\":\"{}\"", t);
+  };
   std::string name, params;
   switch (Classify(c)) {
-    case Dbz::kInt16: type("int16"); break;
-    case Dbz::kInt32: type("int32"); break;
-    case Dbz::kInt64: type("int64"); break;
-    case Dbz::kFloat32: type("float"); break;
-    case Dbz::kFloat64: type("double"); break;
-    case Dbz::kBoolean: type("boolean"); break;
+    case Dbz::kInt16:
+      type("int16");
+      break;
+    case Dbz::kInt32:
+      type("int32");
+      break;
+    case Dbz::kInt64:
+      type("int64");
+      break;
+    case Dbz::kFloat32:
+      type("float");
+      break;
+    case Dbz::kFloat64:
+      type("double");
+      break;
+    case Dbz::kBoolean:
+      type("boolean");
+      break;
     case Dbz::kBits:
       type("bytes");
       name = "io.debezium.data.Bits";
@@ -185,19 +217,39 @@ std::string FieldSchemaJson(const SourceColumn& c, const types::NestedField* fie
       name = "org.apache.kafka.connect.data.Decimal";
       int scale = c.type_name == "BIGINT" ? 0 : std::max(c.scale, 0);
       int64_t precision = c.type_name == "BIGINT" ? 20 : c.length;
-      params = fmt::format("\"scale\":\"{}\",\"connect.decimal.precision\":\"{}\"", scale,
-                           precision);
+      params =
+          fmt::format("\"scale\":\"{}\",\"connect.decimal.precision\":\"{}\"", scale, precision);
       break;
     }
-    case Dbz::kYear: type("int32"); name = "io.debezium.time.Year"; break;
-    case Dbz::kDate: type("int32"); name = "io.debezium.time.Date"; break;
+    case Dbz::kYear:
+      type("int32");
+      name = "io.debezium.time.Year";
+      break;
+    case Dbz::kDate:
+      type("int32");
+      name = "io.debezium.time.Date";
+      break;
     // MySQL TIME is a signed duration up to 838:59:59, not a time of day:
     // Debezium's duration in microseconds, which readers keep as a long.
-    case Dbz::kMicroTime: type("int64"); name = "io.debezium.time.MicroDuration"; break;
-    case Dbz::kTimestampMs: type("int64"); name = "io.debezium.time.Timestamp"; break;
-    case Dbz::kMicroTimestamp: type("int64"); name = "io.debezium.time.MicroTimestamp"; break;
-    case Dbz::kZonedTimestamp: type("string"); name = "io.debezium.time.ZonedTimestamp"; break;
-    case Dbz::kString: type("string"); break;
+    case Dbz::kMicroTime:
+      type("int64");
+      name = "io.debezium.time.MicroDuration";
+      break;
+    case Dbz::kTimestampMs:
+      type("int64");
+      name = "io.debezium.time.Timestamp";
+      break;
+    case Dbz::kMicroTimestamp:
+      type("int64");
+      name = "io.debezium.time.MicroTimestamp";
+      break;
+    case Dbz::kZonedTimestamp:
+      type("string");
+      name = "io.debezium.time.ZonedTimestamp";
+      break;
+    case Dbz::kString:
+      type("string");
+      break;
     case Dbz::kEnum:
     case Dbz::kEnumSet: {
       type("string");
@@ -211,8 +263,13 @@ std::string FieldSchemaJson(const SourceColumn& c, const types::NestedField* fie
       AppendJsonString(allowed, &params);
       break;
     }
-    case Dbz::kJson: type("string"); name = "io.debezium.data.Json"; break;
-    case Dbz::kBytes: type("bytes"); break;
+    case Dbz::kJson:
+      type("string");
+      name = "io.debezium.data.Json";
+      break;
+    case Dbz::kBytes:
+      type("bytes");
+      break;
     case Dbz::kGeometry:
       s += "\"type\":\"struct\",\"fields\":[{\"type\":\"bytes\",\"optional\":false,\"field\":"
            "\"wkb\"},{\"type\":\"int32\",\"optional\":true,\"field\":\"srid\"}]";
@@ -259,7 +316,6 @@ constexpr std::string_view kTransactionSchema =
     "\"optional\":true,\"name\":\"event.block\",\"version\":1,\"field\":\"transaction\"}";
 
 }  // namespace
-
 
 std::string DecimalToBigEndianBytes(types::int128_t unscaled) {
   unsigned char buf[16];
@@ -354,8 +410,8 @@ const std::string& DebeziumJsonWriter::EnvelopeSchema(const TableDefinitionPtr& 
   const auto& schema_fields = table.schema.fields();
   for (size_t i = 0; i < table.columns.size(); ++i) {
     if (i) fields += ',';
-    fields += FieldSchemaJson(table.columns[i],
-                              i < schema_fields.size() ? &schema_fields[i] : nullptr);
+    fields +=
+        FieldSchemaJson(table.columns[i], i < schema_fields.size() ? &schema_fields[i] : nullptr);
   }
   std::string value_struct = fmt::format(
       "{{\"type\":\"struct\",\"fields\":[{}],\"optional\":true,\"name\":\"{}.Value\",\"field\":",
@@ -403,8 +459,8 @@ void DebeziumJsonWriter::AppendSource(const ChangeSource* source, const TableId&
   }
   out->append(",\"file\":");
   AppendJsonString(s.position.binlog.file, out);
-  fmt::format_to(std::back_inserter(*out), ",\"pos\":{},\"row\":{},\"thread\":", s.position.binlog.pos,
-                 row);
+  fmt::format_to(std::back_inserter(*out),
+                 ",\"pos\":{},\"row\":{},\"thread\":", s.position.binlog.pos, row);
   if (s.thread_id) {
     fmt::format_to(std::back_inserter(*out), "{}", s.thread_id);
   } else {
@@ -419,8 +475,7 @@ void DebeziumJsonWriter::AppendSource(const ChangeSource* source, const TableId&
   out->push_back('}');
 }
 
-void DebeziumJsonWriter::AppendRow(const TableDefinition& table, types::Row row,
-                                   std::string* out) {
+void DebeziumJsonWriter::AppendRow(const TableDefinition& table, types::Row row, std::string* out) {
   out->push_back('{');
   for (size_t i = 0; i < table.columns.size(); ++i) {
     const SourceColumn& c = table.columns[i];
@@ -471,8 +526,9 @@ void DebeziumJsonWriter::AppendRow(const TableDefinition& table, types::Row row,
         }
         break;
       case Dbz::kFloat64:
-        AppendDouble(v.kind == Value::Kind::kDouble ? v.f64
-                                                    : v.kind == Value::Kind::kFloat ? v.f32 : 0,
+        AppendDouble(v.kind == Value::Kind::kDouble  ? v.f64
+                     : v.kind == Value::Kind::kFloat ? v.f32
+                                                     : 0,
                      out);
         break;
       case Dbz::kBoolean:
@@ -525,8 +581,7 @@ void DebeziumJsonWriter::AppendRow(const TableDefinition& table, types::Row row,
   out->push_back('}');
 }
 
-void DebeziumJsonWriter::AppendRowChange(const RowChange& change, int64_t ts_ms,
-                                         std::string* out) {
+void DebeziumJsonWriter::AppendRowChange(const RowChange& change, int64_t ts_ms, std::string* out) {
   const TableDefinition& table = *change.table;
   if (options_.include_schema) {
     out->append("{\"schema\":");
@@ -595,7 +650,8 @@ void DebeziumJsonWriter::AppendSchemaChange(const SchemaChange& change, int64_t 
     out->append(",\"old_column\":");
     AppendJsonString(change.old_column, out);
   }
-  if (change.position >= 0) fmt::format_to(std::back_inserter(*out), ",\"position\":{}", change.position);
+  if (change.position >= 0)
+    fmt::format_to(std::back_inserter(*out), ",\"position\":{}", change.position);
   out->append("},\"tableChanges\":[{\"type\":");
   const char* type = change.kind == SchemaChangeKind::kCreateTable ? "CREATE"
                      : change.kind == SchemaChangeKind::kDropTable ? "DROP"
@@ -637,8 +693,9 @@ void DebeziumJsonWriter::AppendSchemaChange(const SchemaChange& change, int64_t 
       }
       out->append(",\"length\":");
       int64_t length = c.length;
-      if (length < 0 && (c.type_name == "DATETIME" || c.type_name == "TIMESTAMP" ||
-                         c.type_name == "TIME") && c.fsp > 0)
+      if (length < 0 &&
+          (c.type_name == "DATETIME" || c.type_name == "TIMESTAMP" || c.type_name == "TIME") &&
+          c.fsp > 0)
         length = c.fsp;
       if (length >= 0) {
         fmt::format_to(std::back_inserter(*out), "{}", length);
@@ -661,7 +718,8 @@ void DebeziumJsonWriter::AppendSchemaChange(const SchemaChange& change, int64_t 
       } else {
         AppendJsonString(c.comment, out);
       }
-      fmt::format_to(std::back_inserter(*out), ",\"hasDefaultValue\":{},\"defaultValueExpression\":",
+      fmt::format_to(std::back_inserter(*out),
+                     ",\"hasDefaultValue\":{},\"defaultValueExpression\":",
                      c.default_value ? "true" : "false");
       if (c.default_value) {
         AppendJsonString(*c.default_value, out);

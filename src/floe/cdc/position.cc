@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <iterator>
 #include <charconv>
+#include <iterator>
 
 namespace floe::cdc {
 namespace {
@@ -15,11 +15,11 @@ bool ParseU64(std::string_view s, uint64_t* out) {
 }
 
 std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\n' || s.front() == '\t' ||
-                        s.front() == '\r'))
+  while (!s.empty() &&
+         (s.front() == ' ' || s.front() == '\n' || s.front() == '\t' || s.front() == '\r'))
     s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\n' || s.back() == '\t' ||
-                        s.back() == '\r'))
+  while (!s.empty() &&
+         (s.back() == ' ' || s.back() == '\n' || s.back() == '\t' || s.back() == '\r'))
     s.remove_suffix(1);
   return s;
 }
@@ -120,7 +120,8 @@ Result<GtidSet> GtidSet::Parse(std::string_view text) {
     if (part.find(':') != std::string_view::npos) {
       auto pieces = Split(part, ':');
       std::string uuid = Lower(Trim(pieces[0]));
-      if (!IsUuid(uuid)) return InvalidArgument("bad GTID source uuid '{}' in '{}'", pieces[0], text);
+      if (!IsUuid(uuid))
+        return InvalidArgument("bad GTID source uuid '{}' in '{}'", pieces[0], text);
       if (pieces.size() < 2) return InvalidArgument("GTID '{}' has no intervals", part);
       for (size_t i = 1; i < pieces.size(); ++i) {
         std::string_view iv = Trim(pieces[i]);
@@ -143,18 +144,19 @@ Result<GtidSet> GtidSet::Parse(std::string_view text) {
       uint64_t d = 0, s = 0, n = 0;
       if (pieces.size() != 3 || !ParseU64(pieces[0], &d) || !ParseU64(pieces[1], &s) ||
           !ParseU64(pieces[2], &n) || d > UINT32_MAX || s > UINT32_MAX) {
-        return InvalidArgument("bad GTID '{}' in '{}' (expected uuid:interval or domain-server-seq)",
-                               part, text);
+        return InvalidArgument(
+            "bad GTID '{}' in '{}' (expected uuid:interval or domain-server-seq)", part, text);
       }
-      FLOE_RETURN_IF_ERROR(set.AddMariaDb(
-          MariaDbGtid{static_cast<uint32_t>(d), static_cast<uint32_t>(s), n}));
+      FLOE_RETURN_IF_ERROR(
+          set.AddMariaDb(MariaDbGtid{static_cast<uint32_t>(d), static_cast<uint32_t>(s), n}));
     }
   }
   return set;
 }
 
 Status GtidSet::AddMySql(std::string_view uuid, uint64_t transaction_number) {
-  if (flavor_ == Flavor::kMariaDb) return InvalidArgument("adding a MySQL GTID to a MariaDB GTID set");
+  if (flavor_ == Flavor::kMariaDb)
+    return InvalidArgument("adding a MySQL GTID to a MariaDB GTID set");
   flavor_ = Flavor::kMySql;
   auto& v = mysql_[Lower(uuid)];
   // Fast path: extends the last interval (the common, in-order case).
@@ -167,7 +169,8 @@ Status GtidSet::AddMySql(std::string_view uuid, uint64_t transaction_number) {
 }
 
 Status GtidSet::AddMariaDb(const MariaDbGtid& gtid) {
-  if (flavor_ == Flavor::kMySql) return InvalidArgument("adding a MariaDB GTID to a MySQL GTID set");
+  if (flavor_ == Flavor::kMySql)
+    return InvalidArgument("adding a MariaDB GTID to a MySQL GTID set");
   flavor_ = Flavor::kMariaDb;
   mariadb_[gtid.domain_id] = gtid;
   return Ok();

@@ -80,8 +80,7 @@ class GtidSet {
   /// Canonical text: MySQL uuids sorted, intervals merged; MariaDB domains sorted.
   std::string ToString() const;
 
-  const std::map<std::string, std::vector<std::pair<uint64_t, uint64_t>>>& mysql_intervals()
-      const {
+  const std::map<std::string, std::vector<std::pair<uint64_t, uint64_t>>>& mysql_intervals() const {
     return mysql_;
   }
   const std::map<uint32_t, MariaDbGtid>& mariadb_domains() const { return mariadb_; }

@@ -3,8 +3,8 @@
 
 #include <cstdio>
 #include <fstream>
-#include <limits>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -129,7 +129,8 @@ Status RunWrite(const WriteArgs& args) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
     avro::Json json = avro::Json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (json.is_discarded()) return InvalidArgument("{} line {}: invalid JSON", args.input, line_no);
+    if (json.is_discarded())
+      return InvalidArgument("{} line {}: invalid JSON", args.input, line_no);
     auto datum = avro::DatumFromJson(schema.root(), json);
     if (!datum) {
       return std::unexpected(
@@ -150,8 +151,8 @@ void AddAvroCommands(CLI::App& app, int* exit_code) {
 
   auto schema_path = std::make_shared<std::string>();
   auto schema_only = std::make_shared<bool>(false);
-  CLI::App* schema = avro->add_subcommand(
-      "schema", "Print a file's writer schema, codec and metadata as JSON");
+  CLI::App* schema =
+      avro->add_subcommand("schema", "Print a file's writer schema, codec and metadata as JSON");
   schema->add_option("FILE", *schema_path, "Avro container file")->required();
   schema->add_flag("--schema-only", *schema_only, "Print only the writer schema (an .avsc)");
   schema->callback([=] {
@@ -182,7 +183,8 @@ void AddAvroCommands(CLI::App& app, int* exit_code) {
   write->add_option("--block-size", write_args->block_size, "Block size in bytes (64 KiB)")
       ->check(IntegerIn(1, int64_t{1} << 30));
   write->add_option("IN", write_args->input, "JSON Lines input, - for stdin")->required();
-  write->add_option("OUT", write_args->output, "Avro file to create (replaced only when complete)")->required();
+  write->add_option("OUT", write_args->output, "Avro file to create (replaced only when complete)")
+      ->required();
   write->callback([=] {
     if (Status s = RunWrite(*write_args); !s) Fail(s.error(), exit_code);
   });

@@ -108,16 +108,26 @@ std::optional<int64_t> ParseByteSize(std::string_view text) {
     unit = unit.substr(i);
   }
   int64_t scale = 0;
-  if (unit.empty() || unit == "B") scale = 1;
-  else if (unit == "KiB" || unit == "K") scale = 1LL << 10;
-  else if (unit == "MiB" || unit == "M") scale = 1LL << 20;
-  else if (unit == "GiB" || unit == "G") scale = 1LL << 30;
-  else if (unit == "TiB" || unit == "T") scale = 1LL << 40;
-  else if (unit == "KB") scale = 1000;
-  else if (unit == "MB") scale = 1000'000;
-  else if (unit == "GB") scale = 1000'000'000;
-  else if (unit == "TB") scale = 1000'000'000'000;
-  else return std::nullopt;
+  if (unit.empty() || unit == "B")
+    scale = 1;
+  else if (unit == "KiB" || unit == "K")
+    scale = 1LL << 10;
+  else if (unit == "MiB" || unit == "M")
+    scale = 1LL << 20;
+  else if (unit == "GiB" || unit == "G")
+    scale = 1LL << 30;
+  else if (unit == "TiB" || unit == "T")
+    scale = 1LL << 40;
+  else if (unit == "KB")
+    scale = 1000;
+  else if (unit == "MB")
+    scale = 1000'000;
+  else if (unit == "GB")
+    scale = 1000'000'000;
+  else if (unit == "TB")
+    scale = 1000'000'000'000;
+  else
+    return std::nullopt;
   auto whole = Scaled(n, scale);
   if (!whole) return std::nullopt;
   // fraction < 10^6 < 2^20 and scale <= 2^40: the product fits in 63 bits.
@@ -178,8 +188,8 @@ CLI::Validator ByteSizeIn(int64_t lo, int64_t hi) {
               Shown(value));
         }
         if (*bytes < lo || *bytes > hi) {
-          return fmt::format("{} ({} bytes) is out of range ({} to {} bytes)", Shown(value),
-                             *bytes, lo, hi);
+          return fmt::format("{} ({} bytes) is out of range ({} to {} bytes)", Shown(value), *bytes,
+                             lo, hi);
         }
         return "";
       },

@@ -126,7 +126,8 @@ Status RunMeta(const std::string& path) {
     out += "key_value_metadata:\n";
     for (const auto& kv : *m.key_value_metadata) {
       std::string value = kv.value.value_or("");
-      if (value.size() > 200) value = value.substr(0, 200) + fmt::format("... ({} bytes)", value.size());
+      if (value.size() > 200)
+        value = value.substr(0, 200) + fmt::format("... ({} bytes)", value.size());
       for (char& c : value) {
         if (c == '\n' || c == '\r') c = ' ';
       }

@@ -132,8 +132,7 @@ Result<parquet::DataFileMetrics> Convert(const WriteArgs& args, AtomicOutput& ou
   } closer{fd};
 
   FLOE_ASSIGN_OR_RETURN(auto out, output.Create());
-  FLOE_ASSIGN_OR_RETURN(auto writer,
-                        parquet::ParquetWriter::Open(std::move(out), schema, options));
+  FLOE_ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Open(std::move(out), schema, options));
   types::JsonRowParser parser(schema);
   Arena arena(1 << 20);
   LineReader reader(fd);

@@ -59,12 +59,14 @@ void ProgressLine::Loop() {
         busiest = table;
       }
     }
-    std::string line = fmt::format(
-        "\r\033[K{:.0f}s  {} {} ({:.0f}/s)  rows {}", std::chrono::duration<double>(now - started).count(),
-        options_.noun, Thousands(events), rate, Thousands(stats_->rows_emitted.load()));
+    std::string line =
+        fmt::format("\r\033[K{:.0f}s  {} {} ({:.0f}/s)  rows {}",
+                    std::chrono::duration<double>(now - started).count(), options_.noun,
+                    Thousands(events), rate, Thousands(stats_->rows_emitted.load()));
     if (!tables.empty()) {
-      line += fmt::format("  tables {}{}", tables.size(),
-                          busiest.empty() ? "" : fmt::format(" (top {}: {})", busiest, Thousands(most)));
+      line += fmt::format(
+          "  tables {}{}", tables.size(),
+          busiest.empty() ? "" : fmt::format(" (top {}: {})", busiest, Thousands(most)));
     }
     line += fmt::format("  commits {} (checkpoint {})", Thousands(stats_->commits.load()),
                         stats_->last_committed_checkpoint.load());

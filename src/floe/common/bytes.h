@@ -39,9 +39,7 @@ class ByteBuffer {
   bool empty() const { return size_ == 0; }
   size_t capacity() const { return data_.size(); }
   std::span<const uint8_t> span() const { return {data_.data(), size_}; }
-  std::string_view view() const {
-    return {reinterpret_cast<const char*>(data_.data()), size_};
-  }
+  std::string_view view() const { return {reinterpret_cast<const char*>(data_.data()), size_}; }
 
   /// Forgets the contents, keeps the memory.
   void Clear() { size_ = 0; }

@@ -29,9 +29,15 @@ std::string EscapeControlCharacters(std::string_view s) {
       continue;
     }
     switch (c) {
-      case '\n': out.append("\\n"); break;
-      case '\r': out.append("\\r"); break;
-      case '\t': out.append("\\t"); break;
+      case '\n':
+        out.append("\\n");
+        break;
+      case '\r':
+        out.append("\\r");
+        break;
+      case '\t':
+        out.append("\\t");
+        break;
       default:
         out.append("\\x");
         out.push_back(kHex[c >> 4]);

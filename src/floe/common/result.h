@@ -73,10 +73,10 @@ std::unexpected<Error> MakeError(ErrorCode code, fmt::format_string<Args...> for
   return std::unexpected<Error>(Error(code, fmt::format(format, std::forward<Args>(args)...)));
 }
 
-#define FLOE_ERROR_FN_(name, code)                                            \
-  template <typename... Args>                                                 \
+#define FLOE_ERROR_FN_(name, code)                                                  \
+  template <typename... Args>                                                       \
   std::unexpected<Error> name(fmt::format_string<Args...> format, Args&&... args) { \
-    return MakeError(code, format, std::forward<Args>(args)...);              \
+    return MakeError(code, format, std::forward<Args>(args)...);                    \
   }
 FLOE_ERROR_FN_(InvalidArgument, ErrorCode::kInvalidArgument)
 FLOE_ERROR_FN_(NotFound, ErrorCode::kNotFound)
@@ -98,24 +98,24 @@ FLOE_ERROR_FN_(InternalError, ErrorCode::kInternal)
 #define FLOE_CONCAT_(a, b) FLOE_CONCAT_INNER_(a, b)
 
 /// Returns the error of a `Result`/`Status` expression from the calling function.
-#define FLOE_RETURN_IF_ERROR(expr)                                       \
-  do {                                                                   \
-    auto&& floe_status_ = (expr);                                        \
+#define FLOE_RETURN_IF_ERROR(expr)                                              \
+  do {                                                                          \
+    auto&& floe_status_ = (expr);                                               \
     if (!floe_status_) return std::unexpected(std::move(floe_status_).error()); \
   } while (false)
 
 /// Like FLOE_RETURN_IF_ERROR, prefixing context to the error on the way out.
-#define FLOE_RETURN_IF_ERROR_CTX(expr, ...)                               \
-  do {                                                                    \
-    auto&& floe_status_ = (expr);                                         \
-    if (!floe_status_)                                                    \
-      return std::unexpected(std::move(floe_status_).error().WithContext( \
-          fmt::format(__VA_ARGS__)));                                     \
+#define FLOE_RETURN_IF_ERROR_CTX(expr, ...)                                       \
+  do {                                                                            \
+    auto&& floe_status_ = (expr);                                                 \
+    if (!floe_status_)                                                            \
+      return std::unexpected(                                                     \
+          std::move(floe_status_).error().WithContext(fmt::format(__VA_ARGS__))); \
   } while (false)
 
-#define FLOE_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr)                 \
-  auto tmp = (expr);                                                \
-  if (!tmp) return std::unexpected(std::move(tmp).error());         \
+#define FLOE_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr)         \
+  auto tmp = (expr);                                        \
+  if (!tmp) return std::unexpected(std::move(tmp).error()); \
   lhs = std::move(*tmp)
 
 /// `FLOE_ASSIGN_OR_RETURN(auto x, Compute());` declares x from a Result or returns its error.

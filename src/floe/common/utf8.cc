@@ -23,7 +23,10 @@ void AppendUtf8(uint32_t cp, std::string* out) {
 
 size_t Utf8SequenceLength(const uint8_t* p, size_t remaining, uint32_t* cp_out) {
   uint8_t c = p[0];
-  size_t len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+  size_t len = c >= 0xC2 && c <= 0xDF   ? 2
+               : c >= 0xE0 && c <= 0xEF ? 3
+               : c >= 0xF0 && c <= 0xF4 ? 4
+                                        : 0;
   if (len == 0 || len > remaining) return 0;
   uint32_t cp = c & (len == 2 ? 0x1F : len == 3 ? 0x0F : 0x07);
   for (size_t k = 1; k < len; ++k) {
@@ -61,9 +64,12 @@ Status CheckUtf8(std::string_view s, std::string_view what) {
 uint32_t DecodeUtf8(std::string_view s) {
   auto b = [&](size_t i) { return static_cast<uint32_t>(static_cast<uint8_t>(s[i])); };
   switch (s.size()) {
-    case 1: return b(0);
-    case 2: return ((b(0) & 0x1F) << 6) | (b(1) & 0x3F);
-    case 3: return ((b(0) & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
+    case 1:
+      return b(0);
+    case 2:
+      return ((b(0) & 0x1F) << 6) | (b(1) & 0x3F);
+    case 3:
+      return ((b(0) & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
     default:
       return ((b(0) & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
   }

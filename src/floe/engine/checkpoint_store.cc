@@ -22,8 +22,8 @@ std::string CheckpointStore::PathOf(CheckpointId id) const {
 }
 
 std::string CheckpointStore::Serialize(const CompletedCheckpoint& c) {
-  nlohmann::json j = {{"checkpoint-id", c.id}, {"timestamp-ms", c.timestamp_ms},
-                      {"states", c.states}};
+  nlohmann::json j = {
+      {"checkpoint-id", c.id}, {"timestamp-ms", c.timestamp_ms}, {"states", c.states}};
   return DumpJson(j, 2) + "\n";  // never throws on state that is not UTF-8
 }
 
@@ -34,12 +34,16 @@ Result<CompletedCheckpoint> CheckpointStore::Parse(std::string_view text, std::s
   auto id = j.find("checkpoint-id");
   auto ts = j.find("timestamp-ms");
   auto states = j.find("states");
-  if (id == j.end() || !id->is_number_integer()) return Corruption("{}: missing checkpoint-id", path);
-  if (ts == j.end() || !ts->is_number_integer()) return Corruption("{}: missing timestamp-ms", path);
-  if (id->is_number_unsigned() && id->get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+  if (id == j.end() || !id->is_number_integer())
+    return Corruption("{}: missing checkpoint-id", path);
+  if (ts == j.end() || !ts->is_number_integer())
+    return Corruption("{}: missing timestamp-ms", path);
+  if (id->is_number_unsigned() &&
+      id->get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
     return Corruption("{}: checkpoint-id out of range", path);
   }
-  if (ts->is_number_unsigned() && ts->get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+  if (ts->is_number_unsigned() &&
+      ts->get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
     return Corruption("{}: timestamp-ms out of range", path);
   }
   if (states == j.end() || !states->is_object()) return Corruption("{}: missing states", path);
@@ -59,7 +63,8 @@ Result<std::vector<CheckpointId>> CheckpointStore::ListIds() {
     std::string_view name = e.path;
     name = name.substr(name.rfind('/') + 1);
     if (!name.starts_with(kPrefix) || !name.ends_with(kSuffix)) continue;
-    std::string_view digits = name.substr(kPrefix.size(), name.size() - kPrefix.size() - kSuffix.size());
+    std::string_view digits =
+        name.substr(kPrefix.size(), name.size() - kPrefix.size() - kSuffix.size());
     CheckpointId id;
     auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), id);
     if (ec == std::errc() && p == digits.data() + digits.size()) ids.push_back(id);

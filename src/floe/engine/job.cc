@@ -147,9 +147,9 @@ Status JobRuntime::Run() {
         bool is_final = id == final_checkpoint_.load();
         if (is_final || ++consecutive_failures_ > options_.tolerable_checkpoint_failures) {
           lock.unlock();
-          Fail(Error(ErrorCode::kTimedOut,
-                     fmt::format("checkpoint {} did not complete within {} ms", id,
-                                 options_.checkpoint_timeout.count())));
+          Fail(
+              Error(ErrorCode::kTimedOut, fmt::format("checkpoint {} did not complete within {} ms",
+                                                      id, options_.checkpoint_timeout.count())));
           lock.lock();
           break;
         }

@@ -62,7 +62,9 @@ struct Stream {
 /// Routes by a hash of a key (records with equal keys go to the same subtask).
 template <typename T, typename KeyFn>
 Partitioner<T> HashBy(KeyFn key) {
-  return [key](const T& record, size_t n) { return std::hash<std::decay_t<decltype(key(record))>>{}(key(record)) % n; };
+  return [key](const T& record, size_t n) {
+    return std::hash<std::decay_t<decltype(key(record))>>{}(key(record)) % n;
+  };
 }
 /// Subtask i sends to subtask i % n (use with equal parallelism).
 template <typename T>
@@ -72,10 +74,16 @@ Partitioner<T> Forward() {
 
 namespace internal {
 
-struct Barrier { CheckpointId id; };
+struct Barrier {
+  CheckpointId id;
+};
 struct EndOfInput {};
-struct CheckpointComplete { CheckpointId id; };
-struct TriggerCheckpoint { CheckpointId id; };
+struct CheckpointComplete {
+  CheckpointId id;
+};
+struct TriggerCheckpoint {
+  CheckpointId id;
+};
 
 template <typename T>
 using StreamElement = std::variant<T, Barrier, EndOfInput, CheckpointComplete>;
@@ -90,7 +98,7 @@ class StageBase {
   virtual bool is_source() const = 0;
   virtual void Start(JobRuntime* runtime, const CompletedCheckpoint* restored) = 0;
   virtual void Cancel() = 0;
-  virtual void PostTrigger(CheckpointId id) = 0;   // sources only
+  virtual void PostTrigger(CheckpointId id) = 0;  // sources only
   virtual void PostComplete(CheckpointId id) = 0;
   virtual void Join() = 0;
 };
@@ -161,8 +169,8 @@ class RoutingCollector final : public Collector<T> {
   Status Emit(T record) override {
     if (edge_ == nullptr || edge_->gates == nullptr) return Ok();  // a sink: output dropped
     auto& gates = *edge_->gates;
-    size_t target = edge_->partition ? edge_->partition(record, gates.size())
-                                     : upstream_index_ % gates.size();
+    size_t target =
+        edge_->partition ? edge_->partition(record, gates.size()) : upstream_index_ % gates.size();
     if (!gates[target]->Push(upstream_index_, StreamElement<T>(std::move(record)))) {
       return Cancelled("job cancelled");
     }
@@ -172,7 +180,8 @@ class RoutingCollector final : public Collector<T> {
   Status Broadcast(const E& element) {
     if (edge_ == nullptr || edge_->gates == nullptr) return Ok();
     for (auto& gate : *edge_->gates) {
-      if (!gate->Push(upstream_index_, StreamElement<T>(element))) return Cancelled("job cancelled");
+      if (!gate->Push(upstream_index_, StreamElement<T>(element)))
+        return Cancelled("job cancelled");
     }
     return Ok();
   }
@@ -264,9 +273,7 @@ class SourceStage final : public ProducerStage<Out> {
   };
 
   void RunSubtask(JobRuntime* runtime, RestoredState restored, int index) {
-    auto fail = [&](Error e) {
-      runtime->Fail(std::move(e).WithContext(StateKey(name_, index)));
-    };
+    auto fail = [&](Error e) { runtime->Fail(std::move(e).WithContext(StateKey(name_, index))); };
     std::unique_ptr<SourceOperator<Out>> op = factory_(index);
     RoutingCollector<Out> out(&this->output, static_cast<size_t>(index));
     OperatorContext context{name_, index, parallelism_,
@@ -277,9 +284,8 @@ class SourceStage final : public ProducerStage<Out> {
     CheckpointId last_complete = 0;
     while (true) {
       bool cancelled = false;
-      auto mail = mailboxes_[index]->Take(ended ? std::chrono::milliseconds(100)
-                                                : std::chrono::milliseconds(0),
-                                          &cancelled);
+      auto mail = mailboxes_[index]->Take(
+          ended ? std::chrono::milliseconds(100) : std::chrono::milliseconds(0), &cancelled);
       if (cancelled) break;
       for (const Mail& m : mail) {
         if (m.trigger) {

@@ -4,15 +4,18 @@ namespace floe::iceberg {
 
 std::string_view DataFileContentName(DataFileContent content) {
   switch (content) {
-    case DataFileContent::kData: return "data";
-    case DataFileContent::kPositionDeletes: return "position-deletes";
-    case DataFileContent::kEqualityDeletes: return "equality-deletes";
+    case DataFileContent::kData:
+      return "data";
+    case DataFileContent::kPositionDeletes:
+      return "position-deletes";
+    case DataFileContent::kEqualityDeletes:
+      return "equality-deletes";
   }
   return "unknown";
 }
 
-Status ManifestEntry::InheritFrom(SnapshotId manifest_snapshot_id,
-                                  int64_t manifest_sequence_number, int format_version) {
+Status ManifestEntry::InheritFrom(SnapshotId manifest_snapshot_id, int64_t manifest_sequence_number,
+                                  int format_version) {
   if (!snapshot_id) snapshot_id = manifest_snapshot_id;
   if (format_version <= 1) {
     if (!sequence_number) sequence_number = 0;

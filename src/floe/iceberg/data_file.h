@@ -35,8 +35,8 @@ inline constexpr std::string_view kFormatPuffin = "puffin";
 /// One data or delete file. Field names and ids follow the spec's data_file
 /// struct (ids in comments).
 struct DataFile {
-  DataFileContent content = DataFileContent::kData;  ///< 134
-  std::string file_path;                             ///< 100
+  DataFileContent content = DataFileContent::kData;       ///< 134
+  std::string file_path;                                  ///< 100
   std::string file_format = std::string(kFormatParquet);  ///< 101, lower case
   /// 102: one value per field of the partition spec the manifest was written
   /// with, in spec order (null literals for null values).
@@ -51,11 +51,11 @@ struct DataFile {
   /// 125, 128: single-value serialized bounds (spec Appendix D) by field id.
   std::map<int32_t, std::string> lower_bounds;
   std::map<int32_t, std::string> upper_bounds;
-  std::optional<std::string> key_metadata;  ///< 131
-  std::vector<int64_t> split_offsets;       ///< 132 (empty: null)
-  std::vector<int32_t> equality_ids;        ///< 135, equality deletes only
-  std::optional<int32_t> sort_order_id;     ///< 140
-  std::optional<int64_t> first_row_id;      ///< 142 (v3)
+  std::optional<std::string> key_metadata;          ///< 131
+  std::vector<int64_t> split_offsets;               ///< 132 (empty: null)
+  std::vector<int32_t> equality_ids;                ///< 135, equality deletes only
+  std::optional<int32_t> sort_order_id;             ///< 140
+  std::optional<int64_t> first_row_id;              ///< 142 (v3)
   std::optional<std::string> referenced_data_file;  ///< 143
   std::optional<int64_t> content_offset;            ///< 144 (v3 deletion vectors)
   std::optional<int64_t> content_size_in_bytes;     ///< 145 (v3 deletion vectors)

@@ -20,8 +20,8 @@ Result<std::unique_ptr<EqualityDeleteWriter>> EqualityDeleteWriter::Make(
     const types::NestedField& f = all[i];
     const bool is_key = std::find(equality_field_ids.begin(), equality_field_ids.end(), f.id) !=
                         equality_field_ids.end();
-    const bool is_extra = std::find(extra_field_ids.begin(), extra_field_ids.end(), f.id) !=
-                          extra_field_ids.end();
+    const bool is_extra =
+        std::find(extra_field_ids.begin(), extra_field_ids.end(), f.id) != extra_field_ids.end();
     if (!is_key && !is_extra) continue;
     if (!is_key) {
       fields.push_back(f);

@@ -49,22 +49,33 @@ bool GetValue(const Expression& p, types::Row row, Value* out) {
 
 bool EvalPredicate(const Expression& p, const Value& v) {
   switch (p.op()) {
-    case Operation::kIsNull: return v.is_null();
-    case Operation::kNotNull: return !v.is_null();
-    case Operation::kIsNan: return IsNaN(v);
-    case Operation::kNotNan: return !v.is_null() && !IsNaN(v);
-    default: break;
+    case Operation::kIsNull:
+      return v.is_null();
+    case Operation::kNotNull:
+      return !v.is_null();
+    case Operation::kIsNan:
+      return IsNaN(v);
+    case Operation::kNotNan:
+      return !v.is_null() && !IsNaN(v);
+    default:
+      break;
   }
   if (v.is_null()) return false;
   const Type& type = *p.type();
   const bool nan = IsNaN(v);
   switch (p.op()) {
-    case Operation::kLt: return !nan && CompareValues(type, v, p.literal().value()) < 0;
-    case Operation::kLtEq: return !nan && CompareValues(type, v, p.literal().value()) <= 0;
-    case Operation::kGt: return !nan && CompareValues(type, v, p.literal().value()) > 0;
-    case Operation::kGtEq: return !nan && CompareValues(type, v, p.literal().value()) >= 0;
-    case Operation::kEq: return !nan && CompareValues(type, v, p.literal().value()) == 0;
-    case Operation::kNotEq: return nan || CompareValues(type, v, p.literal().value()) != 0;
+    case Operation::kLt:
+      return !nan && CompareValues(type, v, p.literal().value()) < 0;
+    case Operation::kLtEq:
+      return !nan && CompareValues(type, v, p.literal().value()) <= 0;
+    case Operation::kGt:
+      return !nan && CompareValues(type, v, p.literal().value()) > 0;
+    case Operation::kGtEq:
+      return !nan && CompareValues(type, v, p.literal().value()) >= 0;
+    case Operation::kEq:
+      return !nan && CompareValues(type, v, p.literal().value()) == 0;
+    case Operation::kNotEq:
+      return nan || CompareValues(type, v, p.literal().value()) != 0;
     case Operation::kIn:
     case Operation::kNotIn: {
       bool found = false;
@@ -79,21 +90,30 @@ bool EvalPredicate(const Expression& p, const Value& v) {
       return p.op() == Operation::kIn ? found : !found;
     }
     case Operation::kStartsWith:
-      return v.kind == Value::Kind::kBytes && StartsWith(v.as_bytes(), p.literal().value().as_bytes());
+      return v.kind == Value::Kind::kBytes &&
+             StartsWith(v.as_bytes(), p.literal().value().as_bytes());
     case Operation::kNotStartsWith:
-      return v.kind == Value::Kind::kBytes && !StartsWith(v.as_bytes(), p.literal().value().as_bytes());
-    default: return false;
+      return v.kind == Value::Kind::kBytes &&
+             !StartsWith(v.as_bytes(), p.literal().value().as_bytes());
+    default:
+      return false;
   }
 }
 
 bool EvalRow(const Expression& e, types::Row row) {
   switch (e.op()) {
-    case Operation::kTrue: return true;
-    case Operation::kFalse: return false;
-    case Operation::kAnd: return EvalRow(*e.left(), row) && EvalRow(*e.right(), row);
-    case Operation::kOr: return EvalRow(*e.left(), row) || EvalRow(*e.right(), row);
-    case Operation::kNot: return !EvalRow(*e.left(), row);
-    default: break;
+    case Operation::kTrue:
+      return true;
+    case Operation::kFalse:
+      return false;
+    case Operation::kAnd:
+      return EvalRow(*e.left(), row) && EvalRow(*e.right(), row);
+    case Operation::kOr:
+      return EvalRow(*e.left(), row) || EvalRow(*e.right(), row);
+    case Operation::kNot:
+      return !EvalRow(*e.left(), row);
+    default:
+      break;
   }
   Value v;
   if (!GetValue(e, row, &v)) return false;
@@ -159,7 +179,8 @@ bool RangeMayMatch(const Expression& p, const std::optional<Value>& lower,
       }
       return true;
     }
-    default: return true;
+    default:
+      return true;
   }
 }
 
@@ -183,12 +204,18 @@ std::optional<Value> Bound(const std::map<int32_t, std::string>* m, const Expres
 
 bool MetricsMayMatch(const Expression& e, const FileMetrics& m) {
   switch (e.op()) {
-    case Operation::kTrue: return true;
-    case Operation::kFalse: return false;
-    case Operation::kAnd: return MetricsMayMatch(*e.left(), m) && MetricsMayMatch(*e.right(), m);
-    case Operation::kOr: return MetricsMayMatch(*e.left(), m) || MetricsMayMatch(*e.right(), m);
-    case Operation::kNot: return true;  // not produced by Bind; stay conservative
-    default: break;
+    case Operation::kTrue:
+      return true;
+    case Operation::kFalse:
+      return false;
+    case Operation::kAnd:
+      return MetricsMayMatch(*e.left(), m) && MetricsMayMatch(*e.right(), m);
+    case Operation::kOr:
+      return MetricsMayMatch(*e.left(), m) || MetricsMayMatch(*e.right(), m);
+    case Operation::kNot:
+      return true;  // not produced by Bind; stay conservative
+    default:
+      break;
   }
   const int32_t id = e.field_id();
   auto values = Lookup(m.value_counts, id);
@@ -199,15 +226,18 @@ bool MetricsMayMatch(const Expression& e, const FileMetrics& m) {
   // NaN and null counts together cover every value.
   const bool only_nulls_and_nans = values && nulls && nans && *nulls + *nans == *values;
   switch (e.op()) {
-    case Operation::kIsNull: return !(nulls && *nulls == 0);
-    case Operation::kNotNull: return !only_nulls;
+    case Operation::kIsNull:
+      return !(nulls && *nulls == 0);
+    case Operation::kNotNull:
+      return !only_nulls;
     case Operation::kIsNan:
       if (nans && *nans == 0) return false;
       return !only_nulls;
     case Operation::kNotNan:
       if (only_nans) return false;
       return !only_nulls;
-    default: break;
+    default:
+      break;
   }
   // Comparisons never match null; only != and NOT IN match NaN.
   if (only_nulls) return false;
@@ -228,12 +258,18 @@ std::optional<Value> SummaryBound(const std::optional<std::string_view>& bytes,
 
 bool SummaryMayMatch(const Expression& e, std::span<const PartitionFieldSummaryView> s) {
   switch (e.op()) {
-    case Operation::kTrue: return true;
-    case Operation::kFalse: return false;
-    case Operation::kAnd: return SummaryMayMatch(*e.left(), s) && SummaryMayMatch(*e.right(), s);
-    case Operation::kOr: return SummaryMayMatch(*e.left(), s) || SummaryMayMatch(*e.right(), s);
-    case Operation::kNot: return true;
-    default: break;
+    case Operation::kTrue:
+      return true;
+    case Operation::kFalse:
+      return false;
+    case Operation::kAnd:
+      return SummaryMayMatch(*e.left(), s) && SummaryMayMatch(*e.right(), s);
+    case Operation::kOr:
+      return SummaryMayMatch(*e.left(), s) || SummaryMayMatch(*e.right(), s);
+    case Operation::kNot:
+      return true;
+    default:
+      break;
   }
   size_t pos = e.positions().empty() ? s.size() : static_cast<size_t>(e.positions()[0]);
   if (pos >= s.size()) return true;
@@ -242,17 +278,23 @@ bool SummaryMayMatch(const Expression& e, std::span<const PartitionFieldSummaryV
   // No bounds: every value is null or NaN. Only when NaN is known absent (or
   // the type has no NaN) does that mean every value is null.
   const bool no_bounds = !f.lower_bound.has_value();
-  const bool all_null = no_bounds && f.contains_null && (!floating || (f.contains_nan && !*f.contains_nan));
-  const bool all_nan = no_bounds && !f.contains_null && floating && f.contains_nan && *f.contains_nan;
+  const bool all_null =
+      no_bounds && f.contains_null && (!floating || (f.contains_nan && !*f.contains_nan));
+  const bool all_nan =
+      no_bounds && !f.contains_null && floating && f.contains_nan && *f.contains_nan;
   switch (e.op()) {
-    case Operation::kIsNull: return f.contains_null;
-    case Operation::kNotNull: return !all_null;
+    case Operation::kIsNull:
+      return f.contains_null;
+    case Operation::kNotNull:
+      return !all_null;
     case Operation::kIsNan:
       if (!floating) return false;
       if (f.contains_nan && !*f.contains_nan) return false;
       return !all_null;
-    case Operation::kNotNan: return !all_nan;
-    default: break;
+    case Operation::kNotNan:
+      return !all_nan;
+    default:
+      break;
   }
   if (e.op() == Operation::kNotEq || e.op() == Operation::kNotIn) return true;
   if (no_bounds) return false;  // only nulls and NaNs: no comparison matches

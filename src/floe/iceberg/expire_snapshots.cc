@@ -121,9 +121,9 @@ Result<ExpireSnapshotsResult> ExpireSnapshots::Commit() {
   ExpireSnapshotsResult result;
   if (applied_ids_.empty() || !applied_base_) return result;
   if (clean_files_) {
-    FLOE_ASSIGN_OR_RETURN(result, DeleteUnreachableFiles(table_->io(), *applied_base_,
-                                                         table_->metadata(),
-                                                         delete_outside_location_));
+    FLOE_ASSIGN_OR_RETURN(result,
+                          DeleteUnreachableFiles(table_->io(), *applied_base_, table_->metadata(),
+                                                 delete_outside_location_));
   }
   result.expired_snapshot_ids = applied_ids_;
   return result;

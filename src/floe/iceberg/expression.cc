@@ -14,60 +14,103 @@ using types::TypePtr;
 
 Operation NegateOperation(Operation op) {
   switch (op) {
-    case Operation::kTrue: return Operation::kFalse;
-    case Operation::kFalse: return Operation::kTrue;
-    case Operation::kAnd: return Operation::kOr;
-    case Operation::kOr: return Operation::kAnd;
-    case Operation::kNot: return Operation::kNot;
-    case Operation::kIsNull: return Operation::kNotNull;
-    case Operation::kNotNull: return Operation::kIsNull;
-    case Operation::kIsNan: return Operation::kNotNan;
-    case Operation::kNotNan: return Operation::kIsNan;
-    case Operation::kLt: return Operation::kGtEq;
-    case Operation::kLtEq: return Operation::kGt;
-    case Operation::kGt: return Operation::kLtEq;
-    case Operation::kGtEq: return Operation::kLt;
-    case Operation::kEq: return Operation::kNotEq;
-    case Operation::kNotEq: return Operation::kEq;
-    case Operation::kIn: return Operation::kNotIn;
-    case Operation::kNotIn: return Operation::kIn;
-    case Operation::kStartsWith: return Operation::kNotStartsWith;
-    case Operation::kNotStartsWith: return Operation::kStartsWith;
+    case Operation::kTrue:
+      return Operation::kFalse;
+    case Operation::kFalse:
+      return Operation::kTrue;
+    case Operation::kAnd:
+      return Operation::kOr;
+    case Operation::kOr:
+      return Operation::kAnd;
+    case Operation::kNot:
+      return Operation::kNot;
+    case Operation::kIsNull:
+      return Operation::kNotNull;
+    case Operation::kNotNull:
+      return Operation::kIsNull;
+    case Operation::kIsNan:
+      return Operation::kNotNan;
+    case Operation::kNotNan:
+      return Operation::kIsNan;
+    case Operation::kLt:
+      return Operation::kGtEq;
+    case Operation::kLtEq:
+      return Operation::kGt;
+    case Operation::kGt:
+      return Operation::kLtEq;
+    case Operation::kGtEq:
+      return Operation::kLt;
+    case Operation::kEq:
+      return Operation::kNotEq;
+    case Operation::kNotEq:
+      return Operation::kEq;
+    case Operation::kIn:
+      return Operation::kNotIn;
+    case Operation::kNotIn:
+      return Operation::kIn;
+    case Operation::kStartsWith:
+      return Operation::kNotStartsWith;
+    case Operation::kNotStartsWith:
+      return Operation::kStartsWith;
   }
   return op;
 }
 
 Operation FlipOperation(Operation op) {
   switch (op) {
-    case Operation::kLt: return Operation::kGt;
-    case Operation::kLtEq: return Operation::kGtEq;
-    case Operation::kGt: return Operation::kLt;
-    case Operation::kGtEq: return Operation::kLtEq;
-    default: return op;
+    case Operation::kLt:
+      return Operation::kGt;
+    case Operation::kLtEq:
+      return Operation::kGtEq;
+    case Operation::kGt:
+      return Operation::kLt;
+    case Operation::kGtEq:
+      return Operation::kLtEq;
+    default:
+      return op;
   }
 }
 
 std::string_view OperationName(Operation op) {
   switch (op) {
-    case Operation::kTrue: return "TRUE";
-    case Operation::kFalse: return "FALSE";
-    case Operation::kAnd: return "AND";
-    case Operation::kOr: return "OR";
-    case Operation::kNot: return "NOT";
-    case Operation::kIsNull: return "IS NULL";
-    case Operation::kNotNull: return "IS NOT NULL";
-    case Operation::kIsNan: return "IS NAN";
-    case Operation::kNotNan: return "IS NOT NAN";
-    case Operation::kLt: return "<";
-    case Operation::kLtEq: return "<=";
-    case Operation::kGt: return ">";
-    case Operation::kGtEq: return ">=";
-    case Operation::kEq: return "=";
-    case Operation::kNotEq: return "!=";
-    case Operation::kIn: return "IN";
-    case Operation::kNotIn: return "NOT IN";
-    case Operation::kStartsWith: return "STARTS WITH";
-    case Operation::kNotStartsWith: return "NOT STARTS WITH";
+    case Operation::kTrue:
+      return "TRUE";
+    case Operation::kFalse:
+      return "FALSE";
+    case Operation::kAnd:
+      return "AND";
+    case Operation::kOr:
+      return "OR";
+    case Operation::kNot:
+      return "NOT";
+    case Operation::kIsNull:
+      return "IS NULL";
+    case Operation::kNotNull:
+      return "IS NOT NULL";
+    case Operation::kIsNan:
+      return "IS NAN";
+    case Operation::kNotNan:
+      return "IS NOT NAN";
+    case Operation::kLt:
+      return "<";
+    case Operation::kLtEq:
+      return "<=";
+    case Operation::kGt:
+      return ">";
+    case Operation::kGtEq:
+      return ">=";
+    case Operation::kEq:
+      return "=";
+    case Operation::kNotEq:
+      return "!=";
+    case Operation::kIn:
+      return "IN";
+    case Operation::kNotIn:
+      return "NOT IN";
+    case Operation::kStartsWith:
+      return "STARTS WITH";
+    case Operation::kNotStartsWith:
+      return "NOT STARTS WITH";
   }
   return "?";
 }
@@ -121,9 +164,8 @@ ExprPtr Expression::Predicate(Operation op, std::string column, std::vector<Lite
   return e;
 }
 
-ExprPtr Expression::BoundPredicate(Operation op, int32_t field_id, std::string column,
-                                   TypePtr type, std::vector<int> positions,
-                                   std::vector<Literal> literals) {
+ExprPtr Expression::BoundPredicate(Operation op, int32_t field_id, std::string column, TypePtr type,
+                                   std::vector<int> positions, std::vector<Literal> literals) {
   auto e = std::make_shared<Expression>(op);
   e->bound_ = true;
   e->field_id_ = field_id;
@@ -137,7 +179,8 @@ ExprPtr Expression::BoundPredicate(Operation op, int32_t field_id, std::string c
 namespace {
 
 std::string QuoteColumn(const std::string& name) {
-  bool plain = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
+  bool plain =
+      !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
   for (char c : name) {
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.')) plain = false;
   }
@@ -153,8 +196,12 @@ std::string QuoteColumn(const std::string& name) {
 
 void Append(const Expression& e, bool parenthesize, std::string* out) {
   switch (e.op()) {
-    case Operation::kTrue: out->append("true"); return;
-    case Operation::kFalse: out->append("false"); return;
+    case Operation::kTrue:
+      out->append("true");
+      return;
+    case Operation::kFalse:
+      out->append("false");
+      return;
     case Operation::kAnd:
     case Operation::kOr: {
       if (parenthesize) out->push_back('(');
@@ -169,7 +216,8 @@ void Append(const Expression& e, bool parenthesize, std::string* out) {
       Append(*e.left(), false, out);
       out->push_back(')');
       return;
-    default: break;
+    default:
+      break;
   }
   out->append(QuoteColumn(e.column()));
   out->push_back(' ');
@@ -191,7 +239,8 @@ void Append(const Expression& e, bool parenthesize, std::string* out) {
 bool IsFloating(const Type& t) { return t.id() == TypeId::kFloat || t.id() == TypeId::kDouble; }
 
 Result<ExprPtr> BindPredicate(const Expression& p, const Type& struct_type, bool case_sensitive) {
-  FLOE_ASSIGN_OR_RETURN(ResolvedColumn column, ResolveColumn(struct_type, p.column(), case_sensitive));
+  FLOE_ASSIGN_OR_RETURN(ResolvedColumn column,
+                        ResolveColumn(struct_type, p.column(), case_sensitive));
   const TypePtr& type = column.field->type;
   if (!type->is_primitive()) {
     return InvalidArgument("cannot filter on column '{}' of type {}: only primitive columns",
@@ -203,16 +252,19 @@ Result<ExprPtr> BindPredicate(const Expression& p, const Type& struct_type, bool
   };
   const bool required = column.field->required;
   switch (p.op()) {
-    case Operation::kIsNull: return required ? Expression::False() : make(p.op());
-    case Operation::kNotNull: return required ? Expression::True() : make(p.op());
+    case Operation::kIsNull:
+      return required ? Expression::False() : make(p.op());
+    case Operation::kNotNull:
+      return required ? Expression::True() : make(p.op());
     case Operation::kIsNan:
     case Operation::kNotNan:
       if (!IsFloating(*type)) {
-        return InvalidArgument("{} needs a float or double column; '{}' is {}", OperationName(p.op()),
-                               column.name, type->ToString());
+        return InvalidArgument("{} needs a float or double column; '{}' is {}",
+                               OperationName(p.op()), column.name, type->ToString());
       }
       return make(p.op());
-    default: break;
+    default:
+      break;
   }
   if (p.literals().empty()) {
     return InvalidArgument("predicate {} on '{}' has no value", OperationName(p.op()), column.name);
@@ -254,23 +306,28 @@ Result<ExprPtr> BindPredicate(const Expression& p, const Type& struct_type, bool
       if (kept.size() == 1) return make(in ? Operation::kEq : Operation::kNotEq, std::move(kept));
       return make(p.op(), std::move(kept));
     }
-    default: break;
+    default:
+      break;
   }
   const Literal& lit = converted.front();
   if (lit.is_above_max()) {
     switch (p.op()) {
       case Operation::kLt:
       case Operation::kLtEq:
-      case Operation::kNotEq: return not_null;
-      default: return Expression::False();
+      case Operation::kNotEq:
+        return not_null;
+      default:
+        return Expression::False();
     }
   }
   if (lit.is_below_min()) {
     switch (p.op()) {
       case Operation::kGt:
       case Operation::kGtEq:
-      case Operation::kNotEq: return not_null;
-      default: return Expression::False();
+      case Operation::kNotEq:
+        return not_null;
+      default:
+        return Expression::False();
     }
   }
   return make(p.op(), std::move(converted));
@@ -279,7 +336,8 @@ Result<ExprPtr> BindPredicate(const Expression& p, const Type& struct_type, bool
 Result<ExprPtr> BindImpl(const ExprPtr& expr, const Type& struct_type, bool case_sensitive) {
   switch (expr->op()) {
     case Operation::kTrue:
-    case Operation::kFalse: return expr;
+    case Operation::kFalse:
+      return expr;
     case Operation::kAnd:
     case Operation::kOr: {
       FLOE_ASSIGN_OR_RETURN(ExprPtr l, BindImpl(expr->left(), struct_type, case_sensitive));
@@ -300,12 +358,18 @@ ExprPtr Negate(const ExprPtr& e);
 
 ExprPtr Negate(const ExprPtr& e) {
   switch (e->op()) {
-    case Operation::kTrue: return Expression::False();
-    case Operation::kFalse: return Expression::True();
-    case Operation::kAnd: return Expression::Or(Negate(e->left()), Negate(e->right()));
-    case Operation::kOr: return Expression::And(Negate(e->left()), Negate(e->right()));
-    case Operation::kNot: return RewriteNot(e->left());
-    default: break;
+    case Operation::kTrue:
+      return Expression::False();
+    case Operation::kFalse:
+      return Expression::True();
+    case Operation::kAnd:
+      return Expression::Or(Negate(e->left()), Negate(e->right()));
+    case Operation::kOr:
+      return Expression::And(Negate(e->left()), Negate(e->right()));
+    case Operation::kNot:
+      return RewriteNot(e->left());
+    default:
+      break;
   }
   Operation op = NegateOperation(e->op());
   if (e->is_bound()) {
@@ -339,8 +403,10 @@ ExprPtr RewriteNot(const ExprPtr& expr) {
       return Expression::And(RewriteNot(expr->left()), RewriteNot(expr->right()));
     case Operation::kOr:
       return Expression::Or(RewriteNot(expr->left()), RewriteNot(expr->right()));
-    case Operation::kNot: return Negate(expr->left());
-    default: return expr;
+    case Operation::kNot:
+      return Negate(expr->left());
+    default:
+      return expr;
   }
 }
 

@@ -125,7 +125,8 @@ class Expression {
 /// on a non-floating column, STARTS WITH on a non-string column.
 Result<ExprPtr> Bind(const ExprPtr& expr, const types::Schema& schema, bool case_sensitive = true);
 /// The same against any struct type (such as a partition type).
-Result<ExprPtr> Bind(const ExprPtr& expr, const types::Type& struct_type, bool case_sensitive = true);
+Result<ExprPtr> Bind(const ExprPtr& expr, const types::Type& struct_type,
+                     bool case_sensitive = true);
 
 /// Pushes NOT down to predicates (De Morgan, negated operations). The result
 /// has no kNot nodes.

@@ -10,7 +10,18 @@ namespace floe::iceberg {
 
 namespace {
 
-enum class Tok { kEnd, kIdent, kQuotedIdent, kString, kNumber, kOp, kLParen, kRParen, kComma, kDot };
+enum class Tok {
+  kEnd,
+  kIdent,
+  kQuotedIdent,
+  kString,
+  kNumber,
+  kOp,
+  kLParen,
+  kRParen,
+  kComma,
+  kDot
+};
 
 struct Token {
   Tok kind = Tok::kEnd;
@@ -21,7 +32,8 @@ struct Token {
 bool IEquals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) !=
+        std::tolower(static_cast<unsigned char>(b[i]))) {
       return false;
     }
   }
@@ -89,17 +101,20 @@ class Parser {
                  (c == '.' && i + 1 < text_.size() &&
                   std::isdigit(static_cast<unsigned char>(text_[i + 1])))) {
         t.kind = Tok::kNumber;
-        while (i < text_.size() && (std::isdigit(static_cast<unsigned char>(text_[i])) || text_[i] == '.')) {
+        while (i < text_.size() &&
+               (std::isdigit(static_cast<unsigned char>(text_[i])) || text_[i] == '.')) {
           t.text.push_back(text_[i++]);
         }
         if (i < text_.size() && (text_[i] == 'e' || text_[i] == 'E')) {
           t.text.push_back(text_[i++]);
-          if (i < text_.size() && (text_[i] == '+' || text_[i] == '-')) t.text.push_back(text_[i++]);
+          if (i < text_.size() && (text_[i] == '+' || text_[i] == '-'))
+            t.text.push_back(text_[i++]);
           while (i < text_.size() && std::isdigit(static_cast<unsigned char>(text_[i]))) {
             t.text.push_back(text_[i++]);
           }
         }
-        if (i < text_.size() && (std::isalpha(static_cast<unsigned char>(text_[i])) || text_[i] == '_')) {
+        if (i < text_.size() &&
+            (std::isalpha(static_cast<unsigned char>(text_[i])) || text_[i] == '_')) {
           return InvalidArgument("filter: bad number at position {}", t.pos + 1);
         }
       } else if (c == '(') {
@@ -125,7 +140,8 @@ class Parser {
         if (i < text_.size() && (text_[i] == '=' || (c == '<' && text_[i] == '>'))) {
           t.text.push_back(text_[i++]);
         }
-        if (t.text == "!") return InvalidArgument("filter: expected '!=' at position {}", t.pos + 1);
+        if (t.text == "!")
+          return InvalidArgument("filter: expected '!=' at position {}", t.pos + 1);
       } else {
         return InvalidArgument("filter: unexpected character '{}' at position {}", c, t.pos + 1);
       }
@@ -158,8 +174,8 @@ class Parser {
   // stays bounded.
   Status Enter(const Token& at) {
     if (++depth_ > kMaxFilterDepth) {
-      return Error(at, fmt::format("parentheses and NOT nest deeper than {} levels",
-                                   kMaxFilterDepth));
+      return Error(at,
+                   fmt::format("parentheses and NOT nest deeper than {} levels", kMaxFilterDepth));
     }
     return Ok();
   }
@@ -234,7 +250,10 @@ class Parser {
         return Error(t, "expected a column name");
       }
       if (t.kind == Tok::kIdent && IsReserved(t.text)) {
-        return Error(t, fmt::format("expected a column name, found keyword {} (quote it to use it as a name)", t.text));
+        return Error(
+            t,
+            fmt::format("expected a column name, found keyword {} (quote it to use it as a name)",
+                        t.text));
       }
       name += Next().text;
       if (Peek().kind != Tok::kDot) return name;
@@ -244,8 +263,8 @@ class Parser {
   }
 
   static bool IsReserved(std::string_view w) {
-    for (std::string_view k : {"and", "or", "not", "in", "is", "null", "true", "false", "between",
-                               "like", "starts"}) {
+    for (std::string_view k :
+         {"and", "or", "not", "in", "is", "null", "true", "false", "between", "like", "starts"}) {
       if (IEquals(w, k)) return true;
     }
     return false;
@@ -280,7 +299,8 @@ class Parser {
     std::string_view s = t.text;
     bool exponent = s.find_first_of("eE") != std::string_view::npos;
     size_t dot = s.find('.');
-    if (!exponent && s.find('.', dot == std::string_view::npos ? s.size() : dot + 1) != std::string_view::npos) {
+    if (!exponent &&
+        s.find('.', dot == std::string_view::npos ? s.size() : dot + 1) != std::string_view::npos) {
       return Error(t, "bad number");
     }
     if (!exponent) {
@@ -299,8 +319,8 @@ class Parser {
         types::int128_t v = 0;
         for (char c : significant) v = v * 10 + (c - '0');
         if (negative) v = -v;
-        if (dot == std::string_view::npos &&
-            v >= std::numeric_limits<int64_t>::min() && v <= std::numeric_limits<int64_t>::max()) {
+        if (dot == std::string_view::npos && v >= std::numeric_limits<int64_t>::min() &&
+            v <= std::numeric_limits<int64_t>::max()) {
           return Literal::Long(static_cast<int64_t>(v));
         }
         int precision = std::max<int>(static_cast<int>(significant.size()), std::max(scale, 1));
@@ -372,7 +392,8 @@ class Parser {
     if (IsKeyword(Peek(), "like")) {
       const Token like = Next();
       const Token pattern_tok = Peek();
-      if (pattern_tok.kind != Tok::kString) return Error(pattern_tok, "expected a string pattern after LIKE");
+      if (pattern_tok.kind != Tok::kString)
+        return Error(pattern_tok, "expected a string pattern after LIKE");
       std::string pattern = Next().text;
       if (pattern.empty() || pattern.back() != '%' ||
           pattern.substr(0, pattern.size() - 1).find_first_of("%_") != std::string::npos) {
@@ -405,7 +426,8 @@ class Parser {
 
   Result<Operation> ParseComparison() {
     const Token& t = Peek();
-    if (t.kind != Tok::kOp) return Error(t, "expected a comparison (=, !=, <, <=, >, >=), IS, IN or STARTS WITH");
+    if (t.kind != Tok::kOp)
+      return Error(t, "expected a comparison (=, !=, <, <=, >, >=), IS, IN or STARTS WITH");
     Operation op;
     if (t.text == "=" || t.text == "==") {
       op = Operation::kEq;

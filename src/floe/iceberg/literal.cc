@@ -29,21 +29,29 @@ int128_t MaxUnscaled(int precision) { return Pow10(precision) - 1; }
 
 Value::Kind KindOfType(TypeId id) {
   switch (id) {
-    case TypeId::kBoolean: return Value::Kind::kBool;
+    case TypeId::kBoolean:
+      return Value::Kind::kBool;
     case TypeId::kInt:
-    case TypeId::kDate: return Value::Kind::kInt32;
+    case TypeId::kDate:
+      return Value::Kind::kInt32;
     case TypeId::kLong:
     case TypeId::kTime:
     case TypeId::kTimestamp:
-    case TypeId::kTimestampTz: return Value::Kind::kInt64;
-    case TypeId::kFloat: return Value::Kind::kFloat;
-    case TypeId::kDouble: return Value::Kind::kDouble;
-    case TypeId::kDecimal: return Value::Kind::kDecimal;
+    case TypeId::kTimestampTz:
+      return Value::Kind::kInt64;
+    case TypeId::kFloat:
+      return Value::Kind::kFloat;
+    case TypeId::kDouble:
+      return Value::Kind::kDouble;
+    case TypeId::kDecimal:
+      return Value::Kind::kDecimal;
     case TypeId::kString:
     case TypeId::kUuid:
     case TypeId::kFixed:
-    case TypeId::kBinary: return Value::Kind::kBytes;
-    default: return Value::Kind::kNull;
+    case TypeId::kBinary:
+      return Value::Kind::kBytes;
+    default:
+      return Value::Kind::kNull;
   }
 }
 
@@ -86,11 +94,11 @@ Literal Literal::Null(TypePtr type) {
 }
 
 #define FLOE_SIMPLE_LITERAL_(Name, TypeFactory, ValueFactory, CType) \
-  Literal Literal::Name(CType v) {                                    \
-    Literal l;                                                        \
-    l.type_ = Type::TypeFactory();                                    \
-    l.value_ = Value::ValueFactory(v);                                \
-    return l;                                                         \
+  Literal Literal::Name(CType v) {                                   \
+    Literal l;                                                       \
+    l.type_ = Type::TypeFactory();                                   \
+    l.value_ = Value::ValueFactory(v);                               \
+    return l;                                                        \
   }
 FLOE_SIMPLE_LITERAL_(Boolean, Boolean, Bool, bool)
 FLOE_SIMPLE_LITERAL_(Int, Int, Int32, int32_t)
@@ -199,12 +207,19 @@ std::string Literal::ToString() const {
     out.push_back('\'');
   };
   switch (type_->id()) {
-    case TypeId::kBoolean: return value_.b ? "true" : "false";
-    case TypeId::kInt: return std::to_string(value_.i32);
-    case TypeId::kLong: return std::to_string(value_.i64);
-    case TypeId::kFloat: return fmt::format("{}", value_.f32);
-    case TypeId::kDouble: return fmt::format("{}", value_.f64);
-    case TypeId::kDecimal: types::AppendDecimal(value_.decimal, type_->scale(), &out); return out;
+    case TypeId::kBoolean:
+      return value_.b ? "true" : "false";
+    case TypeId::kInt:
+      return std::to_string(value_.i32);
+    case TypeId::kLong:
+      return std::to_string(value_.i64);
+    case TypeId::kFloat:
+      return fmt::format("{}", value_.f32);
+    case TypeId::kDouble:
+      return fmt::format("{}", value_.f64);
+    case TypeId::kDecimal:
+      types::AppendDecimal(value_.decimal, type_->scale(), &out);
+      return out;
     case TypeId::kDate: {
       std::string s;
       types::AppendDate(value_.i32, &s);
@@ -224,7 +239,9 @@ std::string Literal::ToString() const {
       quoted(s);
       return out;
     }
-    case TypeId::kString: quoted(value_.as_bytes()); return out;
+    case TypeId::kString:
+      quoted(value_.as_bytes());
+      return out;
     case TypeId::kUuid: {
       std::string s;
       types::AppendUuid(value_.as_bytes(), &s);
@@ -242,7 +259,8 @@ std::string Literal::ToString() const {
       out.push_back('\'');
       return out;
     }
-    default: return "?";
+    default:
+      return "?";
   }
 }
 
@@ -268,8 +286,10 @@ Result<Literal> IntegerTo(int128_t v, const TypePtr& target, const std::string& 
       Literal l = Literal::Long(static_cast<int64_t>(v));
       return Literal::FromValue(target, l.value());
     }
-    case TypeId::kFloat: return Literal::Float(static_cast<float>(v));
-    case TypeId::kDouble: return Literal::Double(static_cast<double>(v));
+    case TypeId::kFloat:
+      return Literal::Float(static_cast<float>(v));
+    case TypeId::kDouble:
+      return Literal::Double(static_cast<double>(v));
     case TypeId::kDecimal: {
       int128_t max = MaxUnscaled(target->precision());
       int128_t limit = max / Pow10(target->scale());
@@ -277,7 +297,8 @@ Result<Literal> IntegerTo(int128_t v, const TypePtr& target, const std::string& 
       if (v < -limit) return Literal::BelowMin(target);
       return Literal::Decimal(v * Pow10(target->scale()), target->precision(), target->scale());
     }
-    default: break;
+    default:
+      break;
   }
   return InvalidArgument("cannot convert {} to {}", text, target->ToString());
 }
@@ -311,7 +332,9 @@ Result<Literal> Literal::To(const TypePtr& target) const {
   if (type_->Equals(*target)) return *this;
   const std::string text = ToString();
   auto fail = [&](std::string_view why) -> Result<Literal> {
-    if (why.empty()) return InvalidArgument("cannot convert {} ({}) to {}", text, type_->ToString(), target->ToString());
+    if (why.empty())
+      return InvalidArgument("cannot convert {} ({}) to {}", text, type_->ToString(),
+                             target->ToString());
     return InvalidArgument("cannot convert {} to {}: {}", text, target->ToString(), why);
   };
   const TypeId to = target->id();
@@ -414,15 +437,18 @@ Result<Literal> Literal::To(const TypePtr& target) const {
         case TypeId::kDouble: {
           auto d = ParseDouble(s);
           if (!d) return fail("not a number");
-          return CheckNotNaN(to == TypeId::kFloat ? Float(static_cast<float>(*d)) : Double(*d), text);
+          return CheckNotNaN(to == TypeId::kFloat ? Float(static_cast<float>(*d)) : Double(*d),
+                             text);
         }
-        case TypeId::kBinary: return Binary(std::string(s));
+        case TypeId::kBinary:
+          return Binary(std::string(s));
         case TypeId::kFixed:
           if (static_cast<int>(s.size()) != target->length()) {
             return fail(fmt::format("{} bytes, expected {}", s.size(), target->length()));
           }
           return FromValue(target, value_);
-        default: return fail("");
+        default:
+          return fail("");
       }
     }
     case TypeId::kBinary:
@@ -446,7 +472,8 @@ Result<Literal> Literal::To(const TypePtr& target) const {
       if (to == TypeId::kTimestamp) return Timestamp(value_.i64);
       if (to == TypeId::kTimestampTz) return TimestampTz(value_.i64);
       return fail("");
-    default: return fail("");
+    default:
+      return fail("");
   }
 }
 
@@ -488,14 +515,22 @@ int CompareBytes(std::string_view a, std::string_view b) {
 int CompareValues(const Type& type, const Value& a, const Value& b) {
   if (a.is_null() || b.is_null()) return Cmp(!a.is_null(), !b.is_null());
   switch (a.kind) {
-    case Value::Kind::kBool: return Cmp(a.b, b.b);
-    case Value::Kind::kInt32: return Cmp(a.i32, b.i32);
-    case Value::Kind::kInt64: return Cmp(a.i64, b.i64);
-    case Value::Kind::kFloat: return CompareDouble(a.f32, b.f32);
-    case Value::Kind::kDouble: return CompareDouble(a.f64, b.f64);
-    case Value::Kind::kDecimal: return Cmp(a.decimal, b.decimal);
-    case Value::Kind::kBytes: return CompareBytes(a.as_bytes(), b.as_bytes());
-    default: return 0;
+    case Value::Kind::kBool:
+      return Cmp(a.b, b.b);
+    case Value::Kind::kInt32:
+      return Cmp(a.i32, b.i32);
+    case Value::Kind::kInt64:
+      return Cmp(a.i64, b.i64);
+    case Value::Kind::kFloat:
+      return CompareDouble(a.f32, b.f32);
+    case Value::Kind::kDouble:
+      return CompareDouble(a.f64, b.f64);
+    case Value::Kind::kDecimal:
+      return Cmp(a.decimal, b.decimal);
+    case Value::Kind::kBytes:
+      return CompareBytes(a.as_bytes(), b.as_bytes());
+    default:
+      return 0;
   }
 }
 

@@ -25,9 +25,7 @@ namespace {
 
 Datum OptLong(const std::optional<int64_t>& v) { return v ? Datum::Long(*v) : Datum::Null(); }
 Datum OptInt(const std::optional<int32_t>& v) { return v ? Datum::Int(*v) : Datum::Null(); }
-Datum OptBytes(const std::optional<std::string>& v) {
-  return v ? Datum::Bytes(*v) : Datum::Null();
-}
+Datum OptBytes(const std::optional<std::string>& v) { return v ? Datum::Bytes(*v) : Datum::Null(); }
 
 Datum IntLongMap(const std::map<int32_t, int64_t>& m) {
   if (m.empty()) return Datum::Null();
@@ -65,9 +63,9 @@ struct FieldSummaryState {
 
 class ManifestWriterImpl final : public ManifestWriter {
  public:
-  ManifestWriterImpl(std::string path, int format_version, int32_t spec_id,
-                     ManifestContent content, std::optional<SnapshotId> snapshot_id,
-                     TypePtr partition_type, std::unique_ptr<avro::DataFileWriter> writer)
+  ManifestWriterImpl(std::string path, int format_version, int32_t spec_id, ManifestContent content,
+                     std::optional<SnapshotId> snapshot_id, TypePtr partition_type,
+                     std::unique_ptr<avro::DataFileWriter> writer)
       : path_(std::move(path)),
         format_version_(format_version),
         spec_id_(spec_id),
@@ -109,8 +107,9 @@ class ManifestWriterImpl final : public ManifestWriter {
 Result<std::vector<Literal>> ManifestWriterImpl::CanonicalPartition(const DataFile& file) const {
   const auto& fields = partition_type_->fields();
   if (file.partition.size() != fields.size()) {
-    return InvalidArgument("manifest {}: data file {} has {} partition values, spec {} has {} fields",
-                           path_, file.file_path, file.partition.size(), spec_id_, fields.size());
+    return InvalidArgument(
+        "manifest {}: data file {} has {} partition values, spec {} has {} fields", path_,
+        file.file_path, file.partition.size(), spec_id_, fields.size());
   }
   std::vector<Literal> out;
   out.reserve(fields.size());
@@ -129,9 +128,9 @@ Result<std::vector<Literal>> ManifestWriterImpl::CanonicalPartition(const DataFi
     // converted when no information is lost.
     auto converted = l.To(type);
     if (!converted || converted->special() != Literal::Special::kNone) {
-      return InvalidArgument("manifest {}: data file {}: partition field '{}' ({}): value {} is not a {}",
-                             path_, file.file_path, fields[i].name, fields[i].id, l.ToString(),
-                             type->ToString());
+      return InvalidArgument(
+          "manifest {}: data file {}: partition field '{}' ({}): value {} is not a {}", path_,
+          file.file_path, fields[i].name, fields[i].id, l.ToString(), type->ToString());
     }
     out.push_back(std::move(*converted));
   }
@@ -145,9 +144,9 @@ Result<Datum> ManifestWriterImpl::EntryDatum(const ManifestEntry& e,
   std::vector<Datum> pvalues;
   pvalues.reserve(pfields.size());
   for (size_t i = 0; i < pfields.size(); ++i) {
-    FLOE_ASSIGN_OR_RETURN(Datum d,
-                          PartitionValueToDatum(*pfields[i].type, partition[i],
-                                                fmt::format("partition field '{}'", pfields[i].name)));
+    FLOE_ASSIGN_OR_RETURN(
+        Datum d, PartitionValueToDatum(*pfields[i].type, partition[i],
+                                       fmt::format("partition field '{}'", pfields[i].name)));
     pvalues.push_back(std::move(d));
   }
   const bool v1 = format_version_ == 1;
@@ -222,8 +221,7 @@ Status ManifestWriterImpl::Add(const ManifestEntry& in) {
   }
   if (e.status != ManifestEntryStatus::kExisting && !e.snapshot_id) e.snapshot_id = snapshot_id_;
   if (format_version_ == 1 && !e.snapshot_id) {
-    return InvalidArgument("manifest {}: v1 entry for {} needs a snapshot id", path_,
-                           f.file_path);
+    return InvalidArgument("manifest {}: v1 entry for {} needs a snapshot id", path_, f.file_path);
   }
   if (format_version_ >= 2 && e.status != ManifestEntryStatus::kAdded && !e.sequence_number) {
     return InvalidArgument(
@@ -353,8 +351,10 @@ Result<EntryPlan> MakeEntryPlan(const avro::Schema& writer, const types::Type& p
   p.referenced_data_file = FieldIndexById(*df, mf::kReferencedDataFile);
   p.content_offset = FieldIndexById(*df, mf::kContentOffset);
   p.content_size = FieldIndexById(*df, mf::kContentSizeInBytes);
-  for (auto [index, id] : {std::pair{p.file_path, mf::kFilePath}, {p.file_format, mf::kFileFormat},
-                           {p.record_count, mf::kRecordCount}, {p.file_size, mf::kFileSizeInBytes}}) {
+  for (auto [index, id] : {std::pair{p.file_path, mf::kFilePath},
+                           {p.file_format, mf::kFileFormat},
+                           {p.record_count, mf::kRecordCount},
+                           {p.file_size, mf::kFileSizeInBytes}}) {
     if (index < 0) return Corruption("manifest {}: data_file has no field-id {}", path, id);
   }
   const auto& pfields = partition_type.fields();
@@ -362,7 +362,8 @@ Result<EntryPlan> MakeEntryPlan(const avro::Schema& writer, const types::Type& p
   if (!pfields.empty()) {
     if (p.partition < 0) return Corruption("manifest {}: data_file has no partition", path);
     const avro::Node* part = UnwrapRecord(df->fields()[static_cast<size_t>(p.partition)].type);
-    if (part == nullptr) return Corruption("manifest {}: data_file.partition is not a record", path);
+    if (part == nullptr)
+      return Corruption("manifest {}: data_file.partition is not a record", path);
     bool any_ids = false;
     for (const auto& f : part->fields()) any_ids = any_ids || f.field_id.has_value();
     for (size_t i = 0; i < pfields.size(); ++i) {
@@ -492,10 +493,10 @@ Status DecodeEntry(const Datum& record, const EntryPlan& p, const types::Type& p
   }
   for (size_t i = 0; i < pfields.size(); ++i) {
     const Datum* v = Get(*part, p.partition_fields[i]);
-    std::string what = fmt::format("{}: partition field '{}' ({})", f.file_path, pfields[i].name,
-                                   pfields[i].id);
-    FLOE_ASSIGN_OR_RETURN(Literal l, PartitionValueFromDatum(pfields[i].type,
-                                                              v ? *v : Datum::Null(), what));
+    std::string what =
+        fmt::format("{}: partition field '{}' ({})", f.file_path, pfields[i].name, pfields[i].id);
+    FLOE_ASSIGN_OR_RETURN(Literal l,
+                          PartitionValueFromDatum(pfields[i].type, v ? *v : Datum::Null(), what));
     f.partition.push_back(std::move(l));
   }
 
@@ -509,14 +510,18 @@ Status DecodeEntry(const Datum& record, const EntryPlan& p, const types::Type& p
 
   auto as_long = [](const Datum& d, std::string_view what) { return AsInteger(d, what); };
   auto as_bytes = [](const Datum& d, std::string_view what) { return AsText(d, what); };
-  FLOE_RETURN_IF_ERROR(ReadIntMap(Get(*dfd, p.column_sizes), "column_sizes", &f.column_sizes, as_long));
-  FLOE_RETURN_IF_ERROR(ReadIntMap(Get(*dfd, p.value_counts), "value_counts", &f.value_counts, as_long));
+  FLOE_RETURN_IF_ERROR(
+      ReadIntMap(Get(*dfd, p.column_sizes), "column_sizes", &f.column_sizes, as_long));
+  FLOE_RETURN_IF_ERROR(
+      ReadIntMap(Get(*dfd, p.value_counts), "value_counts", &f.value_counts, as_long));
   FLOE_RETURN_IF_ERROR(ReadIntMap(Get(*dfd, p.null_value_counts), "null_value_counts",
                                   &f.null_value_counts, as_long));
-  FLOE_RETURN_IF_ERROR(ReadIntMap(Get(*dfd, p.nan_value_counts), "nan_value_counts",
-                                  &f.nan_value_counts, as_long));
-  FLOE_RETURN_IF_ERROR(ReadIntMap(Get(*dfd, p.lower_bounds), "lower_bounds", &f.lower_bounds, as_bytes));
-  FLOE_RETURN_IF_ERROR(ReadIntMap(Get(*dfd, p.upper_bounds), "upper_bounds", &f.upper_bounds, as_bytes));
+  FLOE_RETURN_IF_ERROR(
+      ReadIntMap(Get(*dfd, p.nan_value_counts), "nan_value_counts", &f.nan_value_counts, as_long));
+  FLOE_RETURN_IF_ERROR(
+      ReadIntMap(Get(*dfd, p.lower_bounds), "lower_bounds", &f.lower_bounds, as_bytes));
+  FLOE_RETURN_IF_ERROR(
+      ReadIntMap(Get(*dfd, p.upper_bounds), "upper_bounds", &f.upper_bounds, as_bytes));
   if (const Datum* d = Get(*dfd, p.key_metadata)) {
     FLOE_ASSIGN_OR_RETURN(f.key_metadata, AsText(*d, "key_metadata"));
   }
@@ -593,8 +598,8 @@ Result<TypePtr> ReadPartitionType(const PartitionSpec& spec, const TableMetadata
       }
     }
   }
-  return Corruption("manifest {}: no schema has the source columns of partition spec {} ({})",
-                    path, spec.spec_id(), spec.ToString());
+  return Corruption("manifest {}: no schema has the source columns of partition spec {} ({})", path,
+                    spec.spec_id(), spec.ToString());
 }
 
 }  // namespace
@@ -603,8 +608,7 @@ Result<std::unique_ptr<ManifestWriter>> ManifestWriter::Open(
     io::FileIO& io, std::string path, int format_version, const types::Schema& schema,
     const PartitionSpec& spec, ManifestContent content, std::optional<SnapshotId> snapshot_id) {
   if (format_version < kMinFormatVersion || format_version > kMaxFormatVersion) {
-    return InvalidArgument("manifest {}: format version {} is not supported", path,
-                           format_version);
+    return InvalidArgument("manifest {}: format version {} is not supported", path, format_version);
   }
   if (format_version == 1 && content == ManifestContent::kDeletes) {
     return InvalidArgument("manifest {}: format version 1 has no delete manifests", path);
@@ -624,8 +628,8 @@ Result<std::unique_ptr<ManifestWriter>> ManifestWriter::Open(
     options.metadata["content"] = content == ManifestContent::kData ? "data" : "deletes";
   }
   FLOE_ASSIGN_OR_RETURN(auto file, io.CreateOutput(path, /*overwrite=*/false));
-  auto writer = avro::DataFileWriter::Make(std::move(file), std::move(avro_schema),
-                                           std::move(options));
+  auto writer =
+      avro::DataFileWriter::Make(std::move(file), std::move(avro_schema), std::move(options));
   if (!writer) return std::unexpected(std::move(writer).error().WithContext("manifest " + path));
   return std::make_unique<ManifestWriterImpl>(std::move(path), format_version, spec.spec_id(),
                                               content, snapshot_id, std::move(partition_type),

@@ -34,8 +34,8 @@ enum class ManifestContent : int32_t { kData = 0, kDeletes = 1 };
 /// manifest_file.partitions (507): a summary of one partition field over the
 /// manifest's entries. Bounds are single-value serialized (Appendix D).
 struct PartitionFieldSummary {
-  bool contains_null = false;           ///< 509
-  std::optional<bool> contains_nan;     ///< 518
+  bool contains_null = false;              ///< 509
+  std::optional<bool> contains_nan;        ///< 518
   std::optional<std::string> lower_bound;  ///< 510
   std::optional<std::string> upper_bound;  ///< 511
 
@@ -45,23 +45,23 @@ struct PartitionFieldSummary {
 /// One entry of a manifest list (the manifest_file struct). Counts are
 /// kUnknownCount when a v1 list left them null.
 struct ManifestFile {
-  std::string manifest_path;                       ///< 500
-  int64_t manifest_length = 0;                     ///< 501
-  int32_t partition_spec_id = 0;                   ///< 502
-  ManifestContent content = ManifestContent::kData;  ///< 517
+  std::string manifest_path;                                ///< 500
+  int64_t manifest_length = 0;                              ///< 501
+  int32_t partition_spec_id = 0;                            ///< 502
+  ManifestContent content = ManifestContent::kData;         ///< 517
   int64_t sequence_number = kUnassignedSequenceNumber;      ///< 515
   int64_t min_sequence_number = kUnassignedSequenceNumber;  ///< 516
   /// 503; 0 (not yet known) is written as the list's snapshot id.
   SnapshotId added_snapshot_id = 0;
-  int32_t added_files_count = 0;                   ///< 504
-  int32_t existing_files_count = 0;                ///< 505
-  int32_t deleted_files_count = 0;                 ///< 506
-  int64_t added_rows_count = 0;                    ///< 512
-  int64_t existing_rows_count = 0;                 ///< 513
-  int64_t deleted_rows_count = 0;                  ///< 514
-  std::vector<PartitionFieldSummary> partitions;   ///< 507
-  std::optional<std::string> key_metadata;         ///< 519
-  std::optional<int64_t> first_row_id;             ///< 520 (v3)
+  int32_t added_files_count = 0;                  ///< 504
+  int32_t existing_files_count = 0;               ///< 505
+  int32_t deleted_files_count = 0;                ///< 506
+  int64_t added_rows_count = 0;                   ///< 512
+  int64_t existing_rows_count = 0;                ///< 513
+  int64_t deleted_rows_count = 0;                 ///< 514
+  std::vector<PartitionFieldSummary> partitions;  ///< 507
+  std::optional<std::string> key_metadata;        ///< 519
+  std::optional<int64_t> first_row_id;            ///< 520 (v3)
 
   /// True unless the count is known to be zero.
   bool has_added_files() const { return added_files_count != 0; }
@@ -83,12 +83,9 @@ class ManifestWriter {
   /// `partition-spec-id`, `format-version` and (v2+) `content`; blocks are
   /// deflate-compressed. Errors: kInvalidArgument (format version, a v1
   /// delete manifest, spec not valid for schema), kAlreadyExists, I/O.
-  static Result<std::unique_ptr<ManifestWriter>> Open(io::FileIO& io, std::string path,
-                                                      int format_version,
-                                                      const types::Schema& schema,
-                                                      const PartitionSpec& spec,
-                                                      ManifestContent content,
-                                                      std::optional<SnapshotId> snapshot_id);
+  static Result<std::unique_ptr<ManifestWriter>> Open(
+      io::FileIO& io, std::string path, int format_version, const types::Schema& schema,
+      const PartitionSpec& spec, ManifestContent content, std::optional<SnapshotId> snapshot_id);
 
   /// Appends an entry. Its data file's partition tuple must match the spec
   /// (one literal per field, of the field's result type or convertible to it

@@ -83,11 +83,11 @@ Json FieldJson(std::string_view name, Json type, int32_t id, bool optional) {
 /// map<int, V> as Iceberg writes maps with non-string keys: an array of
 /// key/value records with logicalType "map".
 Json IntMapJson(int32_t key_id, int32_t value_id, Json value_type) {
-  Json record = {{"type", "record"},
-                 {"name", fmt::format("k{}_v{}", key_id, value_id)},
-                 {"fields", Json::array({FieldJson("key", "int", key_id, false),
-                                         FieldJson("value", std::move(value_type), value_id,
-                                                   false)})}};
+  Json record = {
+      {"type", "record"},
+      {"name", fmt::format("k{}_v{}", key_id, value_id)},
+      {"fields", Json::array({FieldJson("key", "int", key_id, false),
+                              FieldJson("value", std::move(value_type), value_id, false)})}};
   return {{"type", "array"}, {"items", std::move(record)}, {"logicalType", "map"}};
 }
 
@@ -111,23 +111,32 @@ Result<Json> PartitionRecordJson(const Type& partition_type, std::set<std::strin
 
 Result<Json> AvroTypeJson(const Type& type, std::set<std::string>* defined) {
   switch (type.id()) {
-    case TypeId::kBoolean: return Json("boolean");
-    case TypeId::kInt: return Json("int");
-    case TypeId::kLong: return Json("long");
-    case TypeId::kFloat: return Json("float");
-    case TypeId::kDouble: return Json("double");
-    case TypeId::kDate: return Json{{"type", "int"}, {"logicalType", "date"}};
-    case TypeId::kTime: return Json{{"type", "long"}, {"logicalType", "time-micros"}};
+    case TypeId::kBoolean:
+      return Json("boolean");
+    case TypeId::kInt:
+      return Json("int");
+    case TypeId::kLong:
+      return Json("long");
+    case TypeId::kFloat:
+      return Json("float");
+    case TypeId::kDouble:
+      return Json("double");
+    case TypeId::kDate:
+      return Json{{"type", "int"}, {"logicalType", "date"}};
+    case TypeId::kTime:
+      return Json{{"type", "long"}, {"logicalType", "time-micros"}};
     case TypeId::kTimestamp:
       return Json{{"type", "long"}, {"logicalType", "timestamp-micros"}, {"adjust-to-utc", false}};
     case TypeId::kTimestampTz:
       return Json{{"type", "long"}, {"logicalType", "timestamp-micros"}, {"adjust-to-utc", true}};
-    case TypeId::kString: return Json("string");
-    case TypeId::kBinary: return Json("bytes");
+    case TypeId::kString:
+      return Json("string");
+    case TypeId::kBinary:
+      return Json("bytes");
     case TypeId::kUuid:
-      return Named(defined, "uuid_fixed",
-                   {{"type", "fixed"}, {"name", "uuid_fixed"}, {"size", 16},
-                    {"logicalType", "uuid"}});
+      return Named(
+          defined, "uuid_fixed",
+          {{"type", "fixed"}, {"name", "uuid_fixed"}, {"size", 16}, {"logicalType", "uuid"}});
     case TypeId::kFixed: {
       std::string name = fmt::format("fixed_{}", type.length());
       return Named(defined, name, {{"type", "fixed"}, {"name", name}, {"size", type.length()}});
@@ -142,7 +151,8 @@ Result<Json> AvroTypeJson(const Type& type, std::set<std::string>* defined) {
                     {"precision", type.precision()},
                     {"scale", type.scale()}});
     }
-    default: break;
+    default:
+      break;
   }
   return InvalidArgument("type {} cannot be a partition value", type.ToString());
 }
@@ -216,11 +226,11 @@ namespace {
 
 Result<avro::Schema> BuildManifestListAvroSchema(int format_version) {
   const bool v1 = format_version == 1;
-  Json summary_fields = Json::array(
-      {FieldJson("contains_null", "boolean", lf::kContainsNull, false),
-       FieldJson("contains_nan", "boolean", lf::kContainsNan, true),
-       FieldJson("lower_bound", "bytes", lf::kLowerBound, true),
-       FieldJson("upper_bound", "bytes", lf::kUpperBound, true)});
+  Json summary_fields =
+      Json::array({FieldJson("contains_null", "boolean", lf::kContainsNull, false),
+                   FieldJson("contains_nan", "boolean", lf::kContainsNan, true),
+                   FieldJson("lower_bound", "bytes", lf::kLowerBound, true),
+                   FieldJson("upper_bound", "bytes", lf::kUpperBound, true)});
   Json summary = {{"type", "record"}, {"name", "r508"}, {"fields", std::move(summary_fields)}};
 
   Json fields = Json::array();
@@ -261,9 +271,9 @@ Result<avro::Schema> ManifestListAvroSchema(int format_version) {
   }
   // Built once per version (every commit writes a manifest list); copies
   // share the parsed graph.
-  static const std::array<Result<avro::Schema>, 3> kSchemas = {
-      BuildManifestListAvroSchema(1), BuildManifestListAvroSchema(2),
-      BuildManifestListAvroSchema(3)};
+  static const std::array<Result<avro::Schema>, 3> kSchemas = {BuildManifestListAvroSchema(1),
+                                                               BuildManifestListAvroSchema(2),
+                                                               BuildManifestListAvroSchema(3)};
   return kSchemas[static_cast<size_t>(format_version - 1)];
 }
 
@@ -283,8 +293,8 @@ Result<int128_t> DecimalFromBytes(std::string_view bytes, std::string_view what)
   if (bytes.empty() || bytes.size() > 16) {
     return Corruption("{}: decimal of {} bytes", what, bytes.size());
   }
-  unsigned __int128 u = (static_cast<uint8_t>(bytes[0]) & 0x80) ? ~static_cast<unsigned __int128>(0)
-                                                                 : 0;
+  unsigned __int128 u =
+      (static_cast<uint8_t>(bytes[0]) & 0x80) ? ~static_cast<unsigned __int128>(0) : 0;
   for (char c : bytes) u = (u << 8) | static_cast<uint8_t>(c);
   return static_cast<int128_t>(u);
 }
@@ -299,8 +309,8 @@ Result<Datum> PartitionValueToDatum(const Type& type, const Literal& literal,
     return InvalidArgument("{}: an out-of-range literal is not a partition value", what);
   }
   auto mismatch = [&]() {
-    return InvalidArgument("{}: value {} does not fit partition type {}", what,
-                           literal.ToString(), type.ToString());
+    return InvalidArgument("{}: value {} does not fit partition type {}", what, literal.ToString(),
+                           type.ToString());
   };
   switch (type.id()) {
     case TypeId::kBoolean:
@@ -345,7 +355,8 @@ Result<Datum> PartitionValueToDatum(const Type& type, const Literal& literal,
         return mismatch();
       }
       return Datum::Fixed(std::string(v.as_bytes()));
-    default: break;
+    default:
+      break;
   }
   return mismatch();
 }
@@ -418,7 +429,8 @@ Result<Literal> PartitionValueFromDatum(const TypePtr& type, const Datum& d,
       if (!is_bytes) return bad();
       v = Value::Bytes(d.bytes());
       break;
-    default: return bad();
+    default:
+      return bad();
   }
   auto literal = Literal::FromValue(type, v);
   if (!literal) return Corruption("{}: {}", what, literal.error().message());

@@ -101,8 +101,7 @@ Result<avro::Json> AvroTypeJson(const types::Type& type, std::set<std::string>* 
 /// The manifest_entry schema of `format_version` (1, 2 or 3) whose
 /// data_file.partition is record "r102" with one optional field per field of
 /// `partition_type` (a struct: partition field ids and names).
-Result<avro::Schema> ManifestEntryAvroSchema(int format_version,
-                                             const types::Type& partition_type);
+Result<avro::Schema> ManifestEntryAvroSchema(int format_version, const types::Type& partition_type);
 
 /// The manifest_file schema of a manifest list of `format_version`.
 Result<avro::Schema> ManifestListAvroSchema(int format_version);

@@ -14,18 +14,15 @@ namespace lf = manifest_list_field;
 
 namespace {
 
-Datum OptBytes(const std::optional<std::string>& v) {
-  return v ? Datum::Bytes(*v) : Datum::Null();
-}
+Datum OptBytes(const std::optional<std::string>& v) { return v ? Datum::Bytes(*v) : Datum::Null(); }
 
 Datum SummariesDatum(const std::vector<PartitionFieldSummary>& summaries) {
   std::vector<Datum> items;
   items.reserve(summaries.size());
   for (const auto& s : summaries) {
-    items.push_back(Datum::Record(
-        {Datum::Boolean(s.contains_null),
-         s.contains_nan ? Datum::Boolean(*s.contains_nan) : Datum::Null(),
-         OptBytes(s.lower_bound), OptBytes(s.upper_bound)}));
+    items.push_back(Datum::Record({Datum::Boolean(s.contains_null),
+                                   s.contains_nan ? Datum::Boolean(*s.contains_nan) : Datum::Null(),
+                                   OptBytes(s.lower_bound), OptBytes(s.upper_bound)}));
   }
   return Datum::Array(std::move(items));
 }
@@ -76,8 +73,8 @@ Result<std::string> Text(const Datum& d, std::string_view what) {
 struct ListPlan {
   int path = -1, length = -1, spec_id = -1, content = -1, sequence_number = -1,
       min_sequence_number = -1, added_snapshot_id = -1, added_files = -1, existing_files = -1,
-      deleted_files = -1, added_rows = -1, existing_rows = -1, deleted_rows = -1,
-      partitions = -1, key_metadata = -1, first_row_id = -1;
+      deleted_files = -1, added_rows = -1, existing_rows = -1, deleted_rows = -1, partitions = -1,
+      key_metadata = -1, first_row_id = -1;
   // field_summary fields, in the element record of `partitions`
   int contains_null = -1, contains_nan = -1, lower_bound = -1, upper_bound = -1;
 };
@@ -243,17 +240,18 @@ Status WriteManifestList(io::FileIO& io, const std::string& path, int format_ver
     if (!v1) as_read->reserve(manifests.size());
   }
   for (const ManifestFile& m : manifests) {
-    if (!v1 && (m.added_files_count < 0 || m.existing_files_count < 0 ||
-                m.deleted_files_count < 0 || m.added_rows_count < 0 ||
-                m.existing_rows_count < 0 || m.deleted_rows_count < 0)) {
-      return InvalidArgument("manifest list {}: manifest {} has unknown counts (format v{} "
-                             "requires them)",
-                             path, m.manifest_path, format_version);
+    if (!v1 &&
+        (m.added_files_count < 0 || m.existing_files_count < 0 || m.deleted_files_count < 0 ||
+         m.added_rows_count < 0 || m.existing_rows_count < 0 || m.deleted_rows_count < 0)) {
+      return InvalidArgument(
+          "manifest list {}: manifest {} has unknown counts (format v{} "
+          "requires them)",
+          path, m.manifest_path, format_version);
     }
-    int64_t seq = m.sequence_number == kUnassignedSequenceNumber ? sequence_number
-                                                                  : m.sequence_number;
+    int64_t seq =
+        m.sequence_number == kUnassignedSequenceNumber ? sequence_number : m.sequence_number;
     int64_t min_seq = m.min_sequence_number == kUnassignedSequenceNumber ? sequence_number
-                                                                          : m.min_sequence_number;
+                                                                         : m.min_sequence_number;
     SnapshotId added_by = m.added_snapshot_id == 0 ? snapshot_id : m.added_snapshot_id;
     if (as_read != nullptr && !v1) {
       ManifestFile& read = as_read->emplace_back(m);
@@ -285,8 +283,8 @@ Status WriteManifestList(io::FileIO& io, const std::string& path, int format_ver
       std::optional<int64_t> row_id = m.first_row_id;
       if (!row_id && next_row_id && m.content == ManifestContent::kData) {
         row_id = *next_row_id;
-        *next_row_id += std::max<int64_t>(m.added_rows_count, 0) +
-                        std::max<int64_t>(m.existing_rows_count, 0);
+        *next_row_id +=
+            std::max<int64_t>(m.added_rows_count, 0) + std::max<int64_t>(m.existing_rows_count, 0);
       }
       f.push_back(row_id ? Datum::Long(*row_id) : Datum::Null());
       if (as_read != nullptr) as_read->back().first_row_id = row_id;

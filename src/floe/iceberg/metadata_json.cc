@@ -63,24 +63,39 @@ Result<std::string> Gunzip(std::string_view bytes) {
 }
 
 const std::set<std::string, std::less<>>& KnownTopLevel() {
-  static const std::set<std::string, std::less<>> known = {
-      "format-version",   "table-uuid",         "location",
-      "last-sequence-number", "last-updated-ms", "last-column-id",
-      "schema",           "schemas",            "current-schema-id",
-      "partition-spec",   "partition-specs",    "default-spec-id",
-      "last-partition-id", "properties",        "current-snapshot-id",
-      "snapshots",        "snapshot-log",       "metadata-log",
-      "sort-orders",      "default-sort-order-id", "refs",
-      "statistics",       "partition-statistics", "next-row-id",
-      "encryption-keys"};
+  static const std::set<std::string, std::less<>> known = {"format-version",
+                                                           "table-uuid",
+                                                           "location",
+                                                           "last-sequence-number",
+                                                           "last-updated-ms",
+                                                           "last-column-id",
+                                                           "schema",
+                                                           "schemas",
+                                                           "current-schema-id",
+                                                           "partition-spec",
+                                                           "partition-specs",
+                                                           "default-spec-id",
+                                                           "last-partition-id",
+                                                           "properties",
+                                                           "current-snapshot-id",
+                                                           "snapshots",
+                                                           "snapshot-log",
+                                                           "metadata-log",
+                                                           "sort-orders",
+                                                           "default-sort-order-id",
+                                                           "refs",
+                                                           "statistics",
+                                                           "partition-statistics",
+                                                           "next-row-id",
+                                                           "encryption-keys"};
   return known;
 }
 
 const std::set<std::string, std::less<>>& KnownSnapshotMembers() {
   static const std::set<std::string, std::less<>> known = {
-      "snapshot-id", "parent-snapshot-id", "sequence-number", "timestamp-ms",
-      "manifest-list", "manifests",       "summary",         "schema-id",
-      "first-row-id", "added-rows",       "key-id"};
+      "snapshot-id",   "parent-snapshot-id", "sequence-number", "timestamp-ms",
+      "manifest-list", "manifests",          "summary",         "schema-id",
+      "first-row-id",  "added-rows",         "key-id"};
   return known;
 }
 
@@ -101,8 +116,8 @@ Result<types::Schema> SchemaFromMetadataJson(const json& j, const std::string& p
   return schema;
 }
 
-Result<PartitionSpec> SpecFromMetadataJson(const json& j, const std::string& path,
-                                           ErrorCode code, bool require_field_ids) {
+Result<PartitionSpec> SpecFromMetadataJson(const json& j, const std::string& path, ErrorCode code,
+                                           bool require_field_ids) {
   if (require_field_ids && j.is_object()) {
     if (auto fields = j.find("fields"); fields != j.end() && fields->is_array()) {
       for (size_t i = 0; i < fields->size(); ++i) {
@@ -320,9 +335,9 @@ Result<TableMetadata> TableMetadataFromJson(const json& j) {
   if (v >= 2 || r.Has("partition-specs")) {
     FLOE_ASSIGN_OR_RETURN(const json* specs, r.Array("partition-specs"));
     for (size_t i = 0; i < specs->size(); ++i) {
-      FLOE_ASSIGN_OR_RETURN(auto spec, SpecFromMetadataJson((*specs)[i],
-                                                            IndexPath("partition-specs", i),
-                                                            kCode, v >= 2));
+      FLOE_ASSIGN_OR_RETURN(
+          auto spec,
+          SpecFromMetadataJson((*specs)[i], IndexPath("partition-specs", i), kCode, v >= 2));
       m.partition_specs.push_back(std::move(spec));
     }
     if (v >= 2 || r.Has("default-spec-id")) {
@@ -353,7 +368,8 @@ Result<TableMetadata> TableMetadataFromJson(const json& j) {
   {
     FLOE_ASSIGN_OR_RETURN(const json* snaps, r.OptArray("snapshots"));
     for (size_t i = 0; snaps != nullptr && i < snaps->size(); ++i) {
-      FLOE_ASSIGN_OR_RETURN(auto s, SnapshotFromJson((*snaps)[i], IndexPath("snapshots", i), kCode));
+      FLOE_ASSIGN_OR_RETURN(auto s,
+                            SnapshotFromJson((*snaps)[i], IndexPath("snapshots", i), kCode));
       m.snapshots.push_back(std::move(s));
     }
   }
@@ -384,9 +400,8 @@ Result<TableMetadata> TableMetadataFromJson(const json& j) {
   if (v >= 2 || r.Has("sort-orders")) {
     FLOE_ASSIGN_OR_RETURN(const json* orders, r.Array("sort-orders"));
     for (size_t i = 0; i < orders->size(); ++i) {
-      FLOE_ASSIGN_OR_RETURN(auto o,
-                            SortOrderFromMetadataJson((*orders)[i], IndexPath("sort-orders", i),
-                                                      kCode));
+      FLOE_ASSIGN_OR_RETURN(
+          auto o, SortOrderFromMetadataJson((*orders)[i], IndexPath("sort-orders", i), kCode));
       m.sort_orders.push_back(std::move(o));
     }
     FLOE_ASSIGN_OR_RETURN(m.default_sort_order_id, r.Int("default-sort-order-id"));
@@ -410,8 +425,8 @@ Result<TableMetadata> TableMetadataFromJson(const json& j) {
   {
     FLOE_ASSIGN_OR_RETURN(const json* stats, r.OptArray("statistics"));
     for (size_t i = 0; stats != nullptr && i < stats->size(); ++i) {
-      FLOE_ASSIGN_OR_RETURN(auto f, StatisticsFileFromJson((*stats)[i],
-                                                           IndexPath("statistics", i), kCode));
+      FLOE_ASSIGN_OR_RETURN(auto f,
+                            StatisticsFileFromJson((*stats)[i], IndexPath("statistics", i), kCode));
       m.statistics.push_back(std::move(f));
     }
   }
@@ -427,8 +442,8 @@ Result<TableMetadata> TableMetadataFromJson(const json& j) {
   {
     FLOE_ASSIGN_OR_RETURN(const json* keys, r.OptArray("encryption-keys"));
     for (size_t i = 0; keys != nullptr && i < keys->size(); ++i) {
-      FLOE_ASSIGN_OR_RETURN(auto k, EncryptionKeyFromJson((*keys)[i],
-                                                          IndexPath("encryption-keys", i), kCode));
+      FLOE_ASSIGN_OR_RETURN(
+          auto k, EncryptionKeyFromJson((*keys)[i], IndexPath("encryption-keys", i), kCode));
       m.encryption_keys.push_back(std::move(k));
     }
   }
@@ -486,7 +501,8 @@ ordered_json TableMetadataToJson(const TableMetadata& m) {
   for (const auto& s : m.schemas) schemas.push_back(ordered_json(types::SchemaToJson(s)));
   j["schemas"] = std::move(schemas);
   if (v == 1) {
-    if (const PartitionSpec* s = m.DefaultSpec()) j["partition-spec"] = PartitionFieldsToJsonValue(*s);
+    if (const PartitionSpec* s = m.DefaultSpec())
+      j["partition-spec"] = PartitionFieldsToJsonValue(*s);
   }
   j["default-spec-id"] = m.default_spec_id;
   ordered_json specs = ordered_json::array();

@@ -54,8 +54,7 @@ Result<TableMetadata> ReadTableMetadata(io::FileIO& io, std::string_view locatio
 /// Writes a metadata file at `location` with exclusive create: if a file is
 /// there already, kAlreadyExists and nothing is written. The file is synced
 /// before this returns.
-Status WriteTableMetadata(io::FileIO& io, std::string_view location,
-                          const TableMetadata& metadata);
+Status WriteTableMetadata(io::FileIO& io, std::string_view location, const TableMetadata& metadata);
 
 // Pieces, shared with table updates (REST JSON). `path` prefixes error
 // messages; `code` is the error code (kCorruption for files,
@@ -79,8 +78,8 @@ Result<PartitionSpec> SpecFromMetadataJson(const nlohmann::json& json, const std
 Result<SortOrder> SortOrderFromMetadataJson(const nlohmann::json& json, const std::string& path,
                                             ErrorCode code);
 
-Result<StatisticsFile> StatisticsFileFromJson(const nlohmann::json& json,
-                                              const std::string& path, ErrorCode code);
+Result<StatisticsFile> StatisticsFileFromJson(const nlohmann::json& json, const std::string& path,
+                                              ErrorCode code);
 nlohmann::ordered_json StatisticsFileToJson(const StatisticsFile& file);
 Result<PartitionStatisticsFile> PartitionStatisticsFileFromJson(const nlohmann::json& json,
                                                                 const std::string& path,

@@ -163,8 +163,7 @@ Result<int32_t> BucketHash(const types::Type& type, const Value& value) {
     case TypeId::kBoolean:
     case TypeId::kFloat:
     case TypeId::kDouble:
-      return NotSupported("the spec does not allow bucketing values of type {}",
-                          type.ToString());
+      return NotSupported("the spec does not allow bucketing values of type {}", type.ToString());
     default:
       return HashValue(type, value);
   }

@@ -102,15 +102,24 @@ Result<ResolvedColumn> ResolveColumn(const types::Schema& schema, std::string_vi
 std::string DefaultPartitionFieldName(std::string_view column, const Transform& transform) {
   std::string base(column);
   switch (transform.kind()) {
-    case TransformKind::kIdentity: return base;
-    case TransformKind::kBucket: return base + "_bucket";
-    case TransformKind::kTruncate: return base + "_trunc";
-    case TransformKind::kYear: return base + "_year";
-    case TransformKind::kMonth: return base + "_month";
-    case TransformKind::kDay: return base + "_day";
-    case TransformKind::kHour: return base + "_hour";
-    case TransformKind::kVoid: return base + "_null";
-    case TransformKind::kUnknown: return base + "_" + transform.ToString();
+    case TransformKind::kIdentity:
+      return base;
+    case TransformKind::kBucket:
+      return base + "_bucket";
+    case TransformKind::kTruncate:
+      return base + "_trunc";
+    case TransformKind::kYear:
+      return base + "_year";
+    case TransformKind::kMonth:
+      return base + "_month";
+    case TransformKind::kDay:
+      return base + "_day";
+    case TransformKind::kHour:
+      return base + "_hour";
+    case TransformKind::kVoid:
+      return base + "_null";
+    case TransformKind::kUnknown:
+      return base + "_" + transform.ToString();
   }
   return base;
 }
@@ -228,9 +237,9 @@ Result<TransformTerm> TermParser::ParseTerm() {
     if (fn == "bucket" || fn == "truncate") {
       // Both argument orders: (N, col) as Spark DDL, (col, N) as older docs.
       SkipBlanks();
-      bool number_first = pos_ < text_.size() &&
-                          (std::isdigit(static_cast<unsigned char>(text_[pos_])) ||
-                           text_[pos_] == '-' || text_[pos_] == '+');
+      bool number_first =
+          pos_ < text_.size() && (std::isdigit(static_cast<unsigned char>(text_[pos_])) ||
+                                  text_[pos_] == '-' || text_[pos_] == '+');
       int32_t n = 0;
       if (number_first) {
         auto r = ParseInteger();

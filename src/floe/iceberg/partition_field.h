@@ -51,9 +51,9 @@ Result<ResolvedColumn> ResolveColumn(const types::Type& struct_type, std::string
 /// A transform applied to a named column, as parsed from user text.
 struct TransformTerm {
   Transform transform;
-  std::string column;  ///< unquoted, dotted
-  std::string alias;   ///< from "... AS name", else empty
-  size_t position = 0; ///< offset of the term in the text, for errors
+  std::string column;   ///< unquoted, dotted
+  std::string alias;    ///< from "... AS name", else empty
+  size_t position = 0;  ///< offset of the term in the text, for errors
 };
 
 /// A tiny tokenizer + parser for comma-separated transform terms. Each term

@@ -69,13 +69,14 @@ Status PartitionSpec::Validate(const Schema& schema) const {
                              f.name, source.name, type->ToString());
     }
     if (!f.transform.CanTransform(*type)) {
-      return InvalidArgument("partition field '{}': transform {} cannot be applied to column '{}' of type {}",
-                             f.name, f.transform.ToString(), source.name, type->ToString());
+      return InvalidArgument(
+          "partition field '{}': transform {} cannot be applied to column '{}' of type {}", f.name,
+          f.transform.ToString(), source.name, type->ToString());
     }
     if (!f.transform.is_void() &&
         !source_transforms.insert({f.source_id, f.transform.ToString()}).second) {
-      return InvalidArgument("partition field '{}': column '{}' already has a {} partition",
-                             f.name, source.name, f.transform.ToString());
+      return InvalidArgument("partition field '{}': column '{}' already has a {} partition", f.name,
+                             source.name, f.transform.ToString());
     }
     // A partition name may shadow a column name only as that column's identity.
     if (const NestedField* same = schema.FindFieldByName(f.name)) {
@@ -131,8 +132,8 @@ std::string UrlEncodePathPart(std::string_view s) {
   out.reserve(s.size());
   for (char ch : s) {
     auto c = static_cast<unsigned char>(ch);
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-        c == '.' || c == '-' || c == '*' || c == '_') {
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+        c == '-' || c == '*' || c == '_') {
       out.push_back(static_cast<char>(c));
     } else if (c == ' ') {
       out.push_back('+');
@@ -148,8 +149,8 @@ std::string UrlEncodePathPart(std::string_view s) {
 Result<std::string> PartitionSpec::PartitionPath(const Schema& schema,
                                                  std::span<const Value> partition) const {
   if (partition.size() != fields_.size()) {
-    return InvalidArgument("partition tuple has {} values, spec {} has {} fields",
-                           partition.size(), spec_id_, fields_.size());
+    return InvalidArgument("partition tuple has {} values, spec {} has {} fields", partition.size(),
+                           spec_id_, fields_.size());
   }
   std::string out;
   for (size_t i = 0; i < fields_.size(); ++i) {
@@ -227,8 +228,8 @@ Result<PartitionSpec> ParsePartitionSpecText(std::string_view text, const Schema
   while (true) {
     FLOE_ASSIGN_OR_RETURN(TransformTerm term, parser.ParseTerm());
     auto exact = ResolveColumn(schema, term.column, /*case_sensitive=*/true);
-    Result<ResolvedColumn> column = exact ? std::move(exact)
-                                          : ResolveColumn(schema, term.column, false);
+    Result<ResolvedColumn> column =
+        exact ? std::move(exact) : ResolveColumn(schema, term.column, false);
     if (!column) {
       return InvalidArgument("partition spec at position {}: {}", term.position + 1,
                              column.error().message());
@@ -242,8 +243,8 @@ Result<PartitionSpec> ParsePartitionSpecText(std::string_view text, const Schema
     PartitionField field;
     field.source_id = column->field_id;
     field.field_id = ++next_id;
-    field.name = term.alias.empty() ? DefaultPartitionFieldName(column->name, term.transform)
-                                    : term.alias;
+    field.name =
+        term.alias.empty() ? DefaultPartitionFieldName(column->name, term.transform) : term.alias;
     field.transform = term.transform;
     fields.push_back(std::move(field));
     if (parser.AtEnd()) break;
@@ -257,9 +258,9 @@ Result<PartitionSpec> ParsePartitionSpecText(std::string_view text, const Schema
 }
 
 Result<EvolvedPartitionSpec> EvolvePartitionSpec(
-    const Schema& schema, const std::vector<PartitionSpec>& existing_specs,
-    int32_t default_spec_id, int32_t last_partition_id,
-    const std::vector<UnassignedPartitionField>& fields, int format_version) {
+    const Schema& schema, const std::vector<PartitionSpec>& existing_specs, int32_t default_spec_id,
+    int32_t last_partition_id, const std::vector<UnassignedPartitionField>& fields,
+    int format_version) {
   int32_t max_spec_id = -1;
   const PartitionSpec* current = nullptr;
   for (const auto& s : existing_specs) {
@@ -288,16 +289,16 @@ Result<EvolvedPartitionSpec> EvolvePartitionSpec(
         }
       }
       if (!kept) {
-        std::string name = old.transform.is_void() ? old.name
-                                                   : fmt::format("{}_{}", old.name, old.field_id);
+        std::string name =
+            old.transform.is_void() ? old.name : fmt::format("{}_{}", old.name, old.field_id);
         result.push_back({old.source_id, old.field_id, name, Transform::Void()});
       }
       used_ids.insert(old.field_id);
     }
     for (size_t i = 0; i < fields.size(); ++i) {
       if (taken[i]) continue;
-      result.push_back({fields[i].source_id, ++out.last_partition_id, fields[i].name,
-                        fields[i].transform});
+      result.push_back(
+          {fields[i].source_id, ++out.last_partition_id, fields[i].name, fields[i].transform});
     }
   } else {
     for (const auto& u : fields) {

@@ -104,7 +104,8 @@ class PartitionTransformer {
 /// apply to the column's type, and duplicate names or fields.
 Result<PartitionSpec> ParsePartitionSpecText(std::string_view text, const types::Schema& schema,
                                              int32_t spec_id = 0,
-                                             int32_t last_partition_id = kFirstPartitionFieldId - 1);
+                                             int32_t last_partition_id = kFirstPartitionFieldId -
+                                                                         1);
 
 /// A partition field without an id, as evolution requests it.
 struct UnassignedPartitionField {
@@ -132,12 +133,10 @@ struct EvolvedPartitionSpec {
 ///    become void transforms renamed "<name>_<field-id>"; new fields are
 ///    appended with new ids.
 /// Errors: kInvalidArgument when the result does not validate against `schema`.
-Result<EvolvedPartitionSpec> EvolvePartitionSpec(const types::Schema& schema,
-                                                 const std::vector<PartitionSpec>& existing_specs,
-                                                 int32_t default_spec_id,
-                                                 int32_t last_partition_id,
-                                                 const std::vector<UnassignedPartitionField>& fields,
-                                                 int format_version);
+Result<EvolvedPartitionSpec> EvolvePartitionSpec(
+    const types::Schema& schema, const std::vector<PartitionSpec>& existing_specs,
+    int32_t default_spec_id, int32_t last_partition_id,
+    const std::vector<UnassignedPartitionField>& fields, int format_version);
 
 /// Java's URLEncoder (UTF-8): letters, digits and ".-*_" stay, space becomes
 /// '+', every other byte becomes %XX.

@@ -45,8 +45,10 @@ std::optional<Literal> Step(const Literal& lit, int delta) {
       if (__builtin_add_overflow(v.i64, int64_t{delta}, &n)) return std::nullopt;
       return *Literal::FromValue(type, Value::Int64(n));
     }
-    case Value::Kind::kDecimal: return *Literal::FromValue(type, Value::Decimal(v.decimal + delta));
-    default: return std::nullopt;
+    case Value::Kind::kDecimal:
+      return *Literal::FromValue(type, Value::Decimal(v.decimal + delta));
+    default:
+      return std::nullopt;
   }
 }
 
@@ -91,18 +93,22 @@ Result<ExprPtr> ProjectPredicate(const Expression& p, const Target& t) {
   const TypeId source = t.source_type->id();
   const bool is_bytes = source == TypeId::kString || source == TypeId::kBinary;
   switch (p.op()) {
-    case Operation::kEq: return apply_all(Operation::kEq);
-    case Operation::kIn: return apply_all(Operation::kIn);
+    case Operation::kEq:
+      return apply_all(Operation::kEq);
+    case Operation::kIn:
+      return apply_all(Operation::kIn);
     case Operation::kLt:
       if (is_bytes) return apply_one(Operation::kLtEq, p.literal());
       if (auto prev = Step(p.literal(), -1)) return apply_one(Operation::kLtEq, *prev);
       return ExprPtr();
-    case Operation::kLtEq: return apply_one(Operation::kLtEq, p.literal());
+    case Operation::kLtEq:
+      return apply_one(Operation::kLtEq, p.literal());
     case Operation::kGt:
       if (is_bytes) return apply_one(Operation::kGtEq, p.literal());
       if (auto next = Step(p.literal(), +1)) return apply_one(Operation::kGtEq, *next);
       return ExprPtr();
-    case Operation::kGtEq: return apply_one(Operation::kGtEq, p.literal());
+    case Operation::kGtEq:
+      return apply_one(Operation::kGtEq, p.literal());
     case Operation::kStartsWith:
     case Operation::kNotStartsWith: {
       if (source != TypeId::kString || tr.kind() != TransformKind::kTruncate) return ExprPtr();
@@ -119,7 +125,8 @@ Result<ExprPtr> ProjectPredicate(const Expression& p, const Target& t) {
       if (code_points < tr.param()) return Make(t, Operation::kNotStartsWith, p.literals());
       return ExprPtr();
     }
-    default: return ExprPtr();  // !=, NOT IN: no inclusive projection
+    default:
+      return ExprPtr();  // !=, NOT IN: no inclusive projection
   }
 }
 
@@ -146,23 +153,26 @@ Result<ExprPtr> ProjectInclusive(const ExprPtr& row_filter, const PartitionSpec&
     const types::NestedField* source = schema.FindField(f.source_id);
     if (source == nullptr) continue;
     FLOE_ASSIGN_OR_RETURN(TypePtr result_type, f.transform.ResultType(source->type));
-    targets.push_back({f.source_id,
-                       Target{f.field_id, f.name, result_type, static_cast<int>(i), &f.transform,
-                              source->type}});
+    targets.push_back({f.source_id, Target{f.field_id, f.name, result_type, static_cast<int>(i),
+                                           &f.transform, source->type}});
   }
 
-  std::function<Result<ExprPtr>(const ExprPtr&)> project = [&](const ExprPtr& e) -> Result<ExprPtr> {
+  std::function<Result<ExprPtr>(const ExprPtr&)> project =
+      [&](const ExprPtr& e) -> Result<ExprPtr> {
     switch (e->op()) {
       case Operation::kTrue:
-      case Operation::kFalse: return e;
+      case Operation::kFalse:
+        return e;
       case Operation::kAnd:
       case Operation::kOr: {
         FLOE_ASSIGN_OR_RETURN(ExprPtr l, project(e->left()));
         FLOE_ASSIGN_OR_RETURN(ExprPtr r, project(e->right()));
         return e->op() == Operation::kAnd ? Expression::And(l, r) : Expression::Or(l, r);
       }
-      case Operation::kNot: return InternalError("projection expects NOT to be rewritten");
-      default: break;
+      case Operation::kNot:
+        return InternalError("projection expects NOT to be rewritten");
+      default:
+        break;
     }
     ExprPtr result = Expression::True();
     for (const auto& st : targets) {

@@ -40,8 +40,8 @@ TypePtr AssignIds(const TypePtr& type, int32_t* next) {
     case TypeId::kMap: {
       int32_t key_id = ++*next;
       int32_t value_id = ++*next;
-      return Type::Map(key_id, AssignIds(type->key().type, next), value_id,
-                       type->value().required, AssignIds(type->value().type, next));
+      return Type::Map(key_id, AssignIds(type->key().type, next), value_id, type->value().required,
+                       AssignIds(type->value().type, next));
     }
     default:
       return type;
@@ -56,7 +56,8 @@ UpdateSchema::UpdateSchema(const types::Schema& schema, int32_t last_column_id, 
       options_(std::move(options)) {
   // Index the struct that holds each field: -1 for the top level, else the
   // id of the field whose struct (or list element / map value struct) it is in.
-  std::vector<std::pair<int32_t, const std::vector<NestedField>*>> stack = {{-1, &schema_.fields()}};
+  std::vector<std::pair<int32_t, const std::vector<NestedField>*>> stack = {
+      {-1, &schema_.fields()}};
   while (!stack.empty()) {
     auto [parent, fields] = stack.back();
     stack.pop_back();
@@ -122,7 +123,8 @@ UpdateSchema& UpdateSchema::AddColumn(std::string_view parent, std::string name,
                                       bool required, std::string doc) {
   std::string full = parent.empty() ? name : fmt::format("{}.{}", parent, name);
   if (name.empty() || !type) {
-    Fail(Error(ErrorCode::kInvalidArgument, fmt::format("add column '{}': empty name or type", full)));
+    Fail(Error(ErrorCode::kInvalidArgument,
+               fmt::format("add column '{}': empty name or type", full)));
     return *this;
   }
   int32_t parent_id = -1;
@@ -132,9 +134,9 @@ UpdateSchema& UpdateSchema::AddColumn(std::string_view parent, std::string name,
     if (!id) return *this;
     const NestedField* p = schema_.FindField(*id);
     if (p == nullptr) {
-      Fail(Error(ErrorCode::kInvalidArgument,
-                 fmt::format("add column '{}': cannot add into a column added in the same change",
-                             full)));
+      Fail(Error(
+          ErrorCode::kInvalidArgument,
+          fmt::format("add column '{}': cannot add into a column added in the same change", full)));
       return *this;
     }
     if (p->type->id() == TypeId::kList) p = &p->type->element();
@@ -232,7 +234,8 @@ UpdateSchema& UpdateSchema::RenameColumn(std::string_view name, std::string new_
   auto id = Resolve(name, "rename column");
   if (!id) return *this;
   if (new_name.empty()) {
-    Fail(Error(ErrorCode::kInvalidArgument, fmt::format("rename column '{}': empty new name", name)));
+    Fail(Error(ErrorCode::kInvalidArgument,
+               fmt::format("rename column '{}': empty new name", name)));
     return *this;
   }
   if (added_parent_.contains(*id)) {
@@ -371,8 +374,9 @@ TypePtr UpdateSchema::RebuildType(const TypePtr& type) const {
     }
     case TypeId::kMap: {
       const NestedField& v = type->value();
-      TypePtr value = v.type->id() == TypeId::kStruct ? Type::Struct(Rebuild(v.id, v.type->fields()))
-                                                      : RebuildType(v.type);
+      TypePtr value = v.type->id() == TypeId::kStruct
+                          ? Type::Struct(Rebuild(v.id, v.type->fields()))
+                          : RebuildType(v.type);
       return Type::Map(type->key().id, type->key().type, v.id, v.required, std::move(value));
     }
     default:

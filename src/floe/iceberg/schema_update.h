@@ -107,12 +107,12 @@ class UpdateSchema {
   Options options_;
   std::optional<Error> error_;
   std::set<int32_t> deletes_;
-  std::map<int32_t, types::NestedField> updates_;       ///< by field id
+  std::map<int32_t, types::NestedField> updates_;            ///< by field id
   std::map<int32_t, std::vector<types::NestedField>> adds_;  ///< by parent id
-  std::map<std::string, int32_t> added_names_;          ///< dotted name -> id
-  std::map<int32_t, int32_t> added_parent_;             ///< added id -> parent id
-  std::map<int32_t, std::vector<Move>> moves_;          ///< by parent id
-  std::map<int32_t, int32_t> parent_of_;                ///< existing id -> parent id
+  std::map<std::string, int32_t> added_names_;               ///< dotted name -> id
+  std::map<int32_t, int32_t> added_parent_;                  ///< added id -> parent id
+  std::map<int32_t, std::vector<Move>> moves_;               ///< by parent id
+  std::map<int32_t, int32_t> parent_of_;                     ///< existing id -> parent id
   std::optional<std::vector<std::string>> identifier_names_;
 };
 

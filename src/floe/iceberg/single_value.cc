@@ -74,7 +74,8 @@ Status AppendSingleValue(const Type& type, const Value& value, std::string* out)
     }
     case TypeId::kUuid:
       FLOE_RETURN_IF_ERROR(Expect(type, value, Value::Kind::kBytes));
-      if (value.size != 16) return InvalidArgument("a uuid value has {} bytes, expected 16", value.size);
+      if (value.size != 16)
+        return InvalidArgument("a uuid value has {} bytes, expected 16", value.size);
       out->append(value.as_bytes());
       return Ok();
     case TypeId::kFixed:
@@ -89,7 +90,8 @@ Status AppendSingleValue(const Type& type, const Value& value, std::string* out)
       FLOE_RETURN_IF_ERROR(Expect(type, value, Value::Kind::kBytes));
       out->append(value.as_bytes());
       return Ok();
-    default: break;
+    default:
+      break;
   }
   return InvalidArgument("type {} has no single-value serialization", type.ToString());
 }
@@ -127,7 +129,8 @@ Result<Value> DeserializeSingleValue(const Type& type, std::string_view bytes) {
                           bytes.size());
       }
       // Sign-extend the big-endian two's complement bytes.
-      unsigned __int128 u = (static_cast<uint8_t>(bytes[0]) & 0x80) ? ~static_cast<unsigned __int128>(0) : 0;
+      unsigned __int128 u =
+          (static_cast<uint8_t>(bytes[0]) & 0x80) ? ~static_cast<unsigned __int128>(0) : 0;
       for (char c : bytes) u = (u << 8) | static_cast<uint8_t>(c);
       return Value::Decimal(static_cast<types::int128_t>(u));
     }
@@ -138,8 +141,10 @@ Result<Value> DeserializeSingleValue(const Type& type, std::string_view bytes) {
       FLOE_RETURN_IF_ERROR(ExpectSize(type, bytes, static_cast<size_t>(type.length())));
       return Value::Bytes(bytes);
     case TypeId::kString:
-    case TypeId::kBinary: return Value::Bytes(bytes);
-    default: break;
+    case TypeId::kBinary:
+      return Value::Bytes(bytes);
+    default:
+      break;
   }
   return InvalidArgument("type {} has no single-value serialization", type.ToString());
 }
@@ -154,7 +159,8 @@ Result<Value> DeserializeBound(const Type& current, std::string_view bytes) {
       case TypeId::kTimestamp:
       case TypeId::kTimestampTz:
         return Value::Int64(int64_t{LoadLittleEndian<int32_t>(bytes.data())} * 86'400'000'000LL);
-      default: break;
+      default:
+        break;
     }
   }
   return DeserializeSingleValue(current, bytes);

@@ -54,7 +54,7 @@ struct SnapshotChanges {
   int64_t deleted_records = 0;
   int64_t added_files_size = 0;
   int64_t removed_files_size = 0;
-  int64_t added_position_delete_files = 0;   ///< including deletion vectors
+  int64_t added_position_delete_files = 0;    ///< including deletion vectors
   int64_t removed_position_delete_files = 0;  ///< including deletion vectors
   int64_t added_dvs = 0;
   int64_t removed_dvs = 0;

@@ -44,9 +44,9 @@ Status SortOrder::Validate(const types::Schema& schema) const {
                              schema.FindColumnName(f.source_id));
     }
     if (!f.transform.CanTransform(*source->type)) {
-      return InvalidArgument("sort field {}: transform {} cannot be applied to column '{}' of type {}",
-                             i, f.transform.ToString(), schema.FindColumnName(f.source_id),
-                             source->type->ToString());
+      return InvalidArgument(
+          "sort field {}: transform {} cannot be applied to column '{}' of type {}", i,
+          f.transform.ToString(), schema.FindColumnName(f.source_id), source->type->ToString());
     }
   }
   return Ok();
@@ -96,7 +96,8 @@ Result<SortOrder> ParseSortOrderText(std::string_view text, const types::Schema&
                              term.position + 1);
     }
     auto exact = ResolveColumn(schema, term.column, true);
-    Result<ResolvedColumn> column = exact ? std::move(exact) : ResolveColumn(schema, term.column, false);
+    Result<ResolvedColumn> column =
+        exact ? std::move(exact) : ResolveColumn(schema, term.column, false);
     if (!column) {
       return InvalidArgument("sort order at position {}: {}", term.position + 1,
                              column.error().message());
@@ -123,8 +124,7 @@ Result<SortOrder> ParseSortOrderText(std::string_view text, const types::Schema&
       } else if (parser.EatKeyword("last")) {
         field.null_order = NullOrder::kNullsLast;
       } else {
-        return InvalidArgument("sort order: expected FIRST or LAST after NULLS {}",
-                               parser.Where());
+        return InvalidArgument("sort order: expected FIRST or LAST after NULLS {}", parser.Where());
       }
     }
     fields.push_back(std::move(field));

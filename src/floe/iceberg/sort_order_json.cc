@@ -16,7 +16,8 @@ Result<SortOrder> SortOrderFromJsonValue(const nlohmann::json& json, ErrorCode c
   std::vector<SortField> out;
   for (size_t i = 0; i < fields->size(); ++i) {
     const auto& f = (*fields)[i];
-    if (!f.is_object()) return MakeError(code, "sort order {}: field {} is not an object", order_id, i);
+    if (!f.is_object())
+      return MakeError(code, "sort order {}: field {} is not an object", order_id, i);
     SortField field;
     auto get_string = [&](const char* key) -> Result<std::string> {
       auto it = f.find(key);
@@ -76,6 +77,8 @@ nlohmann::ordered_json SortOrderToJsonValue(const SortOrder& order) {
   return j;
 }
 
-std::string SortOrderToJsonText(const SortOrder& order) { return SortOrderToJsonValue(order).dump(); }
+std::string SortOrderToJsonText(const SortOrder& order) {
+  return SortOrderToJsonValue(order).dump();
+}
 
 }  // namespace floe::iceberg

@@ -4,7 +4,6 @@
 #include <charconv>
 #include <set>
 
-
 namespace floe::iceberg {
 
 const types::Schema* TableMetadata::SchemaById(int32_t schema_id) const {
@@ -72,8 +71,8 @@ int64_t TableMetadata::PropertyAsInt(std::string_view key, int64_t fallback) con
 
 Status TableMetadata::Validate() const {
   if (format_version < kMinFormatVersion || format_version > kMaxFormatVersion) {
-    return NotSupported("format-version: {} is not supported (floe reads {} to {})",
-                        format_version, kMinFormatVersion, kMaxFormatVersion);
+    return NotSupported("format-version: {} is not supported (floe reads {} to {})", format_version,
+                        kMinFormatVersion, kMaxFormatVersion);
   }
   if (format_version >= 2 && table_uuid.empty()) return Corruption("table-uuid: missing");
   std::set<int32_t> ids;
@@ -110,9 +109,8 @@ Status TableMetadata::Validate() const {
       return Corruption("snapshots[{}].snapshot-id: {} appears twice", i, s.snapshot_id);
     }
     if (format_version >= 2 && s.sequence_number > last_sequence_number) {
-      return Corruption(
-          "snapshots[{}].sequence-number: {} is greater than last-sequence-number {}", i,
-          s.sequence_number, last_sequence_number);
+      return Corruption("snapshots[{}].sequence-number: {} is greater than last-sequence-number {}",
+                        i, s.sequence_number, last_sequence_number);
     }
   }
   if (current_snapshot_id && SnapshotById(*current_snapshot_id) == nullptr) {
@@ -128,8 +126,7 @@ Status TableMetadata::Validate() const {
     if (!main->second.is_branch()) return Corruption("refs.main: must be a branch");
     if (current_snapshot_id != main->second.snapshot_id) {
       return Corruption("current-snapshot-id: {} does not match refs.main snapshot {}",
-                        current_snapshot_id ? *current_snapshot_id : -1,
-                        main->second.snapshot_id);
+                        current_snapshot_id ? *current_snapshot_id : -1, main->second.snapshot_id);
     }
   } else if (current_snapshot_id) {
     return Corruption("refs: no main branch for current-snapshot-id {}", *current_snapshot_id);

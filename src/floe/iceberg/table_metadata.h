@@ -54,8 +54,7 @@ struct PartitionStatisticsFile {
   SnapshotId snapshot_id = 0;
   std::string statistics_path;
   int64_t file_size_in_bytes = 0;
-  friend bool operator==(const PartitionStatisticsFile&,
-                         const PartitionStatisticsFile&) = default;
+  friend bool operator==(const PartitionStatisticsFile&, const PartitionStatisticsFile&) = default;
 };
 
 /// A v3 table encryption key, kept as its JSON object ("key-id",

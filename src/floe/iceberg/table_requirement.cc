@@ -40,7 +40,9 @@ std::string_view TableRequirementType(const TableRequirement& r) {
           [](const req::AssertLastAssignedPartitionId&) {
             return std::string_view("assert-last-assigned-partition-id");
           },
-          [](const req::AssertDefaultSpecId&) { return std::string_view("assert-default-spec-id"); },
+          [](const req::AssertDefaultSpecId&) {
+            return std::string_view("assert-default-spec-id");
+          },
           [](const req::AssertDefaultSortOrderId&) {
             return std::string_view("assert-default-sort-order-id");
           },
@@ -75,8 +77,9 @@ Status CheckRequirement(const TableRequirement& r, const TableMetadata* m) {
                 return CommitConflict("assert-ref-snapshot-id: ref {} was created concurrently",
                                       a.ref);
               }
-              return CommitConflict("assert-ref-snapshot-id: ref {} expected at snapshot {}, found {}",
-                                    a.ref, OptId(a.snapshot_id), OptId(found));
+              return CommitConflict(
+                  "assert-ref-snapshot-id: ref {} expected at snapshot {}, found {}", a.ref,
+                  OptId(a.snapshot_id), OptId(found));
             }
             return Ok();
           },
@@ -166,29 +169,30 @@ Result<TableRequirement> TableRequirementFromJson(const nlohmann::json& j) {
 nlohmann::ordered_json TableRequirementToJson(const TableRequirement& r) {
   nlohmann::ordered_json j;
   j["type"] = TableRequirementType(r);
-  std::visit(Overloaded{
-                 [](const req::AssertCreate&) {},
-                 [&](const req::AssertTableUuid& a) { j["uuid"] = a.uuid; },
-                 [&](const req::AssertRefSnapshotId& a) {
-                   j["ref"] = a.ref;
-                   j["snapshot-id"] = a.snapshot_id ? nlohmann::ordered_json(*a.snapshot_id)
-                                                    : nlohmann::ordered_json(nullptr);
-                 },
-                 [&](const req::AssertLastAssignedFieldId& a) {
-                   j["last-assigned-field-id"] = a.last_assigned_field_id;
-                 },
-                 [&](const req::AssertCurrentSchemaId& a) {
-                   j["current-schema-id"] = a.current_schema_id;
-                 },
-                 [&](const req::AssertLastAssignedPartitionId& a) {
-                   j["last-assigned-partition-id"] = a.last_assigned_partition_id;
-                 },
-                 [&](const req::AssertDefaultSpecId& a) { j["default-spec-id"] = a.default_spec_id; },
-                 [&](const req::AssertDefaultSortOrderId& a) {
-                   j["default-sort-order-id"] = a.default_sort_order_id;
-                 },
-             },
-             r);
+  std::visit(
+      Overloaded{
+          [](const req::AssertCreate&) {},
+          [&](const req::AssertTableUuid& a) { j["uuid"] = a.uuid; },
+          [&](const req::AssertRefSnapshotId& a) {
+            j["ref"] = a.ref;
+            j["snapshot-id"] = a.snapshot_id ? nlohmann::ordered_json(*a.snapshot_id)
+                                             : nlohmann::ordered_json(nullptr);
+          },
+          [&](const req::AssertLastAssignedFieldId& a) {
+            j["last-assigned-field-id"] = a.last_assigned_field_id;
+          },
+          [&](const req::AssertCurrentSchemaId& a) {
+            j["current-schema-id"] = a.current_schema_id;
+          },
+          [&](const req::AssertLastAssignedPartitionId& a) {
+            j["last-assigned-partition-id"] = a.last_assigned_partition_id;
+          },
+          [&](const req::AssertDefaultSpecId& a) { j["default-spec-id"] = a.default_spec_id; },
+          [&](const req::AssertDefaultSortOrderId& a) {
+            j["default-sort-order-id"] = a.default_sort_order_id;
+          },
+      },
+      r);
   return j;
 }
 

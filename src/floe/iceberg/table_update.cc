@@ -150,8 +150,8 @@ Result<TableUpdate> TableUpdateFromJson(const json& j) {
   }
   if (action == "set-partition-statistics") {
     FLOE_ASSIGN_OR_RETURN(const json* stats, r.Object("partition-statistics"));
-    FLOE_ASSIGN_OR_RETURN(auto f, PartitionStatisticsFileFromJson(
-                                      *stats, "update.partition-statistics", kCode));
+    FLOE_ASSIGN_OR_RETURN(
+        auto f, PartitionStatisticsFileFromJson(*stats, "update.partition-statistics", kCode));
     return up::SetPartitionStatistics{std::move(f)};
   }
   if (action == "remove-partition-statistics") {
@@ -196,7 +196,9 @@ ordered_json TableUpdateToJson(const TableUpdate& u, int format_version) {
           [&](const up::SetDefaultSpec& a) { j["spec-id"] = a.spec_id; },
           [&](const up::AddSortOrder& a) { j["sort-order"] = SortOrderToJsonValue(a.sort_order); },
           [&](const up::SetDefaultSortOrder& a) { j["sort-order-id"] = a.sort_order_id; },
-          [&](const up::AddSnapshot& a) { j["snapshot"] = SnapshotToJson(a.snapshot, format_version); },
+          [&](const up::AddSnapshot& a) {
+            j["snapshot"] = SnapshotToJson(a.snapshot, format_version);
+          },
           [&](const up::SetSnapshotRef& a) {
             j["ref-name"] = a.ref_name;
             ordered_json ref = SnapshotRefToJson(a.ref);

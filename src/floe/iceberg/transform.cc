@@ -80,23 +80,33 @@ Status ExpectKind(const Type& type, const Value& value, Value::Kind kind) {
 
 Value::Kind KindOf(TypeId id) {
   switch (id) {
-    case TypeId::kBoolean: return Value::Kind::kBool;
+    case TypeId::kBoolean:
+      return Value::Kind::kBool;
     case TypeId::kInt:
-    case TypeId::kDate: return Value::Kind::kInt32;
+    case TypeId::kDate:
+      return Value::Kind::kInt32;
     case TypeId::kLong:
     case TypeId::kTime:
     case TypeId::kTimestamp:
-    case TypeId::kTimestampTz: return Value::Kind::kInt64;
-    case TypeId::kFloat: return Value::Kind::kFloat;
-    case TypeId::kDouble: return Value::Kind::kDouble;
-    case TypeId::kDecimal: return Value::Kind::kDecimal;
+    case TypeId::kTimestampTz:
+      return Value::Kind::kInt64;
+    case TypeId::kFloat:
+      return Value::Kind::kFloat;
+    case TypeId::kDouble:
+      return Value::Kind::kDouble;
+    case TypeId::kDecimal:
+      return Value::Kind::kDecimal;
     case TypeId::kString:
     case TypeId::kUuid:
     case TypeId::kFixed:
-    case TypeId::kBinary: return Value::Kind::kBytes;
-    case TypeId::kStruct: return Value::Kind::kStruct;
-    case TypeId::kList: return Value::Kind::kList;
-    case TypeId::kMap: return Value::Kind::kMap;
+    case TypeId::kBinary:
+      return Value::Kind::kBytes;
+    case TypeId::kStruct:
+      return Value::Kind::kStruct;
+    case TypeId::kList:
+      return Value::Kind::kList;
+    case TypeId::kMap:
+      return Value::Kind::kMap;
   }
   return Value::Kind::kNull;
 }
@@ -168,14 +178,30 @@ void AppendHumanValue(const Type& type, const Value& value, std::string* out) {
     return;
   }
   switch (type.id()) {
-    case TypeId::kBoolean: out->append(value.b ? "true" : "false"); return;
-    case TypeId::kInt: out->append(std::to_string(value.i32)); return;
-    case TypeId::kLong: out->append(std::to_string(value.i64)); return;
-    case TypeId::kFloat: AppendDouble(value.f32, out); return;
-    case TypeId::kDouble: AppendDouble(value.f64, out); return;
-    case TypeId::kDecimal: types::AppendDecimal(value.decimal, type.scale(), out); return;
-    case TypeId::kDate: AppendDateText(value.i32, out); return;
-    case TypeId::kTime: AppendJavaTime(FloorMod(value.i64, 86'400'000'000LL), out); return;
+    case TypeId::kBoolean:
+      out->append(value.b ? "true" : "false");
+      return;
+    case TypeId::kInt:
+      out->append(std::to_string(value.i32));
+      return;
+    case TypeId::kLong:
+      out->append(std::to_string(value.i64));
+      return;
+    case TypeId::kFloat:
+      AppendDouble(value.f32, out);
+      return;
+    case TypeId::kDouble:
+      AppendDouble(value.f64, out);
+      return;
+    case TypeId::kDecimal:
+      types::AppendDecimal(value.decimal, type.scale(), out);
+      return;
+    case TypeId::kDate:
+      AppendDateText(value.i32, out);
+      return;
+    case TypeId::kTime:
+      AppendJavaTime(FloorMod(value.i64, 86'400'000'000LL), out);
+      return;
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz: {
       int64_t days = FloorDiv(value.i64, 86'400'000'000LL);
@@ -185,7 +211,9 @@ void AppendHumanValue(const Type& type, const Value& value, std::string* out) {
       if (type.id() == TypeId::kTimestampTz) out->push_back('Z');
       return;
     }
-    case TypeId::kString: out->append(value.as_bytes()); return;
+    case TypeId::kString:
+      out->append(value.as_bytes());
+      return;
     case TypeId::kUuid:
       if (value.size == 16) {
         types::AppendUuid(value.as_bytes(), out);
@@ -194,10 +222,14 @@ void AppendHumanValue(const Type& type, const Value& value, std::string* out) {
       }
       return;
     case TypeId::kFixed:
-    case TypeId::kBinary: Base64Encode(value.as_bytes(), out); return;
+    case TypeId::kBinary:
+      Base64Encode(value.as_bytes(), out);
+      return;
     case TypeId::kStruct:
     case TypeId::kList:
-    case TypeId::kMap: out->append("?"); return;
+    case TypeId::kMap:
+      out->append("?");
+      return;
   }
 }
 
@@ -259,15 +291,24 @@ bool Transform::is_time() const {
 
 std::string Transform::ToString() const {
   switch (kind_) {
-    case TransformKind::kIdentity: return "identity";
-    case TransformKind::kBucket: return fmt::format("bucket[{}]", param_);
-    case TransformKind::kTruncate: return fmt::format("truncate[{}]", param_);
-    case TransformKind::kYear: return "year";
-    case TransformKind::kMonth: return "month";
-    case TransformKind::kDay: return "day";
-    case TransformKind::kHour: return "hour";
-    case TransformKind::kVoid: return "void";
-    case TransformKind::kUnknown: return unknown_name_;
+    case TransformKind::kIdentity:
+      return "identity";
+    case TransformKind::kBucket:
+      return fmt::format("bucket[{}]", param_);
+    case TransformKind::kTruncate:
+      return fmt::format("truncate[{}]", param_);
+    case TransformKind::kYear:
+      return "year";
+    case TransformKind::kMonth:
+      return "month";
+    case TransformKind::kDay:
+      return "day";
+    case TransformKind::kHour:
+      return "hour";
+    case TransformKind::kVoid:
+      return "void";
+    case TransformKind::kUnknown:
+      return unknown_name_;
   }
   return unknown_name_;
 }
@@ -275,8 +316,10 @@ std::string Transform::ToString() const {
 bool Transform::CanTransform(const Type& type) const {
   TypeId id = type.id();
   switch (kind_) {
-    case TransformKind::kIdentity: return type.is_primitive();
-    case TransformKind::kVoid: return true;
+    case TransformKind::kIdentity:
+      return type.is_primitive();
+    case TransformKind::kVoid:
+      return true;
     case TransformKind::kBucket:
       switch (id) {
         case TypeId::kInt:
@@ -289,17 +332,22 @@ bool Transform::CanTransform(const Type& type) const {
         case TypeId::kString:
         case TypeId::kUuid:
         case TypeId::kFixed:
-        case TypeId::kBinary: return true;
-        default: return false;
+        case TypeId::kBinary:
+          return true;
+        default:
+          return false;
       }
     case TransformKind::kTruncate:
       return id == TypeId::kInt || id == TypeId::kLong || id == TypeId::kDecimal ||
              id == TypeId::kString || id == TypeId::kBinary;
     case TransformKind::kYear:
     case TransformKind::kMonth:
-    case TransformKind::kDay: return IsTemporalDateOrTimestamp(id);
-    case TransformKind::kHour: return id == TypeId::kTimestamp || id == TypeId::kTimestampTz;
-    case TransformKind::kUnknown: return false;
+    case TransformKind::kDay:
+      return IsTemporalDateOrTimestamp(id);
+    case TransformKind::kHour:
+      return id == TypeId::kTimestamp || id == TypeId::kTimestampTz;
+    case TransformKind::kUnknown:
+      return false;
   }
   return false;
 }
@@ -312,9 +360,12 @@ Result<TypePtr> Transform::ResultType(const TypePtr& source) const {
   switch (kind_) {
     case TransformKind::kIdentity:
     case TransformKind::kTruncate:
-    case TransformKind::kVoid: return source;
-    case TransformKind::kDay: return Type::Date();
-    default: return Type::Int();
+    case TransformKind::kVoid:
+      return source;
+    case TransformKind::kDay:
+      return Type::Date();
+    default:
+      return Type::Int();
   }
 }
 
@@ -329,7 +380,8 @@ Result<Value> Transform::Apply(const Type& source, const Value& value) const {
   if (value.is_null() || kind_ == TransformKind::kVoid) return Value::Null();
   FLOE_RETURN_IF_ERROR(ExpectKind(source, value, KindOf(source.id())));
   switch (kind_) {
-    case TransformKind::kIdentity: return value;
+    case TransformKind::kIdentity:
+      return value;
     case TransformKind::kBucket: {
       FLOE_ASSIGN_OR_RETURN(int32_t hash, BucketHash(source, value));
       return Value::Int32(BucketOfHash(hash, param_));
@@ -357,13 +409,14 @@ Result<Value> Transform::Apply(const Type& source, const Value& value) const {
           std::string_view s = value.as_bytes();
           return Value::Bytes(s.substr(0, static_cast<size_t>(param_)));
         }
-        default: break;
+        default:
+          break;
       }
       break;
     case TransformKind::kYear:
-      if (source.id() == TypeId::kDate) return Value::Int32(transform_util::YearsFromDays(value.i32));
-      return Value::Int32(
-          transform_util::YearsFromDays(transform_util::DaysFromMicros(value.i64)));
+      if (source.id() == TypeId::kDate)
+        return Value::Int32(transform_util::YearsFromDays(value.i32));
+      return Value::Int32(transform_util::YearsFromDays(transform_util::DaysFromMicros(value.i64)));
     case TransformKind::kMonth:
       if (source.id() == TypeId::kDate) {
         return Value::Int32(transform_util::MonthsFromDays(value.i32));
@@ -373,11 +426,12 @@ Result<Value> Transform::Apply(const Type& source, const Value& value) const {
     case TransformKind::kDay:
       if (source.id() == TypeId::kDate) return Value::Int32(value.i32);
       return Value::Int32(transform_util::DaysFromMicros(value.i64));
-    case TransformKind::kHour: return Value::Int32(transform_util::HoursFromMicros(value.i64));
-    default: break;
+    case TransformKind::kHour:
+      return Value::Int32(transform_util::HoursFromMicros(value.i64));
+    default:
+      break;
   }
-  return InternalError("transform {} has no implementation for {}", ToString(),
-                       source.ToString());
+  return InternalError("transform {} has no implementation for {}", ToString(), source.ToString());
 }
 
 std::string Transform::ToHumanString(const Type& source, const Value& value) const {
@@ -386,8 +440,12 @@ std::string Transform::ToHumanString(const Type& source, const Value& value) con
   switch (kind_) {
     case TransformKind::kIdentity:
     case TransformKind::kTruncate:
-    case TransformKind::kVoid: AppendHumanValue(source, value, &out); break;
-    case TransformKind::kBucket: AppendHumanValue(*Type::Int(), value, &out); break;
+    case TransformKind::kVoid:
+      AppendHumanValue(source, value, &out);
+      break;
+    case TransformKind::kBucket:
+      AppendHumanValue(*Type::Int(), value, &out);
+      break;
     case TransformKind::kYear:
       if (value.kind == Value::Kind::kInt32) AppendPadded(1970 + int64_t{value.i32}, 4, &out);
       break;
@@ -405,7 +463,9 @@ std::string Transform::ToHumanString(const Type& source, const Value& value) con
         AppendPadded(FloorMod(hours, 24), 2, &out);
       }
       break;
-    case TransformKind::kUnknown: AppendHumanValue(source, value, &out); break;
+    case TransformKind::kUnknown:
+      AppendHumanValue(source, value, &out);
+      break;
   }
   if (out.empty()) out = "?";
   return out;
@@ -418,8 +478,10 @@ bool Transform::PreservesOrder() const {
     case TransformKind::kYear:
     case TransformKind::kMonth:
     case TransformKind::kDay:
-    case TransformKind::kHour: return true;
-    default: return false;
+    case TransformKind::kHour:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -427,11 +489,16 @@ namespace {
 // Coarseness rank of the time transforms: a finer one satisfies a coarser one.
 int TimeRank(TransformKind k) {
   switch (k) {
-    case TransformKind::kHour: return 0;
-    case TransformKind::kDay: return 1;
-    case TransformKind::kMonth: return 2;
-    case TransformKind::kYear: return 3;
-    default: return -1;
+    case TransformKind::kHour:
+      return 0;
+    case TransformKind::kDay:
+      return 1;
+    case TransformKind::kMonth:
+      return 2;
+    case TransformKind::kYear:
+      return 3;
+    default:
+      return -1;
   }
 }
 }  // namespace
@@ -440,7 +507,8 @@ bool Transform::SatisfiesOrderOf(const Transform& other, const Type* source) con
   if (kind_ == TransformKind::kUnknown || other.kind_ == TransformKind::kUnknown) return false;
   if (*this == other) return true;
   switch (kind_) {
-    case TransformKind::kIdentity: return other.PreservesOrder();
+    case TransformKind::kIdentity:
+      return other.PreservesOrder();
     case TransformKind::kTruncate:
       // Each truncate[W] group must lie inside one truncate[W'] group. For
       // numbers that needs W' to be a multiple of W; for strings and binary,
@@ -456,7 +524,8 @@ bool Transform::SatisfiesOrderOf(const Transform& other, const Type* source) con
     case TransformKind::kDay:
     case TransformKind::kHour:
       return other.is_time() && TimeRank(kind_) <= TimeRank(other.kind_);
-    default: return false;
+    default:
+      return false;
   }
 }
 

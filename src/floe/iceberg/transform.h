@@ -28,7 +28,7 @@ enum class TransformKind : uint8_t {
   kDay,
   kHour,
   kVoid,
-  kUnknown,   ///< a transform name floe does not know, kept verbatim (spec: readers ignore it)
+  kUnknown,  ///< a transform name floe does not know, kept verbatim (spec: readers ignore it)
 };
 
 class Transform {

@@ -40,14 +40,16 @@ Result<int> RowChangeWriter::Write(const RowMapping& m, cdc::ChangeOp op, types:
     return InvalidArgument("{}", message);
   };
   auto need_key = [&](std::string_view what) {
-    return bad(fmt::format("{} for table {}, which has no identifier fields (primary key): give "
-                           "--primary-key",
-                           what, target->key));
+    return bad(
+        fmt::format("{} for table {}, which has no identifier fields (primary key): give "
+                    "--primary-key",
+                    what, target->key));
   };
   auto missing = [&](std::string_view column, std::string_view image) {
-    return bad(fmt::format("table {}: column '{}' is null in the {} image but is required "
-                           "(an identifier field or NOT NULL)",
-                           target->key, column, image));
+    return bad(
+        fmt::format("table {}: column '{}' is null in the {} image but is required "
+                    "(an identifier field or NOT NULL)",
+                    target->key, column, image));
   };
 
   switch (op) {

@@ -129,7 +129,7 @@ struct CaptureSource::Impl {
   std::atomic<bool> closing{false};
 
   // Poll's side.
-  SourceState state;          ///< after the last transaction handed on
+  SourceState state;            ///< after the last transaction handed on
   bool in_transaction = false;  ///< a batch without a boundary was handed on
   bool ended = false;           ///< stop_after_snapshot: the snapshot is whole
   const cdc::TableDefinition* last_definition = nullptr;
@@ -316,7 +316,8 @@ struct CaptureSource::Impl {
     if (*rows > 0) dirty = true;
     state.rows += *rows;
     stats->rows_emitted.fetch_add(*rows, std::memory_order_relaxed);
-    if (options.metrics != nullptr) CountForMetrics(ingest::TableResolver::TargetOf(*resolved), change);
+    if (options.metrics != nullptr)
+      CountForMetrics(ingest::TableResolver::TargetOf(*resolved), change);
     return Ok();
   }
 
@@ -691,7 +692,8 @@ struct CaptureSource::Impl {
         auto resolved =
             resolver->Resolve(change.table.db, change.table.table, row_schema, &event_error);
         if (!resolved) {
-          return std::unexpected(AtChange(std::move(resolved).error(), change.table, change.source));
+          return std::unexpected(
+              AtChange(std::move(resolved).error(), change.table, change.source));
         }
         auto mapping = resolver->MappingFor(*resolved, row_schema, &event_error);
         if (!mapping) {
@@ -712,13 +714,14 @@ struct CaptureSource::Impl {
                     "exclude it"),
               change.table, change.source));
         }
-        auto resolved = resolver->Resolve(change.table.db, change.table.table, nullptr, &event_error);
+        auto resolved =
+            resolver->Resolve(change.table.db, change.table.table, nullptr, &event_error);
         if (!resolved) {
           if (resolved.error().code() == ErrorCode::kNotFound) return Ok();  // nothing to truncate
-          return std::unexpected(AtChange(std::move(resolved).error(), change.table, change.source));
+          return std::unexpected(
+              AtChange(std::move(resolved).error(), change.table, change.source));
         }
-        FLOE_RETURN_IF_ERROR(
-            batcher->Truncate(ingest::TableResolver::TargetOf(*resolved), out));
+        FLOE_RETURN_IF_ERROR(batcher->Truncate(ingest::TableResolver::TargetOf(*resolved), out));
         dirty = true;
         stats->truncates.fetch_add(1, std::memory_order_relaxed);
         return Ok();
@@ -839,8 +842,8 @@ Status CaptureSource::Open(const engine::OperatorContext& context,
   }
   FLOE_ASSIGN_OR_RETURN(s.capture, cdc::mysql::MySqlCapture::Open(std::move(capture_options)));
   s.thread = std::thread([&s] {
-    Status status = s.capture->Run([&s](cdc::ChangeBatch& batch) { return s.Enqueue(batch); },
-                                   s.closing);
+    Status status =
+        s.capture->Run([&s](cdc::ChangeBatch& batch) { return s.Enqueue(batch); }, s.closing);
     std::lock_guard lock(s.mu);
     s.capture_done = true;
     s.capture_status = std::move(status);

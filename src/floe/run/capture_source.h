@@ -111,8 +111,8 @@ class CaptureSource final : public engine::SourceOperator<sink::RowBatch> {
  public:
   /// `positions` is shared with the committers (the binlog position goes
   /// into every snapshot summary); `stats` (may be null) outlives the source.
-  CaptureSource(CaptureSourceOptions options,
-                std::shared_ptr<sink::CheckpointPositions> positions, ingest::IngestStats* stats);
+  CaptureSource(CaptureSourceOptions options, std::shared_ptr<sink::CheckpointPositions> positions,
+                ingest::IngestStats* stats);
   ~CaptureSource() override;
 
   /// Opens the catalog and the capture (from the restored state, if any) and

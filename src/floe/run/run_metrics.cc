@@ -44,10 +44,14 @@ std::string EscapeLabel(std::string_view value) {
   std::string out;
   out.reserve(value.size());
   for (char c : value) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '"') out += "\\\"";
-    else if (c == '\n') out += "\\n";
-    else out.push_back(c);
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '"')
+      out += "\\\"";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out.push_back(c);
   }
   return out;
 }
@@ -57,12 +61,23 @@ std::string EscapeHtml(std::string_view value) {
   out.reserve(value.size());
   for (char c : value) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out.push_back(c);
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out.push_back(c);
     }
   }
   return out;
@@ -87,8 +102,8 @@ class Family {
   }
   /// `labels`: pairs of name and value.
   template <typename V>
-  void Sample(V value, std::initializer_list<std::pair<std::string_view, std::string_view>>
-                           labels = {}) {
+  void Sample(V value,
+              std::initializer_list<std::pair<std::string_view, std::string_view>> labels = {}) {
     *out_ += name_;
     if (labels.size() > 0) {
       *out_ += '{';
@@ -177,8 +192,8 @@ size_t RunMetrics::table_count() const {
 
 TableMetrics& RunMetrics::TableLocked(const std::string& table) { return s_.tables[table]; }
 
-void RunMetrics::PublishHandedOn(const TableTallies& tallies, int64_t changes,
-                                 std::string position, int64_t last_change_ts_ms) {
+void RunMetrics::PublishHandedOn(const TableTallies& tallies, int64_t changes, std::string position,
+                                 int64_t last_change_ts_ms) {
   std::lock_guard lock(mu_);
   for (const auto& [table, tally] : tallies) {
     TableLocked(table).handed_on.Add(tally);
@@ -226,7 +241,8 @@ void RunMetrics::Committed(const sink::CommitOutcome& outcome) {
     it = it->second.empty() ? pending_.erase(it) : std::next(it);
   }
   t.committed.Add(committed);
-  if (committed.max_ts_ms > t.newest_committed_ts_ms) t.newest_committed_ts_ms = committed.max_ts_ms;
+  if (committed.max_ts_ms > t.newest_committed_ts_ms)
+    t.newest_committed_ts_ms = committed.max_ts_ms;
   ++t.commits;
   ++s_.commits;
   t.added_files += outcome.added_files;
@@ -263,7 +279,8 @@ void RunMetrics::CheckpointCompleted(engine::CheckpointId id) {
   ++s_.checkpoints_completed;
   s_.last_checkpoint_bytes = file_bytes;
   if (auto taken = taken_at_.find(id); taken != taken_at_.end()) {
-    s_.last_checkpoint_seconds = std::chrono::duration<double>(Clock::now() - taken->second).count();
+    s_.last_checkpoint_seconds =
+        std::chrono::duration<double>(Clock::now() - taken->second).count();
   }
 }
 
@@ -321,7 +338,8 @@ std::string RenderPrometheus(const MetricsSnapshot& m) {
   }
   Family(&out, "floe_checkpoints_completed_total", "counter", "Checkpoints completed by this run")
       .Sample(static_cast<double>(m.checkpoints_completed));
-  Family(&out, "floe_last_checkpoint_id", "gauge", "Id of the newest completed checkpoint (0: none)")
+  Family(&out, "floe_last_checkpoint_id", "gauge",
+         "Id of the newest completed checkpoint (0: none)")
       .Sample(static_cast<double>(m.last_checkpoint));
   if (m.last_checkpoint_seconds >= 0) {
     Family(&out, "floe_last_checkpoint_duration_seconds", "gauge",
@@ -366,7 +384,8 @@ std::string RenderPrometheus(const MetricsSnapshot& m) {
         &TableMetrics::committed);
   {
     Family f(&out, "floe_table_commits_total", "counter", "Iceberg commits to the table");
-    for (const auto& [table, t] : m.tables) f.Sample(static_cast<double>(t.commits), {{"table", table}});
+    for (const auto& [table, t] : m.tables)
+      f.Sample(static_cast<double>(t.commits), {{"table", table}});
   }
   {
     Family f(&out, "floe_table_data_files_added_total", "counter",
@@ -457,7 +476,8 @@ std::string RenderStatusJson(const MetricsSnapshot& m) {
         {"last_checkpoint_id", OrNull(t.last_checkpoint, t.commits > 0)},
         {"last_commit_duration_seconds", OrNull(t.last_commit_seconds, t.last_commit_seconds >= 0)},
         {"last_commit_unix_ms", OrNull(t.last_commit_unix_ms, t.last_commit_unix_ms > 0)},
-        {"freshness_seconds", OrNull(SecondsSince(t.newest_committed_ts_ms, now), t.newest_committed_ts_ms > 0)},
+        {"freshness_seconds",
+         OrNull(SecondsSince(t.newest_committed_ts_ms, now), t.newest_committed_ts_ms > 0)},
     };
   }
   j["tables"] = std::move(tables);
@@ -492,30 +512,31 @@ footer{{margin-top:1em;color:#889;font-size:.8em}}
                                  refresh_seconds, EscapeHtml(m.pipeline), EscapeHtml(m.pipeline),
                                  state_class, state);
   auto card = [&](std::string_view label, const std::string& value) {
-    html += fmt::format("<div class=\"card\"><b>{}</b><span>{}</span></div>", EscapeHtml(value),
-                        label);
+    html +=
+        fmt::format("<div class=\"card\"><b>{}</b><span>{}</span></div>", EscapeHtml(value), label);
   };
   html += "<div class=\"cards\">";
   card("binlog position", m.position.empty() ? "—" : m.position);
   card("lag", m.last_change_ts_ms > 0 ? HumanSeconds(SecondsSince(m.last_change_ts_ms, now)) : "—");
   card("changes read", Thousands(m.changes));
   card("commits", Thousands(m.commits));
-  card("last checkpoint", m.last_checkpoint > 0
-                              ? fmt::format("#{} ({})", m.last_checkpoint,
-                                            HumanSeconds(m.last_checkpoint_seconds))
-                              : "—");
-  card("memory", m.resident_bytes >= 0 ? fmt::format("{:.1f} MiB", m.resident_bytes / 1048576.0)
-                                       : "—");
+  card("last checkpoint",
+       m.last_checkpoint > 0
+           ? fmt::format("#{} ({})", m.last_checkpoint, HumanSeconds(m.last_checkpoint_seconds))
+           : "—");
+  card("memory",
+       m.resident_bytes >= 0 ? fmt::format("{:.1f} MiB", m.resident_bytes / 1048576.0) : "—");
   card("up", HumanSeconds(SecondsSince(m.started_unix_ms, now)));
   html += "</div>\n";
   if (!m.last_error.empty()) {
     html += fmt::format("<p class=\"error\"><b>{}</b> ({}): {}</p>\n",
-                        m.failed ? "Failed" : "Last warning or error", AgoText(m.last_error_unix_ms, now),
-                        EscapeHtml(m.last_error));
+                        m.failed ? "Failed" : "Last warning or error",
+                        AgoText(m.last_error_unix_ms, now), EscapeHtml(m.last_error));
   }
-  html += "<div class=\"wide\"><table><tr><th>table</th><th>freshness</th><th>inserts</th>"
-          "<th>updates</th><th>deletes</th><th>snapshot rows</th><th>last commit</th>"
-          "<th>checkpoint</th><th>commit took</th></tr>\n";
+  html +=
+      "<div class=\"wide\"><table><tr><th>table</th><th>freshness</th><th>inserts</th>"
+      "<th>updates</th><th>deletes</th><th>snapshot rows</th><th>last commit</th>"
+      "<th>checkpoint</th><th>commit took</th></tr>\n";
   if (m.tables.empty()) {
     html += "<tr><td colspan=\"9\">no table has rows yet</td></tr>\n";
   }
@@ -525,14 +546,17 @@ footer{{margin-top:1em;color:#889;font-size:.8em}}
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td title=\"snapshot {}\">{}</td><td>{}</td></tr>\n",
         EscapeHtml(table),
-        t.newest_committed_ts_ms > 0 ? HumanSeconds(SecondsSince(t.newest_committed_ts_ms, now)) : "—",
+        t.newest_committed_ts_ms > 0 ? HumanSeconds(SecondsSince(t.newest_committed_ts_ms, now))
+                                     : "—",
         Thousands(c.inserts), Thousands(c.updates), Thousands(c.deletes), Thousands(c.reads),
         AgoText(t.last_commit_unix_ms, now),
         t.last_snapshot_id >= 0 ? std::to_string(t.last_snapshot_id) : "—",
-        t.commits > 0 ? std::to_string(t.last_checkpoint) : "—", HumanSeconds(t.last_commit_seconds));
+        t.commits > 0 ? std::to_string(t.last_checkpoint) : "—",
+        HumanSeconds(t.last_commit_seconds));
   }
   html += fmt::format(
-      "</table></div>\n<footer>{} table(s). Freshness: now minus the source commit time of the newest "
+      "</table></div>\n<footer>{} table(s). Freshness: now minus the source commit time of the "
+      "newest "
       "change committed to the table. Counts since this process started. Reloads every {} s; "
       "<a href=\"/metrics\">/metrics</a>, <a href=\"/status\">/status</a>.</footer>\n"
       "</body></html>\n",

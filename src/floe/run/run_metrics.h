@@ -49,10 +49,18 @@ struct TableTally {
   /// Counts one change of `op` committed at `ts_ms` in the source.
   void Count(cdc::ChangeOp op, int64_t ts_ms) {
     switch (op) {
-      case cdc::ChangeOp::kInsert: ++inserts; break;
-      case cdc::ChangeOp::kUpdate: ++updates; break;
-      case cdc::ChangeOp::kDelete: ++deletes; break;
-      case cdc::ChangeOp::kRead: ++reads; break;
+      case cdc::ChangeOp::kInsert:
+        ++inserts;
+        break;
+      case cdc::ChangeOp::kUpdate:
+        ++updates;
+        break;
+      case cdc::ChangeOp::kDelete:
+        ++deletes;
+        break;
+      case cdc::ChangeOp::kRead:
+        ++reads;
+        break;
     }
     if (ts_ms > max_ts_ms) max_ts_ms = ts_ms;
   }
@@ -72,10 +80,10 @@ struct TableMetrics {
   TableTally committed;
   int64_t commits = 0;
   int64_t added_files = 0;
-  int64_t last_snapshot_id = -1;           ///< -1: no commit yet
+  int64_t last_snapshot_id = -1;  ///< -1: no commit yet
   engine::CheckpointId last_checkpoint = 0;
-  double last_commit_seconds = -1;         ///< checkpoint taken -> committed; -1: unknown
-  int64_t last_commit_unix_ms = 0;         ///< wall time of the last commit; 0: none
+  double last_commit_seconds = -1;  ///< checkpoint taken -> committed; -1: unknown
+  int64_t last_commit_unix_ms = 0;  ///< wall time of the last commit; 0: none
   /// Source commit time of the newest change committed to the table; 0: none yet.
   int64_t newest_committed_ts_ms = 0;
 };
@@ -86,9 +94,9 @@ struct MetricsSnapshot {
   int64_t now_unix_ms = 0;  ///< when the copy was taken
   int64_t started_unix_ms = 0;
   bool snapshot_running = false;
-  bool failed = false;  ///< the run stopped with an error (`last_error`)
-  std::string position;  ///< binlog position after the last transaction handed on
-  int64_t changes = 0;   ///< changes handed on (rows and schema changes)
+  bool failed = false;            ///< the run stopped with an error (`last_error`)
+  std::string position;           ///< binlog position after the last transaction handed on
+  int64_t changes = 0;            ///< changes handed on (rows and schema changes)
   int64_t last_change_ts_ms = 0;  ///< source commit time of the last change handed on
   int64_t checkpoints_completed = 0;
   engine::CheckpointId last_checkpoint = 0;

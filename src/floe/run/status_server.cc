@@ -62,7 +62,8 @@ Result<std::unique_ptr<StatusServer>> StatusServer::Start(const std::string& hos
     m.server.Put(".*", not_allowed);
     m.server.Delete(".*", not_allowed);
     m.server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
-      if (res.status == 404) res.set_content("not found: try /, /metrics or /status\n", "text/plain");
+      if (res.status == 404)
+        res.set_content("not found: try /, /metrics or /status\n", "text/plain");
     });
     m.server.set_keep_alive_max_count(100);
     // httplib's default also sets SO_REUSEPORT, which would let a second
@@ -80,9 +81,10 @@ Result<std::unique_ptr<StatusServer>> StatusServer::Start(const std::string& hos
       if (m.port < 0) return IoError("status server: cannot bind {}:0", host);
     } else {
       if (!m.server.bind_to_port(bind_host, port)) {
-        return IoError("status server: cannot bind {}:{} (address in use, or not an address of "
-                       "this machine)",
-                       host, port);
+        return IoError(
+            "status server: cannot bind {}:{} (address in use, or not an address of "
+            "this machine)",
+            host, port);
       }
       m.port = port;
     }

@@ -38,11 +38,12 @@ class Reader {
     } else if constexpr (std::is_integral_v<T>) {
       if (!it->is_number_integer()) return Fail(where, fmt::format("'{}' is not an integer", key));
       // nlohmann keeps integers as int64 or uint64; refuse what does not fit T.
-      bool fits = it->is_number_unsigned()
-                      ? it->get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max())
-                      : it->get<int64_t>() >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
-                            (std::is_unsigned_v<T> ||
-                             it->get<int64_t>() <= static_cast<int64_t>(std::numeric_limits<T>::max()));
+      bool fits =
+          it->is_number_unsigned()
+              ? it->get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max())
+              : it->get<int64_t>() >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
+                    (std::is_unsigned_v<T> ||
+                     it->get<int64_t>() <= static_cast<int64_t>(std::numeric_limits<T>::max()));
       if (!fits) return Fail(where, fmt::format("'{}' is out of range", key));
     } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
       if (!it->is_array()) return Fail(where, fmt::format("'{}' is not an array", key));

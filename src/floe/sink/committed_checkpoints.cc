@@ -133,7 +133,8 @@ Result<std::vector<TableProgress>> CommittedProgress(
     }
     if (*table_max == 0 && values.empty()) continue;
     TableProgress p{id, *table_max, std::nullopt, std::move(values)};
-    if (const iceberg::Snapshot* s = FindCheckpointSnapshot(loaded->metadata, pipeline_id, p.checkpoint)) {
+    if (const iceberg::Snapshot* s =
+            FindCheckpointSnapshot(loaded->metadata, pipeline_id, p.checkpoint)) {
       auto position = s->summary.find(std::string(kSummarySourcePosition));
       if (position != s->summary.end()) p.source_position = position->second;
     }

@@ -11,9 +11,12 @@ Result<DistributionMode> ParseDistributionMode(std::string_view text) {
 
 std::string_view DistributionModeName(DistributionMode mode) {
   switch (mode) {
-    case DistributionMode::kNone: return "none";
-    case DistributionMode::kHash: return "hash";
-    case DistributionMode::kRange: return "range";
+    case DistributionMode::kNone:
+      return "none";
+    case DistributionMode::kHash:
+      return "hash";
+    case DistributionMode::kRange:
+      return "range";
   }
   return "none";
 }

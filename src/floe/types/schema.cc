@@ -24,7 +24,8 @@ void Schema::Index(const NestedField& field, const std::string& prefix, bool und
   if (field.id > highest_field_id_) highest_field_id_ = field.id;
   if (field.type && field.type->is_nested()) {
     bool collection = field.type->id() != TypeId::kStruct;
-    for (const auto& child : field.type->fields()) Index(child, name, under_collection || collection);
+    for (const auto& child : field.type->fields())
+      Index(child, name, under_collection || collection);
   }
 }
 
@@ -50,14 +51,17 @@ Status ValidateStruct(const std::vector<NestedField>& fields, const std::string&
   std::unordered_set<std::string> names;
   for (const auto& f : fields) {
     std::string name = path.empty() ? f.name : path + "." + f.name;
-    if (f.id <= 0) return InvalidArgument("field '{}' has invalid id {}: ids must be positive", name, f.id);
-    if (!ids->insert(f.id).second) return InvalidArgument("field id {} is used twice ('{}')", f.id, name);
+    if (f.id <= 0)
+      return InvalidArgument("field '{}' has invalid id {}: ids must be positive", name, f.id);
+    if (!ids->insert(f.id).second)
+      return InvalidArgument("field id {} is used twice ('{}')", f.id, name);
     if (f.name.empty()) return InvalidArgument("field {} under '{}' has an empty name", f.id, path);
     // Names go into JSON metadata, which must be UTF-8.
     if (size_t bad = FindInvalidUtf8(f.name); bad != std::string::npos) {
-      return InvalidArgument("field {} under '{}': its name is not valid UTF-8 (byte 0x{:02X} at "
-                             "offset {})",
-                             f.id, path, static_cast<unsigned char>(f.name[bad]), bad);
+      return InvalidArgument(
+          "field {} under '{}': its name is not valid UTF-8 (byte 0x{:02X} at "
+          "offset {})",
+          f.id, path, static_cast<unsigned char>(f.name[bad]), bad);
     }
     if (!names.insert(f.name).second) return InvalidArgument("field name '{}' is used twice", name);
     if (!f.type) return InvalidArgument("field '{}' has no type", name);
@@ -76,7 +80,8 @@ Status Schema::Validate() const {
     if (f == nullptr) return InvalidArgument("identifier field id {} is not in the schema", id);
     std::string name = FindColumnName(id);
     if (!f->required) return InvalidArgument("identifier field '{}' must be required", name);
-    if (!f->type->is_primitive()) return InvalidArgument("identifier field '{}' must be a primitive", name);
+    if (!f->type->is_primitive())
+      return InvalidArgument("identifier field '{}' must be a primitive", name);
     if (f->type->id() == TypeId::kFloat || f->type->id() == TypeId::kDouble) {
       return InvalidArgument("identifier field '{}' cannot be float or double", name);
     }
@@ -84,7 +89,8 @@ Status Schema::Validate() const {
     for (size_t dot = name.find('.'); dot != std::string::npos; dot = name.find('.', dot + 1)) {
       const NestedField* parent = FindFieldByName(name.substr(0, dot));
       if (parent == nullptr || parent->type->id() != TypeId::kStruct || !parent->required) {
-        return InvalidArgument("identifier field '{}' must be reached through required structs", name);
+        return InvalidArgument("identifier field '{}' must be reached through required structs",
+                               name);
       }
     }
   }

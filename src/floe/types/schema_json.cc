@@ -13,10 +13,12 @@ using nlohmann::json;
 
 class Parser {
  public:
-  explicit Parser(bool corruption) : code_(corruption ? ErrorCode::kCorruption : ErrorCode::kInvalidArgument) {}
+  explicit Parser(bool corruption)
+      : code_(corruption ? ErrorCode::kCorruption : ErrorCode::kInvalidArgument) {}
 
   template <typename... Args>
-  std::unexpected<Error> Fail(const std::string& path, fmt::format_string<Args...> f, Args&&... args) {
+  std::unexpected<Error> Fail(const std::string& path, fmt::format_string<Args...> f,
+                              Args&&... args) {
     return std::unexpected(Error(code_, fmt::format("{}: {}", path.empty() ? "schema" : path,
                                                     fmt::format(f, std::forward<Args>(args)...))));
   }
@@ -79,8 +81,7 @@ class Parser {
 
   // `depth` is the nesting level of the struct whose fields these are (0 for
   // the schema itself).
-  Result<std::vector<NestedField>> ParseFields(const json& j, const std::string& path,
-                                               int depth) {
+  Result<std::vector<NestedField>> ParseFields(const json& j, const std::string& path, int depth) {
     auto fields = j.find("fields");
     if (fields == j.end() || !fields->is_array()) return Fail(path, "missing 'fields' array");
     std::vector<NestedField> out;
@@ -98,7 +99,8 @@ class Parser {
       auto type = f.find("type");
       if (type == f.end()) return Fail(fpath, "missing 'type'");
       FLOE_ASSIGN_OR_RETURN(field.type, ParseType(*type, fpath + ".type", depth));
-      if (auto doc = f.find("doc"); doc != f.end() && doc->is_string()) field.doc = doc->get<std::string>();
+      if (auto doc = f.find("doc"); doc != f.end() && doc->is_string())
+        field.doc = doc->get<std::string>();
       out.push_back(std::move(field));
     }
     return out;
@@ -134,7 +136,8 @@ class Parser {
 json FieldsToJson(const std::vector<NestedField>& fields) {
   json out = json::array();
   for (const auto& f : fields) {
-    json j = {{"id", f.id}, {"name", f.name}, {"required", f.required}, {"type", TypeToJson(*f.type)}};
+    json j = {
+        {"id", f.id}, {"name", f.name}, {"required", f.required}, {"type", TypeToJson(*f.type)}};
     if (!f.doc.empty()) j["doc"] = f.doc;
     out.push_back(std::move(j));
   }
@@ -202,7 +205,8 @@ nlohmann::json TypeToJson(const Type& type) {
 
 nlohmann::json SchemaToJson(const Schema& schema) {
   nlohmann::json j = {{"type", "struct"}, {"schema-id", schema.schema_id()}};
-  if (!schema.identifier_field_ids().empty()) j["identifier-field-ids"] = schema.identifier_field_ids();
+  if (!schema.identifier_field_ids().empty())
+    j["identifier-field-ids"] = schema.identifier_field_ids();
   j["fields"] = FieldsToJson(schema.fields());
   return j;
 }
@@ -228,8 +232,8 @@ Result<Schema> ParseSchemaText(std::string_view text, std::string_view path) {
       },
       /*allow_exceptions=*/false);
   if (too_deep) {
-    return InvalidArgument("{}: JSON nested deeper than {} levels (types may nest {} levels)",
-                           path, kMaxJsonDepth, kMaxTypeDepth);
+    return InvalidArgument("{}: JSON nested deeper than {} levels (types may nest {} levels)", path,
+                           kMaxJsonDepth, kMaxTypeDepth);
   }
   if (j.is_discarded()) return InvalidArgument("{}: not valid JSON", path);
   if (j.is_object() && j.contains("schema") && j["schema"].is_object()) j = j["schema"];

@@ -25,9 +25,9 @@ int TypeDepth(const Type& type);
 Status CheckTypeDepth(const Schema& schema);
 
 /// Parses a schema object. Types nested deeper than kMaxTypeDepth are refused
-/// (never a stack overflow, whatever the depth of `json`). Errors: kInvalidArgument (as kCorruption when
-/// `corruption` is set, for metadata read from files) naming the JSON path of
-/// the bad member, e.g. "fields[2].type: unknown type 'lnog'".
+/// (never a stack overflow, whatever the depth of `json`). Errors: kInvalidArgument (as kCorruption
+/// when `corruption` is set, for metadata read from files) naming the JSON path of the bad member,
+/// e.g. "fields[2].type: unknown type 'lnog'".
 Result<Schema> SchemaFromJson(const nlohmann::json& json, bool corruption = false);
 /// Parses a type (a primitive name or a struct/list/map object).
 Result<TypePtr> TypeFromJson(const nlohmann::json& json, bool corruption = false);

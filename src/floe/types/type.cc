@@ -11,19 +11,32 @@ TypePtr MakePrimitive(TypeId id) { return std::make_shared<const Type>(id); }
 
 std::string_view PrimitiveName(TypeId id) {
   switch (id) {
-    case TypeId::kBoolean: return "boolean";
-    case TypeId::kInt: return "int";
-    case TypeId::kLong: return "long";
-    case TypeId::kFloat: return "float";
-    case TypeId::kDouble: return "double";
-    case TypeId::kDate: return "date";
-    case TypeId::kTime: return "time";
-    case TypeId::kTimestamp: return "timestamp";
-    case TypeId::kTimestampTz: return "timestamptz";
-    case TypeId::kString: return "string";
-    case TypeId::kUuid: return "uuid";
-    case TypeId::kBinary: return "binary";
-    default: return "";
+    case TypeId::kBoolean:
+      return "boolean";
+    case TypeId::kInt:
+      return "int";
+    case TypeId::kLong:
+      return "long";
+    case TypeId::kFloat:
+      return "float";
+    case TypeId::kDouble:
+      return "double";
+    case TypeId::kDate:
+      return "date";
+    case TypeId::kTime:
+      return "time";
+    case TypeId::kTimestamp:
+      return "timestamp";
+    case TypeId::kTimestampTz:
+      return "timestamptz";
+    case TypeId::kString:
+      return "string";
+    case TypeId::kUuid:
+      return "uuid";
+    case TypeId::kBinary:
+      return "binary";
+    default:
+      return "";
   }
 }
 
@@ -59,9 +72,10 @@ FLOE_PRIMITIVE_(Binary, TypeId::kBinary)
 
 Result<TypePtr> Type::Decimal(int precision, int scale) {
   if (precision < 1 || precision > 38 || scale < 0 || scale > precision) {
-    return InvalidArgument("invalid decimal({}, {}): need 1 <= precision <= 38 and 0 <= scale <= "
-                           "precision",
-                           precision, scale);
+    return InvalidArgument(
+        "invalid decimal({}, {}): need 1 <= precision <= 38 and 0 <= scale <= "
+        "precision",
+        precision, scale);
   }
   auto t = std::make_shared<Type>(TypeId::kDecimal);
   t->precision_ = precision;
@@ -84,7 +98,8 @@ TypePtr Type::Struct(std::vector<NestedField> fields) {
 
 TypePtr Type::List(int32_t element_id, bool element_required, TypePtr element) {
   auto t = std::make_shared<Type>(TypeId::kList);
-  t->fields_.push_back(NestedField{element_id, "element", element_required, std::move(element), {}});
+  t->fields_.push_back(
+      NestedField{element_id, "element", element_required, std::move(element), {}});
   return t;
 }
 
@@ -127,8 +142,10 @@ Result<TypePtr> Type::ParsePrimitive(std::string_view name) {
 
 std::string Type::ToString() const {
   switch (id_) {
-    case TypeId::kDecimal: return fmt::format("decimal({}, {})", precision_, scale_);
-    case TypeId::kFixed: return fmt::format("fixed[{}]", length_);
+    case TypeId::kDecimal:
+      return fmt::format("decimal({}, {})", precision_, scale_);
+    case TypeId::kFixed:
+      return fmt::format("fixed[{}]", length_);
     case TypeId::kStruct: {
       std::string out = "struct<";
       for (size_t i = 0; i < fields_.size(); ++i) {
@@ -143,7 +160,8 @@ std::string Type::ToString() const {
       return fmt::format("list<{}>", element().type->ToString());
     case TypeId::kMap:
       return fmt::format("map<{}, {}>", key().type->ToString(), value().type->ToString());
-    default: return std::string(PrimitiveName(id_));
+    default:
+      return std::string(PrimitiveName(id_));
   }
 }
 
@@ -155,8 +173,7 @@ bool Type::Equals(const Type& other) const {
   for (size_t i = 0; i < fields_.size(); ++i) {
     const auto& a = fields_[i];
     const auto& b = other.fields_[i];
-    if (a.id != b.id || a.name != b.name || a.required != b.required ||
-        !a.type->Equals(*b.type)) {
+    if (a.id != b.id || a.name != b.name || a.required != b.required || !a.type->Equals(*b.type)) {
       return false;
     }
   }

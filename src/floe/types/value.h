@@ -27,8 +27,19 @@ namespace floe::types {
 using int128_t = __int128;
 
 struct Value {
-  enum class Kind : uint8_t { kNull, kBool, kInt32, kInt64, kFloat, kDouble, kDecimal, kBytes,
-                              kStruct, kList, kMap };
+  enum class Kind : uint8_t {
+    kNull,
+    kBool,
+    kInt32,
+    kInt64,
+    kFloat,
+    kDouble,
+    kDecimal,
+    kBytes,
+    kStruct,
+    kList,
+    kMap
+  };
 
   Kind kind = Kind::kNull;
   uint32_t size = 0;  ///< bytes: length; struct/list: children; map: 2 * entries
@@ -46,16 +57,47 @@ struct Value {
   Value() : i64(0) {}
 
   static Value Null() { return Value(); }
-  static Value Bool(bool v) { Value x; x.kind = Kind::kBool; x.b = v; return x; }
-  static Value Int32(int32_t v) { Value x; x.kind = Kind::kInt32; x.i32 = v; return x; }
-  static Value Int64(int64_t v) { Value x; x.kind = Kind::kInt64; x.i64 = v; return x; }
-  static Value Float(float v) { Value x; x.kind = Kind::kFloat; x.f32 = v; return x; }
-  static Value Double(double v) { Value x; x.kind = Kind::kDouble; x.f64 = v; return x; }
+  static Value Bool(bool v) {
+    Value x;
+    x.kind = Kind::kBool;
+    x.b = v;
+    return x;
+  }
+  static Value Int32(int32_t v) {
+    Value x;
+    x.kind = Kind::kInt32;
+    x.i32 = v;
+    return x;
+  }
+  static Value Int64(int64_t v) {
+    Value x;
+    x.kind = Kind::kInt64;
+    x.i64 = v;
+    return x;
+  }
+  static Value Float(float v) {
+    Value x;
+    x.kind = Kind::kFloat;
+    x.f32 = v;
+    return x;
+  }
+  static Value Double(double v) {
+    Value x;
+    x.kind = Kind::kDouble;
+    x.f64 = v;
+    return x;
+  }
   static Value Decimal(int128_t unscaled) {
-    Value x; x.kind = Kind::kDecimal; x.decimal = unscaled; return x;
+    Value x;
+    x.kind = Kind::kDecimal;
+    x.decimal = unscaled;
+    return x;
   }
   static Value Bytes(std::string_view s) {
-    Value x; x.kind = Kind::kBytes; x.bytes = s.data(); x.size = static_cast<uint32_t>(s.size());
+    Value x;
+    x.kind = Kind::kBytes;
+    x.bytes = s.data();
+    x.size = static_cast<uint32_t>(s.size());
     return x;
   }
   static Value Struct(const Value* fields, size_t n) { return Nested(Kind::kStruct, fields, n); }
@@ -71,7 +113,11 @@ struct Value {
 
  private:
   static Value Nested(Kind kind, const Value* children, size_t n) {
-    Value x; x.kind = kind; x.children = children; x.size = static_cast<uint32_t>(n); return x;
+    Value x;
+    x.kind = kind;
+    x.children = children;
+    x.size = static_cast<uint32_t>(n);
+    return x;
   }
 };
 

@@ -20,16 +20,42 @@ std::unordered_map<uint32_t, std::string>& Registry() {
 
 std::string_view BuiltIn(uint32_t id) {
   switch (id) {
-    case 63: return "binary";
-    case 5: case 8: case 15: case 31: case 47: case 48: case 49: case 94: return "latin1";
-    case 11: case 65: return "ascii";
-    case 33: case 83: case 223: return "utf8mb3";
-    case 45: case 46: return "utf8mb4";
-    case 35: case 90: case 159: return "ucs2";
-    case 54: case 55: return "utf16";
-    case 56: case 62: return "utf16le";
-    case 60: case 61: return "utf32";
-    default: break;
+    case 63:
+      return "binary";
+    case 5:
+    case 8:
+    case 15:
+    case 31:
+    case 47:
+    case 48:
+    case 49:
+    case 94:
+      return "latin1";
+    case 11:
+    case 65:
+      return "ascii";
+    case 33:
+    case 83:
+    case 223:
+      return "utf8mb3";
+    case 45:
+    case 46:
+      return "utf8mb4";
+    case 35:
+    case 90:
+    case 159:
+      return "ucs2";
+    case 54:
+    case 55:
+      return "utf16";
+    case 56:
+    case 62:
+      return "utf16le";
+    case 60:
+    case 61:
+      return "utf32";
+    default:
+      break;
   }
   if (id >= 192 && id <= 215) return "utf8mb3";
   if (id >= 224 && id <= 247) return "utf8mb4";
@@ -37,8 +63,8 @@ std::string_view BuiltIn(uint32_t id) {
   if (id >= 128 && id <= 151) return "ucs2";
   if (id >= 101 && id <= 124) return "utf16";
   if (id >= 160 && id <= 183) return "utf32";
-  if (id >= 576 && id <= 599) return "utf8mb3";  // MariaDB *_mysql561 / extra utf8mb3
-  if (id >= 608 && id <= 631) return "utf8mb4";  // MariaDB *_mysql561 / extra utf8mb4
+  if (id >= 576 && id <= 599) return "utf8mb3";            // MariaDB *_mysql561 / extra utf8mb3
+  if (id >= 608 && id <= 631) return "utf8mb4";            // MariaDB *_mysql561 / extra utf8mb4
   if (id >= 1024 && id < 2048) return BuiltIn(id - 1024);  // MariaDB NO PAD variants
   return "";
 }
@@ -49,7 +75,6 @@ constexpr uint16_t kCp1252High[32] = {
     0x20AC, 0x0081, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160,
     0x2039, 0x0152, 0x008D, 0x017D, 0x008F, 0x0090, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022,
     0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x009D, 0x017E, 0x0178};
-
 
 }  // namespace
 
@@ -114,8 +139,10 @@ Status ConvertToUtf8(std::string_view charset, std::string_view bytes, std::stri
     return Ok();
   }
   if (charset.empty()) return NotSupported("text in an unknown character set");
-  return NotSupported("character set '{}' is not supported (floe converts utf8mb4, utf8mb3, "
-                      "ascii, latin1, ucs2, utf16, utf16le, utf32 and binary)", charset);
+  return NotSupported(
+      "character set '{}' is not supported (floe converts utf8mb4, utf8mb3, "
+      "ascii, latin1, ucs2, utf16, utf16le, utf32 and binary)",
+      charset);
 }
 
 }  // namespace floe::cdc::mysql

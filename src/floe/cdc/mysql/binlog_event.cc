@@ -136,10 +136,14 @@ bool ReadLengthEncoded(std::span<const uint8_t> bytes, size_t* offset, uint64_t*
     *offset += 1;
     return true;
   }
-  if (first == 0xFC) n = 2;
-  else if (first == 0xFD) n = 3;
-  else if (first == 0xFE) n = 8;
-  else return false;  // 0xFB (NULL) and 0xFF are not lengths
+  if (first == 0xFC)
+    n = 2;
+  else if (first == 0xFD)
+    n = 3;
+  else if (first == 0xFE)
+    n = 8;
+  else
+    return false;  // 0xFB (NULL) and 0xFF are not lengths
   if (bytes.size() - *offset - 1 < n) return false;
   uint64_t v = 0;
   for (size_t i = 0; i < n; ++i) v |= uint64_t{bytes[*offset + 1 + i]} << (8 * i);
@@ -247,7 +251,8 @@ Status ParseOptionalMetadata(std::span<const uint8_t> bytes, bool mariadb, Table
     }
     return Ok();
   };
-  auto read_values = [&](std::span<const uint8_t> v, const std::vector<uint32_t>& targets) -> Status {
+  auto read_values = [&](std::span<const uint8_t> v,
+                         const std::vector<uint32_t>& targets) -> Status {
     Reader f(v);
     for (uint32_t i : targets) {
       uint64_t count = 0;
@@ -277,8 +282,12 @@ Status ParseOptionalMetadata(std::span<const uint8_t> bytes, bool mariadb, Table
         t->has_signedness = true;
         break;
       }
-      case 2: FLOE_RETURN_IF_ERROR(read_charsets(v, char_cols, true)); break;
-      case 3: FLOE_RETURN_IF_ERROR(read_charsets(v, char_cols, false)); break;
+      case 2:
+        FLOE_RETURN_IF_ERROR(read_charsets(v, char_cols, true));
+        break;
+      case 3:
+        FLOE_RETURN_IF_ERROR(read_charsets(v, char_cols, false));
+        break;
       case 4: {  // COLUMN_NAME
         Reader f(v);
         for (auto& c : cols) {
@@ -290,8 +299,12 @@ Status ParseOptionalMetadata(std::span<const uint8_t> bytes, bool mariadb, Table
         t->has_full_metadata = true;
         break;
       }
-      case 5: FLOE_RETURN_IF_ERROR(read_values(v, set_cols)); break;
-      case 6: FLOE_RETURN_IF_ERROR(read_values(v, enum_cols)); break;
+      case 5:
+        FLOE_RETURN_IF_ERROR(read_values(v, set_cols));
+        break;
+      case 6:
+        FLOE_RETURN_IF_ERROR(read_values(v, enum_cols));
+        break;
       case 7: {
         Reader f(v);
         for (uint32_t i : geo_cols) {
@@ -325,9 +338,14 @@ Status ParseOptionalMetadata(std::span<const uint8_t> bytes, bool mariadb, Table
         }
         break;
       }
-      case 10: FLOE_RETURN_IF_ERROR(read_charsets(v, enum_set_cols, true)); break;
-      case 11: FLOE_RETURN_IF_ERROR(read_charsets(v, enum_set_cols, false)); break;
-      default: break;  // COLUMN_VISIBILITY and future fields
+      case 10:
+        FLOE_RETURN_IF_ERROR(read_charsets(v, enum_set_cols, true));
+        break;
+      case 11:
+        FLOE_RETURN_IF_ERROR(read_charsets(v, enum_set_cols, false));
+        break;
+      default:
+        break;  // COLUMN_VISIBILITY and future fields
     }
   }
   return Ok();
@@ -338,7 +356,8 @@ Status ParseOptionalMetadata(std::span<const uint8_t> bytes, bool mariadb, Table
 Result<BinlogEvent> BinlogDecoder::Decode(std::span<const uint8_t> bytes) {
   BinlogEvent ev;
   if (bytes.size() < kEventHeaderSize) {
-    return Fail(0, fmt::format("event of {} bytes is shorter than the 19-byte header", bytes.size()));
+    return Fail(0,
+                fmt::format("event of {} bytes is shorter than the 19-byte header", bytes.size()));
   }
   EventHeader& h = ev.header;
   h.timestamp = LoadLittleEndian<uint32_t>(bytes.data());
@@ -358,8 +377,10 @@ Result<BinlogEvent> BinlogDecoder::Decode(std::span<const uint8_t> bytes) {
   ChecksumAlg alg = format_.checksum;
   bool fde_aware = false;  // an FDE of a checksum-aware server: alg byte + 4 CRC bytes at the end
   if (h.type == event_type::kFormatDescription) {
-    if (bytes.size() < kEventHeaderSize + 57) return Fail(pos, "FORMAT_DESCRIPTION event too short");
-    std::string_view version(reinterpret_cast<const char*>(bytes.data() + kEventHeaderSize + 2), 50);
+    if (bytes.size() < kEventHeaderSize + 57)
+      return Fail(pos, "FORMAT_DESCRIPTION event too short");
+    std::string_view version(reinterpret_cast<const char*>(bytes.data() + kEventHeaderSize + 2),
+                             50);
     version = version.substr(0, version.find('\0'));
     bool mariadb = version.find("MariaDB") != std::string_view::npos;
     fde_aware = mariadb ? VersionAtLeast(version, 5, 3, 0) : VersionAtLeast(version, 5, 6, 1);
@@ -372,7 +393,8 @@ Result<BinlogEvent> BinlogDecoder::Decode(std::span<const uint8_t> bytes) {
     alg = ChecksumAlg::kOff;
     if (bytes.size() >= kEventHeaderSize + 4) {
       uint32_t stored = LoadLittleEndian<uint32_t>(bytes.data() + bytes.size() - 4);
-      uint32_t crc = static_cast<uint32_t>(crc32(0L, bytes.data(), static_cast<uInt>(bytes.size() - 4)));
+      uint32_t crc =
+          static_cast<uint32_t>(crc32(0L, bytes.data(), static_cast<uInt>(bytes.size() - 4)));
       if (stored == crc) alg = ChecksumAlg::kCrc32;
     }
   }
@@ -384,7 +406,8 @@ Result<BinlogEvent> BinlogDecoder::Decode(std::span<const uint8_t> bytes) {
       uint32_t stored = LoadLittleEndian<uint32_t>(bytes.data() + end);
       uint32_t crc = static_cast<uint32_t>(crc32(0L, bytes.data(), static_cast<uInt>(end)));
       if (stored != crc) {
-        return Fail(pos, fmt::format("checksum mismatch (stored {:08x}, computed {:08x})", stored, crc));
+        return Fail(pos,
+                    fmt::format("checksum mismatch (stored {:08x}, computed {:08x})", stored, crc));
       }
     }
   }
@@ -413,10 +436,11 @@ Result<BinlogEvent> BinlogDecoder::Decode(std::span<const uint8_t> bytes) {
       f.server_version = std::string(version.substr(0, version.find('\0')));
       f.is_mariadb = f.server_version.find("MariaDB") != std::string::npos;
       if (f.binlog_version != 4) {
-        return NotSupported("binlog {}:{}: binlog format version {} (only v4, MySQL >= 5.0)",
-                            file_, pos, f.binlog_version);
+        return NotSupported("binlog {}:{}: binlog format version {} (only v4, MySQL >= 5.0)", file_,
+                            pos, f.binlog_version);
       }
-      if (f.header_length < kEventHeaderSize) return Fail(pos, "FORMAT_DESCRIPTION header length < 19");
+      if (f.header_length < kEventHeaderSize)
+        return Fail(pos, "FORMAT_DESCRIPTION header length < 19");
       size_t n = r.remaining();
       f.post_header_lengths.assign(r.data(), r.data() + n);
       f.checksum = alg;
@@ -438,8 +462,10 @@ Result<BinlogEvent> BinlogDecoder::Decode(std::span<const uint8_t> bytes) {
     case event_type::kQuery:
     case event_type::kMariaQueryCompressed: {
       if (h.type == event_type::kMariaQueryCompressed) {
-        return NotSupported("binlog {}:{}: compressed QUERY event (log_bin_compress=ON); turn "
-                            "log_bin_compress off", file_, pos);
+        return NotSupported(
+            "binlog {}:{}: compressed QUERY event (log_bin_compress=ON); turn "
+            "log_bin_compress off",
+            file_, pos);
       }
       QueryEvent q;
       uint8_t db_len = 0;
@@ -487,7 +513,8 @@ Result<BinlogEvent> BinlogDecoder::Decode(std::span<const uint8_t> bytes) {
       GtidListEvent e;
       uint64_t n_sids = 0;
       if (!r.Le(&n_sids)) return truncated("PREVIOUS_GTIDS");
-      if (n_sids > r.remaining() / 24) return Fail(pos, "PREVIOUS_GTIDS count larger than the event");
+      if (n_sids > r.remaining() / 24)
+        return Fail(pos, "PREVIOUS_GTIDS count larger than the event");
       for (uint64_t i = 0; i < n_sids; ++i) {
         std::span<const uint8_t> sid;
         uint64_t n_iv = 0;
@@ -604,7 +631,8 @@ Result<BinlogEvent> BinlogDecoder::Decode(std::span<const uint8_t> bytes) {
           case column_type::kTime2:
             ok = m.U8(&b0);
             c.length = b0;
-            if (ok && b0 > 6) return Fail(pos, fmt::format("TABLE_MAP column {} fsp {} > 6", i, b0));
+            if (ok && b0 > 6)
+              return Fail(pos, fmt::format("TABLE_MAP column {} fsp {} > 6", i, b0));
             break;
           case column_type::kVarchar:
           case column_type::kVarString: {
@@ -706,17 +734,20 @@ Result<BinlogEvent> BinlogDecoder::Decode(std::span<const uint8_t> bytes) {
       break;
     }
     case event_type::kPartialUpdateRows:
-      return NotSupported("binlog {}:{}: PARTIAL_UPDATE_ROWS event (binlog_row_value_options="
-                          "PARTIAL_JSON); set binlog_row_value_options='' on the server",
-                          file_, pos);
+      return NotSupported(
+          "binlog {}:{}: PARTIAL_UPDATE_ROWS event (binlog_row_value_options="
+          "PARTIAL_JSON); set binlog_row_value_options='' on the server",
+          file_, pos);
     case event_type::kMariaStartEncryption:
       return NotSupported("binlog {}:{}: encrypted binlog (encrypt_binlog=ON) is not supported",
                           file_, pos);
     default:
       if (h.type >= event_type::kMariaWriteRowsCompressedV1 &&
           h.type <= event_type::kMariaDeleteRowsCompressed) {
-        return NotSupported("binlog {}:{}: compressed rows event (log_bin_compress=ON); turn "
-                            "log_bin_compress off", file_, pos);
+        return NotSupported(
+            "binlog {}:{}: compressed rows event (log_bin_compress=ON); turn "
+            "log_bin_compress off",
+            file_, pos);
       }
       ev.body = OtherEvent{};
       break;
@@ -740,8 +771,8 @@ Status RowImageDecoder::Reset(const TableMapEvent& table, const RowsEvent& rows,
   offset_ = 0;
   row_index_ = 0;
   if (rows.column_count != table.columns.size()) {
-    return Corrupt(fmt::format("{} columns, the table map has {}", rows.column_count,
-                               table.columns.size()));
+    return Corrupt(
+        fmt::format("{} columns, the table map has {}", rows.column_count, table.columns.size()));
   }
   auto full = [&](std::span<const uint8_t> bits) {
     for (uint32_t i = 0; i < rows.column_count; ++i) {
@@ -821,8 +852,8 @@ Result<size_t> DecodeBinaryDecimal(std::span<const uint8_t> bytes, int precision
   const int intg = precision - scale;
   const int intg0 = intg / 9, intg0x = intg % 9;
   const int frac0 = scale / 9, frac0x = scale % 9;
-  const size_t size = static_cast<size_t>(intg0 * 4 + kDigitsToBytes[intg0x] + frac0 * 4 +
-                                          kDigitsToBytes[frac0x]);
+  const size_t size =
+      static_cast<size_t>(intg0 * 4 + kDigitsToBytes[intg0x] + frac0 * 4 + kDigitsToBytes[frac0x]);
   if (bytes.size() < size) return Corruption("DECIMAL needs {} bytes, {} left", size, bytes.size());
   uint8_t buf[40];
   std::memcpy(buf, bytes.data(), size);
@@ -907,8 +938,7 @@ Status RowImageDecoder::DecodeValue(const ColumnInfo& c, Arena* arena, Value* ou
       FLOE_RETURN_IF_ERROR(fixed(3, "MEDIUMINT"));
       uint32_t v = base[off] | (uint32_t{base[off + 1]} << 8) | (uint32_t{base[off + 2]} << 16);
       off += 3;
-      int32_t s = c.is_unsigned ? static_cast<int32_t>(v)
-                                : static_cast<int32_t>(v << 8) >> 8;
+      int32_t s = c.is_unsigned ? static_cast<int32_t>(v) : static_cast<int32_t>(v << 8) >> 8;
       *out = Value::Int32(s);
       return Ok();
     }
@@ -997,7 +1027,7 @@ Status RowImageDecoder::DecodeValue(const ColumnInfo& c, Arena* arena, Value* ou
       uint64_t secs = BigEndian(base + off, 4);
       uint64_t frac = BigEndian(base + off + 4, fb);
       off += 4 + fb;
-      int64_t micros = fb == 1 ? static_cast<int64_t>(frac) * 10000
+      int64_t micros = fb == 1   ? static_cast<int64_t>(frac) * 10000
                        : fb == 2 ? static_cast<int64_t>(frac) * 100
                                  : static_cast<int64_t>(frac);
       *out = secs == 0 && micros == 0 ? Value::Null()
@@ -1018,9 +1048,9 @@ Status RowImageDecoder::DecodeValue(const ColumnInfo& c, Arena* arena, Value* ou
       if (year > 9999 || day > 31) {
         return Corruption("binlog: DATETIME value {} is out of range", v);
       }
-      int64_t secs = DaysFromCivilLocal(year, month, day) * 86400 +
-                     static_cast<int64_t>(time / 10000) * 3600 +
-                     static_cast<int64_t>((time / 100) % 100) * 60 + static_cast<int64_t>(time % 100);
+      int64_t secs =
+          DaysFromCivilLocal(year, month, day) * 86400 + static_cast<int64_t>(time / 10000) * 3600 +
+          static_cast<int64_t>((time / 100) % 100) * 60 + static_cast<int64_t>(time % 100);
       *out = Value::Int64(secs * 1000000);
       return Ok();
     }
@@ -1030,7 +1060,7 @@ Status RowImageDecoder::DecodeValue(const ColumnInfo& c, Arena* arena, Value* ou
       int64_t packed = static_cast<int64_t>(BigEndian(base + off, 5)) - 0x8000000000LL;
       uint64_t frac = BigEndian(base + off + 5, fb);
       off += 5 + fb;
-      int64_t micros = fb == 1 ? static_cast<int64_t>(frac) * 10000
+      int64_t micros = fb == 1   ? static_cast<int64_t>(frac) * 10000
                        : fb == 2 ? static_cast<int64_t>(frac) * 100
                                  : static_cast<int64_t>(frac);
       if (packed < 0) packed = -packed;
@@ -1088,8 +1118,8 @@ Status RowImageDecoder::DecodeValue(const ColumnInfo& c, Arena* arena, Value* ou
       bool neg = packed < 0;
       if (neg) packed = -packed;
       int64_t hms = packed >> 24, frac = packed % (int64_t{1} << 24);
-      int64_t micros = (((hms >> 12) & 1023) * 3600 + ((hms >> 6) & 63) * 60 + (hms & 63)) *
-                           1000000 + frac;
+      int64_t micros =
+          (((hms >> 12) & 1023) * 3600 + ((hms >> 6) & 63) * 60 + (hms & 63)) * 1000000 + frac;
       *out = Value::Int64(neg ? -micros : micros);
       return Ok();
     }
@@ -1151,7 +1181,8 @@ Status RowImageDecoder::DecodeValue(const ColumnInfo& c, Arena* arena, Value* ou
         }
         *out = Value::Bytes(arena->Copy(scratch_));
       } else if (c.type == column_type::kGeometry) {
-        if (len < 4) return Corrupt(fmt::format("column '{}': GEOMETRY shorter than its SRID", c.name));
+        if (len < 4)
+          return Corrupt(fmt::format("column '{}': GEOMETRY shorter than its SRID", c.name));
         *out = Value::Bytes(copy_bytes(reinterpret_cast<const uint8_t*>(raw.data()) + 4, len - 4));
       } else if (c.is_text()) {
         std::string_view cs = CharsetOfCollation(c.collation);
@@ -1185,7 +1216,8 @@ Status RowImageDecoder::DecodeValue(const ColumnInfo& c, Arena* arena, Value* ou
     if (v == 0 || c.enum_values.empty()) {
       *out = v == 0 ? Value::Bytes({}) : Value::Bytes(arena->Copy(std::to_string(v)));
     } else if (v > c.enum_values.size()) {
-      return Corrupt(fmt::format("column '{}': ENUM index {} of {}", c.name, v, c.enum_values.size()));
+      return Corrupt(
+          fmt::format("column '{}': ENUM index {} of {}", c.name, v, c.enum_values.size()));
     } else {
       const std::string& s = c.enum_values[v - 1];
       *out = Value::Bytes(arena->Copy(s));

@@ -75,20 +75,20 @@ inline constexpr uint8_t kMariaDeleteRowsCompressed = 171;
 
 /// MySQL column type codes as they appear in TABLE_MAP (enum_field_types).
 namespace column_type {
-inline constexpr uint8_t kDecimal = 0, kTiny = 1, kShort = 2, kLong = 3, kFloat = 4,
-                         kDouble = 5, kNull = 6, kTimestamp = 7, kLongLong = 8, kInt24 = 9,
-                         kDate = 10, kTime = 11, kDateTime = 12, kYear = 13, kNewDate = 14,
-                         kVarchar = 15, kBit = 16, kTimestamp2 = 17, kDateTime2 = 18,
-                         kTime2 = 19, kJson = 245, kNewDecimal = 246, kEnum = 247, kSet = 248,
-                         kTinyBlob = 249, kMediumBlob = 250, kLongBlob = 251, kBlob = 252,
-                         kVarString = 253, kString = 254, kGeometry = 255;
+inline constexpr uint8_t kDecimal = 0, kTiny = 1, kShort = 2, kLong = 3, kFloat = 4, kDouble = 5,
+                         kNull = 6, kTimestamp = 7, kLongLong = 8, kInt24 = 9, kDate = 10,
+                         kTime = 11, kDateTime = 12, kYear = 13, kNewDate = 14, kVarchar = 15,
+                         kBit = 16, kTimestamp2 = 17, kDateTime2 = 18, kTime2 = 19, kJson = 245,
+                         kNewDecimal = 246, kEnum = 247, kSet = 248, kTinyBlob = 249,
+                         kMediumBlob = 250, kLongBlob = 251, kBlob = 252, kVarString = 253,
+                         kString = 254, kGeometry = 255;
 }  // namespace column_type
 
 inline constexpr size_t kEventHeaderSize = 19;
 
 /// The common 19-byte header of every v4 event.
 struct EventHeader {
-  uint32_t timestamp = 0;   ///< seconds since epoch
+  uint32_t timestamp = 0;  ///< seconds since epoch
   uint8_t type = 0;
   uint32_t server_id = 0;
   uint32_t event_size = 0;  ///< header + body (+ checksum)
@@ -172,7 +172,7 @@ struct ColumnInfo {
   /// FLOAT/DOUBLE size; DECIMAL precision; BIT total bits; TIME2/DATETIME2/TIMESTAMP2 fsp;
   /// ENUM/SET pack length.
   uint32_t length = 0;
-  uint8_t scale = 0;      ///< DECIMAL scale
+  uint8_t scale = 0;  ///< DECIMAL scale
   bool nullable = true;
   bool is_unsigned = false;
   /// Collation id for character, ENUM and SET columns (0: unknown; 63 is binary).
@@ -182,7 +182,7 @@ struct ColumnInfo {
   uint32_t geometry_type = 0;
   bool in_primary_key = false;
 
-  bool is_text() const;    ///< a character column whose charset is not binary
+  bool is_text() const;  ///< a character column whose charset is not binary
   /// Whether the server gives this column a bit in TABLE_MAP's SIGNEDNESS
   /// optional metadata. Both count TINYINT, SMALLINT, MEDIUMINT, INT, BIGINT,
   /// DECIMAL, FLOAT and DOUBLE; MariaDB (`mariadb`) also counts YEAR, MySQL

@@ -69,7 +69,8 @@ void AppendPackedTemporal(uint8_t field_type, int64_t packed, std::string* out) 
                      hms % 64);
     }
   }
-  if (field_type != column_type::kDate && frac) fmt::format_to(std::back_inserter(*out), ".{:06d}", frac);
+  if (field_type != column_type::kDate && frac)
+    fmt::format_to(std::back_inserter(*out), ".{:06d}", frac);
   out->push_back('"');
 }
 
@@ -82,12 +83,16 @@ Status AppendScalarOrContainer(std::span<const uint8_t> b, uint8_t type, int dep
   size_t off = 0;
   auto need = [&](size_t n) { return b.size() - off >= n; };
   switch (type) {
-    case 0x00: case 0x01: case 0x02: case 0x03: {
+    case 0x00:
+    case 0x01:
+    case 0x02:
+    case 0x03: {
       bool large = type == 0x01 || type == 0x03;
       bool object = type <= 0x01;
       size_t w = large ? 4 : 2;
       if (!need(2 * w)) return Corruption("truncated JSON container header");
-      uint64_t count = large ? LoadLittleEndian<uint32_t>(b.data()) : LoadLittleEndian<uint16_t>(b.data());
+      uint64_t count =
+          large ? LoadLittleEndian<uint32_t>(b.data()) : LoadLittleEndian<uint16_t>(b.data());
       uint64_t size = large ? LoadLittleEndian<uint32_t>(b.data() + w)
                             : LoadLittleEndian<uint16_t>(b.data() + w);
       if (size > b.size()) return Corruption("JSON container size {} > {} bytes", size, b.size());
@@ -102,7 +107,8 @@ Status AppendScalarOrContainer(std::span<const uint8_t> b, uint8_t type, int dep
         if (i) out->push_back(',');
         if (object) {
           size_t ke = header + i * key_entry;
-          uint64_t koff = large ? LoadLittleEndian<uint32_t>(c.data() + ke) : LoadLittleEndian<uint16_t>(c.data() + ke);
+          uint64_t koff = large ? LoadLittleEndian<uint32_t>(c.data() + ke)
+                                : LoadLittleEndian<uint16_t>(c.data() + ke);
           uint64_t klen = LoadLittleEndian<uint16_t>(c.data() + ke + w);
           if (koff > size || klen > size - koff) return Corruption("JSON key out of bounds");
           AppendJsonString({reinterpret_cast<const char*>(c.data() + koff), klen}, out);
@@ -117,10 +123,14 @@ Status AppendScalarOrContainer(std::span<const uint8_t> b, uint8_t type, int dep
     }
     case 0x04:
       if (!need(1)) return Corruption("truncated JSON literal");
-      if (b[0] == 0) out->append("null");
-      else if (b[0] == 1) out->append("true");
-      else if (b[0] == 2) out->append("false");
-      else return Corruption("bad JSON literal {}", b[0]);
+      if (b[0] == 0)
+        out->append("null");
+      else if (b[0] == 1)
+        out->append("true");
+      else if (b[0] == 2)
+        out->append("false");
+      else
+        return Corruption("bad JSON literal {}", b[0]);
       return Ok();
     case 0x05:
       if (!need(2)) return Corruption("truncated JSON int16");
@@ -158,7 +168,8 @@ Status AppendScalarOrContainer(std::span<const uint8_t> b, uint8_t type, int dep
     }
     case 0x0c: {
       uint64_t len = 0;
-      if (!ReadVarLength(b, &off, &len) || len > b.size() - off) return Corruption("truncated JSON string");
+      if (!ReadVarLength(b, &off, &len) || len > b.size() - off)
+        return Corruption("truncated JSON string");
       AppendJsonString({reinterpret_cast<const char*>(b.data() + off), len}, out);
       return Ok();
     }
@@ -166,7 +177,8 @@ Status AppendScalarOrContainer(std::span<const uint8_t> b, uint8_t type, int dep
       if (!need(1)) return Corruption("truncated JSON opaque");
       uint8_t ft = b[off++];
       uint64_t len = 0;
-      if (!ReadVarLength(b, &off, &len) || len > b.size() - off) return Corruption("truncated JSON opaque");
+      if (!ReadVarLength(b, &off, &len) || len > b.size() - off)
+        return Corruption("truncated JSON opaque");
       std::span<const uint8_t> data = b.subspan(off, len);
       if (ft == column_type::kNewDecimal && len >= 2) {
         types::int128_t unscaled = 0;
@@ -193,7 +205,8 @@ Status AppendScalarOrContainer(std::span<const uint8_t> b, uint8_t type, int dep
         return Ok();
       }
       if ((ft == column_type::kDate || ft == column_type::kTime || ft == column_type::kDateTime ||
-           ft == column_type::kTimestamp) && len >= 8) {
+           ft == column_type::kTimestamp) &&
+          len >= 8) {
         AppendPackedTemporal(ft, LoadLittleEndian<int64_t>(data.data()), out);
         return Ok();
       }

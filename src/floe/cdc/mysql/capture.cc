@@ -5,8 +5,8 @@
 #include <set>
 #include <thread>
 
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
 
 #include "floe/cdc/mysql/binlog_event.h"
 #include "floe/cdc/mysql/ddl_parser.h"
@@ -57,16 +57,26 @@ std::string UpperWord(std::string_view sql) {
 
 cdc::SchemaChangeKind MapKind(mysql::SchemaChangeKind k) {
   switch (k) {
-    case mysql::SchemaChangeKind::kCreateTable: return cdc::SchemaChangeKind::kCreateTable;
-    case mysql::SchemaChangeKind::kDropTable: return cdc::SchemaChangeKind::kDropTable;
-    case mysql::SchemaChangeKind::kRenameTable: return cdc::SchemaChangeKind::kRenameTable;
-    case mysql::SchemaChangeKind::kTruncateTable: return cdc::SchemaChangeKind::kTruncateTable;
-    case mysql::SchemaChangeKind::kAddColumn: return cdc::SchemaChangeKind::kAddColumn;
-    case mysql::SchemaChangeKind::kDropColumn: return cdc::SchemaChangeKind::kDropColumn;
-    case mysql::SchemaChangeKind::kRenameColumn: return cdc::SchemaChangeKind::kRenameColumn;
-    case mysql::SchemaChangeKind::kModifyColumn: return cdc::SchemaChangeKind::kModifyColumn;
-    case mysql::SchemaChangeKind::kPrimaryKeyChange: return cdc::SchemaChangeKind::kPrimaryKeyChange;
-    case mysql::SchemaChangeKind::kTableOptions: return cdc::SchemaChangeKind::kAlterOther;
+    case mysql::SchemaChangeKind::kCreateTable:
+      return cdc::SchemaChangeKind::kCreateTable;
+    case mysql::SchemaChangeKind::kDropTable:
+      return cdc::SchemaChangeKind::kDropTable;
+    case mysql::SchemaChangeKind::kRenameTable:
+      return cdc::SchemaChangeKind::kRenameTable;
+    case mysql::SchemaChangeKind::kTruncateTable:
+      return cdc::SchemaChangeKind::kTruncateTable;
+    case mysql::SchemaChangeKind::kAddColumn:
+      return cdc::SchemaChangeKind::kAddColumn;
+    case mysql::SchemaChangeKind::kDropColumn:
+      return cdc::SchemaChangeKind::kDropColumn;
+    case mysql::SchemaChangeKind::kRenameColumn:
+      return cdc::SchemaChangeKind::kRenameColumn;
+    case mysql::SchemaChangeKind::kModifyColumn:
+      return cdc::SchemaChangeKind::kModifyColumn;
+    case mysql::SchemaChangeKind::kPrimaryKeyChange:
+      return cdc::SchemaChangeKind::kPrimaryKeyChange;
+    case mysql::SchemaChangeKind::kTableOptions:
+      return cdc::SchemaChangeKind::kAlterOther;
   }
   return cdc::SchemaChangeKind::kAlterOther;
 }
@@ -162,7 +172,8 @@ Status ParseStartup(std::string_view text, CaptureOptions* o) {
       Arena arena;
       auto v = ParseSelectedValue(c, t.data(), t.size(), &arena);
       if (!v || v->is_null()) {
-        return InvalidArgument("--startup ts:{}: expected unix seconds or 'YYYY-MM-DD HH:MM:SS' (UTC)", t);
+        return InvalidArgument(
+            "--startup ts:{}: expected unix seconds or 'YYYY-MM-DD HH:MM:SS' (UTC)", t);
       }
       secs = v->i64 / 1000000;
     }
@@ -171,7 +182,8 @@ Status ParseStartup(std::string_view text, CaptureOptions* o) {
     o->startup = StartupMode::kPosition;
     auto pos = BinlogFilePos::Parse(text);
     if (!pos) {
-      return InvalidArgument("--startup '{}': expected initial, latest, FILE:POS, gtid:SET or ts:TIME", text);
+      return InvalidArgument(
+          "--startup '{}': expected initial, latest, FILE:POS, gtid:SET or ts:TIME", text);
     }
     o->start_position = *pos;
   }
@@ -249,8 +261,11 @@ struct MySqlCapture::Impl {
     const TableSchema* s = tracker.Find(db, table);
     if (!s) {
       FLOE_ASSIGN_OR_RETURN(auto loaded, ReadTableSchema(meta->handle(), db, table));
-      if (!loaded) return NotFound("table {}.{} has rows in the binlog but no longer exists, and "
-                                   "its schema is unknown", db, table);
+      if (!loaded)
+        return NotFound(
+            "table {}.{} has rows in the binlog but no longer exists, and "
+            "its schema is unknown",
+            db, table);
       tracker.Put(std::move(*loaded));
       s = tracker.Find(db, table);
     }
@@ -332,16 +347,13 @@ struct MySqlCapture::Impl {
           j["snapshot_filter"],
           [this](std::string_view db, std::string_view table) { return tracker.Find(db, table); });
       if (!f) {
-        return std::unexpected(std::move(f).error().WithContext(
-            fmt::format("{}", where)));
+        return std::unexpected(std::move(f).error().WithContext(fmt::format("{}", where)));
       }
       filter = std::move(*f);
     }
     if (j.contains("provisional")) {
       const auto& p = j["provisional"];
-      auto bad = [&]() {
-        return Corruption("{}: 'provisional' is not {{until, tables}}", where);
-      };
+      auto bad = [&]() { return Corruption("{}: 'provisional' is not {{until, tables}}", where); };
       if (!p.is_object() || !p.contains("until") || !p["until"].is_string() ||
           !p.contains("tables") || !p["tables"].is_array()) {
         return bad();
@@ -372,9 +384,10 @@ struct MySqlCapture::Impl {
   }
 
   Result<std::vector<std::pair<std::string, std::string>>> SelectedTables(Connection& conn) {
-    FLOE_ASSIGN_OR_RETURN(auto rows, conn.Query(
-        "SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE "
-        "TABLE' ORDER BY TABLE_SCHEMA, TABLE_NAME"));
+    FLOE_ASSIGN_OR_RETURN(auto rows,
+                          conn.Query("SELECT TABLE_SCHEMA, TABLE_NAME FROM "
+                                     "information_schema.TABLES WHERE TABLE_TYPE = 'BASE "
+                                     "TABLE' ORDER BY TABLE_SCHEMA, TABLE_NAME"));
     std::vector<std::pair<std::string, std::string>> out;
     for (const auto& r : rows) {
       if (r.size() < 2 || !r[0] || !r[1]) continue;
@@ -622,19 +635,24 @@ Result<std::unique_ptr<MySqlCapture>> MySqlCapture::Open(CaptureOptions options)
   try {
     impl->regex = std::regex(options.tables, std::regex::ECMAScript | std::regex::optimize);
   } catch (const std::regex_error& e) {
-    return InvalidArgument("--tables '{}' is not a valid regular expression: {}", options.tables, e.what());
+    return InvalidArgument("--tables '{}' is not a valid regular expression: {}", options.tables,
+                           e.what());
   }
   impl->options = std::move(options);
   Impl* raw = impl.get();
-  impl->tracker = SchemaTracker(SchemaTrackerOptions{
-      .selected = [raw](std::string_view db, std::string_view table) { return raw->Selected(db, table); }});
+  impl->tracker = SchemaTracker(
+      SchemaTrackerOptions{.selected = [raw](std::string_view db, std::string_view table) {
+        return raw->Selected(db, table);
+      }});
   FLOE_ASSIGN_OR_RETURN(impl->meta, Connection::Open(impl->options.connection));
   FLOE_RETURN_IF_ERROR(CheckServerForCapture(*impl->meta));
   // Teach the decoder the server's collation ids.
-  auto collations = impl->meta->Query("SELECT ID, CHARACTER_SET_NAME FROM information_schema.COLLATIONS");
+  auto collations =
+      impl->meta->Query("SELECT ID, CHARACTER_SET_NAME FROM information_schema.COLLATIONS");
   if (collations) {
     for (const auto& r : *collations) {
-      if (r.size() == 2 && r[0] && r[1]) RegisterCollation(static_cast<uint32_t>(std::stoul(*r[0])), *r[1]);
+      if (r.size() == 2 && r[0] && r[1])
+        RegisterCollation(static_cast<uint32_t>(std::stoul(*r[0])), *r[1]);
     }
   }
   return std::unique_ptr<MySqlCapture>(new MySqlCapture(std::move(impl)));
@@ -662,7 +680,8 @@ Status MySqlCapture::Run(const Sink& sink, const std::atomic<bool>& stop) {
         break;
       case StartupMode::kTimestamp: {
         StreamOptions so{m.options.connection, m.options.server_id, 0, true};
-        FLOE_ASSIGN_OR_RETURN(m.committed, FindPositionForTimestamp(so, m.options.start_unix_seconds));
+        FLOE_ASSIGN_OR_RETURN(m.committed,
+                              FindPositionForTimestamp(so, m.options.start_unix_seconds));
         break;
       }
     }
@@ -750,8 +769,8 @@ Status MySqlCapture::Impl::Stream(const Sink& sink, const std::atomic<bool>& sto
         filter = SnapshotFilter();
       }
       auto now = std::chrono::steady_clock::now();
-      if (had_events || (options.boundary_batches &&
-                         (filter_done || now - last_boundary > kBoundaryInterval))) {
+      if (had_events ||
+          (options.boundary_batches && (filter_done || now - last_boundary > kBoundaryInterval))) {
         FLOE_RETURN_IF_ERROR(sink(batch));
         last_boundary = now;
       }
@@ -818,8 +837,8 @@ Status MySqlCapture::Impl::Stream(const Sink& sink, const std::atomic<bool>& sto
           continue;
         }
         // A DDL (or another statement logged as text).
-        bool table_ddl = word == "CREATE" || word == "ALTER" || word == "DROP" || word == "RENAME" ||
-                         word == "TRUNCATE";
+        bool table_ddl = word == "CREATE" || word == "ALTER" || word == "DROP" ||
+                         word == "RENAME" || word == "TRUNCATE";
         const std::string where = fmt::format("{}:{}", decoder.current_file(), ev.position);
         if (table_ddl &&
             DdlBeforeItsSnapshot(q.query, q.db, {decoder.current_file(), ev.position})) {
@@ -900,8 +919,8 @@ Status MySqlCapture::Impl::Stream(const Sink& sink, const std::atomic<bool>& sto
         if (def->columns.size() != t->columns.size()) {
           return SchemaIncompatible(
               "binlog {}: rows of {}.{} have {} columns but the tracked schema has {}: a DDL was "
-              "not captured (restart with --startup initial)", where, t->db, t->table,
-              t->columns.size(), def->columns.size());
+              "not captured (restart with --startup initial)",
+              where, t->db, t->table, t->columns.size(), def->columns.size());
         }
         FLOE_RETURN_IF_ERROR(rows.Reset(*t, re, where));
         auto source = std::make_shared<ChangeSource>();
@@ -913,7 +932,7 @@ Status MySqlCapture::Impl::Stream(const Sink& sink, const std::atomic<bool>& sto
         source->ts_ms = int64_t{ev.header.timestamp} * 1000;
         source->thread_id = thread_id;
         source->query = annotate;
-        ChangeOp op = re.kind == RowsKind::kWrite ? ChangeOp::kInsert
+        ChangeOp op = re.kind == RowsKind::kWrite    ? ChangeOp::kInsert
                       : re.kind == RowsKind::kUpdate ? ChangeOp::kUpdate
                                                      : ChangeOp::kDelete;
         while (true) {
@@ -925,8 +944,10 @@ Status MySqlCapture::Impl::Stream(const Sink& sink, const std::atomic<bool>& sto
           rc.op = op;
           if (!filter.empty()) {
             switch (filter.Decide(t->db, t->table, before, after, source->position.binlog)) {
-              case SnapshotFilter::Decision::kEmit: break;
-              case SnapshotFilter::Decision::kSkip: continue;
+              case SnapshotFilter::Decision::kEmit:
+                break;
+              case SnapshotFilter::Decision::kSkip:
+                continue;
               case SnapshotFilter::Decision::kEmitInsert:
                 rc.op = ChangeOp::kInsert;
                 before = {};

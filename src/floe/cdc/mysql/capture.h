@@ -39,8 +39,8 @@ struct CaptureOptions {
   /// databases never are). Must be thread-safe.
   std::function<bool(std::string_view db, std::string_view table)> selector;
   StartupMode startup = StartupMode::kInitial;
-  BinlogFilePos start_position;  ///< kPosition
-  GtidSet start_gtids;           ///< kGtid
+  BinlogFilePos start_position;    ///< kPosition
+  GtidSet start_gtids;             ///< kGtid
   int64_t start_unix_seconds = 0;  ///< kTimestamp
   /// Replica server id of this client. Default 54321.
   uint32_t server_id = 54321;

@@ -53,8 +53,10 @@ Result<std::unique_ptr<Connection>> Connection::Open(const ConnectionOptions& op
     }
     if (err == CR_CONN_HOST_ERROR || err == CR_CONNECTION_ERROR || err == CR_UNKNOWN_HOST ||
         err == CR_SERVER_LOST) {
-      return IoError("cannot connect to MySQL/MariaDB at {}:{}: {} (is the server running, and "
-                     "are its host and port right?)", options.host, options.port, msg);
+      return IoError(
+          "cannot connect to MySQL/MariaDB at {}:{}: {} (is the server running, and "
+          "are its host and port right?)",
+          options.host, options.port, msg);
     }
     return IoError("connecting to {}:{} as '{}': {} (error {})", options.host, options.port,
                    options.user, msg, err);
@@ -113,8 +115,9 @@ Status Connection::QueryStream(
                    mysql_error(mysql_), mysql_errno(mysql_));
   }
   MYSQL_RES* res = mysql_use_result(mysql_);
-  if (!res) return IoError("{}:{}: '{}' returned no result: {}", options_.host, options_.port, sql,
-                           mysql_error(mysql_));
+  if (!res)
+    return IoError("{}:{}: '{}' returned no result: {}", options_.host, options_.port, sql,
+                   mysql_error(mysql_));
   unsigned n = mysql_num_fields(res);
   Status status = Ok();
   while (MYSQL_ROW row = mysql_fetch_row(res)) {
@@ -122,14 +125,16 @@ Status Connection::QueryStream(
     status = on_row(row, mysql_fetch_lengths(res), n);
   }
   if (status && mysql_errno(mysql_) != 0) {
-    status = IoError("{}:{}: reading '{}': {}", options_.host, options_.port, sql, mysql_error(mysql_));
+    status =
+        IoError("{}:{}: reading '{}': {}", options_.host, options_.port, sql, mysql_error(mysql_));
   }
   mysql_free_result(res);
   return status;
 }
 
 Result<std::optional<std::string>> GlobalVariable(Connection& conn, std::string_view name) {
-  FLOE_ASSIGN_OR_RETURN(auto rows, conn.Query(fmt::format("SHOW GLOBAL VARIABLES LIKE {}", Quote(name))));
+  FLOE_ASSIGN_OR_RETURN(auto rows,
+                        conn.Query(fmt::format("SHOW GLOBAL VARIABLES LIKE {}", Quote(name))));
   if (rows.empty() || rows[0].size() < 2 || !rows[0][1]) return std::optional<std::string>();
   return std::optional<std::string>(*rows[0][1]);
 }
@@ -140,27 +145,31 @@ Status CheckServerForCapture(Connection& conn) {
   if (!log_bin || Upper(*log_bin) != "ON") {
     return InvalidArgument(
         "{}: binary logging is off (log_bin=OFF): floe capture reads the binlog; start the server "
-        "with log_bin=ON (--log-bin), binlog_format=ROW and a server_id", where);
+        "with log_bin=ON (--log-bin), binlog_format=ROW and a server_id",
+        where);
   }
   FLOE_ASSIGN_OR_RETURN(auto format, GlobalVariable(conn, "binlog_format"));
   if (!format || Upper(*format) != "ROW") {
     return InvalidArgument(
         "{}: binlog_format is {}, floe capture needs ROW: run SET GLOBAL binlog_format = 'ROW' "
         "and set binlog_format=ROW in the server configuration (sessions opened before keep "
-        "their format)", where, format ? *format : "unknown");
+        "their format)",
+        where, format ? *format : "unknown");
   }
   FLOE_ASSIGN_OR_RETURN(auto image, GlobalVariable(conn, "binlog_row_image"));
   if (image && Upper(*image) != "FULL") {
     return InvalidArgument(
         "{}: binlog_row_image is {}, floe capture needs FULL: run SET GLOBAL binlog_row_image = "
-        "'FULL' and set it in the server configuration", where, *image);
+        "'FULL' and set it in the server configuration",
+        where, *image);
   }
   FLOE_ASSIGN_OR_RETURN(auto metadata, GlobalVariable(conn, "binlog_row_metadata"));
   if (metadata && Upper(*metadata) != "FULL") {
     return InvalidArgument(
         "{}: binlog_row_metadata is {}, floe capture needs FULL (column names, signedness and "
         "character sets in the binlog): run SET GLOBAL binlog_row_metadata = 'FULL' and set it "
-        "in the server configuration", where, *metadata);
+        "in the server configuration",
+        where, *metadata);
   }
   FLOE_ASSIGN_OR_RETURN(auto grants, conn.Query("SHOW GRANTS"));
   FLOE_ASSIGN_OR_RETURN(auto who, conn.Query("SELECT CURRENT_USER()"));
@@ -178,22 +187,28 @@ Status CheckServerForCapture(Connection& conn) {
     bool global = g.find(" ON *.* ") != std::string::npos;
     if (global && g.find("ALL PRIVILEGES") != std::string::npos) all = true;
     if (global && (g.find("REPLICATION SLAVE") != std::string::npos ||
-                   g.find("REPLICATION REPLICA") != std::string::npos)) repl_slave = true;
+                   g.find("REPLICATION REPLICA") != std::string::npos))
+      repl_slave = true;
     if (global && (g.find("REPLICATION CLIENT") != std::string::npos ||
-                   g.find("BINLOG MONITOR") != std::string::npos)) repl_client = true;
+                   g.find("BINLOG MONITOR") != std::string::npos))
+      repl_client = true;
     if (g.find("GRANT SELECT") != std::string::npos || g.find(", SELECT") != std::string::npos ||
-        g.find("ALL PRIVILEGES") != std::string::npos) select = true;
+        g.find("ALL PRIVILEGES") != std::string::npos)
+      select = true;
   }
   if (!all) {
     std::vector<std::string> missing;
     if (!repl_slave) missing.push_back("REPLICATION SLAVE");
-    if (!repl_client) missing.push_back(conn.is_mariadb() ? "BINLOG MONITOR" : "REPLICATION CLIENT");
+    if (!repl_client)
+      missing.push_back(conn.is_mariadb() ? "BINLOG MONITOR" : "REPLICATION CLIENT");
     if (!select) missing.push_back("SELECT");
     if (!missing.empty()) {
       std::string list;
       for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
-      return InvalidArgument("{}: user {} lacks the privileges floe capture needs ({}): run "
-                             "GRANT {} ON *.* TO {}", where, account, list, list, account);
+      return InvalidArgument(
+          "{}: user {} lacks the privileges floe capture needs ({}): run "
+          "GRANT {} ON *.* TO {}",
+          where, account, list, list, account);
     }
   }
   return Ok();
@@ -203,14 +218,15 @@ Result<SourcePosition> CurrentPosition(Connection& conn) {
   SourcePosition p;
   FLOE_ASSIGN_OR_RETURN(auto rows, conn.Query("SHOW MASTER STATUS"));
   if (rows.empty() || rows[0].size() < 2 || !rows[0][0] || !rows[0][1]) {
-    return InvalidArgument("{}:{}: SHOW MASTER STATUS returned nothing: binary logging is off "
-                           "(start the server with log_bin=ON)", conn.options().host,
-                           conn.options().port);
+    return InvalidArgument(
+        "{}:{}: SHOW MASTER STATUS returned nothing: binary logging is off "
+        "(start the server with log_bin=ON)",
+        conn.options().host, conn.options().port);
   }
   p.binlog.file = *rows[0][0];
   p.binlog.pos = std::stoull(*rows[0][1]);
   FLOE_ASSIGN_OR_RETURN(auto gtid, conn.Query(conn.is_mariadb() ? "SELECT @@GLOBAL.gtid_binlog_pos"
-                                                                 : "SELECT @@GLOBAL.gtid_executed"));
+                                                                : "SELECT @@GLOBAL.gtid_executed"));
   if (!gtid.empty() && !gtid[0].empty() && gtid[0][0]) {
     std::string text = *gtid[0][0];
     text.erase(std::remove(text.begin(), text.end(), '\n'), text.end());
@@ -218,7 +234,8 @@ Result<SourcePosition> CurrentPosition(Connection& conn) {
     if (set) p.gtids = std::move(*set);
   }
   FLOE_ASSIGN_OR_RETURN(auto sid, conn.Query("SELECT @@server_id"));
-  if (!sid.empty() && !sid[0].empty() && sid[0][0]) p.server_id = static_cast<uint32_t>(std::stoul(*sid[0][0]));
+  if (!sid.empty() && !sid[0].empty() && sid[0][0])
+    p.server_id = static_cast<uint32_t>(std::stoul(*sid[0][0]));
   return p;
 }
 
@@ -237,17 +254,18 @@ Status CheckPositionAvailable(Connection& conn, const BinlogFilePos& pos) {
   for (const auto& f : files) {
     if (f.name == pos.file) {
       if (pos.pos > f.size) {
-        return InvalidArgument("binlog position {} is past the end of {} ({} bytes)", pos.ToString(),
-                               f.name, f.size);
+        return InvalidArgument("binlog position {} is past the end of {} ({} bytes)",
+                               pos.ToString(), f.name, f.size);
       }
       return Ok();
     }
   }
   std::string earliest = files.empty() ? "none" : files.front().name + ":4";
-  return NotFound("binlog position {} is no longer on the server (the file was purged); the "
-                  "earliest available position is {}: restart with --startup initial (a new "
-                  "snapshot), or --startup {} if losing the changes in between is acceptable",
-                  pos.ToString(), earliest, earliest);
+  return NotFound(
+      "binlog position {} is no longer on the server (the file was purged); the "
+      "earliest available position is {}: restart with --startup initial (a new "
+      "snapshot), or --startup {} if losing the changes in between is acceptable",
+      pos.ToString(), earliest, earliest);
 }
 
 namespace {
@@ -278,7 +296,8 @@ Result<std::string> EncodeBinlogDumpGtid(uint32_t server_id, bool non_blocking,
     for (size_t i = 0; i < uuid.size(); ++i) {
       if (uuid[i] == '-') continue;
       int hi = HexDigit(uuid[i]), lo = i + 1 < uuid.size() ? HexDigit(uuid[i + 1]) : -1;
-      if (hi < 0 || lo < 0) return InvalidArgument("GTID source uuid '{}' is not hexadecimal", uuid);
+      if (hi < 0 || lo < 0)
+        return InvalidArgument("GTID source uuid '{}' is not hexadecimal", uuid);
       bytes.push_back(static_cast<char>(hi * 16 + lo));
       ++i;
     }
@@ -314,8 +333,8 @@ Result<std::unique_ptr<BinlogStream>> BinlogStream::Open(const StreamOptions& op
   FLOE_RETURN_IF_ERROR(c.Execute("SET @master_binlog_checksum = @@global.binlog_checksum"));
   if (c.is_mariadb()) FLOE_RETURN_IF_ERROR(c.Execute("SET @mariadb_slave_capability = 4"));
   if (options.heartbeat_seconds > 0) {
-    FLOE_RETURN_IF_ERROR(c.Execute(fmt::format("SET @master_heartbeat_period = {}",
-                                               uint64_t{options.heartbeat_seconds} * 1000000000ull)));
+    FLOE_RETURN_IF_ERROR(c.Execute(fmt::format(
+        "SET @master_heartbeat_period = {}", uint64_t{options.heartbeat_seconds} * 1000000000ull)));
   }
   std::string file = start.binlog.file;
   uint64_t pos = start.binlog.pos < 4 ? 4 : start.binlog.pos;
@@ -323,18 +342,21 @@ Result<std::unique_ptr<BinlogStream>> BinlogStream::Open(const StreamOptions& op
     if (start.gtids.empty()) return InvalidArgument("binlog stream: no start position");
     if (!c.is_mariadb()) {
       if (start.gtids.flavor() != GtidSet::Flavor::kMySql) {
-        return InvalidArgument("{}:{} is MySQL {}: the GTID set '{}' is a MariaDB position "
-                               "(domain-server-sequence); give a MySQL GTID set "
-                               "(uuid:first-last, see SELECT @@GLOBAL.gtid_executed)",
-                               co.host, co.port, c.server_version(), start.gtids.ToString());
+        return InvalidArgument(
+            "{}:{} is MySQL {}: the GTID set '{}' is a MariaDB position "
+            "(domain-server-sequence); give a MySQL GTID set "
+            "(uuid:first-last, see SELECT @@GLOBAL.gtid_executed)",
+            co.host, co.port, c.server_version(), start.gtids.ToString());
       }
       // libmariadb's mariadb_rpl_open only sends COM_BINLOG_DUMP (file:pos);
       // floe sends COM_BINLOG_DUMP_GTID itself and reads the events as usual.
-      FLOE_ASSIGN_OR_RETURN(std::string body,
-                            EncodeBinlogDumpGtid(options.server_id, options.non_blocking, start.gtids));
+      FLOE_ASSIGN_OR_RETURN(
+          std::string body,
+          EncodeBinlogDumpGtid(options.server_id, options.non_blocking, start.gtids));
       MYSQL* m = c.handle();
       constexpr auto kComBinlogDumpGtid = static_cast<enum enum_server_command>(0x1e);
-      if (m->methods->db_command(m, kComBinlogDumpGtid, body.data(), body.size(), 1, nullptr) != 0) {
+      if (m->methods->db_command(m, kComBinlogDumpGtid, body.data(), body.size(), 1, nullptr) !=
+          0) {
         return IoError("{}:{}: sending COM_BINLOG_DUMP_GTID for '{}' failed: {}", co.host, co.port,
                        start.gtids.ToString(), mysql_error(m));
       }
@@ -342,12 +364,14 @@ Result<std::unique_ptr<BinlogStream>> BinlogStream::Open(const StreamOptions& op
       return s;
     }
     if (start.gtids.flavor() != GtidSet::Flavor::kMariaDb) {
-      return InvalidArgument("{}:{} is MariaDB {}: the GTID set '{}' is a MySQL set; MariaDB "
-                             "streams from a MariaDB GTID position (domain-server-sequence, see "
-                             "SELECT @@GLOBAL.gtid_binlog_pos)", co.host, co.port,
-                             c.server_version(), start.gtids.ToString());
+      return InvalidArgument(
+          "{}:{} is MariaDB {}: the GTID set '{}' is a MySQL set; MariaDB "
+          "streams from a MariaDB GTID position (domain-server-sequence, see "
+          "SELECT @@GLOBAL.gtid_binlog_pos)",
+          co.host, co.port, c.server_version(), start.gtids.ToString());
     }
-    FLOE_RETURN_IF_ERROR(c.Execute(fmt::format("SET @slave_connect_state = '{}'", start.gtids.ToString())));
+    FLOE_RETURN_IF_ERROR(
+        c.Execute(fmt::format("SET @slave_connect_state = '{}'", start.gtids.ToString())));
     FLOE_RETURN_IF_ERROR(c.Execute("SET @slave_gtid_strict_mode = 0"));
     FLOE_RETURN_IF_ERROR(c.Execute("SET @slave_gtid_ignore_duplicates = 0"));
     pos = 4;
@@ -383,8 +407,10 @@ Result<std::optional<std::span<const uint8_t>>> BinlogStream::Next() {
     unsigned err = mysql_errno(m);
     std::string msg = mysql_error(m);
     if (err == 1236 /* ER_MASTER_FATAL_ERROR_READING_BINLOG */) {
-      return NotFound("{}: the server cannot send the requested binlog position: {} (the binlog "
-                      "may have been purged: restart with --startup initial)", where_, msg);
+      return NotFound(
+          "{}: the server cannot send the requested binlog position: {} (the binlog "
+          "may have been purged: restart with --startup initial)",
+          where_, msg);
     }
     return IoError("{}: binlog stream broken: {} (error {})", where_, msg, err);
   }
@@ -397,7 +423,8 @@ Result<std::optional<std::span<const uint8_t>>> BinlogStream::Next() {
   return std::optional<std::span<const uint8_t>>(std::span<const uint8_t>(p + 1, len - 1));
 }
 
-Result<SourcePosition> FindPositionForTimestamp(const StreamOptions& options, int64_t unix_seconds) {
+Result<SourcePosition> FindPositionForTimestamp(const StreamOptions& options,
+                                                int64_t unix_seconds) {
   FLOE_ASSIGN_OR_RETURN(auto conn, Connection::Open(options.connection));
   FLOE_ASSIGN_OR_RETURN(auto files, ListBinlogFiles(*conn));
   if (files.empty()) return NotFound("the server has no binlog files");
@@ -439,7 +466,8 @@ Result<SourcePosition> FindPositionForTimestamp(const StreamOptions& options, in
     FLOE_ASSIGN_OR_RETURN(auto ev, stream->Next());
     if (!ev) break;
     FLOE_ASSIGN_OR_RETURN(auto e, decoder.Decode(*ev));
-    bool starts_tx = e.header.type == event_type::kMariaGtid || e.header.type == event_type::kGtid ||
+    bool starts_tx = e.header.type == event_type::kMariaGtid ||
+                     e.header.type == event_type::kGtid ||
                      e.header.type == event_type::kAnonymousGtid ||
                      (e.header.type == event_type::kQuery &&
                       Upper(std::get<QueryEvent>(e.body).query) == "BEGIN");

@@ -152,7 +152,6 @@ class BinlogStream {
 /// `unix_seconds`, by reading the first event of each binlog file and then
 /// scanning the chosen file. kNotFound if every binlog is older (then the
 /// current position is the answer the caller may want).
-Result<SourcePosition> FindPositionForTimestamp(const StreamOptions& options,
-                                                int64_t unix_seconds);
+Result<SourcePosition> FindPositionForTimestamp(const StreamOptions& options, int64_t unix_seconds);
 
 }  // namespace floe::cdc::mysql

@@ -38,10 +38,10 @@ void operator delete(void* p, size_t) noexcept { std::free(p); }
 namespace floe::cdc {
 namespace {
 
+using types::SameValue;
 using types::Type;
 using types::TypeId;
 using types::Value;
-using types::SameValue;
 using Kind = DebeziumEvent::Kind;
 
 std::string ReadFile(const std::string& path) {
@@ -935,7 +935,8 @@ TEST(DebeziumJsonReaderTest, ErrorsNamePathAndReason) {
   ExpectError(reader, "null null", &known, "invalid JSON");
   ExpectError(reader, row("c", R"({"id":1})") + " {}", &known, "content after the event");
   // Text after a whole event is named as such, not as an event that "ended early".
-  ExpectError(reader, row("c", R"({"id":1})") + " xyz", &known, "content after the event at offset");
+  ExpectError(reader, row("c", R"({"id":1})") + " xyz", &known,
+              "content after the event at offset");
   ExpectError(reader, row("c", R"({"id":1})") + "}", &known, "content after the event at offset");
   ExpectError(reader, row("x", R"({"id":1})"), &known, "op: unknown op 'x'");
   ExpectError(reader, row("truncate", R"({"id":1})"), &known, "unknown op 'truncate'");

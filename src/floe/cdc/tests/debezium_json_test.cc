@@ -38,10 +38,13 @@ TEST(DebeziumDecimalTest, BigEndianTwosComplement) {
 TEST(DebeziumJsonTest, RowChangeEnvelope) {
   auto def = std::make_shared<TableDefinition>();
   def->id = {"shop", "orders"};
-  def->columns = {Col("id", "INT"), Col("price", "DECIMAL", false, 10, 2),
+  def->columns = {Col("id", "INT"),
+                  Col("price", "DECIMAL", false, 10, 2),
                   Col("created", "DATETIME", false, -1, -1, 0),
-                  Col("updated", "TIMESTAMP", false, -1, -1, 3), Col("note", "VARCHAR"),
-                  Col("flags", "BIT", false, 16), Col("big", "BIGINT", true)};
+                  Col("updated", "TIMESTAMP", false, -1, -1, 3),
+                  Col("note", "VARCHAR"),
+                  Col("flags", "BIT", false, 16),
+                  Col("big", "BIGINT", true)};
   def->primary_key = {"id"};
   auto source = std::make_shared<ChangeSource>();
   source->position.binlog = {"mariadb-bin.000001", 1234};

@@ -21,7 +21,8 @@ TEST(BinlogFilePosTest, ParseAndOrderByFileSequence) {
 }
 
 TEST(GtidSetTest, MySqlSetsMergeAndContain) {
-  auto s = GtidSet::Parse("3E11FA47-71CA-11E1-9E33-C80AA9429562:1-5:7,3e11fa47-71ca-11e1-9e33-c80aa9429562:6");
+  auto s = GtidSet::Parse(
+      "3E11FA47-71CA-11E1-9E33-C80AA9429562:1-5:7,3e11fa47-71ca-11e1-9e33-c80aa9429562:6");
   ASSERT_TRUE(s) << s.error().ToString();
   EXPECT_EQ(s->flavor(), GtidSet::Flavor::kMySql);
   EXPECT_EQ(s->ToString(), "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-7");

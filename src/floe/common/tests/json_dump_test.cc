@@ -39,8 +39,8 @@ TEST(Utf8Test, FindsTheFirstInvalidByte) {
   EXPECT_EQ(FindInvalidUtf8("plain"), std::string_view::npos);
   EXPECT_EQ(FindInvalidUtf8("caf\xC3\xA9"), std::string_view::npos);
   EXPECT_EQ(FindInvalidUtf8("caf\xE9"), 3u);
-  EXPECT_EQ(FindInvalidUtf8("\xC0\x80"), 0u);          // overlong NUL
-  EXPECT_EQ(FindInvalidUtf8("ab\xED\xA0\x80"), 2u);    // surrogate
+  EXPECT_EQ(FindInvalidUtf8("\xC0\x80"), 0u);        // overlong NUL
+  EXPECT_EQ(FindInvalidUtf8("ab\xED\xA0\x80"), 2u);  // surrogate
   auto status = CheckUtf8("ns\xFF", "namespace");
   ASSERT_FALSE(status);
   EXPECT_EQ(status.error().message(), "namespace is not valid UTF-8 (byte 0xFF at offset 2)");

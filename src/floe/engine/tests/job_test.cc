@@ -151,14 +151,13 @@ class JobTest : public ::testing::Test {
     options.channel_capacity = 4;  // small, to exercise back-pressure
     options.store = &store;
     Job job(options);
-    auto numbers = job.AddSource<int>("source", 1, [&](int) {
-      return std::make_unique<CountingSource>(limit);
-    });
+    auto numbers = job.AddSource<int>("source", 1,
+                                      [&](int) { return std::make_unique<CountingSource>(limit); });
     auto batches = job.AddOperator<int, std::vector<int>>(
         "batcher", 3, numbers, HashBy<int>([](int x) { return x; }),
         [&](int) { return std::make_unique<BatchingOperator>(fail_after); });
-    job.AddOperator<std::vector<int>, Nothing>("committer", 1, batches, nullptr,
-                                               [&](int) { return std::make_unique<Committer>(table); });
+    job.AddOperator<std::vector<int>, Nothing>(
+        "committer", 1, batches, nullptr, [&](int) { return std::make_unique<Committer>(table); });
     Status s = job.Run();
     if (last_completed) *last_completed = job.last_completed_checkpoint();
     return s;
@@ -206,13 +205,13 @@ TEST_F(JobTest, StopRequestEndsWithAFinalCheckpoint) {
   options.checkpoint_interval = std::chrono::milliseconds(1000000);  // only the final one
   options.store = &store;
   Job job(options);
-  auto numbers = job.AddSource<int>("source", 1, [&](int) {
-    return std::make_unique<CountingSource>(INT32_MAX);
+  auto numbers = job.AddSource<int>(
+      "source", 1, [&](int) { return std::make_unique<CountingSource>(INT32_MAX); });
+  auto batches = job.AddOperator<int, std::vector<int>>("batcher", 2, numbers, nullptr, [&](int) {
+    return std::make_unique<BatchingOperator>(nullptr);
   });
-  auto batches = job.AddOperator<int, std::vector<int>>(
-      "batcher", 2, numbers, nullptr, [&](int) { return std::make_unique<BatchingOperator>(nullptr); });
-  job.AddOperator<std::vector<int>, Nothing>("committer", 1, batches, nullptr,
-                                             [&](int) { return std::make_unique<Committer>(&table); });
+  job.AddOperator<std::vector<int>, Nothing>(
+      "committer", 1, batches, nullptr, [&](int) { return std::make_unique<Committer>(&table); });
   std::thread stopper([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     job.RequestStop();
@@ -235,11 +234,11 @@ TEST_F(JobTest, MinCheckpointIdRaisesTheFirstId) {
   options.checkpoint_interval = std::chrono::milliseconds(5);
   options.min_checkpoint_id = 100;
   Job job(options);
-  auto numbers = job.AddSource<int>("source", 1,
-                                    [](int) { return std::make_unique<CountingSource>(50); });
-  auto batches = job.AddOperator<int, std::vector<int>>(
-      "batcher", 1, numbers, nullptr,
-      [](int) { return std::make_unique<BatchingOperator>(nullptr); });
+  auto numbers =
+      job.AddSource<int>("source", 1, [](int) { return std::make_unique<CountingSource>(50); });
+  auto batches = job.AddOperator<int, std::vector<int>>("batcher", 1, numbers, nullptr, [](int) {
+    return std::make_unique<BatchingOperator>(nullptr);
+  });
   job.AddOperator<std::vector<int>, Nothing>(
       "committer", 1, batches, nullptr, [&](int) { return std::make_unique<Committer>(&table); });
   ASSERT_TRUE(job.Run());
@@ -322,7 +321,8 @@ TEST(CheckpointStoreTest, KeepsTheLastNAndSkipsTornFiles) {
   for (auto& e : std::filesystem::directory_iterator(dir)) files += e.is_regular_file();
   EXPECT_EQ(files, 2);
   // A torn newer file (cannot come from Save, but a disk can do anything) is skipped.
-  ASSERT_TRUE(io.WriteAtomically((dir / "checkpoint-00000000000000000009.json").string(), "{\"chec"));
+  ASSERT_TRUE(
+      io.WriteAtomically((dir / "checkpoint-00000000000000000009.json").string(), "{\"chec"));
   std::string warning;
   auto latest = store.LoadLatest(&warning);
   ASSERT_TRUE(latest && *latest);

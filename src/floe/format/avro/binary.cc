@@ -96,23 +96,35 @@ namespace {
 bool Fits(Type want, Type have) {
   if (want == have) return true;
   switch (want) {
-    case Type::kLong: return have == Type::kInt;
-    case Type::kFloat: return have == Type::kInt || have == Type::kLong;
-    case Type::kDouble: return have == Type::kInt || have == Type::kLong || have == Type::kFloat;
-    case Type::kBytes: return have == Type::kString || have == Type::kFixed;
-    case Type::kString: return have == Type::kBytes;
-    case Type::kFixed: return have == Type::kBytes;
-    case Type::kEnum: return have == Type::kString;
-    default: return false;
+    case Type::kLong:
+      return have == Type::kInt;
+    case Type::kFloat:
+      return have == Type::kInt || have == Type::kLong;
+    case Type::kDouble:
+      return have == Type::kInt || have == Type::kLong || have == Type::kFloat;
+    case Type::kBytes:
+      return have == Type::kString || have == Type::kFixed;
+    case Type::kString:
+      return have == Type::kBytes;
+    case Type::kFixed:
+      return have == Type::kBytes;
+    case Type::kEnum:
+      return have == Type::kString;
+    default:
+      return false;
   }
 }
 
 double AsDouble(const Datum& d) {
   switch (d.type()) {
-    case Type::kInt: return d.int_value();
-    case Type::kLong: return static_cast<double>(d.long_value());
-    case Type::kFloat: return d.float_value();
-    default: return d.double_value();
+    case Type::kInt:
+      return d.int_value();
+    case Type::kLong:
+      return static_cast<double>(d.long_value());
+    case Type::kFloat:
+      return d.float_value();
+    default:
+      return d.double_value();
   }
 }
 
@@ -126,8 +138,7 @@ Status Encode(const Node& schema, const Datum& datum, ByteBuffer* out) {
     const auto& branches = schema.branches();
     int64_t index = datum.branch();
     if (index >= static_cast<int64_t>(branches.size())) {
-      return InvalidArgument("union branch {} out of range (union has {})", index,
-                             branches.size());
+      return InvalidArgument("union branch {} out of range (union has {})", index, branches.size());
     }
     if (index < 0) {
       for (size_t i = 0; i < branches.size() && index < 0; ++i) {
@@ -146,17 +157,28 @@ Status Encode(const Node& schema, const Datum& datum, ByteBuffer* out) {
   }
   if (!Fits(schema.type(), datum.type())) return Mismatch(schema, datum);
   switch (schema.type()) {
-    case Type::kNull: return Ok();
-    case Type::kBoolean: out->PushByte(datum.boolean() ? 1 : 0); return Ok();
-    case Type::kInt: AppendVarLong(datum.int_value(), out); return Ok();
-    case Type::kLong: AppendVarLong(datum.AsInt64(), out); return Ok();
+    case Type::kNull:
+      return Ok();
+    case Type::kBoolean:
+      out->PushByte(datum.boolean() ? 1 : 0);
+      return Ok();
+    case Type::kInt:
+      AppendVarLong(datum.int_value(), out);
+      return Ok();
+    case Type::kLong:
+      AppendVarLong(datum.AsInt64(), out);
+      return Ok();
     case Type::kFloat:
       out->AppendLittleEndian(datum.type() == Type::kFloat ? datum.float_value()
                                                            : static_cast<float>(AsDouble(datum)));
       return Ok();
-    case Type::kDouble: out->AppendLittleEndian(AsDouble(datum)); return Ok();
+    case Type::kDouble:
+      out->AppendLittleEndian(AsDouble(datum));
+      return Ok();
     case Type::kBytes:
-    case Type::kString: AppendLengthPrefixed(datum.bytes(), out); return Ok();
+    case Type::kString:
+      AppendLengthPrefixed(datum.bytes(), out);
+      return Ok();
     case Type::kFixed:
       if (datum.bytes().size() != schema.fixed_size()) {
         return InvalidArgument("fixed {} needs {} bytes, value has {}", schema.fullname(),
@@ -197,8 +219,7 @@ Status Encode(const Node& schema, const Datum& datum, ByteBuffer* out) {
       const auto& items = datum.children();
       bool is_map = schema.type() == Type::kMap;
       if (is_map && datum.keys().size() != items.size()) {
-        return InvalidArgument("map has {} keys and {} values", datum.keys().size(),
-                               items.size());
+        return InvalidArgument("map has {} keys and {} values", datum.keys().size(), items.size());
       }
       if (!items.empty()) {
         AppendVarLong(static_cast<int64_t>(items.size()), out);
@@ -211,7 +232,8 @@ Status Encode(const Node& schema, const Datum& datum, ByteBuffer* out) {
       AppendVarLong(0, out);
       return Ok();
     }
-    case Type::kUnion: break;
+    case Type::kUnion:
+      break;
   }
   return Mismatch(schema, datum);
 }
@@ -279,8 +301,7 @@ Result<Datum> DefaultToDatum(const Node& schema, const Json& value) {
       } else {
         return bad();
       }
-      return schema.type() == Type::kFloat ? Datum::Float(static_cast<float>(v))
-                                           : Datum::Double(v);
+      return schema.type() == Type::kFloat ? Datum::Float(static_cast<float>(v)) : Datum::Double(v);
     }
     case Type::kString:
       if (!value.is_string()) return bad();

@@ -28,7 +28,7 @@ Status Compress(Codec codec, std::string_view input, int level, ByteBuffer* out)
 /// Replaces `*out` with `input` decompressed. More than `max_output` bytes of
 /// output, bad compressed bytes or a bad checksum are kCorruption with
 /// `context` (e.g. "file.avro block at offset 123") in the message.
-Status Decompress(Codec codec, std::string_view input, size_t max_output,
-                  std::string_view context, ByteBuffer* out);
+Status Decompress(Codec codec, std::string_view input, size_t max_output, std::string_view context,
+                  ByteBuffer* out);
 
 }  // namespace floe::avro

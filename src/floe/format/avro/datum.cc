@@ -77,39 +77,59 @@ Datum Datum::Map(std::vector<std::string> keys, std::vector<Datum> values) {
 bool operator==(const Datum& a, const Datum& b) {
   if (a.type_ != b.type_) return false;
   switch (a.type_) {
-    case Type::kNull: return true;
-    case Type::kBoolean: return a.scalar_.b == b.scalar_.b;
+    case Type::kNull:
+      return true;
+    case Type::kBoolean:
+      return a.scalar_.b == b.scalar_.b;
     case Type::kInt:
-    case Type::kEnum: return a.scalar_.i == b.scalar_.i;
-    case Type::kLong: return a.scalar_.l == b.scalar_.l;
-    case Type::kFloat: return std::memcmp(&a.scalar_.f, &b.scalar_.f, sizeof(float)) == 0;
-    case Type::kDouble: return std::memcmp(&a.scalar_.d, &b.scalar_.d, sizeof(double)) == 0;
+    case Type::kEnum:
+      return a.scalar_.i == b.scalar_.i;
+    case Type::kLong:
+      return a.scalar_.l == b.scalar_.l;
+    case Type::kFloat:
+      return std::memcmp(&a.scalar_.f, &b.scalar_.f, sizeof(float)) == 0;
+    case Type::kDouble:
+      return std::memcmp(&a.scalar_.d, &b.scalar_.d, sizeof(double)) == 0;
     case Type::kString:
     case Type::kBytes:
-    case Type::kFixed: return a.bytes_ == b.bytes_;
+    case Type::kFixed:
+      return a.bytes_ == b.bytes_;
     case Type::kMap:
       if (a.keys_ != b.keys_) return false;
       [[fallthrough]];
     case Type::kRecord:
-    case Type::kArray: return a.children_ == b.children_;
-    case Type::kUnion: return false;
+    case Type::kArray:
+      return a.children_ == b.children_;
+    case Type::kUnion:
+      return false;
   }
   return false;
 }
 
 std::string Datum::DebugString() const {
   switch (type_) {
-    case Type::kNull: return "null";
-    case Type::kBoolean: return scalar_.b ? "true" : "false";
-    case Type::kInt: return fmt::format("{}", scalar_.i);
-    case Type::kLong: return fmt::format("{}L", scalar_.l);
-    case Type::kFloat: return fmt::format("{}f", scalar_.f);
-    case Type::kDouble: return fmt::format("{}d", scalar_.d);
-    case Type::kString: return fmt::format("\"{}\"", bytes_);
-    case Type::kBytes: return fmt::format("bytes[{}]", bytes_.size());
-    case Type::kFixed: return fmt::format("fixed[{}]", bytes_.size());
-    case Type::kEnum: return fmt::format("enum#{}", scalar_.i);
-    case Type::kUnion: return "union?";
+    case Type::kNull:
+      return "null";
+    case Type::kBoolean:
+      return scalar_.b ? "true" : "false";
+    case Type::kInt:
+      return fmt::format("{}", scalar_.i);
+    case Type::kLong:
+      return fmt::format("{}L", scalar_.l);
+    case Type::kFloat:
+      return fmt::format("{}f", scalar_.f);
+    case Type::kDouble:
+      return fmt::format("{}d", scalar_.d);
+    case Type::kString:
+      return fmt::format("\"{}\"", bytes_);
+    case Type::kBytes:
+      return fmt::format("bytes[{}]", bytes_.size());
+    case Type::kFixed:
+      return fmt::format("fixed[{}]", bytes_.size());
+    case Type::kEnum:
+      return fmt::format("enum#{}", scalar_.i);
+    case Type::kUnion:
+      return "union?";
     case Type::kRecord:
     case Type::kArray:
     case Type::kMap: {

@@ -81,12 +81,30 @@ class Datum {
 
   // Setters that keep allocated memory, for decoding in place.
   void SetNull() { type_ = Type::kNull; }
-  void SetBoolean(bool v) { type_ = Type::kBoolean; scalar_.b = v; }
-  void SetInt(int32_t v) { type_ = Type::kInt; scalar_.i = v; }
-  void SetLong(int64_t v) { type_ = Type::kLong; scalar_.l = v; }
-  void SetFloat(float v) { type_ = Type::kFloat; scalar_.f = v; }
-  void SetDouble(double v) { type_ = Type::kDouble; scalar_.d = v; }
-  void SetEnum(int32_t index) { type_ = Type::kEnum; scalar_.i = index; }
+  void SetBoolean(bool v) {
+    type_ = Type::kBoolean;
+    scalar_.b = v;
+  }
+  void SetInt(int32_t v) {
+    type_ = Type::kInt;
+    scalar_.i = v;
+  }
+  void SetLong(int64_t v) {
+    type_ = Type::kLong;
+    scalar_.l = v;
+  }
+  void SetFloat(float v) {
+    type_ = Type::kFloat;
+    scalar_.f = v;
+  }
+  void SetDouble(double v) {
+    type_ = Type::kDouble;
+    scalar_.d = v;
+  }
+  void SetEnum(int32_t index) {
+    type_ = Type::kEnum;
+    scalar_.i = index;
+  }
   /// Sets the type to kString/kBytes/kFixed and returns the (cleared) storage.
   std::string* ResetBytes(Type type) {
     type_ = type;

@@ -14,7 +14,6 @@ namespace floe::avro {
 
 namespace {
 
-
 void AppendDouble(double v, std::string* out) {
   if (std::isnan(v)) {
     out->append("\"NaN\"");
@@ -144,8 +143,7 @@ bool AppendLogical(const Node& s, const Datum& d, std::string* out) {
     out->push_back('"');
     return true;
   }
-  if (lt == "time-millis" && t == Type::kInt && d.int_value() >= 0 &&
-      d.int_value() < 86400000) {
+  if (lt == "time-millis" && t == Type::kInt && d.int_value() >= 0 && d.int_value() < 86400000) {
     out->push_back('"');
     AppendTimeOfDay(int64_t{d.int_value()} * 1000, 1000000, 6, out);
     out->push_back('"');
@@ -197,13 +195,27 @@ void Append(const Node& s, const Datum& d, const JsonOptions& options, std::stri
   }
   if (options.logical_types && AppendLogical(s, d, out)) return;
   switch (d.type()) {
-    case Type::kNull: out->append("null"); return;
-    case Type::kBoolean: out->append(d.boolean() ? "true" : "false"); return;
-    case Type::kInt: fmt::format_to(std::back_inserter(*out), "{}", d.int_value()); return;
-    case Type::kLong: fmt::format_to(std::back_inserter(*out), "{}", d.long_value()); return;
-    case Type::kFloat: AppendDouble(d.float_value(), out); return;
-    case Type::kDouble: AppendDouble(d.double_value(), out); return;
-    case Type::kString: AppendJsonString(d.bytes(), out); return;
+    case Type::kNull:
+      out->append("null");
+      return;
+    case Type::kBoolean:
+      out->append(d.boolean() ? "true" : "false");
+      return;
+    case Type::kInt:
+      fmt::format_to(std::back_inserter(*out), "{}", d.int_value());
+      return;
+    case Type::kLong:
+      fmt::format_to(std::back_inserter(*out), "{}", d.long_value());
+      return;
+    case Type::kFloat:
+      AppendDouble(d.float_value(), out);
+      return;
+    case Type::kDouble:
+      AppendDouble(d.double_value(), out);
+      return;
+    case Type::kString:
+      AppendJsonString(d.bytes(), out);
+      return;
     case Type::kBytes:
     case Type::kFixed: {
       std::string encoded;
@@ -257,7 +269,9 @@ void Append(const Node& s, const Datum& d, const JsonOptions& options, std::stri
       out->push_back(is_map ? '}' : ']');
       return;
     }
-    case Type::kUnion: out->append("null"); return;
+    case Type::kUnion:
+      out->append("null");
+      return;
   }
 }
 
@@ -319,7 +333,8 @@ Result<Datum> FromJson(const Node& s, const Json& v) {
       return Datum::String(v.get<std::string>());
     case Type::kBytes:
     case Type::kFixed: {
-      if (!v.is_string()) return InvalidArgument("expected base64 {}, got {}", TypeName(s.type()), JsonKind(v));
+      if (!v.is_string())
+        return InvalidArgument("expected base64 {}, got {}", TypeName(s.type()), JsonKind(v));
       std::string bytes;
       FLOE_RETURN_IF_ERROR(Base64Decode(v.get_ref<const std::string&>(), &bytes));
       if (s.type() == Type::kFixed) {
@@ -334,7 +349,9 @@ Result<Datum> FromJson(const Node& s, const Json& v) {
     case Type::kEnum: {
       if (!v.is_string()) return Expected(s, v);
       auto index = s.SymbolIndex(v.get<std::string>());
-      if (!index) return InvalidArgument("'{}' is not a symbol of enum {}", v.get<std::string>(), s.fullname());
+      if (!index)
+        return InvalidArgument("'{}' is not a symbol of enum {}", v.get<std::string>(),
+                               s.fullname());
       return Datum::Enum(static_cast<int32_t>(*index));
     }
     case Type::kArray: {
@@ -343,7 +360,8 @@ Result<Datum> FromJson(const Node& s, const Json& v) {
       items.reserve(v.size());
       for (size_t i = 0; i < v.size(); ++i) {
         auto item = FromJson(*s.items(), v[i]);
-        if (!item) return std::unexpected(std::move(item).error().WithContext(fmt::format("item {}", i)));
+        if (!item)
+          return std::unexpected(std::move(item).error().WithContext(fmt::format("item {}", i)));
         items.push_back(std::move(*item));
       }
       return Datum::Array(std::move(items));
@@ -355,7 +373,8 @@ Result<Datum> FromJson(const Node& s, const Json& v) {
       for (auto it = v.begin(); it != v.end(); ++it) {
         auto value = FromJson(*s.values(), it.value());
         if (!value) {
-          return std::unexpected(std::move(value).error().WithContext(fmt::format("key '{}'", it.key())));
+          return std::unexpected(
+              std::move(value).error().WithContext(fmt::format("key '{}'", it.key())));
         }
         keys.push_back(it.key());
         values.push_back(std::move(*value));
@@ -378,7 +397,9 @@ Result<Datum> FromJson(const Node& s, const Json& v) {
         } else {
           return InvalidArgument("field '{}' is required but missing", f.name);
         }
-        if (!d) return std::unexpected(std::move(d).error().WithContext(fmt::format("field '{}'", f.name)));
+        if (!d)
+          return std::unexpected(
+              std::move(d).error().WithContext(fmt::format("field '{}'", f.name)));
         fields.push_back(std::move(*d));
       }
       return Datum::Record(std::move(fields));
@@ -397,7 +418,8 @@ Result<Datum> FromJson(const Node& s, const Json& v) {
         const std::string& key = v.begin().key();
         for (size_t i = 0; i < branches.size(); ++i) {
           const Node& b = *branches[i];
-          bool named = b.type() == Type::kRecord || b.type() == Type::kEnum || b.type() == Type::kFixed;
+          bool named =
+              b.type() == Type::kRecord || b.type() == Type::kEnum || b.type() == Type::kFixed;
           if (key == TypeName(b.type()) || (named && (key == b.fullname() || key == b.name()))) {
             auto d = FromJson(b, v.begin().value());
             if (!d) return d;

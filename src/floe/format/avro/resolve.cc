@@ -23,14 +23,14 @@ struct DatumReader::Plan {
     kRecord,
     kArray,
     kMap,
-    kWriterUnion,   // the writer wrote a union: read the branch, then its plan
-    kToReaderUnion, // the reader wants a union: read `child`, tag the branch
-    kError,         // cannot be resolved: reading such a value fails
+    kWriterUnion,    // the writer wrote a union: read the branch, then its plan
+    kToReaderUnion,  // the reader wants a union: read `child`, tag the branch
+    kError,          // cannot be resolved: reading such a value fails
   };
   struct Step {
-    int32_t reader_index = -1;     // -1: skip the writer field
-    const Plan* plan = nullptr;    // when read
-    const Node* skip = nullptr;    // when skipped
+    int32_t reader_index = -1;   // -1: skip the writer field
+    const Plan* plan = nullptr;  // when read
+    const Node* skip = nullptr;  // when skipped
   };
 
   Op op = Op::kError;
@@ -64,12 +64,18 @@ bool IsNamed(Type t) { return t == Type::kRecord || t == Type::kEnum || t == Typ
 bool Promotes(Type writer, Type reader) {
   if (writer == reader) return true;
   switch (writer) {
-    case Type::kInt: return reader == Type::kLong || reader == Type::kFloat || reader == Type::kDouble;
-    case Type::kLong: return reader == Type::kFloat || reader == Type::kDouble;
-    case Type::kFloat: return reader == Type::kDouble;
-    case Type::kString: return reader == Type::kBytes;
-    case Type::kBytes: return reader == Type::kString;
-    default: return false;
+    case Type::kInt:
+      return reader == Type::kLong || reader == Type::kFloat || reader == Type::kDouble;
+    case Type::kLong:
+      return reader == Type::kFloat || reader == Type::kDouble;
+    case Type::kFloat:
+      return reader == Type::kDouble;
+    case Type::kString:
+      return reader == Type::kBytes;
+    case Type::kBytes:
+      return reader == Type::kString;
+    default:
+      return false;
   }
 }
 
@@ -77,8 +83,9 @@ bool SameName(const Node& a, const Node& b) {
   if (a.name() == b.name()) return true;
   for (const auto& alias : b.aliases()) {
     auto dot = alias.rfind('.');
-    std::string_view short_alias =
-        dot == std::string::npos ? std::string_view(alias) : std::string_view(alias).substr(dot + 1);
+    std::string_view short_alias = dot == std::string::npos
+                                       ? std::string_view(alias)
+                                       : std::string_view(alias).substr(dot + 1);
     if (short_alias == a.name()) return true;
   }
   return false;
@@ -135,31 +142,47 @@ class PlanBuilder {
     if (!Promotes(w->type(), r->type())) return Incompatible(w, r);
     plan->target = r->type();
     switch (w->type()) {
-      case Type::kNull: plan->op = Op::kNull; return Ok();
-      case Type::kBoolean: plan->op = Op::kBoolean; return Ok();
-      case Type::kInt: plan->op = Op::kInt; return Ok();
-      case Type::kLong: plan->op = Op::kLong; return Ok();
-      case Type::kFloat: plan->op = Op::kFloat; return Ok();
-      case Type::kDouble: plan->op = Op::kDouble; return Ok();
+      case Type::kNull:
+        plan->op = Op::kNull;
+        return Ok();
+      case Type::kBoolean:
+        plan->op = Op::kBoolean;
+        return Ok();
+      case Type::kInt:
+        plan->op = Op::kInt;
+        return Ok();
+      case Type::kLong:
+        plan->op = Op::kLong;
+        return Ok();
+      case Type::kFloat:
+        plan->op = Op::kFloat;
+        return Ok();
+      case Type::kDouble:
+        plan->op = Op::kDouble;
+        return Ok();
       case Type::kBytes:
-      case Type::kString: plan->op = Op::kBytes; return Ok();
+      case Type::kString:
+        plan->op = Op::kBytes;
+        return Ok();
       case Type::kFixed:
         if (w->fixed_size() != r->fixed_size()) {
-          return SchemaIncompatible("fixed {} has size {}, reader's {} has size {}",
-                                    w->fullname(), w->fixed_size(), r->fullname(),
-                                    r->fixed_size());
+          return SchemaIncompatible("fixed {} has size {}, reader's {} has size {}", w->fullname(),
+                                    w->fixed_size(), r->fullname(), r->fixed_size());
         }
         plan->op = Op::kFixed;
         return Ok();
-      case Type::kEnum: return FillEnum(plan, w, r);
+      case Type::kEnum:
+        return FillEnum(plan, w, r);
       case Type::kArray:
       case Type::kMap: {
         plan->op = w->type() == Type::kArray ? Op::kArray : Op::kMap;
         FLOE_ASSIGN_OR_RETURN(plan->child, Resolve(w->items(), r->items()));
         return Ok();
       }
-      case Type::kRecord: return FillRecord(plan, w, r);
-      case Type::kUnion: break;
+      case Type::kRecord:
+        return FillRecord(plan, w, r);
+      case Type::kUnion:
+        break;
     }
     return Incompatible(w, r);
   }
@@ -179,7 +202,8 @@ class PlanBuilder {
       for (size_t i = 0; i < branches.size(); ++i) {
         const Node* b = branches[i];
         bool candidate = false;
-        if (pass == 0) candidate = b->type() == w->type() && (!IsNamed(w->type()) || SameName(*w, *b));
+        if (pass == 0)
+          candidate = b->type() == w->type() && (!IsNamed(w->type()) || SameName(*w, *b));
         if (pass == 1) candidate = b->type() == w->type() && IsNamed(w->type());
         if (pass == 2) candidate = b->type() != w->type() && Promotes(w->type(), b->type());
         if (!candidate) continue;
@@ -191,8 +215,9 @@ class PlanBuilder {
         return Ok();
       }
     }
-    return SchemaIncompatible("writer type {} matches no branch of the reader's union",
-                              IsNamed(w->type()) ? w->fullname() : std::string(TypeName(w->type())));
+    return SchemaIncompatible(
+        "writer type {} matches no branch of the reader's union",
+        IsNamed(w->type()) ? w->fullname() : std::string(TypeName(w->type())));
   }
 
   Status FillEnum(Plan* plan, const Node* w, const Node* r) {
@@ -288,8 +313,8 @@ Status CheckCount(BinaryDecoder* d, uint64_t count_offset, int64_t count, size_t
   uint64_t n = static_cast<uint64_t>(count);
   if (item_min_size == 0) {
     if (n > budget->zero_size_items) {
-      return Corruption("{} at offset {}: block count {} is implausible", d->source(),
-                        count_offset, count);
+      return Corruption("{} at offset {}: block count {} is implausible", d->source(), count_offset,
+                        count);
     }
     budget->zero_size_items -= n;
     return Ok();
@@ -324,18 +349,32 @@ Result<int64_t> ReadBlockCount(BinaryDecoder* d, size_t item_min_size, Budget* b
 Status Skip(const Node& node, BinaryDecoder* d, Budget* budget, int depth) {
   if (depth > DatumReader::kMaxNesting) return d->Corrupt("value nested too deeply");
   switch (node.type()) {
-    case Type::kNull: return Ok();
-    case Type::kBoolean: FLOE_RETURN_IF_ERROR(d->ReadBoolean()); return Ok();
+    case Type::kNull:
+      return Ok();
+    case Type::kBoolean:
+      FLOE_RETURN_IF_ERROR(d->ReadBoolean());
+      return Ok();
     case Type::kInt:
     case Type::kLong:
-    case Type::kEnum: FLOE_RETURN_IF_ERROR(d->ReadLong()); return Ok();
-    case Type::kFloat: FLOE_RETURN_IF_ERROR(d->ReadRaw(4)); return Ok();
-    case Type::kDouble: FLOE_RETURN_IF_ERROR(d->ReadRaw(8)); return Ok();
+    case Type::kEnum:
+      FLOE_RETURN_IF_ERROR(d->ReadLong());
+      return Ok();
+    case Type::kFloat:
+      FLOE_RETURN_IF_ERROR(d->ReadRaw(4));
+      return Ok();
+    case Type::kDouble:
+      FLOE_RETURN_IF_ERROR(d->ReadRaw(8));
+      return Ok();
     case Type::kBytes:
-    case Type::kString: FLOE_RETURN_IF_ERROR(d->ReadLengthPrefixed()); return Ok();
-    case Type::kFixed: FLOE_RETURN_IF_ERROR(d->ReadRaw(node.fixed_size())); return Ok();
+    case Type::kString:
+      FLOE_RETURN_IF_ERROR(d->ReadLengthPrefixed());
+      return Ok();
+    case Type::kFixed:
+      FLOE_RETURN_IF_ERROR(d->ReadRaw(node.fixed_size()));
+      return Ok();
     case Type::kRecord:
-      for (const Field& f : node.fields()) FLOE_RETURN_IF_ERROR(Skip(*f.type, d, budget, depth + 1));
+      for (const Field& f : node.fields())
+        FLOE_RETURN_IF_ERROR(Skip(*f.type, d, budget, depth + 1));
       return Ok();
     case Type::kUnion: {
       uint64_t at = d->offset();
@@ -358,8 +397,8 @@ Status Skip(const Node& node, BinaryDecoder* d, Budget* budget, int depth) {
           if (count == std::numeric_limits<int64_t>::min()) return d->Corrupt("bad block count");
           FLOE_ASSIGN_OR_RETURN(int64_t size, d->ReadLong());
           if (size < 0 || static_cast<uint64_t>(size) > d->remaining()) {
-            return d->Corrupt(fmt::format("block byte size {} with {} bytes left", size,
-                                          d->remaining()));
+            return d->Corrupt(
+                fmt::format("block byte size {} with {} bytes left", size, d->remaining()));
           }
           FLOE_RETURN_IF_ERROR(d->ReadRaw(static_cast<size_t>(size)));
           continue;
@@ -378,7 +417,9 @@ Status Skip(const Node& node, BinaryDecoder* d, Budget* budget, int depth) {
 Status Decode(const Plan& plan, BinaryDecoder* d, Datum* out, Budget* budget, int depth) {
   out->set_branch(-1);
   switch (plan.op) {
-    case Op::kNull: out->SetNull(); return Ok();
+    case Op::kNull:
+      out->SetNull();
+      return Ok();
     case Op::kBoolean: {
       FLOE_ASSIGN_OR_RETURN(bool v, d->ReadBoolean());
       out->SetBoolean(v);
@@ -393,10 +434,18 @@ Status Decode(const Plan& plan, BinaryDecoder* d, Datum* out, Budget* budget, in
         FLOE_ASSIGN_OR_RETURN(v, d->ReadLong());
       }
       switch (plan.target) {
-        case Type::kInt: out->SetInt(static_cast<int32_t>(v)); break;
-        case Type::kLong: out->SetLong(v); break;
-        case Type::kFloat: out->SetFloat(static_cast<float>(v)); break;
-        default: out->SetDouble(static_cast<double>(v)); break;
+        case Type::kInt:
+          out->SetInt(static_cast<int32_t>(v));
+          break;
+        case Type::kLong:
+          out->SetLong(v);
+          break;
+        case Type::kFloat:
+          out->SetFloat(static_cast<float>(v));
+          break;
+        default:
+          out->SetDouble(static_cast<double>(v));
+          break;
       }
       return Ok();
     }
@@ -433,10 +482,10 @@ Status Decode(const Plan& plan, BinaryDecoder* d, Datum* out, Budget* budget, in
       }
       int32_t mapped = plan.enum_map[static_cast<size_t>(index)];
       if (mapped < 0) {
-        return SchemaIncompatible("{} at offset {}: enum symbol '{}' of {} is not in the reader's {}",
-                                  d->source(), at,
-                                  plan.writer->symbols()[static_cast<size_t>(index)],
-                                  plan.writer->fullname(), plan.reader->fullname());
+        return SchemaIncompatible(
+            "{} at offset {}: enum symbol '{}' of {} is not in the reader's {}", d->source(), at,
+            plan.writer->symbols()[static_cast<size_t>(index)], plan.writer->fullname(),
+            plan.reader->fullname());
       }
       out->SetEnum(mapped);
       return Ok();
@@ -446,13 +495,15 @@ Status Decode(const Plan& plan, BinaryDecoder* d, Datum* out, Budget* budget, in
       std::vector<Datum>* fields = out->ResetChildren(Type::kRecord, plan.reader_field_count);
       for (const Plan::Step& step : plan.steps) {
         if (step.reader_index >= 0) {
-          FLOE_RETURN_IF_ERROR(Decode(*step.plan, d, &(*fields)[static_cast<size_t>(step.reader_index)],
-                                      budget, depth + 1));
+          FLOE_RETURN_IF_ERROR(Decode(*step.plan, d,
+                                      &(*fields)[static_cast<size_t>(step.reader_index)], budget,
+                                      depth + 1));
         } else {
           FLOE_RETURN_IF_ERROR(Skip(*step.skip, d, budget, depth + 1));
         }
       }
-      for (const auto& [index, value] : plan.defaults) (*fields)[static_cast<size_t>(index)] = value;
+      for (const auto& [index, value] : plan.defaults)
+        (*fields)[static_cast<size_t>(index)] = value;
       return Ok();
     }
     case Op::kArray:
@@ -499,8 +550,9 @@ Status Decode(const Plan& plan, BinaryDecoder* d, Datum* out, Budget* budget, in
       return Ok();
     }
     case Op::kError:
-      return SchemaIncompatible("{} at offset {}: {}", d->source(), d->offset(),
-                                plan.error.empty() ? "recursive type cannot be resolved" : plan.error);
+      return SchemaIncompatible(
+          "{} at offset {}: {}", d->source(), d->offset(),
+          plan.error.empty() ? "recursive type cannot be resolved" : plan.error);
   }
   return Ok();
 }

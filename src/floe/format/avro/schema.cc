@@ -12,20 +12,34 @@ namespace floe::avro {
 
 std::string_view TypeName(Type type) {
   switch (type) {
-    case Type::kNull: return "null";
-    case Type::kBoolean: return "boolean";
-    case Type::kInt: return "int";
-    case Type::kLong: return "long";
-    case Type::kFloat: return "float";
-    case Type::kDouble: return "double";
-    case Type::kBytes: return "bytes";
-    case Type::kString: return "string";
-    case Type::kRecord: return "record";
-    case Type::kEnum: return "enum";
-    case Type::kArray: return "array";
-    case Type::kMap: return "map";
-    case Type::kUnion: return "union";
-    case Type::kFixed: return "fixed";
+    case Type::kNull:
+      return "null";
+    case Type::kBoolean:
+      return "boolean";
+    case Type::kInt:
+      return "int";
+    case Type::kLong:
+      return "long";
+    case Type::kFloat:
+      return "float";
+    case Type::kDouble:
+      return "double";
+    case Type::kBytes:
+      return "bytes";
+    case Type::kString:
+      return "string";
+    case Type::kRecord:
+      return "record";
+    case Type::kEnum:
+      return "enum";
+    case Type::kArray:
+      return "array";
+    case Type::kMap:
+      return "map";
+    case Type::kUnion:
+      return "union";
+    case Type::kFixed:
+      return "fixed";
   }
   return "?";
 }
@@ -74,9 +88,9 @@ namespace {
 
 std::optional<Type> PrimitiveType(std::string_view name) {
   static constexpr std::pair<std::string_view, Type> kPrimitives[] = {
-      {"null", Type::kNull},     {"boolean", Type::kBoolean}, {"int", Type::kInt},
-      {"long", Type::kLong},     {"float", Type::kFloat},     {"double", Type::kDouble},
-      {"bytes", Type::kBytes},   {"string", Type::kString},
+      {"null", Type::kNull},   {"boolean", Type::kBoolean}, {"int", Type::kInt},
+      {"long", Type::kLong},   {"float", Type::kFloat},     {"double", Type::kDouble},
+      {"bytes", Type::kBytes}, {"string", Type::kString},
   };
   for (const auto& [n, t] : kPrimitives) {
     if (n == name) return t;
@@ -128,7 +142,8 @@ class SchemaBuilder {
   static Result<std::string> GetString(const Json& object, const char* key, bool required) {
     auto it = object.find(key);
     if (it == object.end()) {
-      if (required) return InvalidArgument("avro schema: missing \"{}\" in {}", key, Snippet(object));
+      if (required)
+        return InvalidArgument("avro schema: missing \"{}\" in {}", key, Snippet(object));
       return std::string();
     }
     if (!it->is_string()) {
@@ -305,10 +320,14 @@ class SchemaBuilder {
 
   static size_t PrimitiveMinSize(Type type) {
     switch (type) {
-      case Type::kNull: return 0;
-      case Type::kFloat: return 4;
-      case Type::kDouble: return 8;
-      default: return 1;
+      case Type::kNull:
+        return 0;
+      case Type::kFloat:
+        return 4;
+      case Type::kDouble:
+        return 8;
+      default:
+        return 1;
     }
   }
 
@@ -365,7 +384,8 @@ class SchemaBuilder {
       if (auto d = field_json.find("default"); d != field_json.end()) field.default_value = *d;
       KeepProperties(field_json, {"name", "type", "doc", "order", "aliases", "default"},
                      &field.properties);
-      if (auto id = field_json.find("field-id"); id != field_json.end() && id->is_number_integer()) {
+      if (auto id = field_json.find("field-id");
+          id != field_json.end() && id->is_number_integer()) {
         int64_t v = id->get<int64_t>();
         if (v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max()) {
           field.field_id = static_cast<int32_t>(v);
@@ -406,10 +426,9 @@ class SchemaBuilder {
     }
     node->min_size_ = 1;
     FLOE_RETURN_IF_ERROR(ParseLogical(node, json));
-    KeepProperties(json,
-                   {"type", "name", "namespace", "aliases", "doc", "symbols", "default",
-                    "logicalType"},
-                   &node->properties_);
+    KeepProperties(
+        json, {"type", "name", "namespace", "aliases", "doc", "symbols", "default", "logicalType"},
+        &node->properties_);
     return node;
   }
 

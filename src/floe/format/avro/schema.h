@@ -138,8 +138,8 @@ class Node {
 class Schema {
  public:
   /// Limits on what Parse accepts.
-  static constexpr int kMaxDepth = 128;           ///< Nesting of JSON and of types.
-  static constexpr size_t kMaxNodes = 1 << 20;    ///< Type nodes in one schema.
+  static constexpr int kMaxDepth = 128;         ///< Nesting of JSON and of types.
+  static constexpr size_t kMaxNodes = 1 << 20;  ///< Type nodes in one schema.
 
   /// Parses schema JSON text. Errors: kInvalidArgument for bad JSON or a bad
   /// schema (unknown type name, duplicate names, missing attributes, bad

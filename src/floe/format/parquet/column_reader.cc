@@ -85,8 +85,8 @@ Status ColumnChunkReader::Open(const io::InputFile& file, const ColumnChunk& chu
 }
 
 Result<std::span<const uint8_t>> ColumnChunkReader::Decompress(std::span<const uint8_t> in,
-                                                                size_t uncompressed_size,
-                                                                ByteBuffer* buffer) {
+                                                               size_t uncompressed_size,
+                                                               ByteBuffer* buffer) {
   if (codec_ == CompressionCodec::kUncompressed) {
     if (in.size() < uncompressed_size) {
       return Corruption("uncompressed page of {} bytes claims {} bytes", in.size(),
@@ -104,8 +104,8 @@ Result<bool> ColumnChunkReader::LoadNextPage() {
     if (values_seen_ >= chunk_values_ || pos_ >= chunk_.size()) return false;
     size_t page_start = pos_;
     auto fail = [&](Error e) -> Result<bool> {
-      return std::unexpected(std::move(e).WithContext(
-          fmt::format("page at offset {}", chunk_offset_ + page_start)));
+      return std::unexpected(
+          std::move(e).WithContext(fmt::format("page at offset {}", chunk_offset_ + page_start)));
     };
     size_t header_size = 0;
     auto header = ParsePageHeader(std::span<const uint8_t>(chunk_).subspan(pos_), &header_size);
@@ -236,14 +236,14 @@ Status ColumnChunkReader::ReadDataPageV1(const PageHeader& h, std::span<const ui
   }
   size_t n = static_cast<size_t>(dh.num_values);
   page_levels_ = level_pos_ = value_pos_ = 0;
-  FLOE_ASSIGN_OR_RETURN(auto data,
-                        Decompress(body, static_cast<size_t>(h.uncompressed_page_size), &page_bytes_));
+  FLOE_ASSIGN_OR_RETURN(
+      auto data, Decompress(body, static_cast<size_t>(h.uncompressed_page_size), &page_bytes_));
   size_t pos = 0;
   if (leaf_->max_rep > 0) {
     size_t used = 0;
-    FLOE_RETURN_IF_ERROR_CTX(DecodeLevels(dh.repetition_level_encoding, leaf_->max_rep, data, n,
-                                          true, &reps_, &used),
-                             "repetition levels");
+    FLOE_RETURN_IF_ERROR_CTX(
+        DecodeLevels(dh.repetition_level_encoding, leaf_->max_rep, data, n, true, &reps_, &used),
+        "repetition levels");
     pos += used;
   } else {
     reps_.clear();

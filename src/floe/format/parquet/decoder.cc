@@ -178,7 +178,8 @@ Status ValueDecoder::Decode(Encoding encoding, std::span<const uint8_t> data, si
 }
 
 Status ValueDecoder::DecodeStatistic(std::string_view bytes, Value* out) {
-  auto span = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  auto span =
+      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
   if (leaf_->physical_type == Type::kByteArray) {
     *out = Value::Bytes(bytes);
   } else {
@@ -312,8 +313,8 @@ Status ValueDecoder::DecodeDeltaLengthByteArray(std::span<const uint8_t> data, s
       return Corruption("DELTA_LENGTH_BYTE_ARRAY: length {} of value {} exceeds the {} bytes left",
                         len, i, data.size() - pos);
     }
-    out[i] = Value::Bytes({reinterpret_cast<const char*>(data.data() + pos),
-                           static_cast<size_t>(len)});
+    out[i] =
+        Value::Bytes({reinterpret_cast<const char*>(data.data() + pos), static_cast<size_t>(len)});
     pos += static_cast<size_t>(len);
   }
   *consumed = pos;
@@ -333,9 +334,10 @@ Status ValueDecoder::DecodeDeltaByteArray(std::span<const uint8_t> data, size_t 
     int64_t prefix = prefixes_[i];
     std::string_view suffix = out[i].as_bytes();
     if (prefix < 0 || static_cast<uint64_t>(prefix) > prev.size()) {
-      return Corruption("DELTA_BYTE_ARRAY: prefix length {} of value {} exceeds the previous "
-                        "value's {} bytes",
-                        prefix, i, prev.size());
+      return Corruption(
+          "DELTA_BYTE_ARRAY: prefix length {} of value {} exceeds the previous "
+          "value's {} bytes",
+          prefix, i, prev.size());
     }
     size_t total = static_cast<size_t>(prefix) + suffix.size();
     if (total > UINT32_MAX) return Corruption("DELTA_BYTE_ARRAY: value {} too long", i);
@@ -348,8 +350,9 @@ Status ValueDecoder::DecodeDeltaByteArray(std::span<const uint8_t> data, size_t 
   if (leaf_->physical_type == Type::kFixedLenByteArray) {
     for (size_t i = 0; i < n; ++i) {
       if (out[i].size != static_cast<uint32_t>(leaf_->type_length)) {
-        return Corruption("DELTA_BYTE_ARRAY: value {} has {} bytes, the column's fixed length is {}",
-                          i, out[i].size, leaf_->type_length);
+        return Corruption(
+            "DELTA_BYTE_ARRAY: value {} has {} bytes, the column's fixed length is {}", i,
+            out[i].size, leaf_->type_length);
       }
     }
   }
@@ -377,17 +380,26 @@ Status ValueDecoder::DecodeByteStreamSplit(std::span<const uint8_t> data, size_t
       for (size_t i = 0; i < n; ++i) {
         for (size_t k = 0; k < width; ++k) tmp[k] = p[k * stride + i];
         switch (leaf_->physical_type) {
-          case Type::kInt32: out[i] = Value::Int32(LoadLittleEndian<int32_t>(tmp)); break;
-          case Type::kFloat: out[i] = Value::Float(LoadLittleEndian<float>(tmp)); break;
-          case Type::kInt64: out[i] = Value::Int64(LoadLittleEndian<int64_t>(tmp)); break;
-          default: out[i] = Value::Double(LoadLittleEndian<double>(tmp)); break;
+          case Type::kInt32:
+            out[i] = Value::Int32(LoadLittleEndian<int32_t>(tmp));
+            break;
+          case Type::kFloat:
+            out[i] = Value::Float(LoadLittleEndian<float>(tmp));
+            break;
+          case Type::kInt64:
+            out[i] = Value::Int64(LoadLittleEndian<int64_t>(tmp));
+            break;
+          default:
+            out[i] = Value::Double(LoadLittleEndian<double>(tmp));
+            break;
         }
       }
       return Ok();
     default: {  // FIXED_LEN_BYTE_ARRAY
       char* buf = static_cast<char*>(scratch->Allocate(n * width, 1));
       for (size_t i = 0; i < n; ++i) {
-        for (size_t k = 0; k < width; ++k) buf[i * width + k] = static_cast<char>(p[k * stride + i]);
+        for (size_t k = 0; k < width; ++k)
+          buf[i * width + k] = static_cast<char>(p[k * stride + i]);
         out[i] = Value::Bytes({buf + i * width, width});
       }
       return Ok();
@@ -460,7 +472,8 @@ Status ValueDecoder::Convert(Value* values, size_t n) {
           b.remove_prefix(extra);
         }
         unsigned __int128 u = 0;
-        if (!b.empty() && (static_cast<uint8_t>(b[0]) & 0x80)) u = ~static_cast<unsigned __int128>(0);
+        if (!b.empty() && (static_cast<uint8_t>(b[0]) & 0x80))
+          u = ~static_cast<unsigned __int128>(0);
         for (char c : b) u = (u << 8) | static_cast<uint8_t>(c);
         values[i] = Value::Decimal(static_cast<types::int128_t>(u));
       }

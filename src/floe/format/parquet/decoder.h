@@ -45,8 +45,8 @@ class DeltaBitPackedDecoder {
   uint64_t last_ = 0;
   uint64_t min_delta_ = 0;
   uint8_t widths_[256] = {};
-  uint64_t miniblock_ = 0;        ///< index of the current miniblock within the block
-  uint64_t in_miniblock_ = 0;     ///< values read from the current miniblock
+  uint64_t miniblock_ = 0;     ///< index of the current miniblock within the block
+  uint64_t in_miniblock_ = 0;  ///< values read from the current miniblock
   size_t mini_start_ = 0;
   size_t mini_bytes_ = 0;
   bool in_block_ = false;

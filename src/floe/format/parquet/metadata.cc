@@ -37,18 +37,24 @@ Status ParseUnion(CompactReader& r, ColumnOrder* out);
 
 template <typename T>
 constexpr CompactType WireType() {
-  if constexpr (std::is_same_v<T, bool>) return CompactType::kBoolTrue;
-  else if constexpr (std::is_same_v<T, int8_t>) return CompactType::kByte;
-  else if constexpr (std::is_same_v<T, int16_t>) return CompactType::kI16;
+  if constexpr (std::is_same_v<T, bool>)
+    return CompactType::kBoolTrue;
+  else if constexpr (std::is_same_v<T, int8_t>)
+    return CompactType::kByte;
+  else if constexpr (std::is_same_v<T, int16_t>)
+    return CompactType::kI16;
   else if constexpr (std::is_same_v<T, int32_t> || std::is_enum_v<T>) {
     if constexpr (std::is_same_v<T, TimeUnit> || std::is_same_v<T, ColumnOrder>) {
       return CompactType::kStruct;
     } else {
       return CompactType::kI32;
     }
-  } else if constexpr (std::is_same_v<T, int64_t>) return CompactType::kI64;
-  else if constexpr (std::is_same_v<T, std::string>) return CompactType::kBinary;
-  else return CompactType::kStruct;
+  } else if constexpr (std::is_same_v<T, int64_t>)
+    return CompactType::kI64;
+  else if constexpr (std::is_same_v<T, std::string>)
+    return CompactType::kBinary;
+  else
+    return CompactType::kStruct;
 }
 
 bool TypeMatches(CompactType got, CompactType want) {
@@ -163,16 +169,26 @@ Status ParseStruct(CompactReader& r, Statistics* s) {
   uint32_t seen = 0;
   return ForEachField(r, [&](const FieldHeader& h) -> Status {
     switch (h.id) {
-      case 1: return Field(r, h, &s->max, &seen);
-      case 2: return Field(r, h, &s->min, &seen);
-      case 3: return Field(r, h, &s->null_count, &seen);
-      case 4: return Field(r, h, &s->distinct_count, &seen);
-      case 5: return Field(r, h, &s->max_value, &seen);
-      case 6: return Field(r, h, &s->min_value, &seen);
-      case 7: return Field(r, h, &s->is_max_value_exact, &seen);
-      case 8: return Field(r, h, &s->is_min_value_exact, &seen);
-      case 9: return Field(r, h, &s->nan_count, &seen);
-      default: return r.Skip(h.type);
+      case 1:
+        return Field(r, h, &s->max, &seen);
+      case 2:
+        return Field(r, h, &s->min, &seen);
+      case 3:
+        return Field(r, h, &s->null_count, &seen);
+      case 4:
+        return Field(r, h, &s->distinct_count, &seen);
+      case 5:
+        return Field(r, h, &s->max_value, &seen);
+      case 6:
+        return Field(r, h, &s->min_value, &seen);
+      case 7:
+        return Field(r, h, &s->is_max_value_exact, &seen);
+      case 8:
+        return Field(r, h, &s->is_min_value_exact, &seen);
+      case 9:
+        return Field(r, h, &s->nan_count, &seen);
+      default:
+        return r.Skip(h.type);
     }
   });
 }
@@ -241,17 +257,28 @@ Status ParseStruct(CompactReader& r, SchemaElement* e) {
   uint32_t seen = 0;
   FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& h) -> Status {
     switch (h.id) {
-      case 1: return Field(r, h, &e->type, &seen);
-      case 2: return Field(r, h, &e->type_length, &seen);
-      case 3: return Field(r, h, &e->repetition_type, &seen);
-      case 4: return Field(r, h, &e->name, &seen);
-      case 5: return Field(r, h, &e->num_children, &seen);
-      case 6: return Field(r, h, &e->converted_type, &seen);
-      case 7: return Field(r, h, &e->scale, &seen);
-      case 8: return Field(r, h, &e->precision, &seen);
-      case 9: return Field(r, h, &e->field_id, &seen);
-      case 10: return Field(r, h, &e->logical_type, &seen);
-      default: return r.Skip(h.type);
+      case 1:
+        return Field(r, h, &e->type, &seen);
+      case 2:
+        return Field(r, h, &e->type_length, &seen);
+      case 3:
+        return Field(r, h, &e->repetition_type, &seen);
+      case 4:
+        return Field(r, h, &e->name, &seen);
+      case 5:
+        return Field(r, h, &e->num_children, &seen);
+      case 6:
+        return Field(r, h, &e->converted_type, &seen);
+      case 7:
+        return Field(r, h, &e->scale, &seen);
+      case 8:
+        return Field(r, h, &e->precision, &seen);
+      case 9:
+        return Field(r, h, &e->field_id, &seen);
+      case 10:
+        return Field(r, h, &e->logical_type, &seen);
+      default:
+        return r.Skip(h.type);
     }
   }));
   return Require(r, seen, Bits({4}), "SchemaElement");
@@ -261,9 +288,12 @@ Status ParseStruct(CompactReader& r, KeyValue* kv) {
   uint32_t seen = 0;
   FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& h) -> Status {
     switch (h.id) {
-      case 1: return Field(r, h, &kv->key, &seen);
-      case 2: return Field(r, h, &kv->value, &seen);
-      default: return r.Skip(h.type);
+      case 1:
+        return Field(r, h, &kv->key, &seen);
+      case 2:
+        return Field(r, h, &kv->value, &seen);
+      default:
+        return r.Skip(h.type);
     }
   }));
   return Require(r, seen, Bits({1}), "KeyValue");
@@ -273,10 +303,14 @@ Status ParseStruct(CompactReader& r, SortingColumn* c) {
   uint32_t seen = 0;
   FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& h) -> Status {
     switch (h.id) {
-      case 1: return Field(r, h, &c->column_idx, &seen);
-      case 2: return Field(r, h, &c->descending, &seen);
-      case 3: return Field(r, h, &c->nulls_first, &seen);
-      default: return r.Skip(h.type);
+      case 1:
+        return Field(r, h, &c->column_idx, &seen);
+      case 2:
+        return Field(r, h, &c->descending, &seen);
+      case 3:
+        return Field(r, h, &c->nulls_first, &seen);
+      default:
+        return r.Skip(h.type);
     }
   }));
   return Require(r, seen, Bits({1, 2, 3}), "SortingColumn");
@@ -286,10 +320,14 @@ Status ParseStruct(CompactReader& r, PageEncodingStats* s) {
   uint32_t seen = 0;
   FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& h) -> Status {
     switch (h.id) {
-      case 1: return Field(r, h, &s->page_type, &seen);
-      case 2: return Field(r, h, &s->encoding, &seen);
-      case 3: return Field(r, h, &s->count, &seen);
-      default: return r.Skip(h.type);
+      case 1:
+        return Field(r, h, &s->page_type, &seen);
+      case 2:
+        return Field(r, h, &s->encoding, &seen);
+      case 3:
+        return Field(r, h, &s->count, &seen);
+      default:
+        return r.Skip(h.type);
     }
   }));
   return Require(r, seen, Bits({1, 2, 3}), "PageEncodingStats");
@@ -299,22 +337,38 @@ Status ParseStruct(CompactReader& r, ColumnMetaData* m) {
   uint32_t seen = 0;
   FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& h) -> Status {
     switch (h.id) {
-      case 1: return Field(r, h, &m->type, &seen);
-      case 2: return Field(r, h, &m->encodings, &seen);
-      case 3: return Field(r, h, &m->path_in_schema, &seen);
-      case 4: return Field(r, h, &m->codec, &seen);
-      case 5: return Field(r, h, &m->num_values, &seen);
-      case 6: return Field(r, h, &m->total_uncompressed_size, &seen);
-      case 7: return Field(r, h, &m->total_compressed_size, &seen);
-      case 8: return Field(r, h, &m->key_value_metadata, &seen);
-      case 9: return Field(r, h, &m->data_page_offset, &seen);
-      case 10: return Field(r, h, &m->index_page_offset, &seen);
-      case 11: return Field(r, h, &m->dictionary_page_offset, &seen);
-      case 12: return Field(r, h, &m->statistics, &seen);
-      case 13: return Field(r, h, &m->encoding_stats, &seen);
-      case 14: return Field(r, h, &m->bloom_filter_offset, &seen);
-      case 15: return Field(r, h, &m->bloom_filter_length, &seen);
-      default: return r.Skip(h.type);
+      case 1:
+        return Field(r, h, &m->type, &seen);
+      case 2:
+        return Field(r, h, &m->encodings, &seen);
+      case 3:
+        return Field(r, h, &m->path_in_schema, &seen);
+      case 4:
+        return Field(r, h, &m->codec, &seen);
+      case 5:
+        return Field(r, h, &m->num_values, &seen);
+      case 6:
+        return Field(r, h, &m->total_uncompressed_size, &seen);
+      case 7:
+        return Field(r, h, &m->total_compressed_size, &seen);
+      case 8:
+        return Field(r, h, &m->key_value_metadata, &seen);
+      case 9:
+        return Field(r, h, &m->data_page_offset, &seen);
+      case 10:
+        return Field(r, h, &m->index_page_offset, &seen);
+      case 11:
+        return Field(r, h, &m->dictionary_page_offset, &seen);
+      case 12:
+        return Field(r, h, &m->statistics, &seen);
+      case 13:
+        return Field(r, h, &m->encoding_stats, &seen);
+      case 14:
+        return Field(r, h, &m->bloom_filter_offset, &seen);
+      case 15:
+        return Field(r, h, &m->bloom_filter_length, &seen);
+      default:
+        return r.Skip(h.type);
     }
   }));
   return Require(r, seen, Bits({1, 2, 3, 4, 5, 6, 7, 9}), "ColumnMetaData");
@@ -324,14 +378,22 @@ Status ParseStruct(CompactReader& r, ColumnChunk* c) {
   uint32_t seen = 0;
   return ForEachField(r, [&](const FieldHeader& h) -> Status {
     switch (h.id) {
-      case 1: return Field(r, h, &c->file_path, &seen);
-      case 2: return Field(r, h, &c->file_offset, &seen);
-      case 3: return Field(r, h, &c->meta_data, &seen);
-      case 4: return Field(r, h, &c->offset_index_offset, &seen);
-      case 5: return Field(r, h, &c->offset_index_length, &seen);
-      case 6: return Field(r, h, &c->column_index_offset, &seen);
-      case 7: return Field(r, h, &c->column_index_length, &seen);
-      default: return r.Skip(h.type);
+      case 1:
+        return Field(r, h, &c->file_path, &seen);
+      case 2:
+        return Field(r, h, &c->file_offset, &seen);
+      case 3:
+        return Field(r, h, &c->meta_data, &seen);
+      case 4:
+        return Field(r, h, &c->offset_index_offset, &seen);
+      case 5:
+        return Field(r, h, &c->offset_index_length, &seen);
+      case 6:
+        return Field(r, h, &c->column_index_offset, &seen);
+      case 7:
+        return Field(r, h, &c->column_index_length, &seen);
+      default:
+        return r.Skip(h.type);
     }
   });
 }
@@ -340,14 +402,22 @@ Status ParseStruct(CompactReader& r, RowGroup* g) {
   uint32_t seen = 0;
   FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& h) -> Status {
     switch (h.id) {
-      case 1: return Field(r, h, &g->columns, &seen);
-      case 2: return Field(r, h, &g->total_byte_size, &seen);
-      case 3: return Field(r, h, &g->num_rows, &seen);
-      case 4: return Field(r, h, &g->sorting_columns, &seen);
-      case 5: return Field(r, h, &g->file_offset, &seen);
-      case 6: return Field(r, h, &g->total_compressed_size, &seen);
-      case 7: return Field(r, h, &g->ordinal, &seen);
-      default: return r.Skip(h.type);
+      case 1:
+        return Field(r, h, &g->columns, &seen);
+      case 2:
+        return Field(r, h, &g->total_byte_size, &seen);
+      case 3:
+        return Field(r, h, &g->num_rows, &seen);
+      case 4:
+        return Field(r, h, &g->sorting_columns, &seen);
+      case 5:
+        return Field(r, h, &g->file_offset, &seen);
+      case 6:
+        return Field(r, h, &g->total_compressed_size, &seen);
+      case 7:
+        return Field(r, h, &g->ordinal, &seen);
+      default:
+        return r.Skip(h.type);
     }
   }));
   return Require(r, seen, Bits({1, 2, 3}), "RowGroup");
@@ -357,14 +427,22 @@ Status ParseStruct(CompactReader& r, FileMetaData* f) {
   uint32_t seen = 0;
   FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& h) -> Status {
     switch (h.id) {
-      case 1: return Field(r, h, &f->version, &seen);
-      case 2: return Field(r, h, &f->schema, &seen);
-      case 3: return Field(r, h, &f->num_rows, &seen);
-      case 4: return Field(r, h, &f->row_groups, &seen);
-      case 5: return Field(r, h, &f->key_value_metadata, &seen);
-      case 6: return Field(r, h, &f->created_by, &seen);
-      case 7: return Field(r, h, &f->column_orders, &seen);
-      default: return r.Skip(h.type);
+      case 1:
+        return Field(r, h, &f->version, &seen);
+      case 2:
+        return Field(r, h, &f->schema, &seen);
+      case 3:
+        return Field(r, h, &f->num_rows, &seen);
+      case 4:
+        return Field(r, h, &f->row_groups, &seen);
+      case 5:
+        return Field(r, h, &f->key_value_metadata, &seen);
+      case 6:
+        return Field(r, h, &f->created_by, &seen);
+      case 7:
+        return Field(r, h, &f->column_orders, &seen);
+      default:
+        return r.Skip(h.type);
     }
   }));
   return Require(r, seen, Bits({1, 2, 3, 4}), "FileMetaData");
@@ -374,12 +452,18 @@ Status ParseStruct(CompactReader& r, DataPageHeader* p) {
   uint32_t seen = 0;
   FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& h) -> Status {
     switch (h.id) {
-      case 1: return Field(r, h, &p->num_values, &seen);
-      case 2: return Field(r, h, &p->encoding, &seen);
-      case 3: return Field(r, h, &p->definition_level_encoding, &seen);
-      case 4: return Field(r, h, &p->repetition_level_encoding, &seen);
-      case 5: return Field(r, h, &p->statistics, &seen);
-      default: return r.Skip(h.type);
+      case 1:
+        return Field(r, h, &p->num_values, &seen);
+      case 2:
+        return Field(r, h, &p->encoding, &seen);
+      case 3:
+        return Field(r, h, &p->definition_level_encoding, &seen);
+      case 4:
+        return Field(r, h, &p->repetition_level_encoding, &seen);
+      case 5:
+        return Field(r, h, &p->statistics, &seen);
+      default:
+        return r.Skip(h.type);
     }
   }));
   return Require(r, seen, Bits({1, 2, 3, 4}), "DataPageHeader");
@@ -389,10 +473,14 @@ Status ParseStruct(CompactReader& r, DictionaryPageHeader* p) {
   uint32_t seen = 0;
   FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& h) -> Status {
     switch (h.id) {
-      case 1: return Field(r, h, &p->num_values, &seen);
-      case 2: return Field(r, h, &p->encoding, &seen);
-      case 3: return Field(r, h, &p->is_sorted, &seen);
-      default: return r.Skip(h.type);
+      case 1:
+        return Field(r, h, &p->num_values, &seen);
+      case 2:
+        return Field(r, h, &p->encoding, &seen);
+      case 3:
+        return Field(r, h, &p->is_sorted, &seen);
+      default:
+        return r.Skip(h.type);
     }
   }));
   return Require(r, seen, Bits({1, 2}), "DictionaryPageHeader");
@@ -402,15 +490,24 @@ Status ParseStruct(CompactReader& r, DataPageHeaderV2* p) {
   uint32_t seen = 0;
   FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& h) -> Status {
     switch (h.id) {
-      case 1: return Field(r, h, &p->num_values, &seen);
-      case 2: return Field(r, h, &p->num_nulls, &seen);
-      case 3: return Field(r, h, &p->num_rows, &seen);
-      case 4: return Field(r, h, &p->encoding, &seen);
-      case 5: return Field(r, h, &p->definition_levels_byte_length, &seen);
-      case 6: return Field(r, h, &p->repetition_levels_byte_length, &seen);
-      case 7: return Field(r, h, &p->is_compressed, &seen);
-      case 8: return Field(r, h, &p->statistics, &seen);
-      default: return r.Skip(h.type);
+      case 1:
+        return Field(r, h, &p->num_values, &seen);
+      case 2:
+        return Field(r, h, &p->num_nulls, &seen);
+      case 3:
+        return Field(r, h, &p->num_rows, &seen);
+      case 4:
+        return Field(r, h, &p->encoding, &seen);
+      case 5:
+        return Field(r, h, &p->definition_levels_byte_length, &seen);
+      case 6:
+        return Field(r, h, &p->repetition_levels_byte_length, &seen);
+      case 7:
+        return Field(r, h, &p->is_compressed, &seen);
+      case 8:
+        return Field(r, h, &p->statistics, &seen);
+      default:
+        return r.Skip(h.type);
     }
   }));
   return Require(r, seen, Bits({1, 2, 3, 4, 5, 6}), "DataPageHeaderV2");
@@ -420,14 +517,22 @@ Status ParseStruct(CompactReader& r, PageHeader* p) {
   uint32_t seen = 0;
   FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& h) -> Status {
     switch (h.id) {
-      case 1: return Field(r, h, &p->type, &seen);
-      case 2: return Field(r, h, &p->uncompressed_page_size, &seen);
-      case 3: return Field(r, h, &p->compressed_page_size, &seen);
-      case 4: return Field(r, h, &p->crc, &seen);
-      case 5: return Field(r, h, &p->data_page_header, &seen);
-      case 7: return Field(r, h, &p->dictionary_page_header, &seen);
-      case 8: return Field(r, h, &p->data_page_header_v2, &seen);
-      default: return r.Skip(h.type);
+      case 1:
+        return Field(r, h, &p->type, &seen);
+      case 2:
+        return Field(r, h, &p->uncompressed_page_size, &seen);
+      case 3:
+        return Field(r, h, &p->compressed_page_size, &seen);
+      case 4:
+        return Field(r, h, &p->crc, &seen);
+      case 5:
+        return Field(r, h, &p->data_page_header, &seen);
+      case 7:
+        return Field(r, h, &p->dictionary_page_header, &seen);
+      case 8:
+        return Field(r, h, &p->data_page_header_v2, &seen);
+      default:
+        return r.Skip(h.type);
     }
   }));
   return Require(r, seen, Bits({1, 2, 3}), "PageHeader");
@@ -697,25 +802,49 @@ Result<PageHeader> ParsePageHeader(std::span<const uint8_t> bytes, size_t* consu
 
 std::string TypeName(Type type) {
   switch (type) {
-    case Type::kBoolean: return "BOOLEAN";
-    case Type::kInt32: return "INT32";
-    case Type::kInt64: return "INT64";
-    case Type::kInt96: return "INT96";
-    case Type::kFloat: return "FLOAT";
-    case Type::kDouble: return "DOUBLE";
-    case Type::kByteArray: return "BYTE_ARRAY";
-    case Type::kFixedLenByteArray: return "FIXED_LEN_BYTE_ARRAY";
+    case Type::kBoolean:
+      return "BOOLEAN";
+    case Type::kInt32:
+      return "INT32";
+    case Type::kInt64:
+      return "INT64";
+    case Type::kInt96:
+      return "INT96";
+    case Type::kFloat:
+      return "FLOAT";
+    case Type::kDouble:
+      return "DOUBLE";
+    case Type::kByteArray:
+      return "BYTE_ARRAY";
+    case Type::kFixedLenByteArray:
+      return "FIXED_LEN_BYTE_ARRAY";
   }
   return Unknown(static_cast<int32_t>(type));
 }
 
 std::string ConvertedTypeName(ConvertedType type) {
-  static constexpr const char* kNames[] = {
-      "UTF8",     "MAP",         "MAP_KEY_VALUE",    "LIST",         "ENUM",
-      "DECIMAL",  "DATE",        "TIME_MILLIS",      "TIME_MICROS",  "TIMESTAMP_MILLIS",
-      "TIMESTAMP_MICROS", "UINT_8", "UINT_16",       "UINT_32",      "UINT_64",
-      "INT_8",    "INT_16",      "INT_32",           "INT_64",       "JSON",
-      "BSON",     "INTERVAL"};
+  static constexpr const char* kNames[] = {"UTF8",
+                                           "MAP",
+                                           "MAP_KEY_VALUE",
+                                           "LIST",
+                                           "ENUM",
+                                           "DECIMAL",
+                                           "DATE",
+                                           "TIME_MILLIS",
+                                           "TIME_MICROS",
+                                           "TIMESTAMP_MILLIS",
+                                           "TIMESTAMP_MICROS",
+                                           "UINT_8",
+                                           "UINT_16",
+                                           "UINT_32",
+                                           "UINT_64",
+                                           "INT_8",
+                                           "INT_16",
+                                           "INT_32",
+                                           "INT_64",
+                                           "JSON",
+                                           "BSON",
+                                           "INTERVAL"};
   auto v = static_cast<int32_t>(type);
   if (v >= 0 && v < static_cast<int32_t>(std::size(kNames))) return kNames[v];
   return Unknown(v);
@@ -723,48 +852,72 @@ std::string ConvertedTypeName(ConvertedType type) {
 
 std::string RepetitionName(FieldRepetitionType repetition) {
   switch (repetition) {
-    case FieldRepetitionType::kRequired: return "REQUIRED";
-    case FieldRepetitionType::kOptional: return "OPTIONAL";
-    case FieldRepetitionType::kRepeated: return "REPEATED";
+    case FieldRepetitionType::kRequired:
+      return "REQUIRED";
+    case FieldRepetitionType::kOptional:
+      return "OPTIONAL";
+    case FieldRepetitionType::kRepeated:
+      return "REPEATED";
   }
   return Unknown(static_cast<int32_t>(repetition));
 }
 
 std::string EncodingName(Encoding encoding) {
   switch (encoding) {
-    case Encoding::kPlain: return "PLAIN";
-    case Encoding::kPlainDictionary: return "PLAIN_DICTIONARY";
-    case Encoding::kRle: return "RLE";
-    case Encoding::kBitPacked: return "BIT_PACKED";
-    case Encoding::kDeltaBinaryPacked: return "DELTA_BINARY_PACKED";
-    case Encoding::kDeltaLengthByteArray: return "DELTA_LENGTH_BYTE_ARRAY";
-    case Encoding::kDeltaByteArray: return "DELTA_BYTE_ARRAY";
-    case Encoding::kRleDictionary: return "RLE_DICTIONARY";
-    case Encoding::kByteStreamSplit: return "BYTE_STREAM_SPLIT";
+    case Encoding::kPlain:
+      return "PLAIN";
+    case Encoding::kPlainDictionary:
+      return "PLAIN_DICTIONARY";
+    case Encoding::kRle:
+      return "RLE";
+    case Encoding::kBitPacked:
+      return "BIT_PACKED";
+    case Encoding::kDeltaBinaryPacked:
+      return "DELTA_BINARY_PACKED";
+    case Encoding::kDeltaLengthByteArray:
+      return "DELTA_LENGTH_BYTE_ARRAY";
+    case Encoding::kDeltaByteArray:
+      return "DELTA_BYTE_ARRAY";
+    case Encoding::kRleDictionary:
+      return "RLE_DICTIONARY";
+    case Encoding::kByteStreamSplit:
+      return "BYTE_STREAM_SPLIT";
   }
   return Unknown(static_cast<int32_t>(encoding));
 }
 
 std::string CodecName(CompressionCodec codec) {
   switch (codec) {
-    case CompressionCodec::kUncompressed: return "UNCOMPRESSED";
-    case CompressionCodec::kSnappy: return "SNAPPY";
-    case CompressionCodec::kGzip: return "GZIP";
-    case CompressionCodec::kLzo: return "LZO";
-    case CompressionCodec::kBrotli: return "BROTLI";
-    case CompressionCodec::kLz4: return "LZ4";
-    case CompressionCodec::kZstd: return "ZSTD";
-    case CompressionCodec::kLz4Raw: return "LZ4_RAW";
+    case CompressionCodec::kUncompressed:
+      return "UNCOMPRESSED";
+    case CompressionCodec::kSnappy:
+      return "SNAPPY";
+    case CompressionCodec::kGzip:
+      return "GZIP";
+    case CompressionCodec::kLzo:
+      return "LZO";
+    case CompressionCodec::kBrotli:
+      return "BROTLI";
+    case CompressionCodec::kLz4:
+      return "LZ4";
+    case CompressionCodec::kZstd:
+      return "ZSTD";
+    case CompressionCodec::kLz4Raw:
+      return "LZ4_RAW";
   }
   return Unknown(static_cast<int32_t>(codec));
 }
 
 std::string PageTypeName(PageType type) {
   switch (type) {
-    case PageType::kDataPage: return "DATA_PAGE";
-    case PageType::kIndexPage: return "INDEX_PAGE";
-    case PageType::kDictionaryPage: return "DICTIONARY_PAGE";
-    case PageType::kDataPageV2: return "DATA_PAGE_V2";
+    case PageType::kDataPage:
+      return "DATA_PAGE";
+    case PageType::kIndexPage:
+      return "INDEX_PAGE";
+    case PageType::kDictionaryPage:
+      return "DICTIONARY_PAGE";
+    case PageType::kDataPageV2:
+      return "DATA_PAGE_V2";
   }
   return Unknown(static_cast<int32_t>(type));
 }
@@ -772,9 +925,12 @@ std::string PageTypeName(PageType type) {
 namespace {
 const char* UnitName(TimeUnit unit) {
   switch (unit) {
-    case TimeUnit::kMillis: return "MILLIS";
-    case TimeUnit::kMicros: return "MICROS";
-    case TimeUnit::kNanos: return "NANOS";
+    case TimeUnit::kMillis:
+      return "MILLIS";
+    case TimeUnit::kMicros:
+      return "MICROS";
+    case TimeUnit::kNanos:
+      return "NANOS";
   }
   return "UNKNOWN";
 }
@@ -783,22 +939,34 @@ const char* UnitName(TimeUnit unit) {
 std::string LogicalTypeToString(const LogicalType& t) {
   using K = LogicalType::Kind;
   switch (t.kind) {
-    case K::kString: return "STRING";
-    case K::kMap: return "MAP";
-    case K::kList: return "LIST";
-    case K::kEnum: return "ENUM";
-    case K::kDecimal: return fmt::format("DECIMAL({},{})", t.precision, t.scale);
-    case K::kDate: return "DATE";
+    case K::kString:
+      return "STRING";
+    case K::kMap:
+      return "MAP";
+    case K::kList:
+      return "LIST";
+    case K::kEnum:
+      return "ENUM";
+    case K::kDecimal:
+      return fmt::format("DECIMAL({},{})", t.precision, t.scale);
+    case K::kDate:
+      return "DATE";
     case K::kTime:
       return fmt::format("TIME({},{})", UnitName(t.unit), t.is_adjusted_to_utc);
     case K::kTimestamp:
       return fmt::format("TIMESTAMP({},{})", UnitName(t.unit), t.is_adjusted_to_utc);
-    case K::kInteger: return fmt::format("INTEGER({},{})", t.bit_width, t.is_signed);
-    case K::kUnknown: return "UNKNOWN";
-    case K::kJson: return "JSON";
-    case K::kBson: return "BSON";
-    case K::kUuid: return "UUID";
-    case K::kFloat16: return "FLOAT16";
+    case K::kInteger:
+      return fmt::format("INTEGER({},{})", t.bit_width, t.is_signed);
+    case K::kUnknown:
+      return "UNKNOWN";
+    case K::kJson:
+      return "JSON";
+    case K::kBson:
+      return "BSON";
+    case K::kUuid:
+      return "UUID";
+    case K::kFloat16:
+      return "FLOAT16";
   }
   return fmt::format("LOGICAL({})", static_cast<int>(t.kind));
 }

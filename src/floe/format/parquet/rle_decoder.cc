@@ -79,7 +79,7 @@ Status RleBitPackedDecoder::NextRun() {
     packed_start_ = pos_;
     packed_index_ = 0;
     uint64_t remaining = data_.size() - pos_;
-    uint64_t bytes = bit_width_ == 0     ? 0
+    uint64_t bytes = bit_width_ == 0      ? 0
                      : groups > remaining ? remaining
                                           : std::min<uint64_t>(groups * bit_width_, remaining);
     pos_ += bytes;
@@ -139,7 +139,8 @@ template Status RleBitPackedDecoder::Decode<uint8_t>(uint8_t*, size_t);
 
 Status DecodeLegacyBitPacked(std::span<const uint8_t> data, int bit_width, int16_t* out, size_t n,
                              size_t* consumed) {
-  if (bit_width < 0 || bit_width > 16) return Corruption("BIT_PACKED width {} out of range", bit_width);
+  if (bit_width < 0 || bit_width > 16)
+    return Corruption("BIT_PACKED width {} out of range", bit_width);
   uint64_t bits = static_cast<uint64_t>(n) * bit_width;
   uint64_t bytes = (bits + 7) / 8;
   if (bytes > data.size()) {

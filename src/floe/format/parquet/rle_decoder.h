@@ -40,10 +40,10 @@ class RleBitPackedDecoder {
   size_t pos_ = 0;
   // Current run.
   bool rle_ = false;
-  uint64_t run_left_ = 0;     ///< values left in the run
+  uint64_t run_left_ = 0;  ///< values left in the run
   uint32_t rle_value_ = 0;
-  size_t packed_start_ = 0;   ///< byte offset of the bit-packed run's data
-  uint64_t packed_index_ = 0; ///< next value index within the bit-packed run
+  size_t packed_start_ = 0;    ///< byte offset of the bit-packed run's data
+  uint64_t packed_index_ = 0;  ///< next value index within the bit-packed run
 };
 
 /// Decodes `n` levels of the deprecated BIT_PACKED encoding (MSB first, no

@@ -60,8 +60,8 @@ class RleBitPackedEncoder {
   ByteBuffer* out_ = nullptr;
   int bit_width_ = 0;
   uint32_t current_ = 0;
-  uint64_t repeat_ = 0;          // length of the current run of `current_`
-  uint32_t buffered_[8] = {};    // the group being filled
+  uint64_t repeat_ = 0;        // length of the current run of `current_`
+  uint32_t buffered_[8] = {};  // the group being filled
   int num_buffered_ = 0;
   int bit_packed_groups_ = 0;    // groups in the open bit-packed run
   size_t indicator_offset_ = 0;  // where the open bit-packed run's header byte is

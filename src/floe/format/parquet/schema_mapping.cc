@@ -65,8 +65,8 @@ class Mapper {
       node.repetition_level = static_cast<int16_t>(rep + 1);
       int16_t entry_def = static_cast<int16_t>(node.definition_level + 1);
       for (const types::NestedField& child : type.fields()) {
-        node.children.push_back(Map(child, child.name, path, entry_def, node.repetition_level,
-                                    true, dotted + "." + child.name));
+        node.children.push_back(Map(child, child.name, path, entry_def, node.repetition_level, true,
+                                    dotted + "." + child.name));
       }
     }
     node.end_leaf = static_cast<uint32_t>(out_->leaves.size());

@@ -34,20 +34,20 @@ int DecimalFixedLength(int precision);
 /// One leaf (primitive) column of the Parquet schema.
 struct LeafColumn {
   int32_t field_id = 0;
-  std::vector<std::string> path;   ///< path_in_schema, e.g. {"tags", "list", "element"}
+  std::vector<std::string> path;      ///< path_in_schema, e.g. {"tags", "list", "element"}
   const types::Type* type = nullptr;  ///< the Iceberg primitive type
   Type physical_type = Type::kInt32;
-  int32_t type_length = 0;          ///< FIXED_LEN_BYTE_ARRAY only
+  int32_t type_length = 0;  ///< FIXED_LEN_BYTE_ARRAY only
   int16_t max_definition_level = 0;
   int16_t max_repetition_level = 0;
-  bool in_collection = false;       ///< inside a list or map (no bounds in Iceberg metrics)
+  bool in_collection = false;  ///< inside a list or map (no bounds in Iceberg metrics)
 };
 
 /// A node of the shredding tree: one Iceberg field (or list element, map key/value).
 struct ShredNode {
   const types::Type* type = nullptr;
   int32_t field_id = 0;
-  std::string name;             ///< dotted path, for error messages
+  std::string name;  ///< dotted path, for error messages
   bool optional = false;
   int16_t definition_level = 0;  ///< the level when this node's value is present (not null)
   /// list/map: the repetition level of the repeated group; the entries'
@@ -61,7 +61,7 @@ struct ShredNode {
 struct ParquetSchema {
   std::vector<SchemaElement> elements;  ///< depth-first, root ("schema") first
   std::vector<LeafColumn> leaves;
-  std::vector<ShredNode> roots;         ///< one per top-level field
+  std::vector<ShredNode> roots;  ///< one per top-level field
 };
 
 /// Maps `schema`. kInvalidArgument if a type cannot be written (e.g. a fixed

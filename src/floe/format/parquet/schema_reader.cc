@@ -41,15 +41,16 @@ Status BuildPTree(const std::vector<SchemaElement>& elements, size_t* pos, PNode
   if (e.num_children.has_value() && (!e.type.has_value() || *e.num_children > 0)) {
     int32_t n = *e.num_children;
     if (n < 0 || static_cast<size_t>(n) > elements.size() - *pos) {
-      return Corruption("parquet schema element '{}' claims {} children, {} elements remain", e.name,
-                        n, elements.size() - *pos);
+      return Corruption("parquet schema element '{}' claims {} children, {} elements remain",
+                        e.name, n, elements.size() - *pos);
     }
     node->children.resize(n);
     for (int32_t i = 0; i < n; ++i) {
       // Grandchildren consume elements too: recheck before every child.
       if (*pos >= elements.size()) {
-        return Corruption("parquet schema element '{}' claims {} children, the schema ends after {}",
-                          e.name, n, i);
+        return Corruption(
+            "parquet schema element '{}' claims {} children, the schema ends after {}", e.name, n,
+            i);
       }
       PNode& c = node->children[i];
       const SchemaElement& ce = elements[*pos];
@@ -147,7 +148,7 @@ Result<Mapped> MapPrimitive(const SchemaElement& e) {
       }
       if (lt && lt->kind == K::kTime) {
         return Mapped{T::Time(), lt->unit == TimeUnit::kNanos ? LeafConversion::kNanosToMicros
-                                                             : LeafConversion::kInt64};
+                                                              : LeafConversion::kInt64};
       }
       if (is_ct(ConvertedType::kTimeMicros)) return Mapped{T::Time(), LeafConversion::kInt64};
       return Mapped{T::Long(), LeafConversion::kInt64};
@@ -163,10 +164,9 @@ Result<Mapped> MapPrimitive(const SchemaElement& e) {
         FLOE_ASSIGN_OR_RETURN(auto t, DecimalType(e, precision, scale));
         return Mapped{t, LeafConversion::kDecimalBytes};
       }
-      bool is_string = (lt && (lt->kind == K::kString || lt->kind == K::kEnum ||
-                               lt->kind == K::kJson)) ||
-                       is_ct(ConvertedType::kUtf8) || is_ct(ConvertedType::kEnum) ||
-                       is_ct(ConvertedType::kJson);
+      bool is_string =
+          (lt && (lt->kind == K::kString || lt->kind == K::kEnum || lt->kind == K::kJson)) ||
+          is_ct(ConvertedType::kUtf8) || is_ct(ConvertedType::kEnum) || is_ct(ConvertedType::kJson);
       return Mapped{is_string ? T::String() : T::Binary(), LeafConversion::kBytes};
     }
     case Type::kFixedLenByteArray: {
@@ -197,8 +197,7 @@ bool IsList(const SchemaElement& e) {
 }
 bool IsMap(const SchemaElement& e) {
   return (e.logical_type && e.logical_type->kind == LogicalType::Kind::kMap) ||
-         e.converted_type == ConvertedType::kMap ||
-         e.converted_type == ConvertedType::kMapKeyValue;
+         e.converted_type == ConvertedType::kMap || e.converted_type == ConvertedType::kMapKeyValue;
 }
 
 int32_t IdOf(const SchemaElement& e) { return e.field_id.value_or(-1); }
@@ -222,8 +221,8 @@ Status ConvertList(const PNode& p, std::vector<ReaderLeaf>* leaves, SchemaNode* 
   out->repeated_rep = r.rep;
   out->children.resize(1);
   const std::string& rname = r.element->name;
-  bool two_level = !r.is_group() || r.children.size() != 1 || rname == "array" ||
-                   rname == e.name + "_tuple";
+  bool two_level =
+      !r.is_group() || r.children.size() != 1 || rname == "array" || rname == e.name + "_tuple";
   if (two_level) {
     FLOE_RETURN_IF_ERROR(ConvertRepeatedAsElement(r, leaves, &out->children[0]));
   } else {
@@ -279,11 +278,10 @@ Status Convert(const PNode& p, bool as_element, std::vector<ReaderLeaf>* leaves,
     FLOE_ASSIGN_OR_RETURN(Mapped m, MapPrimitive(e));
     leaf.type = m.type;
     leaf.conversion = m.conversion;
-    bool is_unsigned =
-        (e.logical_type && e.logical_type->kind == LogicalType::Kind::kInteger &&
-         !e.logical_type->is_signed) ||
-        (e.converted_type && *e.converted_type >= ConvertedType::kUint8 &&
-         *e.converted_type <= ConvertedType::kUint64);
+    bool is_unsigned = (e.logical_type && e.logical_type->kind == LogicalType::Kind::kInteger &&
+                        !e.logical_type->is_signed) ||
+                       (e.converted_type && *e.converted_type >= ConvertedType::kUint8 &&
+                        *e.converted_type <= ConvertedType::kUint64);
     switch (leaf.physical_type) {
       case Type::kBoolean:
       case Type::kInt32:

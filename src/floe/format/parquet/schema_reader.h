@@ -28,20 +28,20 @@ namespace floe::parquet {
 /// How a leaf's physical values become `types::Value`s.
 enum class LeafConversion : uint8_t {
   kBool,
-  kInt32,             ///< int, date
-  kUint32ToInt64,     ///< INT32 holding UINT_32 -> long
-  kInt64,             ///< long, time micros, timestamp micros
+  kInt32,          ///< int, date
+  kUint32ToInt64,  ///< INT32 holding UINT_32 -> long
+  kInt64,          ///< long, time micros, timestamp micros
   kFloat,
   kDouble,
-  kTimeMillis,        ///< INT32 ms -> micros
-  kNanosToMicros,     ///< INT64 time / timestamp nanos -> micros (floor)
-  kMillisToMicros,    ///< INT64 timestamp millis -> micros
-  kInt96Timestamp,    ///< legacy INT96 (nanos of day, Julian day) -> micros
+  kTimeMillis,      ///< INT32 ms -> micros
+  kNanosToMicros,   ///< INT64 time / timestamp nanos -> micros (floor)
+  kMillisToMicros,  ///< INT64 timestamp millis -> micros
+  kInt96Timestamp,  ///< legacy INT96 (nanos of day, Julian day) -> micros
   kDecimalInt32,
   kDecimalInt64,
-  kDecimalBytes,      ///< BYTE_ARRAY / FIXED big-endian two's complement
-  kBytes,             ///< string, binary, fixed, uuid
-  kFloat16,           ///< FIXED[2] half float -> float
+  kDecimalBytes,  ///< BYTE_ARRAY / FIXED big-endian two's complement
+  kBytes,         ///< string, binary, fixed, uuid
+  kFloat16,       ///< FIXED[2] half float -> float
 };
 
 struct ReaderLeaf {
@@ -51,9 +51,9 @@ struct ReaderLeaf {
   int16_t max_def = 0;
   int16_t max_rep = 0;
   LeafConversion conversion = LeafConversion::kBytes;
-  types::TypePtr type;           ///< the Iceberg type of the values
+  types::TypePtr type;            ///< the Iceberg type of the values
   std::vector<std::string> path;  ///< path_in_schema
-  int32_t field_id = 0;          ///< the Iceberg id of the field this leaf belongs to
+  int32_t field_id = 0;           ///< the Iceberg id of the field this leaf belongs to
   /// The deprecated Statistics.min/max (signed order) are meaningful: a
   /// numeric physical type without an unsigned annotation.
   bool legacy_stats_ok = false;
@@ -64,14 +64,14 @@ struct SchemaNode {
   enum class Kind : uint8_t { kPrimitive, kStruct, kList, kMap };
   Kind kind = Kind::kPrimitive;
   std::string name;
-  int32_t field_id = -1;  ///< -1 until assigned
-  bool optional = false;  ///< may be null: null when the leader's def < def_level
-  int16_t def_level = 0;  ///< definition level at which this node is present
+  int32_t field_id = -1;     ///< -1 until assigned
+  bool optional = false;     ///< may be null: null when the leader's def < def_level
+  int16_t def_level = 0;     ///< definition level at which this node is present
   int16_t repeated_def = 0;  ///< list/map: definition level of "has an element"
   int16_t repeated_rep = 0;  ///< list/map: repetition level of the repeated node
-  int leaf = -1;   ///< primitive: index into the leaf list of the tree's owner
-  int leader = -1; ///< the first leaf below (or at) this node
-  int leaf_end = -1;  ///< one past the last leaf below this node (leaves are contiguous)
+  int leaf = -1;             ///< primitive: index into the leaf list of the tree's owner
+  int leader = -1;           ///< the first leaf below (or at) this node
+  int leaf_end = -1;         ///< one past the last leaf below this node (leaves are contiguous)
   std::vector<SchemaNode> children;  ///< struct fields; list: element; map: key, value
   types::TypePtr type;
 };
@@ -99,6 +99,7 @@ struct ProjectedSchema {
 /// Selects fields by id at any depth (a selected struct, list or map keeps all
 /// of its children). kInvalidArgument naming an id that is not in the schema.
 /// An empty `field_ids` selects everything.
-Result<ProjectedSchema> ProjectSchema(const FileSchema& file, const std::vector<int32_t>& field_ids);
+Result<ProjectedSchema> ProjectSchema(const FileSchema& file,
+                                      const std::vector<int32_t>& field_ids);
 
 }  // namespace floe::parquet

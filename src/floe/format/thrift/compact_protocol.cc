@@ -83,7 +83,7 @@ void CompactWriter::FieldListBegin(int16_t id, CompactType element_type, uint32_
 void CompactWriter::ListBegin(CompactType element_type, uint32_t size) {
   // Lists of booleans use type code 1 for the elements (each a byte 1/2).
   uint8_t t = static_cast<uint8_t>(element_type == CompactType::kBoolFalse ? CompactType::kBoolTrue
-                                                                            : element_type);
+                                                                           : element_type);
   if (size < 15) {
     out_->PushByte(static_cast<uint8_t>((size << 4) | t));
   } else {

@@ -21,7 +21,8 @@ std::string BaseName(std::string_view path) {
 // "v12.metadata.json" -> 12; anything else -> 0.
 int64_t VersionOfFile(std::string_view file) {
   if (!file.starts_with("v") || !file.ends_with(".metadata.json")) return 0;
-  std::string_view digits = file.substr(1, file.size() - 1 - std::string_view(".metadata.json").size());
+  std::string_view digits =
+      file.substr(1, file.size() - 1 - std::string_view(".metadata.json").size());
   int64_t v = 0;
   auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
   return ec == std::errc() && p == digits.data() + digits.size() ? v : 0;
@@ -115,8 +116,8 @@ Result<int64_t> HadoopCatalog::CurrentVersion(const std::string& table_path) {
     if (version == 0) return 0;
     if (hinted && *hinted > version) {
       // The hint is written after its version file: it may lag, never lead.
-      return Corruption("{} names version {}, but {} does not exist (the newest is v{})",
-                        hint_path, *hinted, VersionLocation(table_path, *hinted), version);
+      return Corruption("{} names version {}, but {} does not exist (the newest is v{})", hint_path,
+                        *hinted, VersionLocation(table_path, *hinted), version);
     }
   }
   // The hint may lag, and a commit may have published a version since: probe forward.
@@ -167,7 +168,8 @@ Result<Properties> HadoopCatalog::LoadNamespaceProperties(const Namespace& ns) {
   return Properties{{"location", path}};
 }
 
-Status HadoopCatalog::UpdateNamespaceProperties(const Namespace& ns, const std::vector<std::string>&,
+Status HadoopCatalog::UpdateNamespaceProperties(const Namespace& ns,
+                                                const std::vector<std::string>&,
                                                 const Properties&) {
   return NotSupported("the hadoop catalog does not store namespace properties");
 }
@@ -228,9 +230,10 @@ Result<LoadedTable> HadoopCatalog::CreateTable(const TableIdentifier& id, TableM
   metadata.location = path;
   FLOE_ASSIGN_OR_RETURN(auto used, LocationInUse(*io_, path));
   if (used) {
-    return AlreadyExists("cannot create table {}: its location {} already holds another table's "
-                         "metadata ({})",
-                         id.ToString(), path, *used);
+    return AlreadyExists(
+        "cannot create table {}: its location {} already holds another table's "
+        "metadata ({})",
+        id.ToString(), path, *used);
   }
   FLOE_RETURN_IF_ERROR(RemoveIncompleteVersions(path));
   std::string location = VersionLocation(path, 1);
@@ -243,8 +246,8 @@ Result<LoadedTable> HadoopCatalog::CreateTable(const TableIdentifier& id, TableM
     // the rename may have failed only after the name appeared.
     auto complete = VersionIsComplete(path, 1);
     if (!complete || !*complete) {
-      return std::unexpected(std::move(written).error().WithContext(
-          fmt::format("creating table {}", id.ToString())));
+      return std::unexpected(
+          std::move(written).error().WithContext(fmt::format("creating table {}", id.ToString())));
     }
   }
   // The table exists now. A missing hint only makes readers list the folder.
@@ -289,9 +292,10 @@ Result<LoadedTable> HadoopCatalog::CommitTable(const LoadedTable& base, TableMet
           fmt::format("committing table {}", base.id.ToString())));
     }
     // The link may have happened before the error: the caller must reload and look.
-    return CommitStateUnknown("table {}: publishing version {} failed ({}); the commit may or may "
-                              "not have happened",
-                              base.id.ToString(), version + 1, written.error().ToString());
+    return CommitStateUnknown(
+        "table {}: publishing version {} failed ({}); the commit may or may "
+        "not have happened",
+        base.id.ToString(), version + 1, written.error().ToString());
   }
   // The commit has happened. A failure to update the hint only makes
   // readers probe one step further.
@@ -301,8 +305,9 @@ Result<LoadedTable> HadoopCatalog::CommitTable(const LoadedTable& base, TableMet
 }
 
 Status HadoopCatalog::RenameTable(const TableIdentifier& from, const TableIdentifier&) {
-  return NotSupported("the hadoop catalog cannot rename tables (their files hold absolute paths): {}",
-                      from.ToString());
+  return NotSupported(
+      "the hadoop catalog cannot rename tables (their files hold absolute paths): {}",
+      from.ToString());
 }
 
 Status HadoopCatalog::DropTable(const TableIdentifier& id, bool purge) {

@@ -85,8 +85,8 @@ class Statement {
  private:
   std::unexpected<Error> Fail() {
     ErrorCode code = rc_ == SQLITE_BUSY || rc_ == SQLITE_LOCKED ? ErrorCode::kCommitConflict
-                     : (rc_ & 0xff) == SQLITE_CONSTRAINT      ? ErrorCode::kAlreadyExists
-                                                              : ErrorCode::kIo;
+                     : (rc_ & 0xff) == SQLITE_CONSTRAINT        ? ErrorCode::kAlreadyExists
+                                                                : ErrorCode::kIo;
     std::string message = SqliteMessage(db_);
     int primary = rc_ & 0xff;
     if (step_errno_ != 0 && sqlite3_system_errno(db_) == 0 &&
@@ -114,9 +114,9 @@ Status Exec(sqlite3* db, const char* sql) {
     std::string text = message ? message : "unknown error";
     if (int err = sqlite3_system_errno(db); err != 0) {
       text += fmt::format(" ({})", std::strerror(err));
-    } else if (int primary = rc & 0xff; call_errno != 0 && (primary == SQLITE_IOERR ||
-                                                             primary == SQLITE_FULL ||
-                                                             primary == SQLITE_CANTOPEN)) {
+    } else if (int primary = rc & 0xff;
+               call_errno != 0 &&
+               (primary == SQLITE_IOERR || primary == SQLITE_FULL || primary == SQLITE_CANTOPEN)) {
       text += fmt::format(" ({})", std::strerror(call_errno));
     }
     sqlite3_free(message);
@@ -183,18 +183,20 @@ Result<std::unique_ptr<SqlCatalog>> SqlCatalog::Open(std::string name, std::stri
   }
   if (path != ":memory:") {
     size_t slash = path.rfind('/');
-    if (slash != std::string::npos && slash > 0) FLOE_RETURN_IF_ERROR(io::CreateDirectories(path.substr(0, slash)));
+    if (slash != std::string::npos && slash > 0)
+      FLOE_RETURN_IF_ERROR(io::CreateDirectories(path.substr(0, slash)));
   }
   sqlite3* db = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+  if (sqlite3_open_v2(path.c_str(), &db,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                       nullptr) != SQLITE_OK) {
     std::string message = SqliteMessage(db);
     sqlite3_close(db);
     return IoError("opening sql catalog {}: {}", path, message);
   }
-  std::unique_ptr<SqlCatalog> catalog(
-      new SqlCatalog(std::move(name), warehouse.empty() ? std::string() : io::AbsoluteLocalPath(warehouse),
-                     file_io, db));
+  std::unique_ptr<SqlCatalog> catalog(new SqlCatalog(
+      std::move(name), warehouse.empty() ? std::string() : io::AbsoluteLocalPath(warehouse),
+      file_io, db));
   // Other processes (floe, PyIceberg, Java) share the file: wait for their locks.
   sqlite3_busy_timeout(db, 30'000);
   // The journal stays in SQLite's default mode (DELETE): there a commit ends
@@ -214,8 +216,9 @@ Result<std::unique_ptr<SqlCatalog>> SqlCatalog::Open(std::string name, std::stri
 }
 
 Result<bool> SqlCatalog::NamespaceExists(const std::string& ns) {
-  Statement props(db_, "SELECT 1 FROM iceberg_namespace_properties WHERE catalog_name = ? AND "
-                       "(namespace = ? OR namespace LIKE ? ESCAPE '!') LIMIT 1");
+  Statement props(db_,
+                  "SELECT 1 FROM iceberg_namespace_properties WHERE catalog_name = ? AND "
+                  "(namespace = ? OR namespace LIKE ? ESCAPE '!') LIMIT 1");
   std::string like;
   for (char c : ns) {
     if (c == '%' || c == '_' || c == '!') like += '!';
@@ -224,8 +227,9 @@ Result<bool> SqlCatalog::NamespaceExists(const std::string& ns) {
   props.Bind(name_).Bind(ns).Bind(like + ".%");
   FLOE_ASSIGN_OR_RETURN(bool found, props.Step());
   if (found) return true;
-  Statement tables(db_, "SELECT 1 FROM iceberg_tables WHERE catalog_name = ? AND "
-                        "(table_namespace = ? OR table_namespace LIKE ? ESCAPE '!') LIMIT 1");
+  Statement tables(db_,
+                   "SELECT 1 FROM iceberg_tables WHERE catalog_name = ? AND "
+                   "(table_namespace = ? OR table_namespace LIKE ? ESCAPE '!') LIMIT 1");
   tables.Bind(name_).Bind(ns).Bind(like + ".%");
   return tables.Step();
 }
@@ -234,8 +238,9 @@ Result<std::vector<Namespace>> SqlCatalog::ListNamespaces(const Namespace& paren
   std::lock_guard lock(mu_);
   std::string prefix = parent.empty() ? "" : NamespaceToString(parent) + ".";
   std::set<std::string> names;
-  for (const char* sql : {"SELECT DISTINCT namespace FROM iceberg_namespace_properties WHERE catalog_name = ?",
-                          "SELECT DISTINCT table_namespace FROM iceberg_tables WHERE catalog_name = ?"}) {
+  for (const char* sql :
+       {"SELECT DISTINCT namespace FROM iceberg_namespace_properties WHERE catalog_name = ?",
+        "SELECT DISTINCT table_namespace FROM iceberg_tables WHERE catalog_name = ?"}) {
     Statement st(db_, sql);
     st.Bind(name_);
     while (true) {
@@ -250,7 +255,8 @@ Result<std::vector<Namespace>> SqlCatalog::ListNamespaces(const Namespace& paren
   std::vector<Namespace> out;
   for (const auto& n : names) {
     auto ns = ParseNamespace(n);
-    if (ns) out.push_back(std::move(*ns));  // names other tools wrote that floe cannot use are skipped
+    if (ns)
+      out.push_back(std::move(*ns));  // names other tools wrote that floe cannot use are skipped
   }
   return out;
 }
@@ -279,8 +285,9 @@ Result<Properties> SqlCatalog::LoadNamespaceProperties(const Namespace& ns) {
   FLOE_ASSIGN_OR_RETURN(std::string key, NamespaceKey(ns));
   FLOE_ASSIGN_OR_RETURN(bool exists, NamespaceExists(key));
   if (!exists) return NotFound("namespace {} does not exist", key);
-  Statement st(db_, "SELECT property_key, property_value FROM iceberg_namespace_properties "
-                    "WHERE catalog_name = ? AND namespace = ?");
+  Statement st(db_,
+               "SELECT property_key, property_value FROM iceberg_namespace_properties "
+               "WHERE catalog_name = ? AND namespace = ?");
   st.Bind(name_).Bind(key);
   Properties out;
   while (true) {
@@ -301,8 +308,9 @@ Status SqlCatalog::UpdateNamespaceProperties(const Namespace& ns,
   FLOE_RETURN_IF_ERROR(Exec(db_, "BEGIN IMMEDIATE"));
   auto run = [&]() -> Status {
     for (const auto& k : removals) {
-      Statement st(db_, "DELETE FROM iceberg_namespace_properties WHERE catalog_name = ? AND "
-                        "namespace = ? AND property_key = ?");
+      Statement st(db_,
+                   "DELETE FROM iceberg_namespace_properties WHERE catalog_name = ? AND "
+                   "namespace = ? AND property_key = ?");
       FLOE_RETURN_IF_ERROR(st.Bind(name_).Bind(key).Bind(k).Run());
     }
     for (const auto& [k, v] : updates) {
@@ -323,11 +331,13 @@ Status SqlCatalog::DropNamespace(const Namespace& ns) {
   FLOE_ASSIGN_OR_RETURN(std::string key, NamespaceKey(ns));
   FLOE_ASSIGN_OR_RETURN(bool exists, NamespaceExists(key));
   if (!exists) return NotFound("namespace {} does not exist", key);
-  Statement tables(db_, "SELECT 1 FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? LIMIT 1");
+  Statement tables(
+      db_, "SELECT 1 FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? LIMIT 1");
   tables.Bind(name_).Bind(key);
   FLOE_ASSIGN_OR_RETURN(bool has_tables, tables.Step());
   if (has_tables) return InvalidArgument("namespace {} is not empty: drop its tables first", key);
-  Statement st(db_, "DELETE FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ?");
+  Statement st(db_,
+               "DELETE FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ?");
   return st.Bind(name_).Bind(key).Run();
 }
 
@@ -336,9 +346,10 @@ Result<std::vector<TableIdentifier>> SqlCatalog::ListTables(const Namespace& ns)
   FLOE_ASSIGN_OR_RETURN(std::string key, NamespaceKey(ns));
   FLOE_ASSIGN_OR_RETURN(bool exists, NamespaceExists(key));
   if (!exists) return NotFound("namespace {} does not exist", key);
-  std::string sql = fmt::format("SELECT table_name FROM iceberg_tables WHERE catalog_name = ? AND "
-                                "table_namespace = ?{} ORDER BY table_name",
-                                has_iceberg_type_ ? fmt::format(" AND {}", kIsTable) : "");
+  std::string sql = fmt::format(
+      "SELECT table_name FROM iceberg_tables WHERE catalog_name = ? AND "
+      "table_namespace = ?{} ORDER BY table_name",
+      has_iceberg_type_ ? fmt::format(" AND {}", kIsTable) : "");
   Statement st(db_, sql);
   st.Bind(name_).Bind(key);
   std::vector<TableIdentifier> out;
@@ -353,17 +364,19 @@ Result<std::vector<TableIdentifier>> SqlCatalog::ListTables(const Namespace& ns)
 Result<std::string> SqlCatalog::MetadataLocationOf(const TableIdentifier& id) {
   FLOE_ASSIGN_OR_RETURN(std::string key, NamespaceKey(id.ns));
   FLOE_RETURN_IF_ERROR(ValidateName(id.name, "table"));
-  std::string sql = fmt::format("SELECT metadata_location FROM iceberg_tables WHERE catalog_name = ? "
-                                "AND table_namespace = ? AND table_name = ?{}",
-                                has_iceberg_type_ ? fmt::format(" AND {}", kIsTable) : "");
+  std::string sql = fmt::format(
+      "SELECT metadata_location FROM iceberg_tables WHERE catalog_name = ? "
+      "AND table_namespace = ? AND table_name = ?{}",
+      has_iceberg_type_ ? fmt::format(" AND {}", kIsTable) : "");
   Statement st(db_, sql);
   st.Bind(name_).Bind(key).Bind(id.name);
   FLOE_ASSIGN_OR_RETURN(bool row, st.Step());
   if (!row) return NotFound("table {} does not exist", id.ToString());
   if (st.IsNull(0) || st.Text(0).empty()) {
-    return Corruption("table {}: its row in sql catalog '{}' (iceberg_tables) has no "
-                      "metadata_location",
-                      id.ToString(), name_);
+    return Corruption(
+        "table {}: its row in sql catalog '{}' (iceberg_tables) has no "
+        "metadata_location",
+        id.ToString(), name_);
   }
   return st.Text(0);
 }
@@ -378,8 +391,9 @@ Result<bool> SqlCatalog::TableExists(const TableIdentifier& id) {
 
 std::string SqlCatalog::DefaultTableLocation(const TableIdentifier& id) {
   std::string ns = NamespaceToString(id.ns);
-  Statement st(db_, "SELECT property_value FROM iceberg_namespace_properties WHERE catalog_name = ? "
-                    "AND namespace = ? AND property_key = 'location'");
+  Statement st(db_,
+               "SELECT property_value FROM iceberg_namespace_properties WHERE catalog_name = ? "
+               "AND namespace = ? AND property_key = 'location'");
   st.Bind(name_).Bind(ns);
   auto row = st.Step();
   if (row && *row && !st.Text(0).empty()) {
@@ -401,9 +415,10 @@ Result<LoadedTable> SqlCatalog::CreateTable(const TableIdentifier& id, TableMeta
   if (existing) return AlreadyExists("table {} already exists", id.ToString());
   if (metadata.location.empty()) metadata.location = DefaultTableLocation(id);
   if (metadata.location.empty()) {
-    return InvalidArgument("cannot create table {}: sql catalog '{}' has no 'warehouse' and the "
-                           "namespace no 'location'",
-                           id.ToString(), name_);
+    return InvalidArgument(
+        "cannot create table {}: sql catalog '{}' has no 'warehouse' and the "
+        "namespace no 'location'",
+        id.ToString(), name_);
   }
   metadata.location = io::AbsoluteLocalPath(metadata.location);
   FLOE_ASSIGN_OR_RETURN(auto used, LocationInUse(*io_, metadata.location));
@@ -430,9 +445,10 @@ Result<LoadedTable> SqlCatalog::CreateTable(const TableIdentifier& id, TableMeta
     }
   }
   if (used) {
-    return AlreadyExists("cannot create table {}: its location {} already holds another table's "
-                         "metadata ({})",
-                         id.ToString(), io::RedactUri(metadata.location), io::RedactUri(*used));
+    return AlreadyExists(
+        "cannot create table {}: its location {} already holds another table's "
+        "metadata ({})",
+        id.ToString(), io::RedactUri(metadata.location), io::RedactUri(*used));
   }
   std::string location = NextMetadataLocation(metadata.location, "");
   // Files written for the table before it is created (none in floe's own
@@ -441,13 +457,14 @@ Result<LoadedTable> SqlCatalog::CreateTable(const TableIdentifier& id, TableMeta
   if (auto written = WriteNewMetadataFile(*io_, location, metadata); !written) {
     // No row names the file yet: whatever the failure, it must not stay.
     (void)io_->Delete(location);
-    return std::unexpected(std::move(written).error().WithContext(
-        fmt::format("creating table {}", id.ToString())));
+    return std::unexpected(
+        std::move(written).error().WithContext(fmt::format("creating table {}", id.ToString())));
   }
-  Statement st(db_, has_iceberg_type_
-                        ? "INSERT INTO iceberg_tables VALUES (?, ?, ?, ?, NULL, 'TABLE')"
-                        : "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, "
-                          "metadata_location, previous_metadata_location) VALUES (?, ?, ?, ?, NULL)");
+  Statement st(db_,
+               has_iceberg_type_
+                   ? "INSERT INTO iceberg_tables VALUES (?, ?, ?, ?, NULL, 'TABLE')"
+                   : "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, "
+                     "metadata_location, previous_metadata_location) VALUES (?, ?, ?, ?, NULL)");
   if (auto s = st.Bind(name_).Bind(key).Bind(id.name).Bind(location).Run(); !s) {
     (void)io_->Delete(location);
     if (s.error().code() == ErrorCode::kAlreadyExists) {
@@ -583,8 +600,9 @@ Status SqlCatalog::RenameTable(const TableIdentifier& from, const TableIdentifie
   FLOE_RETURN_IF_ERROR(MetadataLocationOf(from));
   FLOE_ASSIGN_OR_RETURN(bool ns_exists, NamespaceExists(to_key));
   if (!ns_exists) return NotFound("namespace {} does not exist", to_key);
-  Statement st(db_, "UPDATE iceberg_tables SET table_namespace = ?, table_name = ? WHERE "
-                    "catalog_name = ? AND table_namespace = ? AND table_name = ?");
+  Statement st(db_,
+               "UPDATE iceberg_tables SET table_namespace = ?, table_name = ? WHERE "
+               "catalog_name = ? AND table_namespace = ? AND table_name = ?");
   auto s = st.Bind(to_key).Bind(to.name).Bind(name_).Bind(from_key).Bind(from.name).Run();
   if (!s && s.error().code() == ErrorCode::kAlreadyExists) {
     return AlreadyExists("table {} already exists", to.ToString());
@@ -604,8 +622,9 @@ Status SqlCatalog::DropTable(const TableIdentifier& id, bool purge) {
     if (auto row = MetadataLocationOf(id); !row && row.error().code() != ErrorCode::kCorruption) {
       return std::unexpected(row.error());
     }
-    Statement st(db_, "DELETE FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? "
-                      "AND table_name = ?");
+    Statement st(db_,
+                 "DELETE FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? "
+                 "AND table_name = ?");
     FLOE_RETURN_IF_ERROR(st.Bind(name_).Bind(key).Bind(id.name).Run());
   }
   if (purge) {

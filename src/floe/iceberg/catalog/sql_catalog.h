@@ -94,7 +94,7 @@ class SqlCatalog final : public Catalog {
   io::FileIO* io_;
   sqlite3* db_;
   bool has_iceberg_type_ = false;
-  std::mutex mu_;  // one connection, used by one thread at a time
+  std::mutex mu_;                      // one connection, used by one thread at a time
   sqlite3_stmt* swap_stmt_ = nullptr;  // the pointer swap, prepared once (under mu_)
   std::mutex queue_mu_;                // guards queue_ and swapping_
   std::condition_variable queue_cv_;

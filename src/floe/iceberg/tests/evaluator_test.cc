@@ -46,8 +46,9 @@ bool RowMatches(std::string_view filter, std::initializer_list<Value> values) {
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 TEST(RowEvaluatorTest, ComparisonsAndLogic) {
-  auto row = {Value::Int64(5), Value::Bytes("iceberg"), Value::Double(1.5),
-              Value::Int64(Ts("2024-03-01T00:00:00")), Value::Null(), Value::Null()};
+  auto row = {Value::Int64(5),    Value::Bytes("iceberg"),
+              Value::Double(1.5), Value::Int64(Ts("2024-03-01T00:00:00")),
+              Value::Null(),      Value::Null()};
   EXPECT_TRUE(RowMatches("id = 5", row));
   EXPECT_FALSE(RowMatches("id != 5", row));
   EXPECT_TRUE(RowMatches("id = 5 AND (ts >= '2024-01-01T00:00:00' OR name IS NULL)", row));
@@ -60,8 +61,8 @@ TEST(RowEvaluatorTest, ComparisonsAndLogic) {
 }
 
 TEST(RowEvaluatorTest, SqlNullSemantics) {
-  auto row = {Value::Int64(5), Value::Null(), Value::Null(), Value::Null(), Value::Null(),
-              Value::Null()};
+  auto row = {Value::Int64(5), Value::Null(), Value::Null(),
+              Value::Null(),   Value::Null(), Value::Null()};
   EXPECT_TRUE(RowMatches("x IS NULL", row));
   EXPECT_FALSE(RowMatches("x < 3", row));
   EXPECT_FALSE(RowMatches("NOT (x < 3)", row));
@@ -75,8 +76,8 @@ TEST(RowEvaluatorTest, SqlNullSemantics) {
 }
 
 TEST(RowEvaluatorTest, NaN) {
-  auto row = {Value::Int64(5), Value::Null(), Value::Double(kNaN), Value::Null(), Value::Null(),
-              Value::Null()};
+  auto row = {Value::Int64(5), Value::Null(), Value::Double(kNaN),
+              Value::Null(),   Value::Null(), Value::Null()};
   EXPECT_TRUE(RowMatches("d IS NAN", row));
   EXPECT_FALSE(RowMatches("d IS NOT NAN", row));
   EXPECT_FALSE(RowMatches("d > 1", row));
@@ -87,8 +88,8 @@ TEST(RowEvaluatorTest, NaN) {
 
 TEST(RowEvaluatorTest, NestedStruct) {
   Value loc[] = {Value::Double(52.5)};
-  auto row = {Value::Int64(5), Value::Null(), Value::Null(), Value::Null(), Value::Null(),
-              Value::Struct(loc, 1)};
+  auto row = {Value::Int64(5), Value::Null(), Value::Null(),
+              Value::Null(),   Value::Null(), Value::Struct(loc, 1)};
   EXPECT_TRUE(RowMatches("location.lat > 52", row));
   EXPECT_FALSE(RowMatches("location.lat > 53", row));
 }
@@ -99,15 +100,15 @@ TEST(RowEvaluatorTest, RefusesUnboundFilters) {
 
 // ---------------------------------------------------------------- metrics
 
-std::string Ser(const types::TypePtr& t, const Value& v) { return SerializeSingleValue(*t, v).value(); }
+std::string Ser(const types::TypePtr& t, const Value& v) {
+  return SerializeSingleValue(*t, v).value();
+}
 
 struct Metrics {
   std::map<int32_t, int64_t> values, nulls, nans;
   std::map<int32_t, std::string> lower, upper;
   int64_t records = 10;
-  FileMetrics View() const {
-    return {records, &values, &nulls, &nans, &lower, &upper};
-  }
+  FileMetrics View() const { return {records, &values, &nulls, &nans, &lower, &upper}; }
 };
 
 bool FileMayMatch(std::string_view filter, const Metrics& m) {
@@ -168,7 +169,7 @@ TEST(InclusiveMetricsEvaluatorTest, NullsAndNaNs) {
   EXPECT_TRUE(FileMayMatch("d IS NAN", m));
   EXPECT_FALSE(FileMayMatch("d IS NOT NAN", m));
   EXPECT_FALSE(FileMayMatch("d > 0", m));
-  EXPECT_TRUE(FileMayMatch("d != 0", m));   // NaN != 0
+  EXPECT_TRUE(FileMayMatch("d != 0", m));  // NaN != 0
   m.nans[3] = 0;
   EXPECT_FALSE(FileMayMatch("d IS NAN", m));
   // A NaN bound (old writers) is ignored.
@@ -285,9 +286,10 @@ TEST(ProjectionTest, ProjectedFilterPrunesPartitionTuples) {
   // The partition of every row that matches also matches the projection.
   auto row_eval = RowEvaluator::Make(Bound("ts < '1970-01-01T00:00:00'")).value();
   auto transformer = PartitionTransformer::Make(spec, schema).value();
-  for (int64_t micros : {int64_t{-1}, int64_t{-86'400'000'000}, int64_t{-86'400'000'001}, int64_t{0}, int64_t{5}}) {
-    Value row[] = {Value::Int64(1), Value::Null(), Value::Null(), Value::Int64(micros),
-                   Value::Null(), Value::Null()};
+  for (int64_t micros :
+       {int64_t{-1}, int64_t{-86'400'000'000}, int64_t{-86'400'000'001}, int64_t{0}, int64_t{5}}) {
+    Value row[] = {Value::Int64(1),      Value::Null(), Value::Null(),
+                   Value::Int64(micros), Value::Null(), Value::Null()};
     Value part[1];
     ASSERT_TRUE(transformer.Apply(row, part).has_value());
     if (row_eval.Eval(row)) EXPECT_TRUE(eval.Eval(part)) << micros;

@@ -31,15 +31,14 @@ TEST(LiteralTest, ConvertsToColumnTypes) {
   auto ts = Literal::String("2024-01-01T00:00:00").To(Type::Timestamp());
   ASSERT_TRUE(ts.has_value());
   EXPECT_EQ(ts->value().i64, types::ParseTimestamp("2024-01-01T00:00:00").value());
-  EXPECT_EQ(Literal::String("2024-01-01").To(Type::TimestampTz())->value().i64,
-            ts->value().i64);
+  EXPECT_EQ(Literal::String("2024-01-01").To(Type::TimestampTz())->value().i64, ts->value().i64);
   EXPECT_EQ(Literal::Long(5).To(Type::Long())->value().i64, 5);
   EXPECT_EQ(Literal::Long(5).To(Type::Int())->value().i32, 5);
   EXPECT_EQ(Literal::Long(5).To(Type::Double())->value().f64, 5.0);
   auto dec = Type::Decimal(9, 2).value();
   EXPECT_EQ(Literal::String("12.30").To(dec)->value().decimal, 1230);
-  EXPECT_EQ(Literal::Decimal(123, 3, 1)->To(dec)->value().decimal, 1230);   // 12.3
-  EXPECT_EQ(Literal::Decimal(12300, 5, 3)->To(dec)->value().decimal, 1230); // 12.300
+  EXPECT_EQ(Literal::Decimal(123, 3, 1)->To(dec)->value().decimal, 1230);    // 12.3
+  EXPECT_EQ(Literal::Decimal(12300, 5, 3)->To(dec)->value().decimal, 1230);  // 12.300
   EXPECT_EQ(Literal::Long(12).To(dec)->value().decimal, 1200);
   EXPECT_EQ(Literal::String("2024-02-29").To(Type::Date())->value().i32,
             types::ParseDate("2024-02-29").value());

@@ -46,19 +46,27 @@ std::string Hex(std::string_view bytes) {
 nlohmann::json ValueJson(const Literal& l) {
   const types::Value& v = l.value();
   switch (v.kind) {
-    case types::Value::Kind::kNull: return nullptr;
-    case types::Value::Kind::kBool: return v.b;
-    case types::Value::Kind::kInt32: return v.i32;
-    case types::Value::Kind::kInt64: return v.i64;
-    case types::Value::Kind::kFloat: return v.f32;
-    case types::Value::Kind::kDouble: return v.f64;
+    case types::Value::Kind::kNull:
+      return nullptr;
+    case types::Value::Kind::kBool:
+      return v.b;
+    case types::Value::Kind::kInt32:
+      return v.i32;
+    case types::Value::Kind::kInt64:
+      return v.i64;
+    case types::Value::Kind::kFloat:
+      return v.f32;
+    case types::Value::Kind::kDouble:
+      return v.f64;
     case types::Value::Kind::kDecimal: {
       std::string s;
       types::AppendDecimal(v.decimal, 0, &s);
       return s;
     }
-    case types::Value::Kind::kBytes: return Hex(v.as_bytes());
-    default: return nullptr;
+    case types::Value::Kind::kBytes:
+      return Hex(v.as_bytes());
+    default:
+      return nullptr;
   }
 }
 
@@ -111,10 +119,11 @@ nlohmann::json EntryJson(const ManifestEntry& e, const PartitionSpec& spec) {
 nlohmann::json ManifestFileJson(const ManifestFile& m) {
   nlohmann::json parts = nlohmann::json::array();
   for (const auto& p : m.partitions) {
-    parts.push_back({{"contains_null", p.contains_null},
-                     {"contains_nan", p.contains_nan ? nlohmann::json(*p.contains_nan) : nlohmann::json()},
-                     {"lower_bound", p.lower_bound ? nlohmann::json(Hex(*p.lower_bound)) : nlohmann::json()},
-                     {"upper_bound", p.upper_bound ? nlohmann::json(Hex(*p.upper_bound)) : nlohmann::json()}});
+    parts.push_back(
+        {{"contains_null", p.contains_null},
+         {"contains_nan", p.contains_nan ? nlohmann::json(*p.contains_nan) : nlohmann::json()},
+         {"lower_bound", p.lower_bound ? nlohmann::json(Hex(*p.lower_bound)) : nlohmann::json()},
+         {"upper_bound", p.upper_bound ? nlohmann::json(Hex(*p.upper_bound)) : nlohmann::json()}});
   }
   return {{"manifest_path", m.manifest_path},
           {"manifest_length", m.manifest_length},
@@ -158,9 +167,9 @@ void WriteExpected(io::FileIO& io, const TableMetadata& md, const std::string& m
   std::ofstream(out) << expected.dump(2);
 }
 
-#define ASSERT_OK(expr)                                                   \
-  do {                                                                    \
-    auto&& r_ = (expr);                                                   \
+#define ASSERT_OK(expr)                                                    \
+  do {                                                                     \
+    auto&& r_ = (expr);                                                    \
     ASSERT_TRUE(r_.has_value()) << #expr << ": " << r_.error().ToString(); \
   } while (false)
 
@@ -216,8 +225,8 @@ TEST(ManifestInteropTest, WriteTableForReferenceReaders) {
   ASSERT_OK(pos_manifest);
 
   std::string list1 = meta_dir + "/snap-1001.avro";
-  ASSERT_OK(WriteManifestList(io, list1, 2, 1001, std::nullopt, 1,
-                              {*data_manifest, *pos_manifest}));
+  ASSERT_OK(
+      WriteManifestList(io, list1, 2, 1001, std::nullopt, 1, {*data_manifest, *pos_manifest}));
   auto listed1 = ReadManifestList(io, list1, 2);
   ASSERT_OK(listed1);
 
@@ -293,9 +302,9 @@ TEST(ManifestInteropTest, WriteV1TableForReferenceReaders) {
     ASSERT_OK(w);
     for (int k = 0; k < 2; ++k) {
       ManifestEntry e;
-      e.data_file = SampleDataFile(table + "/data/" + std::to_string(id) + "-" +
-                                       std::to_string(k) + ".parquet",
-                                   tuple(static_cast<int>(id % 10) + k), 5 + k);
+      e.data_file = SampleDataFile(
+          table + "/data/" + std::to_string(id) + "-" + std::to_string(k) + ".parquet",
+          tuple(static_cast<int>(id % 10) + k), 5 + k);
       ASSERT_OK((*w)->Add(e));
     }
     auto m = (*w)->Close();

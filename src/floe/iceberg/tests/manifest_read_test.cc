@@ -58,7 +58,8 @@ ManifestFile WriteSmallManifest(io::FileIO& io, const std::string& path, int ver
 ManifestEntry Added(std::string path, std::string region, int32_t day) {
   ManifestEntry e;
   e.status = ManifestEntryStatus::kAdded;
-  e.data_file = SampleDataFile(std::move(path), {Literal::String(std::move(region)), Literal::Date(day)}, 10);
+  e.data_file =
+      SampleDataFile(std::move(path), {Literal::String(std::move(region)), Literal::Date(day)}, 10);
   return e;
 }
 
@@ -319,7 +320,8 @@ TEST(ManifestReadTest, CorruptFilesAreCorruptionNamingTheFile) {
   flipped[flipped.size() - 30] = static_cast<char>(flipped[flipped.size() - 30] ^ 0x55);
   expect_corrupt("flipped.avro", flipped);
   // A valid Avro file that is neither a manifest nor a manifest list.
-  WriteRawAvro(dir / "other.avro", R"({"type":"record","name":"x","fields":[{"name":"a","type":"int"}]})",
+  WriteRawAvro(dir / "other.avro",
+               R"({"type":"record","name":"x","fields":[{"name":"a","type":"int"}]})",
                {avro::Datum::Record({avro::Datum::Int(1)})});
   expect_corrupt("other_copy.avro", ReadBytes(dir / "other.avro"));
   // A manifest list read as a manifest, and the reverse.
@@ -366,13 +368,13 @@ TEST(ManifestReadTest, FlippedBytesNeverCrash) {
       m.sequence_number = 1;
       auto r = ReadManifest(io, m, metadata);
       if (!r) {
-        EXPECT_EQ(r.error().code(), ErrorCode::kCorruption) << name << " byte " << i << ": "
-                                                            << r.error().ToString();
+        EXPECT_EQ(r.error().code(), ErrorCode::kCorruption)
+            << name << " byte " << i << ": " << r.error().ToString();
       }
       auto l = ReadManifestList(io, dir / "mutated.avro", 2);
       if (!l) {
-        EXPECT_EQ(l.error().code(), ErrorCode::kCorruption) << name << " byte " << i << ": "
-                                                            << l.error().ToString();
+        EXPECT_EQ(l.error().code(), ErrorCode::kCorruption)
+            << name << " byte " << i << ": " << l.error().ToString();
       }
     }
   }

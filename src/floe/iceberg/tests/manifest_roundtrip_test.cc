@@ -187,7 +187,8 @@ TEST(ManifestRoundTripTest, V2DataManifestWithEveryTransformResultType) {
   auto entries = ReadManifest(io, lm, metadata);
   ASSERT_TRUE(entries.has_value()) << entries.error().ToString();
   ASSERT_EQ(entries->size(), written.size());
-  for (size_t i = 0; i < written.size(); ++i) ExpectSameFile((*entries)[i].data_file, written[i].data_file);
+  for (size_t i = 0; i < written.size(); ++i)
+    ExpectSameFile((*entries)[i].data_file, written[i].data_file);
   // added: writer's snapshot id, inherited sequence numbers
   EXPECT_EQ((*entries)[0].status, ManifestEntryStatus::kAdded);
   EXPECT_EQ((*entries)[0].snapshot_id, 42);
@@ -252,10 +253,10 @@ TEST(ManifestRoundTripTest, V2DeleteManifestPositionAndEquality) {
   EXPECT_EQ(mf->added_rows_count, 3);
   ASSERT_EQ(mf->partitions.size(), 2u);
   EXPECT_FALSE(mf->partitions[0].contains_null);
-  EXPECT_EQ(mf->partitions[0].lower_bound, SerializeSingleValue(*types::Type::Date(),
-                                                                types::Value::Int32(19800)).value());
-  EXPECT_EQ(mf->partitions[0].upper_bound, SerializeSingleValue(*types::Type::Date(),
-                                                                types::Value::Int32(19801)).value());
+  EXPECT_EQ(mf->partitions[0].lower_bound,
+            SerializeSingleValue(*types::Type::Date(), types::Value::Int32(19800)).value());
+  EXPECT_EQ(mf->partitions[0].upper_bound,
+            SerializeSingleValue(*types::Type::Date(), types::Value::Int32(19801)).value());
   EXPECT_TRUE(mf->partitions[1].contains_null);
   EXPECT_EQ(mf->partitions[1].lower_bound, mf->partitions[1].upper_bound);
 
@@ -384,7 +385,8 @@ TEST(ManifestRoundTripTest, AvroSchemaAndMetadataFollowTheSpec) {
   nlohmann::json root = nlohmann::json::parse((*reader)->writer_schema().ToString());
   EXPECT_EQ(root["name"], "manifest_entry");
   std::vector<std::pair<std::string, int>> top;
-  for (const auto& f : root["fields"]) top.emplace_back(f["name"].get<std::string>(), f["field-id"].get<int>());
+  for (const auto& f : root["fields"])
+    top.emplace_back(f["name"].get<std::string>(), f["field-id"].get<int>());
   EXPECT_EQ(top, (std::vector<std::pair<std::string, int>>{{"status", 0},
                                                            {"snapshot_id", 1},
                                                            {"sequence_number", 3},
@@ -395,16 +397,24 @@ TEST(ManifestRoundTripTest, AvroSchemaAndMetadataFollowTheSpec) {
   const nlohmann::json& df = root["fields"][4]["type"];
   EXPECT_EQ(df["name"], "r2");
   std::vector<std::pair<std::string, int>> df_fields;
-  for (const auto& f : df["fields"]) df_fields.emplace_back(f["name"].get<std::string>(), f["field-id"].get<int>());
-  EXPECT_EQ(df_fields, (std::vector<std::pair<std::string, int>>{
-                           {"content", 134},         {"file_path", 100},
-                           {"file_format", 101},     {"partition", 102},
-                           {"record_count", 103},    {"file_size_in_bytes", 104},
-                           {"column_sizes", 108},    {"value_counts", 109},
-                           {"null_value_counts", 110}, {"nan_value_counts", 137},
-                           {"lower_bounds", 125},    {"upper_bounds", 128},
-                           {"key_metadata", 131},    {"split_offsets", 132},
-                           {"equality_ids", 135},    {"sort_order_id", 140}}));
+  for (const auto& f : df["fields"])
+    df_fields.emplace_back(f["name"].get<std::string>(), f["field-id"].get<int>());
+  EXPECT_EQ(df_fields, (std::vector<std::pair<std::string, int>>{{"content", 134},
+                                                                 {"file_path", 100},
+                                                                 {"file_format", 101},
+                                                                 {"partition", 102},
+                                                                 {"record_count", 103},
+                                                                 {"file_size_in_bytes", 104},
+                                                                 {"column_sizes", 108},
+                                                                 {"value_counts", 109},
+                                                                 {"null_value_counts", 110},
+                                                                 {"nan_value_counts", 137},
+                                                                 {"lower_bounds", 125},
+                                                                 {"upper_bounds", 128},
+                                                                 {"key_metadata", 131},
+                                                                 {"split_offsets", 132},
+                                                                 {"equality_ids", 135},
+                                                                 {"sort_order_id", 140}}));
   const nlohmann::json& column_sizes = df["fields"][6]["type"][1];
   EXPECT_EQ(column_sizes["type"], "array");
   EXPECT_EQ(column_sizes["logicalType"], "map");
@@ -431,17 +441,21 @@ TEST(ManifestRoundTripTest, AvroSchemaAndMetadataFollowTheSpec) {
   EXPECT_EQ(by_name["flag"], "boolean");
   EXPECT_EQ(by_name["day"], nlohmann::json::parse(R"({"type":"int","logicalType":"date"})"));
   EXPECT_EQ(by_name["t"], nlohmann::json::parse(R"({"type":"long","logicalType":"time-micros"})"));
-  EXPECT_EQ(by_name["ts"], nlohmann::json::parse(
-                               R"({"type":"long","logicalType":"timestamp-micros","adjust-to-utc":false})"));
+  EXPECT_EQ(by_name["ts"],
+            nlohmann::json::parse(
+                R"({"type":"long","logicalType":"timestamp-micros","adjust-to-utc":false})"));
   EXPECT_EQ(by_name["tstz"]["adjust-to-utc"], true);
-  EXPECT_EQ(by_name["amount"], nlohmann::json::parse(
-                                   R"({"type":"fixed","name":"decimal_9_2","size":4,"logicalType":"decimal","precision":9,"scale":2})"));
+  EXPECT_EQ(
+      by_name["amount"],
+      nlohmann::json::parse(
+          R"({"type":"fixed","name":"decimal_9_2","size":4,"logicalType":"decimal","precision":9,"scale":2})"));
   // A repeated named type is defined again under a new name, not referenced.
   EXPECT_EQ(by_name["amount_trunc"]["name"], "decimal_9_2_2");
   EXPECT_EQ(by_name["amount_trunc"]["size"], 4);
   EXPECT_EQ(by_name["big"]["size"], 16);
-  EXPECT_EQ(by_name["u"], nlohmann::json::parse(
-                              R"({"type":"fixed","name":"uuid_fixed","size":16,"logicalType":"uuid"})"));
+  EXPECT_EQ(by_name["u"],
+            nlohmann::json::parse(
+                R"({"type":"fixed","name":"uuid_fixed","size":16,"logicalType":"uuid"})"));
   EXPECT_EQ(by_name["fx"], nlohmann::json::parse(R"({"type":"fixed","name":"fixed_4","size":4})"));
   EXPECT_EQ(by_name["bin"], "bytes");
   EXPECT_EQ(by_name["s"], "string");
@@ -461,21 +475,29 @@ TEST(ManifestRoundTripTest, AvroSchemaAndMetadataFollowTheSpec) {
   nlohmann::json lroot = nlohmann::json::parse((*lreader)->writer_schema().ToString());
   EXPECT_EQ(lroot["name"], "manifest_file");
   std::vector<std::pair<std::string, int>> lf;
-  for (const auto& f : lroot["fields"]) lf.emplace_back(f["name"].get<std::string>(), f["field-id"].get<int>());
-  EXPECT_EQ(lf, (std::vector<std::pair<std::string, int>>{
-                    {"manifest_path", 500},        {"manifest_length", 501},
-                    {"partition_spec_id", 502},    {"content", 517},
-                    {"sequence_number", 515},      {"min_sequence_number", 516},
-                    {"added_snapshot_id", 503},    {"added_files_count", 504},
-                    {"existing_files_count", 505}, {"deleted_files_count", 506},
-                    {"added_rows_count", 512},     {"existing_rows_count", 513},
-                    {"deleted_rows_count", 514},   {"partitions", 507},
-                    {"key_metadata", 519}}));
+  for (const auto& f : lroot["fields"])
+    lf.emplace_back(f["name"].get<std::string>(), f["field-id"].get<int>());
+  EXPECT_EQ(lf, (std::vector<std::pair<std::string, int>>{{"manifest_path", 500},
+                                                          {"manifest_length", 501},
+                                                          {"partition_spec_id", 502},
+                                                          {"content", 517},
+                                                          {"sequence_number", 515},
+                                                          {"min_sequence_number", 516},
+                                                          {"added_snapshot_id", 503},
+                                                          {"added_files_count", 504},
+                                                          {"existing_files_count", 505},
+                                                          {"deleted_files_count", 506},
+                                                          {"added_rows_count", 512},
+                                                          {"existing_rows_count", 513},
+                                                          {"deleted_rows_count", 514},
+                                                          {"partitions", 507},
+                                                          {"key_metadata", 519}}));
   const nlohmann::json& parts = lroot["fields"][13]["type"][1];
   EXPECT_EQ(parts["element-id"], 508);
   EXPECT_EQ(parts["items"]["name"], "r508");
   std::vector<std::pair<std::string, int>> sf;
-  for (const auto& f : parts["items"]["fields"]) sf.emplace_back(f["name"].get<std::string>(), f["field-id"].get<int>());
+  for (const auto& f : parts["items"]["fields"])
+    sf.emplace_back(f["name"].get<std::string>(), f["field-id"].get<int>());
   EXPECT_EQ(sf, (std::vector<std::pair<std::string, int>>{{"contains_null", 509},
                                                           {"contains_nan", 518},
                                                           {"lower_bound", 510},
@@ -527,15 +549,17 @@ TEST(ManifestRoundTripTest, WriterRejectsBadEntries) {
                 .error()
                 .code(),
             ErrorCode::kInvalidArgument);
-  EXPECT_EQ(ManifestWriter::Open(io, dir / "v1d.avro", 1, schema, spec, ManifestContent::kDeletes, 1)
-                .error()
-                .code(),
-            ErrorCode::kInvalidArgument);
+  EXPECT_EQ(
+      ManifestWriter::Open(io, dir / "v1d.avro", 1, schema, spec, ManifestContent::kDeletes, 1)
+          .error()
+          .code(),
+      ErrorCode::kInvalidArgument);
   PartitionSpec bad_spec(2, {PartitionField{99, 1000, "nope", Transform::Identity()}});
-  EXPECT_EQ(ManifestWriter::Open(io, dir / "bad.avro", 2, schema, bad_spec, ManifestContent::kData, 1)
-                .error()
-                .code(),
-            ErrorCode::kInvalidArgument);
+  EXPECT_EQ(
+      ManifestWriter::Open(io, dir / "bad.avro", 2, schema, bad_spec, ManifestContent::kData, 1)
+          .error()
+          .code(),
+      ErrorCode::kInvalidArgument);
 }
 
 TEST(ManifestRoundTripTest, WideningLiteralsAreConverted) {

@@ -46,9 +46,10 @@ inline PartitionSpec EveryTransformSpec() {
   auto add = [&](int32_t source, std::string name, Transform t) {
     f.push_back(PartitionField{source, id++, std::move(name), t});
   };
-  const char* names[] = {"", "id", "i", "flag", "f", "d", "amount", "big", "day", "t", "ts",
-                         "tstz", "s", "u", "fx", "bin"};
-  for (int32_t source = 1; source <= 15; ++source) add(source, names[source], Transform::Identity());
+  const char* names[] = {"",    "id", "i",  "flag", "f", "d", "amount", "big",
+                         "day", "t",  "ts", "tstz", "s", "u", "fx",     "bin"};
+  for (int32_t source = 1; source <= 15; ++source)
+    add(source, names[source], Transform::Identity());
   add(1, "id_bucket", Transform::Bucket(16).value());
   add(12, "s_trunc", Transform::Truncate(3).value());
   add(6, "amount_trunc", Transform::Truncate(50).value());
@@ -70,19 +71,26 @@ inline std::string UuidBytes(uint8_t seed) {
 /// makes every value null.
 inline std::vector<Literal> EveryTransformTuple(int k, bool nulls = false) {
   std::vector<Literal> p;
-  const types::TypePtr types[] = {types::Type::Long(), types::Type::Int(),
-                                  types::Type::Boolean(), types::Type::Float(),
-                                  types::Type::Double(), types::Type::Decimal(9, 2).value(),
-                                  types::Type::Decimal(38, 10).value(), types::Type::Date(),
-                                  types::Type::Time(), types::Type::Timestamp(),
-                                  types::Type::TimestampTz(), types::Type::String(),
-                                  types::Type::Uuid(), types::Type::Fixed(4).value(),
+  const types::TypePtr types[] = {types::Type::Long(),
+                                  types::Type::Int(),
+                                  types::Type::Boolean(),
+                                  types::Type::Float(),
+                                  types::Type::Double(),
+                                  types::Type::Decimal(9, 2).value(),
+                                  types::Type::Decimal(38, 10).value(),
+                                  types::Type::Date(),
+                                  types::Type::Time(),
+                                  types::Type::Timestamp(),
+                                  types::Type::TimestampTz(),
+                                  types::Type::String(),
+                                  types::Type::Uuid(),
+                                  types::Type::Fixed(4).value(),
                                   types::Type::Binary()};
   if (nulls) {
     for (const auto& t : types) p.push_back(Literal::Null(t));
     for (auto t : {types::Type::Int(), types::Type::String(), types::Type::Decimal(9, 2).value(),
-                   types::Type::Int(), types::Type::Int(), types::Type::Date(),
-                   types::Type::Int(), types::Type::Int()}) {
+                   types::Type::Int(), types::Type::Int(), types::Type::Date(), types::Type::Int(),
+                   types::Type::Int()}) {
       p.push_back(Literal::Null(t));
     }
     return p;
@@ -93,9 +101,8 @@ inline std::vector<Literal> EveryTransformTuple(int k, bool nulls = false) {
   p.push_back(Literal::Float(1.5f * static_cast<float>(k)));
   p.push_back(Literal::Double(-2.25 * k));
   p.push_back(Literal::Decimal(12345 * k - 1, 9, 2).value());
-  p.push_back(Literal::Decimal(static_cast<types::int128_t>(k) * 1000000000000000000LL *
-                                   1000000000000LL,
-                               38, 10)
+  p.push_back(Literal::Decimal(
+                  static_cast<types::int128_t>(k) * 1000000000000000000LL * 1000000000000LL, 38, 10)
                   .value());
   p.push_back(Literal::Date(19000 + k));
   p.push_back(Literal::Time(3600LL * 1000000 * k));

@@ -197,12 +197,13 @@ TEST(MetadataJsonTest, CorruptionCases) {
        "partition-specs[0].fields[0].field-id: missing"},
       {[](json& j) { j["partition-specs"][0]["fields"][0]["transform"] = 7; },
        "partition-specs[0]: partition field 0"},
-      {[](json& j) { j["sort-orders"][0]["fields"][0]["direction"] = "up"; },
-       "sort-orders[0]: "},
+      {[](json& j) { j["sort-orders"][0]["fields"][0]["direction"] = "up"; }, "sort-orders[0]: "},
       {[](json& j) { j["properties"]["n"] = 5; }, "properties.n: expected string"},
       {[](json& j) { j["refs"]["main"]["type"] = "twig"; }, "refs.main.type"},
-      {[](json& j) { j["refs"]["audit"]["snapshot-id"] = 42; }, "refs.audit: no snapshot with id 42"},
-      {[](json& j) { j["current-snapshot-id"] = 99; }, "current-snapshot-id: no snapshot with id 99"},
+      {[](json& j) { j["refs"]["audit"]["snapshot-id"] = 42; },
+       "refs.audit: no snapshot with id 42"},
+      {[](json& j) { j["current-snapshot-id"] = 99; },
+       "current-snapshot-id: no snapshot with id 99"},
       {[](json& j) { j["snapshots"][0].erase("manifest-list"); },
        "snapshots[0].manifest-list: missing"},
       {[](json& j) { j["snapshots"][1]["summary"].erase("operation"); },
@@ -321,7 +322,8 @@ TEST(MetadataJsonTest, WriteRefusesSchemasItCouldNotReadBack) {
   auto m = Parse(ReadFixture("v2-valid.metadata.json"));
   ASSERT_TRUE(m);
   types::TypePtr type = *types::Type::ParsePrimitive("int");
-  for (int i = 0; i < types::kMaxTypeDepth + 1; ++i) type = types::Type::List(1000 + i, false, type);
+  for (int i = 0; i < types::kMaxTypeDepth + 1; ++i)
+    type = types::Type::List(1000 + i, false, type);
   m->schemas.push_back(types::Schema({types::NestedField{999, "deep", false, type, ""}}, 7));
   io::LocalFileIO io;
   std::string path = ::testing::TempDir() + "/floe_metadata_json_deep/v1.metadata.json";

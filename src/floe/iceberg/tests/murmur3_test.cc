@@ -41,7 +41,8 @@ TEST(Murmur3Test, SpecAppendixBBucketableTypes) {
 
   std::string uuid;
   ASSERT_TRUE(types::ParseUuid("f79c3e09-677c-4bbd-a479-3f349cb785e7", &uuid).has_value());
-  EXPECT_EQ(uuid, std::string("\xF7\x9C\x3E\x09\x67\x7C\x4B\xBD\xA4\x79\x3F\x34\x9C\xB7\x85\xE7", 16));
+  EXPECT_EQ(uuid,
+            std::string("\xF7\x9C\x3E\x09\x67\x7C\x4B\xBD\xA4\x79\x3F\x34\x9C\xB7\x85\xE7", 16));
   EXPECT_EQ(Hash(Type::Uuid(), Value::Bytes(uuid)), 1488055340);
 
   const std::string bytes("\x00\x01\x02\x03", 4);
@@ -71,15 +72,13 @@ TEST(Murmur3Test, SpecAppendixBNonBucketableTypes) {
   EXPECT_EQ(BucketHash(*Type::Boolean(), Value::Bool(true)).error().code(),
             ErrorCode::kNotSupported);
   EXPECT_EQ(BucketHash(*Type::Float(), Value::Float(1)).error().code(), ErrorCode::kNotSupported);
-  EXPECT_EQ(BucketHash(*Type::Double(), Value::Double(1)).error().code(),
-            ErrorCode::kNotSupported);
+  EXPECT_EQ(BucketHash(*Type::Double(), Value::Double(1)).error().code(), ErrorCode::kNotSupported);
   EXPECT_EQ(BucketHash(*Type::Int(), Value::Int32(34)).value(), 2017239379);
 }
 
 TEST(Murmur3Test, RejectsMismatchedAndNullValues) {
   EXPECT_EQ(HashValue(*Type::Int(), Value::Null()).error().code(), ErrorCode::kInvalidArgument);
-  EXPECT_EQ(HashValue(*Type::Int(), Value::Int64(3)).error().code(),
-            ErrorCode::kInvalidArgument);
+  EXPECT_EQ(HashValue(*Type::Int(), Value::Int64(3)).error().code(), ErrorCode::kInvalidArgument);
   EXPECT_EQ(HashValue(*Type::Uuid(), Value::Bytes("short")).error().code(),
             ErrorCode::kInvalidArgument);
 }

@@ -33,9 +33,11 @@ TEST(PartitionSpecTest, ParsesUserTextWithJavaDefaultNames) {
                                      schema);
   ASSERT_TRUE(spec.has_value()) << spec.error().ToString();
   ASSERT_EQ(spec->fields().size(), 4u);
-  EXPECT_EQ(spec->fields()[0], (PartitionField{1, 1000, "id_bucket", Transform::Bucket(16).value()}));
+  EXPECT_EQ(spec->fields()[0],
+            (PartitionField{1, 1000, "id_bucket", Transform::Bucket(16).value()}));
   EXPECT_EQ(spec->fields()[1], (PartitionField{4, 1001, "ts_day", Transform::Day()}));
-  EXPECT_EQ(spec->fields()[2], (PartitionField{2, 1002, "name_trunc", Transform::Truncate(4).value()}));
+  EXPECT_EQ(spec->fields()[2],
+            (PartitionField{2, 1002, "name_trunc", Transform::Truncate(4).value()}));
   EXPECT_EQ(spec->fields()[3], (PartitionField{3, 1003, "region", Transform::Identity()}));
 
   auto plain = ParsePartitionSpecText("id", schema);
@@ -79,8 +81,8 @@ TEST(PartitionSpecTest, RejectsBadUserText) {
   EXPECT_FALSE(ParsePartitionSpecText("zorder(id)", schema).has_value());
   EXPECT_FALSE(ParsePartitionSpecText("day(ts", schema).has_value());
   EXPECT_FALSE(ParsePartitionSpecText("id id", schema).has_value());
-  EXPECT_FALSE(ParsePartitionSpecText("id, id", schema).has_value());       // duplicate
-  EXPECT_FALSE(ParsePartitionSpecText("tags", schema).has_value());         // list
+  EXPECT_FALSE(ParsePartitionSpecText("id, id", schema).has_value());           // duplicate
+  EXPECT_FALSE(ParsePartitionSpecText("tags", schema).has_value());             // list
   EXPECT_FALSE(ParsePartitionSpecText("day(ts) AS name", schema).has_value());  // shadows a column
   auto pos = ParsePartitionSpecText("id, day(ts), ???", schema);
   ASSERT_FALSE(pos.has_value());
@@ -106,20 +108,17 @@ TEST(PartitionSpecTest, PartitionTypeUsesFieldIdsAndResultTypes) {
 
 TEST(PartitionSpecTest, TransformerAndPartitionPath) {
   Schema schema = TestSchema();
-  auto spec = ParsePartitionSpecText("day(ts), bucket(16, id), truncate(2, name), location.zip",
-                                     schema);
+  auto spec =
+      ParsePartitionSpecText("day(ts), bucket(16, id), truncate(2, name), location.zip", schema);
   ASSERT_TRUE(spec.has_value());
   auto transformer = PartitionTransformer::Make(*spec, schema);
   ASSERT_TRUE(transformer.has_value()) << transformer.error().ToString();
   Value loc[] = {Value::Double(1.5), Value::Bytes("10 115/ä")};
-  Value row[] = {Value::Int64(34),
-                 Value::Bytes("iceberg"),
-                 Value::Null(),
-                 Value::Int64(types::ParseTimestamp("2024-02-29T13:45:00").value()),
-                 Value::Null(),
-                 Value::Null(),
-                 Value::Null(),
-                 Value::Struct(loc, 2)};
+  Value row[] = {
+      Value::Int64(34), Value::Bytes("iceberg"),
+      Value::Null(),    Value::Int64(types::ParseTimestamp("2024-02-29T13:45:00").value()),
+      Value::Null(),    Value::Null(),
+      Value::Null(),    Value::Struct(loc, 2)};
   Value out[4];
   ASSERT_TRUE(transformer->Apply(row, out).has_value());
   EXPECT_EQ(out[0].i32, types::ParseDate("2024-02-29").value());
@@ -145,10 +144,9 @@ TEST(PartitionSpecTest, EvolutionV2ReusesIdsAndSpecs) {
   std::vector<PartitionSpec> specs = {s0};
 
   // Remove ts_day, add region: new spec 1, region gets 1002.
-  auto e1 = EvolvePartitionSpec(schema, specs, 0, 1001,
-                                {{1, "id_bucket", Transform::Bucket(16).value()},
-                                 {3, "region", Transform::Identity()}},
-                                2);
+  auto e1 = EvolvePartitionSpec(
+      schema, specs, 0, 1001,
+      {{1, "id_bucket", Transform::Bucket(16).value()}, {3, "region", Transform::Identity()}}, 2);
   ASSERT_TRUE(e1.has_value()) << e1.error().ToString();
   EXPECT_FALSE(e1->is_existing);
   EXPECT_EQ(e1->spec.spec_id(), 1);
@@ -158,10 +156,9 @@ TEST(PartitionSpecTest, EvolutionV2ReusesIdsAndSpecs) {
   specs.push_back(e1->spec);
 
   // Re-add day(ts): its old id 1001 is reused.
-  auto e2 = EvolvePartitionSpec(schema, specs, 1, 1002,
-                                {{3, "region", Transform::Identity()},
-                                 {4, "ts_day", Transform::Day()}},
-                                2);
+  auto e2 = EvolvePartitionSpec(
+      schema, specs, 1, 1002,
+      {{3, "region", Transform::Identity()}, {4, "ts_day", Transform::Day()}}, 2);
   ASSERT_TRUE(e2.has_value());
   EXPECT_EQ(e2->spec.spec_id(), 2);
   EXPECT_EQ(e2->spec.fields()[0].field_id, 1002);
@@ -169,10 +166,9 @@ TEST(PartitionSpecTest, EvolutionV2ReusesIdsAndSpecs) {
   EXPECT_EQ(e2->last_partition_id, 1002);
 
   // Going back to exactly spec 0 reuses spec 0.
-  auto e3 = EvolvePartitionSpec(schema, specs, 1, 1002,
-                                {{1, "id_bucket", Transform::Bucket(16).value()},
-                                 {4, "ts_day", Transform::Day()}},
-                                2);
+  auto e3 = EvolvePartitionSpec(
+      schema, specs, 1, 1002,
+      {{1, "id_bucket", Transform::Bucket(16).value()}, {4, "ts_day", Transform::Day()}}, 2);
   ASSERT_TRUE(e3.has_value());
   EXPECT_TRUE(e3->is_existing);
   EXPECT_EQ(e3->spec.spec_id(), 0);
@@ -184,17 +180,17 @@ TEST(PartitionSpecTest, EvolutionV2ReusesIdsAndSpecs) {
   EXPECT_EQ(e4->spec.fields()[0].field_id, 1003);
 
   // Invalid results are refused.
-  EXPECT_FALSE(EvolvePartitionSpec(schema, specs, 1, 1002, {{2, "x", Transform::Day()}}, 2)
-                   .has_value());
+  EXPECT_FALSE(
+      EvolvePartitionSpec(schema, specs, 1, 1002, {{2, "x", Transform::Day()}}, 2).has_value());
 }
 
 TEST(PartitionSpecTest, EvolutionV1KeepsFieldsAsVoid) {
   Schema schema = TestSchema();
   PartitionSpec s0(0, {{1, 1000, "id_bucket", Transform::Bucket(16).value()},
                        {4, 1001, "ts_day", Transform::Day()}});
-  auto e = EvolvePartitionSpec(schema, {s0}, 0, 1001,
-                               {{4, "ts_day", Transform::Day()}, {3, "region", Transform::Identity()}},
-                               1);
+  auto e = EvolvePartitionSpec(
+      schema, {s0}, 0, 1001,
+      {{4, "ts_day", Transform::Day()}, {3, "region", Transform::Identity()}}, 1);
   ASSERT_TRUE(e.has_value()) << e.error().ToString();
   ASSERT_EQ(e->spec.fields().size(), 3u);
   EXPECT_EQ(e->spec.fields()[0], (PartitionField{1, 1000, "id_bucket_1000", Transform::Void()}));
@@ -209,7 +205,8 @@ TEST(PartitionSpecJsonTest, RoundTripsTheSpecExample) {
       R"({"source-id":1,"field-id":1001,"name":"id_bucket","transform":"bucket[16]"}]})";
   auto spec = ParsePartitionSpecJson(text);
   ASSERT_TRUE(spec.has_value()) << spec.error().ToString();
-  EXPECT_EQ(spec->fields()[1], (PartitionField{1, 1001, "id_bucket", Transform::Bucket(16).value()}));
+  EXPECT_EQ(spec->fields()[1],
+            (PartitionField{1, 1001, "id_bucket", Transform::Bucket(16).value()}));
   EXPECT_EQ(PartitionSpecToJsonText(*spec), text);
 }
 
@@ -227,7 +224,8 @@ TEST(PartitionSpecJsonTest, ReadsV1BareArraysAndUnknownTransforms) {
 }
 
 TEST(PartitionSpecJsonTest, CorruptInputNamesTheField) {
-  auto missing = ParsePartitionSpecJson(R"({"spec-id":0,"fields":[{"field-id":1000,"name":"a","transform":"day"}]})");
+  auto missing = ParsePartitionSpecJson(
+      R"({"spec-id":0,"fields":[{"field-id":1000,"name":"a","transform":"day"}]})");
   ASSERT_FALSE(missing.has_value());
   EXPECT_EQ(missing.error().code(), ErrorCode::kCorruption);
   EXPECT_NE(missing.error().message().find("source-id"), std::string::npos);

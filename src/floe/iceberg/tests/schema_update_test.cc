@@ -11,7 +11,8 @@ using types::NestedField;
 using types::Type;
 
 types::Schema TestSchema() {
-  auto point = Type::Struct({{5, "x", true, Type::Double(), ""}, {6, "y", true, Type::Double(), ""}});
+  auto point =
+      Type::Struct({{5, "x", true, Type::Double(), ""}, {6, "y", true, Type::Double(), ""}});
   auto price = *Type::Decimal(9, 2);
   return types::Schema(
       {{1, "id", true, Type::Long(), ""},
@@ -96,7 +97,8 @@ TEST(SchemaUpdateTest, DropColumns) {
 }
 
 TEST(SchemaUpdateTest, DropStructHoldingAnIdentifierFieldIsRefused) {
-  auto key = Type::Struct({{3, "tenant", true, Type::Long(), ""}, {4, "n", false, Type::Int(), ""}});
+  auto key =
+      Type::Struct({{3, "tenant", true, Type::Long(), ""}, {4, "n", false, Type::Int(), ""}});
   types::Schema schema({{1, "id", true, Type::Long(), ""}, {2, "key", true, key, ""}}, 0, {3});
   auto dropped = UpdateSchema(schema, 4, {2, {}}).DeleteColumn("key").Apply();
   ASSERT_FALSE(dropped);
@@ -105,7 +107,8 @@ TEST(SchemaUpdateTest, DropStructHoldingAnIdentifierFieldIsRefused) {
       << dropped.error().message();
   // Other fields of the struct may go; after changing the identifier fields, the struct too.
   ASSERT_TRUE(UpdateSchema(schema, 4, {2, {}}).DeleteColumn("key.n").Apply());
-  auto ok = UpdateSchema(schema, 4, {2, {}}).SetIdentifierFields({"id"}).DeleteColumn("key").Apply();
+  auto ok =
+      UpdateSchema(schema, 4, {2, {}}).SetIdentifierFields({"id"}).DeleteColumn("key").Apply();
   ASSERT_TRUE(ok) << ok.error().ToString();
   EXPECT_EQ(ok->schema.identifier_field_ids(), std::vector<int32_t>{1});
 }
@@ -142,9 +145,8 @@ TEST(SchemaUpdateTest, Reorder) {
                .MoveBefore("location.y", "location.x")
                .Apply();
   ASSERT_TRUE(r) << r.error().ToString();
-  EXPECT_EQ(TopNames(r->schema),
-            (std::vector<std::string>{"price", "name", "count", "id", "location", "ratio",
-                                      "points"}));
+  EXPECT_EQ(TopNames(r->schema), (std::vector<std::string>{"price", "name", "count", "id",
+                                                           "location", "ratio", "points"}));
   EXPECT_EQ(r->schema.FindFieldByName("location")->type->fields()[0].name, "y");
   // A new column can be placed too.
   auto added = Update().AddColumn("email", Type::String()).MoveAfter("email", "id").Apply();
@@ -176,13 +178,13 @@ TEST(SchemaUpdateTest, OtherTypeChangesAreRefusedNamingTheRule) {
     types::TypePtr type;
   };
   std::vector<Case> cases = {
-      {"name", Type::Int()},                // string -> int
-      {"id", Type::Int()},                  // long -> int (narrowing)
-      {"count", Type::String()},            // int -> string
-      {"ratio", Type::Long()},              // float -> long
-      {"price", *Type::Decimal(9, 3)},      // scale change
-      {"price", *Type::Decimal(8, 2)},      // precision narrowing
-      {"location", Type::String()},         // struct -> primitive
+      {"name", Type::Int()},            // string -> int
+      {"id", Type::Int()},              // long -> int (narrowing)
+      {"count", Type::String()},        // int -> string
+      {"ratio", Type::Long()},          // float -> long
+      {"price", *Type::Decimal(9, 3)},  // scale change
+      {"price", *Type::Decimal(8, 2)},  // precision narrowing
+      {"location", Type::String()},     // struct -> primitive
   };
   for (const auto& c : cases) {
     auto r = Update().UpdateColumn(c.column, c.type).Apply();
@@ -227,11 +229,10 @@ TEST(SchemaUpdateTest, CommitsThroughTheBuilder) {
   u.AddColumn("email", Type::String());
   auto r = u.Apply();
   ASSERT_TRUE(r) << r.error().ToString();
-  auto next = CommitTableChanges(&*m, "v1.metadata.json",
-                                 {requirement::AssertCurrentSchemaId{0},
-                                  requirement::AssertLastAssignedFieldId{11}},
-                                 {update::AddSchema{r->schema, r->last_column_id},
-                                  update::SetCurrentSchema{-1}});
+  auto next = CommitTableChanges(
+      &*m, "v1.metadata.json",
+      {requirement::AssertCurrentSchemaId{0}, requirement::AssertLastAssignedFieldId{11}},
+      {update::AddSchema{r->schema, r->last_column_id}, update::SetCurrentSchema{-1}});
   ASSERT_TRUE(next) << next.error().ToString();
   EXPECT_EQ(next->current_schema_id, 1);
   EXPECT_EQ(next->last_column_id, 12);

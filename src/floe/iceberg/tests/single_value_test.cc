@@ -41,7 +41,8 @@ TEST(SingleValueTest, AppendixDBinaryForms) {
   RoundTrip(Type::Date(), Value::Int32(types::ParseDate("2017-11-16").value()),
             Bytes({0x4e, 0x44, 0, 0}));  // 17486 days
   RoundTrip(Type::Time(), Value::Int64(1), Bytes({1, 0, 0, 0, 0, 0, 0, 0}));
-  RoundTrip(Type::Timestamp(), Value::Int64(-1), Bytes({0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}));
+  RoundTrip(Type::Timestamp(), Value::Int64(-1),
+            Bytes({0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}));
   RoundTrip(Type::TimestampTz(), Value::Int64(256), Bytes({0, 1, 0, 0, 0, 0, 0, 0}));
   RoundTrip(Type::String(), Value::Bytes("iceberg"), "iceberg");
   RoundTrip(Type::Binary(), Value::Bytes(Bytes({0, 1, 2, 0xff})), Bytes({0, 1, 2, 0xff}));
@@ -78,8 +79,9 @@ TEST(SingleValueTest, CorruptLengthsAreCorruption) {
             ErrorCode::kCorruption);
   EXPECT_EQ(DeserializeSingleValue(*Type::Decimal(9, 2).value(), "").error().code(),
             ErrorCode::kCorruption);
-  EXPECT_EQ(DeserializeSingleValue(*Type::Decimal(9, 2).value(), std::string(17, 'x')).error().code(),
-            ErrorCode::kCorruption);
+  EXPECT_EQ(
+      DeserializeSingleValue(*Type::Decimal(9, 2).value(), std::string(17, 'x')).error().code(),
+      ErrorCode::kCorruption);
   EXPECT_EQ(DeserializeSingleValue(*Type::Boolean(), "").error().code(), ErrorCode::kCorruption);
   EXPECT_EQ(SerializeSingleValue(*Type::Int(), Value::Null()).error().code(),
             ErrorCode::kInvalidArgument);

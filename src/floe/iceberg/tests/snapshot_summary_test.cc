@@ -39,8 +39,8 @@ TEST(SnapshotSummaryTest, FirstAppendStartsTotalsAtZero) {
 
 TEST(SnapshotSummaryTest, RowDeltaAddsToPreviousTotals) {
   Snapshot previous;
-  previous.summary = {{"total-records", "15"},      {"total-files-size", "150"},
-                      {"total-data-files", "2"},    {"total-delete-files", "1"},
+  previous.summary = {{"total-records", "15"},         {"total-files-size", "150"},
+                      {"total-data-files", "2"},       {"total-delete-files", "1"},
                       {"total-position-deletes", "3"}, {"total-equality-deletes", "0"}};
   SnapshotSummaryBuilder b;
   b.AddedFile(File(DataFileContent::kData, 4, 40, 1));

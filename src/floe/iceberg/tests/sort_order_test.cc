@@ -23,10 +23,10 @@ TEST(SortOrderTest, ParsesUserText) {
   ASSERT_TRUE(order.has_value()) << order.error().ToString();
   EXPECT_EQ(order->order_id(), 1);
   ASSERT_EQ(order->fields().size(), 3u);
-  EXPECT_EQ(order->fields()[0], (SortField{Transform::Identity(), 1, SortDirection::kDesc,
-                                           NullOrder::kNullsLast}));
-  EXPECT_EQ(order->fields()[1], (SortField{Transform::Day(), 4, SortDirection::kAsc,
-                                           NullOrder::kNullsFirst}));
+  EXPECT_EQ(order->fields()[0],
+            (SortField{Transform::Identity(), 1, SortDirection::kDesc, NullOrder::kNullsLast}));
+  EXPECT_EQ(order->fields()[1],
+            (SortField{Transform::Day(), 4, SortDirection::kAsc, NullOrder::kNullsFirst}));
   EXPECT_EQ(order->fields()[2], (SortField{Transform::Bucket(16).value(), 2, SortDirection::kAsc,
                                            NullOrder::kNullsLast}));
   // DESC defaults to NULLS LAST.

@@ -20,9 +20,9 @@ types::Schema MakeSchema(std::vector<types::NestedField> fields, std::vector<int
 }
 
 types::Schema BaseSchema() {
-  return MakeSchema({{1, "id", true, types::Type::Long(), ""},
-                     {2, "name", false, types::Type::String(), ""}},
-                    {1});
+  return MakeSchema(
+      {{1, "id", true, types::Type::Long(), ""}, {2, "name", false, types::Type::String(), ""}},
+      {1});
 }
 
 Snapshot MakeSnapshot(SnapshotId id, std::optional<SnapshotId> parent, int64_t seq, int64_t ts) {
@@ -40,9 +40,9 @@ Snapshot MakeSnapshot(SnapshotId id, std::optional<SnapshotId> parent, int64_t s
 TableMetadata NewTable(int version = 2) {
   auto builder = TableMetadataBuilder::ForNewTable(version, {.now_ms = 1000});
   EXPECT_TRUE(builder);
-  EXPECT_TRUE(builder->ApplyAll({up::AddSchema{BaseSchema(), {}}, up::SetCurrentSchema{-1},
-                                 up::SetLocation{"file:///wh/t"},
-                                 up::SetProperties{{{"owner", "floe"}}}}));
+  EXPECT_TRUE(
+      builder->ApplyAll({up::AddSchema{BaseSchema(), {}}, up::SetCurrentSchema{-1},
+                         up::SetLocation{"file:///wh/t"}, up::SetProperties{{{"owner", "floe"}}}}));
   auto m = builder->Build();
   EXPECT_TRUE(m) << m.error().ToString();
   return *m;
@@ -123,7 +123,8 @@ TEST(TableMetadataBuilderTest, MetadataLogIsPrunedToPreviousVersionsMax) {
   TableMetadata m = NewTable();
   {
     auto b = TableMetadataBuilder::ForUpdate(m, "");
-    ASSERT_TRUE(b.Apply(up::SetProperties{{{std::string(property::kMetadataPreviousVersionsMax), "2"}}}));
+    ASSERT_TRUE(
+        b.Apply(up::SetProperties{{{std::string(property::kMetadataPreviousVersionsMax), "2"}}}));
     m = *b.Build();
   }
   for (int i = 1; i <= 5; ++i) {
@@ -309,23 +310,23 @@ TEST(TableRequirementTest, FailedRequirementsAreCommitConflicts) {
 
 TEST(TableRequirementTest, CommitTableChangesChecksThenApplies) {
   TableMetadata m = NewTable();
-  auto commit = CommitTableChanges(
-      &m, "v1.metadata.json", {req::AssertRefSnapshotId{"main", std::nullopt}},
-      {up::AddSnapshot{MakeSnapshot(7, std::nullopt, 1, 100)},
-       up::SetSnapshotRef{"main", SnapshotRef::Branch(7)}});
+  auto commit =
+      CommitTableChanges(&m, "v1.metadata.json", {req::AssertRefSnapshotId{"main", std::nullopt}},
+                         {up::AddSnapshot{MakeSnapshot(7, std::nullopt, 1, 100)},
+                          up::SetSnapshotRef{"main", SnapshotRef::Branch(7)}});
   ASSERT_TRUE(commit) << commit.error().ToString();
   // A second writer based on the same base loses.
-  auto loser = CommitTableChanges(
-      &*commit, "v2.metadata.json", {req::AssertRefSnapshotId{"main", std::nullopt}},
-      {up::AddSnapshot{MakeSnapshot(8, std::nullopt, 2, 100)},
-       up::SetSnapshotRef{"main", SnapshotRef::Branch(8)}});
+  auto loser = CommitTableChanges(&*commit, "v2.metadata.json",
+                                  {req::AssertRefSnapshotId{"main", std::nullopt}},
+                                  {up::AddSnapshot{MakeSnapshot(8, std::nullopt, 2, 100)},
+                                   up::SetSnapshotRef{"main", SnapshotRef::Branch(8)}});
   ASSERT_FALSE(loser);
   EXPECT_EQ(loser.error().code(), ErrorCode::kCommitConflict);
   // Create through the same path.
-  auto created = CommitTableChanges(nullptr, "", {req::AssertCreate{}},
-                                    {up::AssignUuid{"0b5c6d0e-0000-4000-8000-000000000001"},
-                                     up::UpgradeFormatVersion{2}, up::AddSchema{BaseSchema(), 2},
-                                     up::SetCurrentSchema{-1}, up::SetLocation{"file:///t"}});
+  auto created = CommitTableChanges(
+      nullptr, "", {req::AssertCreate{}},
+      {up::AssignUuid{"0b5c6d0e-0000-4000-8000-000000000001"}, up::UpgradeFormatVersion{2},
+       up::AddSchema{BaseSchema(), 2}, up::SetCurrentSchema{-1}, up::SetLocation{"file:///t"}});
   ASSERT_TRUE(created) << created.error().ToString();
   EXPECT_EQ(created->table_uuid, "0b5c6d0e-0000-4000-8000-000000000001");
 }

@@ -23,8 +23,8 @@ Value Apply(const Transform& t, const types::TypePtr& type, const Value& v) {
 }
 
 TEST(TransformTest, ParseAndPrint) {
-  for (const char* s : {"identity", "bucket[16]", "truncate[10]", "year", "month", "day", "hour",
-                        "void"}) {
+  for (const char* s :
+       {"identity", "bucket[16]", "truncate[10]", "year", "month", "day", "hour", "void"}) {
     auto t = Transform::Parse(s);
     ASSERT_TRUE(t.has_value()) << s;
     EXPECT_EQ(t->ToString(), s);
@@ -97,14 +97,16 @@ TEST(TransformTest, SpecTruncateExamples) {
   auto l3 = Transform::Truncate(3).value();
   EXPECT_EQ(Apply(l3, Type::String(), Value::Bytes("iceberg")).as_bytes(), "ice");
   EXPECT_EQ(Apply(l3, Type::String(), Value::Bytes("ic")).as_bytes(), "ic");
-  EXPECT_EQ(Apply(l3, Type::Binary(), Value::Bytes(std::string("\x01\x02\x03\x04\x05", 5)))
-                .as_bytes(),
-            std::string("\x01\x02\x03", 3));
+  EXPECT_EQ(
+      Apply(l3, Type::Binary(), Value::Bytes(std::string("\x01\x02\x03\x04\x05", 5))).as_bytes(),
+      std::string("\x01\x02\x03", 3));
 }
 
 TEST(TransformTest, TruncateStringCountsCodePointsNotBytes) {
   // "ä" is 2 bytes, "€" 3 bytes, "𝄞" 4 bytes.
-  std::string s = "\xC3\xA4\xE2\x82\xAC\xF0\x9D\x84\x9E" "x";
+  std::string s =
+      "\xC3\xA4\xE2\x82\xAC\xF0\x9D\x84\x9E"
+      "x";
   EXPECT_EQ(Apply(Transform::Truncate(1).value(), Type::String(), Value::Bytes(s)).as_bytes(),
             "\xC3\xA4");
   EXPECT_EQ(Apply(Transform::Truncate(2).value(), Type::String(), Value::Bytes(s)).as_bytes(),

@@ -95,7 +95,8 @@ TEST_F(TableResolverTest, RouteTemplatesAreChecked) {
   EXPECT_NE(state.error().message().find("longer than 240 bytes"), std::string::npos)
       << state.error().message();
   EXPECT_TRUE(RenderRoute("{db}.{table}", "db", std::string(kMaxRoutedNameBytes, 't')).has_value());
-  EXPECT_FALSE(RenderRoute("{db}.{table}", std::string(kMaxRoutedNameBytes + 1, 'd'), "t").has_value());
+  EXPECT_FALSE(
+      RenderRoute("{db}.{table}", std::string(kMaxRoutedNameBytes + 1, 'd'), "t").has_value());
 }
 
 TEST_F(TableResolverTest, MissingTableWithoutSchemaCannotBeCreated) {

@@ -70,8 +70,8 @@ TEST_F(LocalFileIOTest, MissingFileIsNotFound) {
 
 // S4: another scheme is refused by name, never taken for a relative folder.
 TEST_F(LocalFileIOTest, OtherSchemesAreNotSupported) {
-  for (const char* uri : {"s3://bucket/wh/t/metadata/snap.avro", "gs://b/x", "hdfs://nn:8020/x",
-                          "S3A://Bucket/x"}) {
+  for (const char* uri :
+       {"s3://bucket/wh/t/metadata/snap.avro", "gs://b/x", "hdfs://nn:8020/x", "S3A://Bucket/x"}) {
     SCOPED_TRACE(uri);
     auto in = io_.OpenInput(uri);
     ASSERT_FALSE(in);
@@ -117,7 +117,8 @@ TEST(UriTest, RedactHidesPasswordsAndSecretParameters) {
   EXPECT_EQ(RedactUri("/plain/path"), "/plain/path");
   // A "://" inside a query value is not an authority (the scheme starts the text).
   EXPECT_EQ(RedactUri("x?note=see http://u:pw@h&k=1"), "x?note=see http://u:pw@h&k=1");
-  EXPECT_EQ(RedactUri("sqlite:/a?token=b c:///d&r p://u:pass@h"), "sqlite:/a?token=***&r p://u:pass@h");
+  EXPECT_EQ(RedactUri("sqlite:/a?token=b c:///d&r p://u:pass@h"),
+            "sqlite:/a?token=***&r p://u:pass@h");
   for (const char* uri : {"a://u:p@h?password=x", "x?token=", "?", "a://:@", "s://u:@h;pwd=1#f",
                           "sqlite:/a?token=b c:///d&r p://u:pass@h", "j:p://u:a;b@h/x;key=1"}) {
     EXPECT_EQ(RedactUri(RedactUri(uri)), RedactUri(uri)) << uri;

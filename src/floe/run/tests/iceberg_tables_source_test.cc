@@ -29,9 +29,11 @@ class SelectSourceTablesTest : public ::testing::Test {
     IcebergTablesSourceOptions o;
     o.selector = [](std::string_view, std::string_view) { return true; };
     o.same_catalog = same_catalog;
-    o.tables.route_function = [db_route](std::string_view ns,
-                                         std::string_view table) -> Result<iceberg::TableIdentifier> {
-      return iceberg::TableIdentifier{{ns == "db" ? db_route : std::string(ns)}, std::string(table)};
+    o.tables.route_function = [db_route](
+                                  std::string_view ns,
+                                  std::string_view table) -> Result<iceberg::TableIdentifier> {
+      return iceberg::TableIdentifier{{ns == "db" ? db_route : std::string(ns)},
+                                      std::string(table)};
     };
     return o;
   }

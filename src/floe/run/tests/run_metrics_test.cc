@@ -18,8 +18,7 @@ sink::CommitOutcome Commit(const std::string& table, engine::CheckpointId id, in
   return o;
 }
 
-TableTallies Tally(const std::string& table, int inserts, int updates, int deletes,
-                   int64_t ts_ms) {
+TableTallies Tally(const std::string& table, int inserts, int updates, int deletes, int64_t ts_ms) {
   TableTally t;
   for (int i = 0; i < inserts; ++i) t.Count(cdc::ChangeOp::kInsert, ts_ms);
   for (int i = 0; i < updates; ++i) t.Count(cdc::ChangeOp::kUpdate, ts_ms - 5);
@@ -180,8 +179,9 @@ TEST(RenderPrometheus, FollowsTheTextFormatAndNamingRules) {
   EXPECT_GT(samples.at("floe_table_freshness_seconds{table=\"db.a\"}"), 1e9);
   EXPECT_GT(samples.at("floe_source_lag_seconds"), 1e9);
   // A quote in a label value is escaped.
-  EXPECT_EQ(samples.at("floe_pipeline_info{pipeline=\"shop \\\"mirror\\\"\",position=\"bin.000002:4\"}"),
-            1);
+  EXPECT_EQ(
+      samples.at("floe_pipeline_info{pipeline=\"shop \\\"mirror\\\"\",position=\"bin.000002:4\"}"),
+      1);
   EXPECT_TRUE(samples.contains("floe_process_resident_memory_bytes"));
   EXPECT_TRUE(text.ends_with("\n"));
   // A 64-bit snapshot id is printed whole, not rounded through a double.

@@ -122,9 +122,8 @@ std::vector<std::vector<size_t>> PackBins(const std::vector<PackItem>& items,
   std::vector<Bin> open;  // in the order they were opened
   for (size_t i = 0; i < items.size(); ++i) {
     const int64_t w = items[i].weight;
-    auto fits = std::find_if(open.begin(), open.end(), [&](const Bin& b) {
-      return b.weight + w <= options.target_size;
-    });
+    auto fits = std::find_if(open.begin(), open.end(),
+                             [&](const Bin& b) { return b.weight + w <= options.target_size; });
     if (fits != open.end()) {
       fits->items.push_back(i);
       fits->weight += w;
@@ -153,7 +152,8 @@ std::vector<IcebergSplit> PackSplits(iceberg::SnapshotId snapshot_id, int32_t sc
   if (options.min_splits > 1 && bins.size() < static_cast<size_t>(options.min_splits)) {
     int64_t total = 0;
     for (const PackItem& item : items) total += item.weight;
-    const int64_t target = std::max<int64_t>(1, (total + options.min_splits - 1) / options.min_splits);
+    const int64_t target =
+        std::max<int64_t>(1, (total + options.min_splits - 1) / options.min_splits);
     if (target < options.target_size) {
       SplitOptions smaller = options;
       smaller.target_size = target;

@@ -53,12 +53,13 @@ TEST(RowJsonTest, RoundTripsEveryType) {
   ASSERT_TRUE(row) << row.error().ToString();
   std::string out;
   AppendRowJson(schema, *row, &out);
-  EXPECT_EQ(out,
-            R"({"b":true,"i":-2147483648,"l":9223372036854775807,"f":0.1,"d":"NaN","dec":"-12.30",)"
-            R"("date":"2024-02-29","time":"23:59:59.999999","ts":"1970-01-01T00:00:00.000001",)"
-            R"("tstz":"2024-02-29T12:34:56.123456+00:00","s":"héllo \"w\" 世界 😀",)"
-            R"("u":"f79c3e09-677c-4bbd-a479-3f349cb785e7","fx":"AAE=","bin":"",)"
-            R"("st":{"x":7},"li":[[1,2],[],null],"m":[{"key":"a","value":"-Infinity"},{"key":"b","value":null}]})");
+  EXPECT_EQ(
+      out,
+      R"({"b":true,"i":-2147483648,"l":9223372036854775807,"f":0.1,"d":"NaN","dec":"-12.30",)"
+      R"("date":"2024-02-29","time":"23:59:59.999999","ts":"1970-01-01T00:00:00.000001",)"
+      R"("tstz":"2024-02-29T12:34:56.123456+00:00","s":"héllo \"w\" 世界 😀",)"
+      R"("u":"f79c3e09-677c-4bbd-a479-3f349cb785e7","fx":"AAE=","bin":"",)"
+      R"("st":{"x":7},"li":[[1,2],[],null],"m":[{"key":"a","value":"-Infinity"},{"key":"b","value":null}]})");
 }
 
 TEST(RowJsonTest, MissingFieldsAreNullAndOrderDoesNotMatter) {
@@ -228,10 +229,17 @@ TEST(RowJsonTest, InvalidUtf8IsReplacedInOutput) {
   Schema schema = AllTypes();
   Value values[17];
   values[1] = Value::Int32(1);
-  values[10] = Value::Bytes(std::string_view("a\xff" "b\x01", 4));
+  values[10] =
+      Value::Bytes(std::string_view("a\xff"
+                                    "b\x01",
+                                    4));
   std::string out;
   AppendRowJson(schema, Row(values, 17), &out);
-  EXPECT_NE(out.find(R"("s":"a)" "\xEF\xBF\xBD" R"(b\u0001")"), std::string::npos) << out;
+  EXPECT_NE(out.find(R"("s":"a)"
+                     "\xEF\xBF\xBD"
+                     R"(b\u0001")"),
+            std::string::npos)
+      << out;
 }
 
 }  // namespace

@@ -110,8 +110,8 @@ TEST(SchemaJsonTest, TypesNestAtMostTheLimit) {
     ASSERT_TRUE(ok) << ok.error().ToString();
     EXPECT_EQ(TypeDepth(*ok->fields()[0].type), kMaxTypeDepth);
     EXPECT_TRUE(CheckTypeDepth(*ok));
-    auto wrapped = ParseSchemaText(
-        R"({"schema":)" + NestedSchemaText(kMaxTypeDepth, structs) + "}", "wrapped.json");
+    auto wrapped = ParseSchemaText(R"({"schema":)" + NestedSchemaText(kMaxTypeDepth, structs) + "}",
+                                   "wrapped.json");
     EXPECT_TRUE(wrapped) << wrapped.error().ToString();
 
     auto deeper = ParseSchemaText(NestedSchemaText(kMaxTypeDepth + 1, structs), "deep.json");
@@ -130,8 +130,8 @@ TEST(SchemaJsonTest, HostileNestingIsRefusedWithoutRecursion) {
   EXPECT_NE(deep.error().message().find("s.json: JSON nested deeper than 310 levels"),
             std::string::npos)
       << deep.error().message();
-  std::string brackets = R"({"type":"struct","fields":)" + std::string(200'000, '[') +
-                         std::string(200'000, ']') + "}";
+  std::string brackets =
+      R"({"type":"struct","fields":)" + std::string(200'000, '[') + std::string(200'000, ']') + "}";
   EXPECT_FALSE(ParseSchemaText(brackets, "b.json"));
   // A JSON value built elsewhere is bounded by the type depth while parsing.
   auto parsed = nlohmann::json::parse(NestedSchemaText(kMaxTypeDepth + 1, false));

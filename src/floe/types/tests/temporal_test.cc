@@ -5,9 +5,21 @@
 namespace floe::types {
 namespace {
 
-std::string Date(int32_t d) { std::string s; AppendDate(d, &s); return s; }
-std::string Ts(int64_t us, bool utc = false) { std::string s; AppendTimestamp(us, utc, &s); return s; }
-std::string Dec(int128_t v, int scale) { std::string s; AppendDecimal(v, scale, &s); return s; }
+std::string Date(int32_t d) {
+  std::string s;
+  AppendDate(d, &s);
+  return s;
+}
+std::string Ts(int64_t us, bool utc = false) {
+  std::string s;
+  AppendTimestamp(us, utc, &s);
+  return s;
+}
+std::string Dec(int128_t v, int scale) {
+  std::string s;
+  AppendDecimal(v, scale, &s);
+  return s;
+}
 
 TEST(TemporalTest, Dates) {
   EXPECT_EQ(Date(0), "1970-01-01");

@@ -20,7 +20,10 @@ namespace et = event_type;
 
 struct Bytes {
   std::vector<uint8_t> b;
-  Bytes& u8(uint8_t v) { b.push_back(v); return *this; }
+  Bytes& u8(uint8_t v) {
+    b.push_back(v);
+    return *this;
+  }
   Bytes& le(uint64_t v, int n) {
     for (int i = 0; i < n; ++i) b.push_back(static_cast<uint8_t>(v >> (8 * i)));
     return *this;
@@ -29,7 +32,10 @@ struct Bytes {
     for (int i = n - 1; i >= 0; --i) b.push_back(static_cast<uint8_t>(v >> (8 * i)));
     return *this;
   }
-  Bytes& str(std::string_view s) { b.insert(b.end(), s.begin(), s.end()); return *this; }
+  Bytes& str(std::string_view s) {
+    b.insert(b.end(), s.begin(), s.end());
+    return *this;
+  }
   Bytes& lenenc(uint64_t v) {
     if (v < 251) return u8(static_cast<uint8_t>(v));
     if (v < 65536) return u8(0xFC).le(v, 2);
@@ -37,7 +43,10 @@ struct Bytes {
     return u8(0xFE).le(v, 8);
   }
   Bytes& lstr(std::string_view s) { return lenenc(s.size()).str(s); }
-  Bytes& append(const Bytes& o) { b.insert(b.end(), o.b.begin(), o.b.end()); return *this; }
+  Bytes& append(const Bytes& o) {
+    b.insert(b.end(), o.b.begin(), o.b.end());
+    return *this;
+  }
 };
 
 // Header + body (+ CRC32 when `crc`). `log_pos` is the end position.
@@ -100,8 +109,15 @@ TEST_F(DecoderTest, RotateQueryXidAndMariaDbGtids) {
   EXPECT_EQ(decoder_.current_file(), "mariadb-bin.000002");
 
   Bytes q;
-  q.le(77, 4).le(0, 4).u8(4).le(0, 2).le(3, 2).str(std::string_view("\x00\x01\x02", 3)).str("shop").u8(0).str(
-      "ALTER TABLE t ADD c INT");
+  q.le(77, 4)
+      .le(0, 4)
+      .u8(4)
+      .le(0, 2)
+      .le(3, 2)
+      .str(std::string_view("\x00\x01\x02", 3))
+      .str("shop")
+      .u8(0)
+      .str("ALTER TABLE t ADD c INT");
   auto qbytes = Event(et::kQuery, q, 500);
   auto qe = decoder_.Decode(qbytes);
   ASSERT_TRUE(qe) << qe.error().ToString();
@@ -115,8 +131,8 @@ TEST_F(DecoderTest, RotateQueryXidAndMariaDbGtids) {
   ASSERT_TRUE(xid);
   EXPECT_EQ(std::get<XidEvent>(xid->body).xid, 991u);
 
-  auto g = decoder_.Decode(Event(et::kMariaGtid, Bytes().le(42, 8).le(3, 4).u8(0x01).le(0, 6), 700,
-                                 true, 9));
+  auto g = decoder_.Decode(
+      Event(et::kMariaGtid, Bytes().le(42, 8).le(3, 4).u8(0x01).le(0, 6), 700, true, 9));
   ASSERT_TRUE(g);
   const auto& gtid = std::get<MariaDbGtidEvent>(g->body);
   EXPECT_EQ(gtid.gtid.ToString(), "3-9-42");
@@ -178,29 +194,34 @@ AllTypes MakeAllTypesTableMap() {
   // 11 dtm DATETIME(6), 12 ts TIMESTAMP(3), 13 tm TIME(2), 14 name VARCHAR(20) latin1,
   // 15 bin BINARY(4), 16 blob BLOB, 17 e ENUM('x','y'), 18 s SET('a','b','c'), 19 js JSON,
   // 20 g GEOMETRY, 21 txt TEXT utf8mb4, 22 b1 BIT(1)
-  std::vector<uint8_t> types = {ct::kLong,      ct::kLong,      ct::kTiny,   ct::kInt24,
-                                ct::kLongLong,  ct::kNewDecimal, ct::kFloat, ct::kDouble,
-                                ct::kBit,       ct::kYear,      ct::kDate,   ct::kDateTime2,
-                                ct::kTimestamp2, ct::kTime2,    ct::kVarchar, ct::kString,
-                                ct::kBlob,      ct::kString,    ct::kString, ct::kJson,
-                                ct::kGeometry,  ct::kBlob,      ct::kBit};
+  std::vector<uint8_t> types = {
+      ct::kLong,       ct::kLong,   ct::kTiny,     ct::kInt24,  ct::kLongLong, ct::kNewDecimal,
+      ct::kFloat,      ct::kDouble, ct::kBit,      ct::kYear,   ct::kDate,     ct::kDateTime2,
+      ct::kTimestamp2, ct::kTime2,  ct::kVarchar,  ct::kString, ct::kBlob,     ct::kString,
+      ct::kString,     ct::kJson,   ct::kGeometry, ct::kBlob,   ct::kBit};
   Bytes meta;
-  meta.u8(10).u8(2)       // DECIMAL(10,2)
-      .u8(4)              // FLOAT
-      .u8(8)              // DOUBLE
-      .u8(2).u8(1)        // BIT(10): 2 bits + 1 byte
-      .u8(6)              // DATETIME(6)
-      .u8(3)              // TIMESTAMP(3)
-      .u8(2)              // TIME(2)
-      .le(20, 2)          // VARCHAR(20) latin1: 20 bytes
-      .u8(ct::kString).u8(4)  // BINARY(4)
-      .u8(2)              // BLOB: 2 length bytes
-      .u8(ct::kEnum).u8(1)
-      .u8(ct::kSet).u8(1)
-      .u8(4)              // JSON
-      .u8(4)              // GEOMETRY
-      .u8(2)              // TEXT
-      .u8(1).u8(0);       // BIT(1)
+  meta.u8(10)
+      .u8(2)  // DECIMAL(10,2)
+      .u8(4)  // FLOAT
+      .u8(8)  // DOUBLE
+      .u8(2)
+      .u8(1)      // BIT(10): 2 bits + 1 byte
+      .u8(6)      // DATETIME(6)
+      .u8(3)      // TIMESTAMP(3)
+      .u8(2)      // TIME(2)
+      .le(20, 2)  // VARCHAR(20) latin1: 20 bytes
+      .u8(ct::kString)
+      .u8(4)  // BINARY(4)
+      .u8(2)  // BLOB: 2 length bytes
+      .u8(ct::kEnum)
+      .u8(1)
+      .u8(ct::kSet)
+      .u8(1)
+      .u8(4)  // JSON
+      .u8(4)  // GEOMETRY
+      .u8(2)  // TEXT
+      .u8(1)
+      .u8(0);  // BIT(1)
   Bytes tm;
   tm.le(t.table_id, 6).le(1, 2).u8(4).str("shop").u8(0).u8(3).str("all").u8(0);
   tm.lenenc(types.size());
@@ -211,12 +232,13 @@ AllTypes MakeAllTypesTableMap() {
   // SIGNEDNESS over numeric columns 0..7 (id,u,tiny,med,big,dec,f,d): u and big unsigned;
   // then MariaDB's bit for YEAR column 9 (MariaDB counts YEAR, and sets it unsigned).
   tm.u8(1).lenenc(2).u8(0b01001000).u8(0b10000000);
-  // COLUMN_CHARSET for character columns 14 (latin1=8), 15 (binary=63), 16 (binary), 21 (utf8mb4=45)
-  // (MariaDB counts GEOMETRY column 20 among them.)
+  // COLUMN_CHARSET for character columns 14 (latin1=8), 15 (binary=63), 16 (binary), 21
+  // (utf8mb4=45) (MariaDB counts GEOMETRY column 20 among them.)
   tm.u8(3).lenenc(5).lenenc(8).lenenc(63).lenenc(63).lenenc(63).lenenc(45);
   Bytes names;
-  for (const char* n : {"id", "u", "tiny", "med", "big", "dec", "f", "d", "bit", "y", "dt", "dtm",
-                        "ts", "tm", "name", "bin", "blob", "e", "s", "js", "g", "txt", "b1"}) {
+  for (const char* n :
+       {"id", "u",  "tiny", "med", "big",  "dec", "f", "d",  "bit", "y",   "dt", "dtm",
+        "ts", "tm", "name", "bin", "blob", "e",   "s", "js", "g",   "txt", "b1"}) {
     names.lstr(n);
   }
   tm.u8(4).lenenc(names.b.size()).append(names);
@@ -235,11 +257,11 @@ AllTypes MakeAllTypesTableMap() {
 Bytes BinaryJsonDoc() {
   // Array [1, true, "x"]: small array, count 3.
   Bytes arr;
-  size_t arr_header = 4 + 3 * 3;  // count, size, 3 value entries
-  arr.le(3, 2).le(0, 2);          // size patched below
-  arr.u8(0x05).le(1, 2);          // int16 1 inlined
-  arr.u8(0x04).le(1, 2);          // literal true inlined
-  arr.u8(0x0c).le(arr_header, 2); // string at offset
+  size_t arr_header = 4 + 3 * 3;   // count, size, 3 value entries
+  arr.le(3, 2).le(0, 2);           // size patched below
+  arr.u8(0x05).le(1, 2);           // int16 1 inlined
+  arr.u8(0x04).le(1, 2);           // literal true inlined
+  arr.u8(0x0c).le(arr_header, 2);  // string at offset
   arr.u8(1).str("x");
   arr.b[2] = static_cast<uint8_t>(arr.b.size());
   // Object: count 2, keys "a","b".
@@ -265,13 +287,14 @@ Bytes BinaryJsonDoc() {
 
 Bytes AllTypesRow() {
   Bytes r;
-  r.u8(0).u8(0).u8(0);                     // NULL bitmap: 23 columns, none null
-  r.le(static_cast<uint32_t>(-5), 4);      // id
-  r.le(4000000000u, 4);                    // u
-  r.u8(0x80);                              // tiny = -128
-  r.le(0x800000, 3);                       // med = -8388608
-  r.le(18446744073709551615ull, 8);        // big
-  // DECIMAL(10,2) -1234.56: intg 8 -> 4 bytes (8 digits... 8 = 0*9 + 8 -> 4 bytes), frac 2 -> 1 byte
+  r.u8(0).u8(0).u8(0);                 // NULL bitmap: 23 columns, none null
+  r.le(static_cast<uint32_t>(-5), 4);  // id
+  r.le(4000000000u, 4);                // u
+  r.u8(0x80);                          // tiny = -128
+  r.le(0x800000, 3);                   // med = -8388608
+  r.le(18446744073709551615ull, 8);    // big
+  // DECIMAL(10,2) -1234.56: intg 8 -> 4 bytes (8 digits... 8 = 0*9 + 8 -> 4 bytes), frac 2 -> 1
+  // byte
   {
     Bytes d;
     d.be(1234, 4).u8(56);
@@ -287,9 +310,9 @@ Bytes AllTypesRow() {
   uint64_t db;
   std::memcpy(&db, &dd, 8);
   r.le(db, 8);
-  r.u8(0x02).u8(0x01);                     // BIT(10) = 0b10_0000_0001 big-endian
-  r.u8(124);                               // YEAR 2024
-  r.le((2024u << 9) | (2u << 5) | 29u, 3); // DATE 2024-02-29
+  r.u8(0x02).u8(0x01);                      // BIT(10) = 0b10_0000_0001 big-endian
+  r.u8(124);                                // YEAR 2024
+  r.le((2024u << 9) | (2u << 5) | 29u, 3);  // DATE 2024-02-29
   {
     // DATETIME(6) 2024-02-29 13:45:07.123456
     uint64_t ym = 2024 * 13 + 2;
@@ -298,7 +321,7 @@ Bytes AllTypesRow() {
     uint64_t packed = ((ymd << 17) | hms) + 0x8000000000ull;
     r.be(packed, 5).be(123456, 3);
   }
-  r.be(1700000000, 4).be(123, 2);          // TIMESTAMP(3): .123 -> 1230 in 2 bytes? see below
+  r.be(1700000000, 4).be(123, 2);  // TIMESTAMP(3): .123 -> 1230 in 2 bytes? see below
   // TIME(2) = -838:59:59.50
   {
     int64_t intpart = -((838 << 12) | (59 << 6) | 59);
@@ -306,16 +329,16 @@ Bytes AllTypesRow() {
     // Stored as: intpart' = intpart - 1 (when frac != 0), frac' = frac + 0x100
     r.be(static_cast<uint64_t>(intpart - 1 + 0x800000), 3).u8(static_cast<uint8_t>(frac + 0x100));
   }
-  r.u8(3).str("\xe9t\xe9");                // VARCHAR latin1 "été"
-  r.u8(2).str("ab");                       // BINARY(4) 'ab' (padding stripped)
-  r.le(3, 2).str(std::string_view("\x00\x01\x02", 3));          // BLOB
-  r.u8(2);                                 // ENUM 'y'
-  r.u8(0b101);                             // SET 'a,c'
+  r.u8(3).str("\xe9t\xe9");                             // VARCHAR latin1 "été"
+  r.u8(2).str("ab");                                    // BINARY(4) 'ab' (padding stripped)
+  r.le(3, 2).str(std::string_view("\x00\x01\x02", 3));  // BLOB
+  r.u8(2);                                              // ENUM 'y'
+  r.u8(0b101);                                          // SET 'a,c'
   Bytes json = BinaryJsonDoc();
-  r.le(json.b.size(), 4).append(json);     // JSON
+  r.le(json.b.size(), 4).append(json);                     // JSON
   r.le(4 + 5, 4).le(4326, 4).str("\x01\x02\x03\x04\x05");  // GEOMETRY: SRID + WKB
-  r.le(4, 2).str("\xf0\x9f\x98\x80");      // TEXT utf8mb4 emoji
-  r.u8(1);                                 // BIT(1)
+  r.le(4, 2).str("\xf0\x9f\x98\x80");                      // TEXT utf8mb4 emoji
+  r.u8(1);                                                 // BIT(1)
   return r;
 }
 
@@ -423,7 +446,8 @@ TEST_F(DecoderTest, UpdateRowsNullsZeroDatesAndPartialImages) {
 
   // A partial image (binlog_row_image=MINIMAL) is refused with the setting to fix.
   Bytes partial;
-  partial.le(7, 6).le(1, 2).lenenc(3).u8(0x01).u8(0x07).u8(0).le(1, 4).u8(0).le(1, 4).le(0, 3).le(0, 5);
+  partial.le(7, 6).le(1, 2).lenenc(3).u8(0x01).u8(0x07).u8(0).le(1, 4).u8(0).le(1, 4).le(0, 3).le(
+      0, 5);
   auto pbytes = Event(et::kUpdateRowsV1, partial, 300);
   auto pe = decoder_.Decode(pbytes);
   ASSERT_TRUE(pe);
@@ -475,11 +499,11 @@ TEST_F(DecoderTest, TruncatedRowIsCorruption) {
 struct ColumnCase {
   std::string name;
   uint8_t type = 0;
-  Bytes meta;            // the column's TABLE_MAP metadata
-  Bytes value;           // its bytes in the row image
-  Value expected;        // what the decoder must give
-  bool in_mysql = false;    // counted in MySQL 8's SIGNEDNESS bitmap
-  bool in_mariadb = false;  // counted in MariaDB's
+  Bytes meta;                // the column's TABLE_MAP metadata
+  Bytes value;               // its bytes in the row image
+  Value expected;            // what the decoder must give
+  bool in_mysql = false;     // counted in MySQL 8's SIGNEDNESS bitmap
+  bool in_mariadb = false;   // counted in MariaDB's
   bool is_unsigned = false;  // integer columns: the column's flag
   bool is_integer = false;
 };
@@ -552,8 +576,7 @@ std::vector<ColumnCase> OtherCases() {
     uint64_t hms = (13 << 12) | (45 << 6) | 7;
     add("DATETIME(6)", ct::kDateTime2, Bytes().u8(6),
         Bytes().be(((ymd << 17) | hms) + 0x8000000000ull, 5).be(123456, 3),
-        Value::Int64((19782LL * 86400 + 13 * 3600 + 45 * 60 + 7) * 1000000 + 123456), false,
-        false);
+        Value::Int64((19782LL * 86400 + 13 * 3600 + 45 * 60 + 7) * 1000000 + 123456), false, false);
   }
   add("DATETIME (old format)", ct::kDateTime, Bytes(), Bytes().le(20240229134507ull, 8),
       Value::Int64((19782LL * 86400 + 13 * 3600 + 45 * 60 + 7) * 1000000), false, false);
@@ -566,8 +589,8 @@ std::vector<ColumnCase> OtherCases() {
   add("TIME (old format) -838:59:59", ct::kTime, Bytes(),
       Bytes().le(static_cast<uint32_t>(-8385959) & 0xFFFFFF, 3),
       Value::Int64(-(838LL * 3600 + 59 * 60 + 59) * 1000000), false, false);
-  add("VARCHAR(20)", ct::kVarchar, Bytes().le(20, 2), Bytes().u8(3).str("abc"),
-      Value::Bytes("abc"), false, false);
+  add("VARCHAR(20)", ct::kVarchar, Bytes().le(20, 2), Bytes().u8(3).str("abc"), Value::Bytes("abc"),
+      false, false);
   add("CHAR(4)", ct::kString, Bytes().u8(ct::kString).u8(4), Bytes().u8(2).str("ab"),
       Value::Bytes("ab"), false, false);
   add("BLOB", ct::kBlob, Bytes().u8(2), Bytes().le(3, 2).str(std::string_view("\x00\x01\xff", 3)),
@@ -618,7 +641,8 @@ void CheckRow(BinlogDecoder& decoder, bool mariadb, uint64_t table_id,
   tm.le(0, (cols.size() + 7) / 8);  // nullable bitmap: all NOT NULL
   std::vector<bool> bits;
   for (const ColumnCase* c : cols) {
-    if (mariadb ? c->in_mariadb : c->in_mysql) bits.push_back(c->is_integer ? c->is_unsigned : !hint);
+    if (mariadb ? c->in_mariadb : c->in_mysql)
+      bits.push_back(c->is_integer ? c->is_unsigned : !hint);
   }
   Bytes bitmap;
   for (size_t i = 0; i < bits.size(); i += 8) {
@@ -638,7 +662,7 @@ void CheckRow(BinlogDecoder& decoder, bool mariadb, uint64_t table_id,
   if (!mariadb) rows.le(2, 2);  // MySQL: v2 rows, no extra data
   rows.lenenc(cols.size());
   for (size_t i = 0; i < (cols.size() + 7) / 8; ++i) rows.u8(0xFF);  // every column present
-  rows.le(0, (cols.size() + 7) / 8);                                  // no NULLs
+  rows.le(0, (cols.size() + 7) / 8);                                 // no NULLs
   for (const ColumnCase* c : cols) rows.append(c->value);
   auto re = decoder.Decode(Event(mariadb ? et::kWriteRowsV1 : et::kWriteRowsV2, rows, 2000));
   ASSERT_TRUE(re) << what << ": " << re.error().ToString();
@@ -669,8 +693,8 @@ void CheckEveryTypeAroundEveryInteger(bool mariadb) {
   for (const ColumnCase& i : integers) {
     for (const ColumnCase& x : others) {
       for (bool x_first : {true, false}) {
-        std::vector<const ColumnCase*> middle =
-            x_first ? std::vector<const ColumnCase*>{&x, &i} : std::vector<const ColumnCase*>{&i, &x};
+        std::vector<const ColumnCase*> middle = x_first ? std::vector<const ColumnCase*>{&x, &i}
+                                                        : std::vector<const ColumnCase*>{&i, &x};
         std::string what = std::string(mariadb ? "MariaDB" : "MySQL 8") + " table (id, " +
                            middle[0]->name + ", " + middle[1]->name + ", z)";
         CheckRow(decoder, mariadb, table_id++, middle, i.is_unsigned, &arena, what);
@@ -721,7 +745,8 @@ TEST(SignednessTest, MariaDbYearBeforeSignedIntegers) {
 }
 
 TEST(BinaryDecimalTest, KnownEncodings) {
-  // 1234567890.1234 as DECIMAL(14,4): intg 10 = 1 full group (9) + 1 digit (1 byte); frac 4 -> 2 bytes.
+  // 1234567890.1234 as DECIMAL(14,4): intg 10 = 1 full group (9) + 1 digit (1 byte); frac 4 -> 2
+  // bytes.
   Bytes d;
   d.u8(1).be(234567890, 4).be(1234, 2);
   d.b[0] ^= 0x80;

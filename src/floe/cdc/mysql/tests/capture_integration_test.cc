@@ -20,8 +20,8 @@
 namespace floe::cdc::mysql {
 namespace {
 
-using types::Value;
 using types::SameValue;
+using types::Value;
 
 std::string Env(const char* name, const char* fallback) {
   const char* v = std::getenv(name);
@@ -41,7 +41,8 @@ class CaptureIntegrationTest : public ::testing::Test {
     conn_ = std::move(*c);
     ASSERT_TRUE(conn_->Execute("SET SESSION sql_mode = ''"));
     ASSERT_TRUE(conn_->Execute("SET SESSION time_zone = '+00:00'"));
-    suffix_ = std::to_string(std::chrono::steady_clock::now().time_since_epoch().count() % 1000000000);
+    suffix_ =
+        std::to_string(std::chrono::steady_clock::now().time_since_epoch().count() % 1000000000);
   }
 
   void Exec(const std::string& sql) {
@@ -67,7 +68,8 @@ class CaptureIntegrationTest : public ::testing::Test {
     std::atomic<bool> stop{false};
     size_t rows = 0;
     std::thread watchdog([&] {
-      for (int i = 0; i < 300 && !stop.load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      for (int i = 0; i < 300 && !stop.load(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
       stop.store(true);
     });
     auto st = (*cap)->Run(
@@ -93,15 +95,24 @@ class CaptureIntegrationTest : public ::testing::Test {
 
 std::string Show(const Value& v) {
   switch (v.kind) {
-    case Value::Kind::kNull: return "null";
-    case Value::Kind::kBool: return v.b ? "true" : "false";
-    case Value::Kind::kInt32: return std::to_string(v.i32);
-    case Value::Kind::kInt64: return std::to_string(v.i64);
-    case Value::Kind::kFloat: return std::to_string(v.f32);
-    case Value::Kind::kDouble: return std::to_string(v.f64);
-    case Value::Kind::kDecimal: return "dec:" + std::to_string(static_cast<int64_t>(v.decimal));
-    case Value::Kind::kBytes: return "'" + std::string(v.as_bytes()) + "'";
-    default: return "?";
+    case Value::Kind::kNull:
+      return "null";
+    case Value::Kind::kBool:
+      return v.b ? "true" : "false";
+    case Value::Kind::kInt32:
+      return std::to_string(v.i32);
+    case Value::Kind::kInt64:
+      return std::to_string(v.i64);
+    case Value::Kind::kFloat:
+      return std::to_string(v.f32);
+    case Value::Kind::kDouble:
+      return std::to_string(v.f64);
+    case Value::Kind::kDecimal:
+      return "dec:" + std::to_string(static_cast<int64_t>(v.decimal));
+    case Value::Kind::kBytes:
+      return "'" + std::string(v.as_bytes()) + "'";
+    default:
+      return "?";
   }
 }
 
@@ -205,12 +216,12 @@ TEST_F(CaptureIntegrationTest, EveryColumnTypeRoundTrips) {
   EXPECT_TRUE(r1[10].decimal == static_cast<types::int128_t>(18446744073709551615ull));  // biu
   EXPECT_EQ(r1[26].i64, -(12LL * 3600 + 34 * 60 + 56) * 1000000);                        // tm
   EXPECT_EQ(r1[27].i64, (838LL * 3600 + 59 * 60 + 58) * 1000000 + 990000);               // tm2
-  EXPECT_EQ(r1[28].i64, -1);                                                              // tm6
+  EXPECT_EQ(r1[28].i64, -1);                                                             // tm6
   EXPECT_EQ(r1[30].as_bytes(), "changed");
-  EXPECT_EQ(r1[31].as_bytes(), "\xc3\xa9t\xc3\xa9");                                       // latin1
+  EXPECT_EQ(r1[31].as_bytes(), "\xc3\xa9t\xc3\xa9");  // latin1
   EXPECT_EQ(r1[41].as_bytes(), "blue");
   EXPECT_EQ(r1[42].as_bytes(), "a,d");
-  EXPECT_EQ(r1[37].as_bytes(), std::string_view("\x01\x02\x00\x00", 4));                   // BINARY(4)
+  EXPECT_EQ(r1[37].as_bytes(), std::string_view("\x01\x02\x00\x00", 4));  // BINARY(4)
   // The deleted row's zero dates came through as nulls.
   EXPECT_TRUE(all[2].after[21].is_null());
   EXPECT_TRUE(all[2].after[22].is_null());
@@ -282,8 +293,10 @@ TEST_F(CaptureIntegrationTest, SnapshotWithConcurrentUpdatesEqualsFinalTable) {
   Exec("CREATE TABLE " + fq + " (id INT PRIMARY KEY, v BIGINT, s VARCHAR(40), d DECIMAL(12,3))");
   Exec(conn_->is_mariadb() ? "SET SESSION max_recursive_iterations = 200000"
                            : "SET SESSION cte_max_recursion_depth = 200000");
-  Exec("INSERT INTO " + fq + " (id, v, s, d) WITH RECURSIVE seq(n) AS (SELECT 1 UNION ALL "
-       "SELECT n + 1 FROM seq WHERE n < 100000) SELECT n, n * 3, CONCAT('row-', n), n / 7 FROM seq");
+  Exec(
+      "INSERT INTO " + fq +
+      " (id, v, s, d) WITH RECURSIVE seq(n) AS (SELECT 1 UNION ALL "
+      "SELECT n + 1 FROM seq WHERE n < 100000) SELECT n, n * 3, CONCAT('row-', n), n / 7 FROM seq");
   CaptureOptions o;
   o.connection = options_;
   o.tables = "floe_test\\." + table;
@@ -309,11 +322,13 @@ TEST_F(CaptureIntegrationTest, SnapshotWithConcurrentUpdatesEqualsFinalTable) {
         int id = static_cast<int>(rng() % 120000) + 1;
         switch (rng() % 3) {
           case 0:
-            ASSERT_TRUE((*w)->Execute(fmt::format("UPDATE {} SET v = v + 1, s = 'upd-{}' WHERE id = {}", fq, t, id)));
+            ASSERT_TRUE((*w)->Execute(
+                fmt::format("UPDATE {} SET v = v + 1, s = 'upd-{}' WHERE id = {}", fq, t, id)));
             break;
           case 1:
             ASSERT_TRUE((*w)->Execute(fmt::format(
-                "INSERT INTO {} VALUES ({}, {}, 'ins', 1.5) ON DUPLICATE KEY UPDATE d = d + 1", fq, id, t)));
+                "INSERT INTO {} VALUES ({}, {}, 'ins', 1.5) ON DUPLICATE KEY UPDATE d = d + 1", fq,
+                id, t)));
             break;
           default:
             ASSERT_TRUE((*w)->Execute(fmt::format("DELETE FROM {} WHERE id = {}", fq, id)));
@@ -444,7 +459,8 @@ TEST_F(CaptureIntegrationTest, PurgedPositionNamesTheEarliest) {
   ASSERT_FALSE(st);
   EXPECT_EQ(st.error().code(), ErrorCode::kNotFound);
   EXPECT_NE(st.error().message().find("earliest available position is " + (*files)[0].name + ":4"),
-            std::string::npos) << st.error().message();
+            std::string::npos)
+      << st.error().message();
 }
 
 }  // namespace

@@ -38,8 +38,7 @@ TEST(SchemaTracker, DropDatabaseDropsItsTables) {
   ASSERT_TRUE(tracker.Apply("CREATE TABLE u (id INT PRIMARY KEY)", "app"));
   ASSERT_TRUE(tracker.Apply("CREATE TABLE t (id INT PRIMARY KEY)", "other"));
   auto changes = tracker.Apply("DROP DATABASE IF EXISTS `app`", "");
-  EXPECT_EQ(Describe(changes),
-            (std::vector<std::string>{"drop_table app.t", "drop_table app.u"}));
+  EXPECT_EQ(Describe(changes), (std::vector<std::string>{"drop_table app.t", "drop_table app.u"}));
   EXPECT_EQ(tracker.Find("app", "t"), nullptr);
   EXPECT_NE(tracker.Find("other", "t"), nullptr);
   EXPECT_TRUE(tracker.Apply("CREATE TABLE t (id INT PRIMARY KEY, v INT)", "app"));

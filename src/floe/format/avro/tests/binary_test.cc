@@ -39,8 +39,8 @@ std::string Encode(std::string_view schema, const Datum& d) {
 TEST(AvroBinaryTest, ZigZagVarintsFromSpec) {
   // The table in the spec's "Binary Encoding / Primitive Types" section.
   const std::pair<int64_t, const char*> cases[] = {
-      {0, "00"}, {-1, "01"}, {1, "02"}, {-2, "03"}, {2, "04"}, {-64, "7f"}, {64, "8001"},
-      {8192, "808001"}, {-8193, "818001"},
+      {0, "00"},   {-1, "01"},   {1, "02"},        {-2, "03"},        {2, "04"},
+      {-64, "7f"}, {64, "8001"}, {8192, "808001"}, {-8193, "818001"},
   };
   for (const auto& [value, hex] : cases) {
     ByteBuffer out;
@@ -86,14 +86,15 @@ TEST(AvroBinaryTest, ComplexEncodingsFromSpec) {
   EXPECT_EQ(Encode(R"({"type":"record","name":"test","fields":[
                       {"name":"a","type":"long"},{"name":"b","type":"string"}]})",
                    Datum::Record({Datum::Long(27), Datum::String("foo")})),
-            "36066" "66f6f");
+            "36066"
+            "66f6f");
   // Enum ["A","B","C","D"]: "D" is 06.
   EXPECT_EQ(Encode(R"({"type":"enum","name":"Foo","symbols":["A","B","C","D"]})", Datum::Enum(3)),
             "06");
   // Array of longs [3, 27] is 04 06 36 00.
-  EXPECT_EQ(Encode(R"({"type":"array","items":"long"})",
-                   Datum::Array({Datum::Long(3), Datum::Long(27)})),
-            "04063600");
+  EXPECT_EQ(
+      Encode(R"({"type":"array","items":"long"})", Datum::Array({Datum::Long(3), Datum::Long(27)})),
+      "04063600");
   EXPECT_EQ(Encode(R"({"type":"array","items":"long"})", Datum::Array({})), "00");
   // Map {"a": 1}.
   EXPECT_EQ(Encode(R"({"type":"map","values":"int"})", Datum::Map({"a"}, {Datum::Int(1)})),
@@ -102,8 +103,7 @@ TEST(AvroBinaryTest, ComplexEncodingsFromSpec) {
   EXPECT_EQ(Encode(R"(["null","string"])", Datum::Null()), "00");
   EXPECT_EQ(Encode(R"(["null","string"])", Datum::String("a")), "020261");
   // Explicit branch wins over the first fitting one.
-  EXPECT_EQ(Encode(R"(["long","double"])", Datum::Long(1).WithBranch(1)),
-            "02000000000000f03f");
+  EXPECT_EQ(Encode(R"(["long","double"])", Datum::Long(1).WithBranch(1)), "02000000000000f03f");
   // Fixed is the raw bytes.
   EXPECT_EQ(Encode(R"({"type":"fixed","name":"md5","size":2})", Datum::Fixed("ab")), "6162");
 }
@@ -115,8 +115,10 @@ TEST(AvroBinaryTest, EncodeRejectsValuesThatDoNotFit) {
   EXPECT_EQ(wrong_type.error().code(), ErrorCode::kInvalidArgument);
   EXPECT_NE(wrong_type.error().message().find("field 'a'"), std::string::npos);
   EXPECT_FALSE(EncodeBinary(record, Datum::Record({})));
-  EXPECT_FALSE(EncodeBinary(MustParse(R"({"type":"fixed","name":"f","size":4})"), Datum::Fixed("ab")));
-  EXPECT_FALSE(EncodeBinary(MustParse(R"({"type":"enum","name":"e","symbols":["A"]})"), Datum::Enum(1)));
+  EXPECT_FALSE(
+      EncodeBinary(MustParse(R"({"type":"fixed","name":"f","size":4})"), Datum::Fixed("ab")));
+  EXPECT_FALSE(
+      EncodeBinary(MustParse(R"({"type":"enum","name":"e","symbols":["A"]})"), Datum::Enum(1)));
   EXPECT_FALSE(EncodeBinary(MustParse(R"(["null","int"])"), Datum::String("x")));
   // Widening is allowed: int into long and double, string symbol into enum.
   EXPECT_TRUE(EncodeBinary(MustParse("\"long\""), Datum::Int(1)));
@@ -144,13 +146,13 @@ TEST(AvroBinaryTest, RoundTripsEveryType) {
     {"name":"u","type":["null","string","F"]},
     {"name":"rec","type":{"type":"record","name":"inner","fields":[{"name":"x","type":"int"}]}}
   ]})");
-  Datum d = Datum::Record({
-      Datum::Null(), Datum::Boolean(true), Datum::Int(-7), Datum::Long(int64_t{1} << 40),
-      Datum::Float(2.5f), Datum::Double(-0.125), Datum::Bytes(std::string("\0\1\2", 3)),
-      Datum::String("héllo"), Datum::Enum(1), Datum::Fixed("xyz"),
-      Datum::Array({Datum::Long(1), Datum::Null(), Datum::Long(-1)}),
-      Datum::Map({"k1", "k2"}, {Datum::Enum(0), Datum::Enum(1)}), Datum::Fixed("abc"),
-      Datum::Record({Datum::Int(42)})});
+  Datum d = Datum::Record({Datum::Null(), Datum::Boolean(true), Datum::Int(-7),
+                           Datum::Long(int64_t{1} << 40), Datum::Float(2.5f), Datum::Double(-0.125),
+                           Datum::Bytes(std::string("\0\1\2", 3)), Datum::String("héllo"),
+                           Datum::Enum(1), Datum::Fixed("xyz"),
+                           Datum::Array({Datum::Long(1), Datum::Null(), Datum::Long(-1)}),
+                           Datum::Map({"k1", "k2"}, {Datum::Enum(0), Datum::Enum(1)}),
+                           Datum::Fixed("abc"), Datum::Record({Datum::Int(42)})});
   auto bytes = EncodeBinary(schema, d);
   ASSERT_TRUE(bytes) << bytes.error().ToString();
   auto back = DecodeBinary(schema, *bytes);
@@ -164,7 +166,13 @@ TEST(AvroBinaryTest, RoundTripsEveryType) {
 TEST(AvroBinaryTest, ReadsNegativeBlockCountsWithByteSizes) {
   // Arrays may be written as blocks with a negative count followed by a byte size.
   Schema schema = MustParse(R"({"type":"array","items":"int"})");
-  std::string bytes = Unhex("03" "04" "0204" "02" "06" "00");  // -2 items (2 bytes), then 1 item
+  std::string bytes = Unhex(
+      "03"
+      "04"
+      "0204"
+      "02"
+      "06"
+      "00");  // -2 items (2 bytes), then 1 item
   auto d = DecodeBinary(schema, bytes);
   ASSERT_TRUE(d) << d.error().ToString();
   EXPECT_EQ(*d, Datum::Array({Datum::Int(1), Datum::Int(2), Datum::Int(3)}));
@@ -198,10 +206,15 @@ TEST(AvroBinaryTest, BadBytesAreCorruptionWithOffsets) {
 
 TEST(AvroBinaryTest, HugeCountsOfZeroByteItemsAreRefused) {
   // An array of nulls claiming 2^62 items must not loop or allocate.
-  ExpectCorrupt(R"({"type":"array","items":"null"})", "808080808080808080" "01", "implausible");
+  ExpectCorrupt(R"({"type":"array","items":"null"})",
+                "808080808080808080"
+                "01",
+                "implausible");
   // Nested: arrays of arrays of nulls cannot multiply up either.
   ExpectCorrupt(R"({"type":"array","items":{"type":"array","items":"null"}})",
-                "02" "feff07", "implausible");
+                "02"
+                "feff07",
+                "implausible");
 }
 
 TEST(AvroBinaryTest, DeepRecursiveDataIsRefused) {
@@ -226,8 +239,8 @@ TEST(AvroBinaryTest, DecodeReusesDatum) {
   ASSERT_TRUE(reader);
   Datum d;
   for (const auto& s : {"first value", "2"}) {
-    auto bytes = EncodeBinary(schema, Datum::Record({Datum::String(s),
-                                                     Datum::Array({Datum::String(s)})}));
+    auto bytes =
+        EncodeBinary(schema, Datum::Record({Datum::String(s), Datum::Array({Datum::String(s)})}));
     ASSERT_TRUE(bytes);
     BinaryDecoder decoder({reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()});
     ASSERT_TRUE(reader->Read(&decoder, &d));

@@ -23,7 +23,8 @@ Schema TestSchema() { return *Schema::Parse(kSchema); }
 Datum Row(int i) {
   std::vector<Datum> partitions;
   for (int k = 0; k < i % 3; ++k) {
-    partitions.push_back(Datum::Record({Datum::Boolean(k == 1), Datum::Bytes(std::string(k, 'b'))}));
+    partitions.push_back(
+        Datum::Record({Datum::Boolean(k == 1), Datum::Bytes(std::string(k, 'b'))}));
   }
   return Datum::Record({Datum::String("s3://bucket/metadata/m" + std::to_string(i) + ".avro"),
                         i % 4 == 0 ? Datum::Null() : Datum::Long(int64_t{i} * 1000003),
@@ -124,8 +125,8 @@ TEST(AvroDataFileTest, EmptyFileHasHeaderOnly) {
 
 TEST(AvroDataFileTest, AppendOfBadDatumKeepsWriterUsable) {
   std::string bytes;
-  auto writer = DataFileWriter::Make(std::make_unique<MemoryOutputFile>("m.avro", &bytes),
-                                     TestSchema());
+  auto writer =
+      DataFileWriter::Make(std::make_unique<MemoryOutputFile>("m.avro", &bytes), TestSchema());
   ASSERT_TRUE(writer);
   ASSERT_TRUE((*writer)->Append(Row(1)));
   auto bad = (*writer)->Append(Datum::Record({Datum::Int(1)}));
@@ -159,9 +160,9 @@ TEST(AvroDataFileTest, ReadsWithReaderSchema) {
   auto rows = ReadAll(bytes, options);
   ASSERT_TRUE(rows) << rows.error().ToString();
   ASSERT_EQ(rows->size(), 20u);
-  EXPECT_EQ((*rows)[5], Datum::Record({Datum::Long(5000015),
-                                       Datum::Bytes("s3://bucket/metadata/m5.avro"),
-                                       Datum::Long(-1)}));
+  EXPECT_EQ((*rows)[5],
+            Datum::Record({Datum::Long(5000015), Datum::Bytes("s3://bucket/metadata/m5.avro"),
+                           Datum::Long(-1)}));
   EXPECT_TRUE((*rows)[4].field(0).is_null());
 }
 
@@ -249,7 +250,7 @@ TEST(AvroDataFileTest, CorruptBlocks) {
     // A record's string length mangled: offset names the file position.
     std::string bad = good;
     size_t at = good.find("s3://bucket/metadata/m0.avro") - 1;  // the path's length
-    bad[at] = '\x7f';  // length -64
+    bad[at] = '\x7f';                                           // length -64
     auto rows = ReadAll(bad);
     ASSERT_FALSE(rows);
     EXPECT_EQ(rows.error().code(), ErrorCode::kCorruption);

@@ -28,16 +28,19 @@ TEST(AvroJsonTest, PlainValues) {
   EXPECT_EQ(ToJson("\"double\"", Datum::Double(std::nan(""))), "\"NaN\"");
   EXPECT_EQ(ToJson("\"float\"", Datum::Float(-std::numeric_limits<float>::infinity())),
             "\"-Infinity\"");
-  EXPECT_EQ(ToJson("\"string\"", Datum::String("a\"b\n\x01\xff")), "\"a\\\"b\\n\\u0001\xef\xbf\xbd\"");
+  EXPECT_EQ(ToJson("\"string\"", Datum::String("a\"b\n\x01\xff")),
+            "\"a\\\"b\\n\\u0001\xef\xbf\xbd\"");
   EXPECT_EQ(ToJson("\"bytes\"", Datum::Bytes("hello")), "\"aGVsbG8=\"");
   EXPECT_EQ(ToJson(R"({"type":"enum","name":"e","symbols":["A","B"]})", Datum::Enum(1)), "\"B\"");
   EXPECT_EQ(ToJson(R"(["null","int"])", Datum::Int(5).WithBranch(1)), "5");
   EXPECT_EQ(ToJson(R"({"type":"map","values":["null","string"]})",
                    Datum::Map({"k", "n"}, {Datum::String("v"), Datum::Null()})),
             R"({"k":"v","n":null})");
-  EXPECT_EQ(ToJson(R"({"type":"record","name":"r","fields":[{"name":"a","type":{"type":"array","items":"int"}}]})",
-                   Datum::Record({Datum::Array({Datum::Int(1), Datum::Int(2)})})),
-            R"({"a":[1,2]})");
+  EXPECT_EQ(
+      ToJson(
+          R"({"type":"record","name":"r","fields":[{"name":"a","type":{"type":"array","items":"int"}}]})",
+          Datum::Record({Datum::Array({Datum::Int(1), Datum::Int(2)})})),
+      R"({"a":[1,2]})");
 }
 
 TEST(AvroJsonTest, LogicalTypes) {
@@ -48,9 +51,9 @@ TEST(AvroJsonTest, LogicalTypes) {
             "\"13:45:00.000001\"");
   EXPECT_EQ(ToJson(R"({"type":"int","logicalType":"time-millis"})", Datum::Int(1500)),
             "\"00:00:01.500000\"");
-  EXPECT_EQ(ToJson(R"({"type":"long","logicalType":"timestamp-micros"})",
-                   Datum::Long(1709214300000001)),
-            "\"2024-02-29T13:45:00.000001+00:00\"");
+  EXPECT_EQ(
+      ToJson(R"({"type":"long","logicalType":"timestamp-micros"})", Datum::Long(1709214300000001)),
+      "\"2024-02-29T13:45:00.000001+00:00\"");
   EXPECT_EQ(ToJson(R"({"type":"long","logicalType":"timestamp-millis"})", Datum::Long(-1)),
             "\"1969-12-31T23:59:59.999000+00:00\"");
   EXPECT_EQ(ToJson(R"({"type":"long","logicalType":"local-timestamp-micros"})", Datum::Long(0)),
@@ -61,12 +64,15 @@ TEST(AvroJsonTest, LogicalTypes) {
   EXPECT_EQ(ToJson(dec, Datum::Bytes(std::string("\x04\xd2", 2))), "\"12.34\"");
   EXPECT_EQ(ToJson(dec, Datum::Bytes(std::string("\xff\xce", 2))), "\"-0.50\"");
   EXPECT_EQ(ToJson(dec, Datum::Bytes("")), "\"0.00\"");
-  EXPECT_EQ(ToJson(R"({"type":"fixed","name":"d","size":16,"logicalType":"decimal","precision":38,"scale":0})",
-                   Datum::Fixed(std::string("\x7f") + std::string(15, '\xff'))),
-            "\"170141183460469231731687303715884105727\"");
-  EXPECT_EQ(ToJson(R"({"type":"fixed","name":"u","size":16,"logicalType":"uuid"})",
-                   Datum::Fixed("\xf7\x9c\x3e\x09\x67\x7c\x4b\xbd\xa4\x79\x3f\x34\x9c\xb7\x85\xe7")),
-            "\"f79c3e09-677c-4bbd-a479-3f349cb785e7\"");
+  EXPECT_EQ(
+      ToJson(
+          R"({"type":"fixed","name":"d","size":16,"logicalType":"decimal","precision":38,"scale":0})",
+          Datum::Fixed(std::string("\x7f") + std::string(15, '\xff'))),
+      "\"170141183460469231731687303715884105727\"");
+  EXPECT_EQ(
+      ToJson(R"({"type":"fixed","name":"u","size":16,"logicalType":"uuid"})",
+             Datum::Fixed("\xf7\x9c\x3e\x09\x67\x7c\x4b\xbd\xa4\x79\x3f\x34\x9c\xb7\x85\xe7")),
+      "\"f79c3e09-677c-4bbd-a479-3f349cb785e7\"");
 }
 
 TEST(AvroJsonTest, FromJson) {
@@ -80,8 +86,9 @@ TEST(AvroJsonTest, FromJson) {
       {"name":"opt","type":["null","int"]},
       {"name":"def","type":"string","default":"dflt"}]})");
   ASSERT_TRUE(schema);
-  auto d = DatumFromJson(schema->root(), Json::parse(
-      R"({"i":1,"b":"aGk=","e":"Y","u":"str","t":{"s":{"x":2}},"d":"NaN"})"));
+  auto d = DatumFromJson(
+      schema->root(),
+      Json::parse(R"({"i":1,"b":"aGk=","e":"Y","u":"str","t":{"s":{"x":2}},"d":"NaN"})"));
   ASSERT_TRUE(d) << d.error().ToString();
   EXPECT_EQ(d->field(0), Datum::Int(1));
   EXPECT_EQ(d->field(1), Datum::Bytes("hi"));

@@ -47,8 +47,10 @@ TEST(AvroResolveTest, Promotions) {
     EXPECT_EQ(*d, c.expected) << c.writer << " -> " << c.reader;
   }
   // No demotions.
-  for (auto [w, r] : {std::pair{"\"long\"", "\"int\""}, {"\"double\"", "\"float\""},
-                      {"\"string\"", "\"int\""}, {"\"float\"", "\"long\""}}) {
+  for (auto [w, r] : {std::pair{"\"long\"", "\"int\""},
+                      {"\"double\"", "\"float\""},
+                      {"\"string\"", "\"int\""},
+                      {"\"float\"", "\"long\""}}) {
     auto reader = DatumReader::Make(MustParse(w), MustParse(r));
     ASSERT_FALSE(reader) << w << " -> " << r;
     EXPECT_EQ(reader.error().code(), ErrorCode::kSchemaIncompatible);
@@ -61,8 +63,7 @@ constexpr const char* kWriterRecord = R"({"type":"record","name":"r","fields":[
     {"name":"b","type":"string"}]})";
 
 Datum WriterValue() {
-  return Datum::Record({Datum::Int(1),
-                        Datum::Array({Datum::Map({"k"}, {Datum::String("v")})}),
+  return Datum::Record({Datum::Int(1), Datum::Array({Datum::Map({"k"}, {Datum::String("v")})}),
                         Datum::String("bee")});
 }
 
@@ -140,8 +141,8 @@ TEST(AvroResolveTest, Unions) {
   ASSERT_FALSE(d);
   EXPECT_EQ(d.error().code(), ErrorCode::kSchemaIncompatible);
   // Union to union, reordered branches.
-  auto e = Resolve(R"(["null","string","long"])", R"(["long","string","null"])",
-                   Datum::String("s"));
+  auto e =
+      Resolve(R"(["null","string","long"])", R"(["long","string","null"])", Datum::String("s"));
   ASSERT_TRUE(e);
   EXPECT_EQ(*e, Datum::String("s"));
   EXPECT_EQ(e->branch(), 1);
@@ -191,8 +192,7 @@ TEST(AvroResolveTest, RecursiveSchemas) {
       {"name":"v","type":"int"},{"name":"next","type":["null","node"]}]})";
   const char* reader = R"({"type":"record","name":"node","fields":[
       {"name":"next","type":["null","node"]},{"name":"v","type":"long"}]})";
-  Datum list = Datum::Record(
-      {Datum::Int(1), Datum::Record({Datum::Int(2), Datum::Null()})});
+  Datum list = Datum::Record({Datum::Int(1), Datum::Record({Datum::Int(2), Datum::Null()})});
   auto d = Resolve(writer, reader, list);
   ASSERT_TRUE(d) << d.error().ToString();
   EXPECT_EQ(*d, Datum::Record({Datum::Record({Datum::Null(), Datum::Long(2)}), Datum::Long(1)}))
@@ -202,7 +202,8 @@ TEST(AvroResolveTest, RecursiveSchemas) {
 TEST(AvroResolveTest, BadDefaultIsIncompatible) {
   auto reader = DatumReader::Make(
       MustParse(R"({"type":"record","name":"r","fields":[]})"),
-      MustParse(R"({"type":"record","name":"r","fields":[{"name":"a","type":"int","default":"x"}]})"));
+      MustParse(
+          R"({"type":"record","name":"r","fields":[{"name":"a","type":"int","default":"x"}]})"));
   ASSERT_FALSE(reader);
   EXPECT_EQ(reader.error().code(), ErrorCode::kSchemaIncompatible);
 }

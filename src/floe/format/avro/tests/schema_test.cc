@@ -109,9 +109,10 @@ TEST(AvroSchemaTest, NamespacesAndReferences) {
 }
 
 TEST(AvroSchemaTest, PrimitivesKeepTheirForm) {
-  for (const char* text : {R"("int")", R"({"type":"int"})", R"({"type":"string","avro.java.string":"String"})",
-                           R"({"type":"bytes","logicalType":"decimal","precision":4,"scale":2})",
-                           R"({"type":"int","logicalType":"date"})"}) {
+  for (const char* text :
+       {R"("int")", R"({"type":"int"})", R"({"type":"string","avro.java.string":"String"})",
+        R"({"type":"bytes","logicalType":"decimal","precision":4,"scale":2})",
+        R"({"type":"int","logicalType":"date"})"}) {
     auto schema = Schema::Parse(text);
     ASSERT_TRUE(schema) << text;
     EXPECT_EQ(schema->ToString(), text);
@@ -160,7 +161,8 @@ TEST(AvroSchemaTest, RejectsDeepNesting) {
   ASSERT_FALSE(schema);
   EXPECT_NE(schema.error().message().find("deeper"), std::string::npos);
   // Deep JSON inside an unknown property is refused too (it would be printed recursively).
-  std::string prop = R"({"type":"int","x":)" + std::string(100000, '[') + std::string(100000, ']') + "}";
+  std::string prop =
+      R"({"type":"int","x":)" + std::string(100000, '[') + std::string(100000, ']') + "}";
   EXPECT_FALSE(Schema::Parse(prop));
   // Moderate nesting is fine.
   std::string ok;

@@ -73,9 +73,9 @@ FileMetaData FullMetadata() {
     s.is_min_value_exact = true;
     s.is_max_value_exact = false;
     md.statistics = s;
-    md.encoding_stats = std::vector<PageEncodingStats>{
-        {PageType::kDictionaryPage, Encoding::kPlain, 1},
-        {PageType::kDataPage, Encoding::kRleDictionary, 3}};
+    md.encoding_stats =
+        std::vector<PageEncodingStats>{{PageType::kDictionaryPage, Encoding::kPlain, 1},
+                                       {PageType::kDataPage, Encoding::kRleDictionary, 3}};
     md.key_value_metadata = std::vector<KeyValue>{{"k", "v"}, {"only-key", std::nullopt}};
     md.bloom_filter_offset = 5000;
     md.bloom_filter_length = 64;
@@ -103,12 +103,21 @@ TEST(MetadataTest, FileMetaDataRoundTrip) {
 }
 
 TEST(MetadataTest, EveryLogicalTypeRoundTrips) {
-  std::vector<LogicalType> all = {
-      LogicalType::String(), LogicalType::Map(), LogicalType::List(), {LogicalType::Kind::kEnum},
-      LogicalType::Decimal(9, 2), LogicalType::Date(), LogicalType::Time(false, TimeUnit::kMillis),
-      LogicalType::Time(true, TimeUnit::kMicros), LogicalType::Timestamp(false, TimeUnit::kMillis),
-      LogicalType::Integer(8, false), {LogicalType::Kind::kUnknown}, {LogicalType::Kind::kJson},
-      {LogicalType::Kind::kBson}, LogicalType::Uuid(), {LogicalType::Kind::kFloat16}};
+  std::vector<LogicalType> all = {LogicalType::String(),
+                                  LogicalType::Map(),
+                                  LogicalType::List(),
+                                  {LogicalType::Kind::kEnum},
+                                  LogicalType::Decimal(9, 2),
+                                  LogicalType::Date(),
+                                  LogicalType::Time(false, TimeUnit::kMillis),
+                                  LogicalType::Time(true, TimeUnit::kMicros),
+                                  LogicalType::Timestamp(false, TimeUnit::kMillis),
+                                  LogicalType::Integer(8, false),
+                                  {LogicalType::Kind::kUnknown},
+                                  {LogicalType::Kind::kJson},
+                                  {LogicalType::Kind::kBson},
+                                  LogicalType::Uuid(),
+                                  {LogicalType::Kind::kFloat16}};
   FileMetaData f;
   SchemaElement root;
   root.name = "r";
@@ -145,9 +154,8 @@ TEST(MetadataTest, PageHeaderRoundTripAndBytes) {
   SerializePageHeader(h, &buf);
   // Hand-encoded per the compact protocol: i32 fields 1-3, struct field 5
   // (delta 2) holding i32 fields 1-4, two stop bytes.
-  const std::vector<uint8_t> expected = {0x15, 0x00, 0x15, 0xc8, 0x01, 0x15, 0xa0, 0x01, 0x2c,
-                                         0x15, 0x14, 0x15, 0x00, 0x15, 0x06, 0x15, 0x06, 0x00,
-                                         0x00};
+  const std::vector<uint8_t> expected = {0x15, 0x00, 0x15, 0xc8, 0x01, 0x15, 0xa0, 0x01, 0x2c, 0x15,
+                                         0x14, 0x15, 0x00, 0x15, 0x06, 0x15, 0x06, 0x00, 0x00};
   EXPECT_EQ(std::vector<uint8_t>(buf.data(), buf.data() + buf.size()), expected);
   buf.Append("trailing page data");
   size_t consumed = 0;
@@ -219,7 +227,7 @@ TEST(MetadataTest, UnknownFieldsAreSkipped) {
   h.compressed_page_size = 0;
   ByteBuffer buf;
   SerializePageHeader(h, &buf);
-  buf.Resize(buf.size() - 1);  // drop the stop byte
+  buf.Resize(buf.size() - 1);                                  // drop the stop byte
   const uint8_t extra[] = {0x0c, 0x28, 0x18, 0x01, 'x', 0x00,  // field 20: struct {1: "x"}
                            0x00};
   buf.Append(extra, sizeof(extra));
@@ -232,7 +240,8 @@ TEST(MetadataTest, UnknownFieldsAreSkipped) {
 
 std::vector<uint8_t> ReadFooter(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
   if (bytes.size() < 12) return {};
   uint32_t len = LoadLittleEndian<uint32_t>(bytes.data() + bytes.size() - 8);
   return std::vector<uint8_t>(bytes.end() - 8 - len, bytes.end() - 8);

@@ -178,8 +178,8 @@ TEST(ReaderDecoderTest, ByteStreamSplit) {
   Value out[3];
   ASSERT_TRUE(dec.Decode(Encoding::kByteStreamSplit, bytes, 3, {}, &arena, out).has_value());
   for (int i = 0; i < 3; ++i) EXPECT_EQ(out[i].f32, values[i]);
-  EXPECT_FALSE(dec.Decode(Encoding::kByteStreamSplit, std::span(bytes, 11), 3, {}, &arena, out)
-                   .has_value());
+  EXPECT_FALSE(
+      dec.Decode(Encoding::kByteStreamSplit, std::span(bytes, 11), 3, {}, &arena, out).has_value());
 }
 
 TEST(ReaderDecoderTest, PlainChecksLengths) {
@@ -254,9 +254,9 @@ TEST(ReaderDecoderTest, Conversions) {
   ReaderLeaf lns = Leaf(Type::kInt64, LeafConversion::kNanosToMicros);
   ValueDecoder dns(&lns);
   int64_t ns[2] = {1999, -1};
-  ASSERT_TRUE(dns.Decode(Encoding::kPlain, std::span(reinterpret_cast<uint8_t*>(ns), 16), 2, {},
-                         &arena, v)
-                  .has_value());
+  ASSERT_TRUE(
+      dns.Decode(Encoding::kPlain, std::span(reinterpret_cast<uint8_t*>(ns), 16), 2, {}, &arena, v)
+          .has_value());
   EXPECT_EQ(v[0].i64, 1);
   EXPECT_EQ(v[1].i64, -1);
 

@@ -27,7 +27,8 @@ class MemoryInputFile final : public io::InputFile {
   uint64_t size() const override { return bytes_.size(); }
   Status ReadAt(uint64_t offset, std::span<uint8_t> out) const override {
     if (offset > bytes_.size() || out.size() > bytes_.size() - offset) {
-      return Corruption("{}: read of {} bytes at offset {} past the end", path_, out.size(), offset);
+      return Corruption("{}: read of {} bytes at offset {} past the end", path_, out.size(),
+                        offset);
     }
     std::memcpy(out.data(), bytes_.data() + offset, out.size());
     return Ok();
@@ -68,7 +69,8 @@ Page DataPage(int32_t num_values, const std::string& reps, const std::string& de
   p.header.type = PageType::kDataPage;
   p.header.uncompressed_page_size = static_cast<int32_t>(body.size());
   p.header.compressed_page_size = static_cast<int32_t>(body.size());
-  p.header.data_page_header = DataPageHeader{num_values, encoding, Encoding::kRle, Encoding::kRle, {}};
+  p.header.data_page_header =
+      DataPageHeader{num_values, encoding, Encoding::kRle, Encoding::kRle, {}};
   return p;
 }
 
@@ -347,8 +349,9 @@ TEST(ReaderFilesTest, StructsNestedDeeperThanTheTypeLimitAreRefused) {
   auto reader = OpenBytes(BuildFile(deep, 0, {}, {}), {});
   ASSERT_FALSE(reader);
   EXPECT_EQ(reader.error().code(), ErrorCode::kNotSupported);
-  EXPECT_NE(reader.error().message().find("nests types 150 levels deep, deeper than the limit of 100"),
-            std::string::npos)
+  EXPECT_NE(
+      reader.error().message().find("nests types 150 levels deep, deeper than the limit of 100"),
+      std::string::npos)
       << reader.error().message();
 }
 

@@ -173,8 +173,8 @@ TEST_F(DremelTest, MetricsCountLevelsAndSkipBoundsInLists) {
 
 TEST(WriterTest, RejectsRequiredNullWithoutWriting) {
   std::string file;
-  auto writer = ParquetWriter::Open(std::make_unique<test::MemoryOutputFile>(&file),
-                                    DocumentSchema(), {});
+  auto writer =
+      ParquetWriter::Open(std::make_unique<test::MemoryOutputFile>(&file), DocumentSchema(), {});
   ASSERT_TRUE(writer.has_value());
   Value row[] = {Value::Null(), Value::Null(), Value::List(nullptr, 0)};
   auto status = (*writer)->Append(row);

@@ -99,15 +99,15 @@ inline ChunkLevels ReadChunkLevels(const std::string& file, const ColumnMetaData
   int64_t seen = 0;
   while (seen < meta.num_values) {
     size_t consumed = 0;
-    auto header = ParsePageHeader(
-        std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(file.data() + pos),
-                                 file.size() - pos),
-        &consumed);
+    auto header =
+        ParsePageHeader(std::span<const uint8_t>(
+                            reinterpret_cast<const uint8_t*>(file.data() + pos), file.size() - pos),
+                        &consumed);
     if (!header) throw std::runtime_error(header.error().ToString());
     pos += consumed;
-    std::vector<uint8_t> body(file.begin() + static_cast<std::ptrdiff_t>(pos),
-                              file.begin() + static_cast<std::ptrdiff_t>(pos) +
-                                  header->compressed_page_size);
+    std::vector<uint8_t> body(
+        file.begin() + static_cast<std::ptrdiff_t>(pos),
+        file.begin() + static_cast<std::ptrdiff_t>(pos) + header->compressed_page_size);
     pos += static_cast<size_t>(header->compressed_page_size);
     size_t n = static_cast<size_t>(header->data_page_header->num_values);
     size_t at = 0;

@@ -71,10 +71,10 @@ TEST(ThriftCompactTest, FieldHeadersShortAndLongForm) {
   ByteBuffer buf;
   CompactWriter w(&buf);
   w.BeginStruct();
-  w.FieldI32(1, 5);      // delta 1, type 5: 0x15, zigzag(5)=10
-  w.FieldI64(3, -1);     // delta 2, type 6: 0x26, zigzag(-1)=1
+  w.FieldI32(1, 5);         // delta 1, type 5: 0x15, zigzag(5)=10
+  w.FieldI64(3, -1);        // delta 2, type 6: 0x26, zigzag(-1)=1
   w.FieldBinary(20, "ab");  // delta 17 > 15: long form 0x08, zigzag(20)=40
-  w.FieldI16(2, 1);      // going backwards: long form 0x04, zigzag(2)=4, value 2
+  w.FieldI16(2, 1);         // going backwards: long form 0x04, zigzag(2)=4, value 2
   w.EndStruct();
   EXPECT_EQ(ToVector(buf),
             Bytes({0x15, 0x0a, 0x26, 0x01, 0x08, 0x28, 0x02, 'a', 'b', 0x04, 0x04, 0x02, 0x00}));
@@ -107,8 +107,8 @@ TEST(ThriftCompactTest, BoolsInFieldHeadersAndLists) {
   ByteBuffer buf;
   CompactWriter w(&buf);
   w.BeginStruct();
-  w.FieldBool(1, true);   // 0x11
-  w.FieldBool(2, false);  // 0x12
+  w.FieldBool(1, true);                            // 0x11
+  w.FieldBool(2, false);                           // 0x12
   w.FieldListBegin(3, CompactType::kBoolTrue, 2);  // 0x19, 0x21
   w.WriteBool(true);
   w.WriteBool(false);
@@ -221,8 +221,8 @@ TEST(ThriftCompactTest, SkipsUnknownFieldsOfEveryType) {
   w.EndStruct();
   // A map<i32,string> field (id 9) with 2 entries, and a set<i64> (id 10), by hand.
   buf.Resize(buf.size() - 1);  // drop the stop byte
-  const uint8_t map_and_set[] = {0x1b, 0x02, 0x58, 0x02, 0x01, 'a', 0x04, 0x01, 'b',
-                                 0x1a, 0x26, 0x02, 0x04, 0x15, 0x2a, 0x00};
+  const uint8_t map_and_set[] = {0x1b, 0x02, 0x58, 0x02, 0x01, 'a',  0x04, 0x01,
+                                 'b',  0x1a, 0x26, 0x02, 0x04, 0x15, 0x2a, 0x00};
   buf.Append(map_and_set, sizeof(map_and_set));
 
   CompactReader r(buf.span());

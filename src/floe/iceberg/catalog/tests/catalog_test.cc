@@ -19,7 +19,8 @@ TableMetadata NewMetadata() {
   m.table_uuid = "9c12d441-03fe-4693-9a96-a0705ddf69c1";
   m.last_updated_ms = 1'700'000'000'000;
   m.last_column_id = 1;
-  m.schemas.push_back(types::Schema({types::NestedField{1, "id", true, types::Type::Long(), ""}}, 0));
+  m.schemas.push_back(
+      types::Schema({types::NestedField{1, "id", true, types::Type::Long(), ""}}, 0));
   m.current_schema_id = 0;
   m.partition_specs.push_back(PartitionSpec());
   m.sort_orders.push_back(SortOrder());
@@ -74,7 +75,8 @@ TEST_P(CatalogTest, NamespacesAndTables) {
   auto created = catalog_->CreateTable(id, NewMetadata());
   ASSERT_TRUE(created) << created.error().ToString();
   EXPECT_EQ(catalog_->CreateTable(id, NewMetadata()).error().code(), ErrorCode::kAlreadyExists);
-  EXPECT_EQ(catalog_->CreateTable({{"nope"}, "t"}, NewMetadata()).error().code(), ErrorCode::kNotFound);
+  EXPECT_EQ(catalog_->CreateTable({{"nope"}, "t"}, NewMetadata()).error().code(),
+            ErrorCode::kNotFound);
 
   auto tables = catalog_->ListTables({"sales"});
   ASSERT_TRUE(tables);
@@ -202,7 +204,8 @@ TEST_P(CatalogTest, ThreadsSharingOneCatalogCommitManyTablesAtOnce) {
 }
 
 TEST_P(CatalogTest, HostileNamesNeverReachOutsideTheWarehouse) {
-  for (const std::string& bad : std::vector<std::string>{"..", ".", "a/b", "a\\b", std::string("a\0b", 3), "tab\there", ""}) {
+  for (const std::string& bad : std::vector<std::string>{"..", ".", "a/b", "a\\b",
+                                                         std::string("a\0b", 3), "tab\there", ""}) {
     auto s = catalog_->CreateNamespace({bad});
     ASSERT_FALSE(s) << "accepted namespace '" << bad << "'";
     EXPECT_EQ(s.error().code(), ErrorCode::kInvalidArgument);
@@ -223,10 +226,12 @@ INSTANTIATE_TEST_SUITE_P(Catalogs, CatalogTest, ::testing::Values(Kind::kHadoop,
                          });
 
 TEST(SqlCatalogTest, RenameMovesTheTable) {
-  auto dir = std::filesystem::temp_directory_path() / ("floe_sql_rename_" + std::to_string(::getpid()));
+  auto dir =
+      std::filesystem::temp_directory_path() / ("floe_sql_rename_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   io::LocalFileIO io;
-  auto catalog = SqlCatalog::Open("c", "sqlite:///" + (dir / "c.db").string(), (dir / "w").string(), &io);
+  auto catalog =
+      SqlCatalog::Open("c", "sqlite:///" + (dir / "c.db").string(), (dir / "w").string(), &io);
   ASSERT_TRUE(catalog);
   ASSERT_TRUE((*catalog)->CreateNamespace({"a"}, {{"owner", "floe"}}));
   ASSERT_TRUE((*catalog)->CreateNamespace({"b"}));
@@ -359,10 +364,11 @@ TEST(CatalogConfigTest, ReadsPyIcebergShapedYamlWithEnvironment) {
   std::string path = (dir / "floe.yaml").string();
   ::setenv("FLOE_TEST_WAREHOUSE", "/tmp/wh", 1);
   io::LocalFileIO io;
-  ASSERT_TRUE(io.WriteAtomically(path,
-      "catalog:\n  default:\n    uri: sqlite:///${FLOE_TEST_WAREHOUSE}/c.db\n"
-      "    warehouse: file://${FLOE_TEST_WAREHOUSE}\n  lake:\n    type: hadoop\n"
-      "    warehouse: ${FLOE_TEST_MISSING_VAR}\n"));
+  ASSERT_TRUE(
+      io.WriteAtomically(path,
+                         "catalog:\n  default:\n    uri: sqlite:///${FLOE_TEST_WAREHOUSE}/c.db\n"
+                         "    warehouse: file://${FLOE_TEST_WAREHOUSE}\n  lake:\n    type: hadoop\n"
+                         "    warehouse: ${FLOE_TEST_MISSING_VAR}\n"));
   auto config = ReadCatalogConfig(path, "default");
   ASSERT_TRUE(config) << config.error().ToString();
   EXPECT_EQ(config->type, "sql");
