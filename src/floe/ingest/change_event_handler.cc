@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 namespace floe::ingest {
 
 using sink::RowKind;
@@ -221,6 +223,23 @@ void ChangeEventHandler::PublishTableRows() {
     if (n != 0) stats_->AddTableRows(table, n);
     n = 0;
   }
+}
+
+nlohmann::json NotedPrimaryKeysToJson(const std::vector<NotedPrimaryKey>& keys) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& k : keys) {
+    out.push_back({{"db", k.db}, {"table", k.table}, {"columns", k.columns}});
+  }
+  return out;
+}
+
+std::vector<NotedPrimaryKey> NotedPrimaryKeysFromJson(const nlohmann::json& keys) {
+  std::vector<NotedPrimaryKey> out;
+  for (const auto& k : keys) {
+    out.push_back({k.at("db").get<std::string>(), k.at("table").get<std::string>(),
+                   k.at("columns").get<std::vector<std::string>>()});
+  }
+  return out;
 }
 
 }  // namespace floe::ingest

@@ -36,6 +36,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "floe/cdc/debezium_json_reader.h"
 #include "floe/cdc/mysql/canal_json.h"
 #include "floe/common/arena.h"
@@ -172,5 +174,12 @@ class ChangeEventHandler {
   const std::string* last_table_key_ = nullptr;
   int64_t* last_table_count_ = nullptr;
 };
+
+/// The primary keys a source noted (TableResolver::NotedPrimaryKeys), as its
+/// checkpoint state keeps them: [{"db": .., "table": .., "columns": [..]}].
+nlohmann::json NotedPrimaryKeysToJson(const std::vector<NotedPrimaryKey>& keys);
+/// Reads them back. Throws nlohmann::json's exceptions on a value of another
+/// shape (the state parsers report them as kCorruption).
+std::vector<NotedPrimaryKey> NotedPrimaryKeysFromJson(const nlohmann::json& keys);
 
 }  // namespace floe::ingest

@@ -91,13 +91,7 @@ std::string SerializeState(const SourceState& s, bool resumable) {
                  {"rows", s.totals.rows},
                  {"skipped", s.totals.skipped},
                  {"dead_letters", s.totals.dead_letters}};
-  if (!s.primary_keys.empty()) {
-    nlohmann::json keys = nlohmann::json::array();
-    for (const auto& k : s.primary_keys) {
-      keys.push_back({{"db", k.db}, {"table", k.table}, {"columns", k.columns}});
-    }
-    j["primary_keys"] = std::move(keys);
-  }
+  if (!s.primary_keys.empty()) j["primary_keys"] = ingest::NotedPrimaryKeysToJson(s.primary_keys);
   return DumpJson(j);  // never throws on a name that is not UTF-8
 }
 
@@ -120,10 +114,7 @@ Result<SourceState> ParseState(std::string_view text) {
       s.totals.dead_letters = c->value("dead_letters", int64_t{0});
     }
     if (auto keys = j.find("primary_keys"); keys != j.end()) {
-      for (const auto& k : *keys) {
-        s.primary_keys.push_back({k.at("db").get<std::string>(), k.at("table").get<std::string>(),
-                                  k.at("columns").get<std::vector<std::string>>()});
-      }
+      s.primary_keys = ingest::NotedPrimaryKeysFromJson(*keys);
     }
     if (s.offset < 0 || s.line < 0 || s.dead_letter_bytes < 0) {
       return Corruption("ingest source state: negative position in {}", std::string(text));

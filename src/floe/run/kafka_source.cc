@@ -36,13 +36,7 @@ std::string SerializeState(const SourceState& s) {
   }
   j["offsets"] = std::move(offsets);
   j["counts"] = {{"messages", s.messages}, {"rows", s.counts.rows}, {"skipped", s.counts.skipped}};
-  if (!s.primary_keys.empty()) {
-    nlohmann::json keys = nlohmann::json::array();
-    for (const auto& k : s.primary_keys) {
-      keys.push_back({{"db", k.db}, {"table", k.table}, {"columns", k.columns}});
-    }
-    j["primary_keys"] = std::move(keys);
-  }
+  if (!s.primary_keys.empty()) j["primary_keys"] = ingest::NotedPrimaryKeysToJson(s.primary_keys);
   return DumpJson(j);  // never throws on a name that is not UTF-8
 }
 
@@ -68,10 +62,7 @@ Result<SourceState> ParseState(std::string_view text) {
       s.counts.skipped = c->value("skipped", int64_t{0});
     }
     if (auto keys = j.find("primary_keys"); keys != j.end()) {
-      for (const auto& k : *keys) {
-        s.primary_keys.push_back({k.at("db").get<std::string>(), k.at("table").get<std::string>(),
-                                  k.at("columns").get<std::vector<std::string>>()});
-      }
+      s.primary_keys = ingest::NotedPrimaryKeysFromJson(*keys);
     }
     return s;
   } catch (const std::exception& e) {
