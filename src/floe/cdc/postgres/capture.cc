@@ -10,6 +10,7 @@
 #include "floe/cdc/postgres/type_mapping.h"
 #include "floe/common/base64.h"
 #include "floe/common/json_text.h"
+#include "floe/types/temporal.h"
 
 namespace floe::cdc::postgres {
 namespace {
@@ -36,18 +37,6 @@ uint32_t XidOf(const PgoutputMessage& m) {
       m);
 }
 
-void CivilFromDays(int64_t z, int64_t* y, unsigned* m, unsigned* d) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const unsigned doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  *d = doy - (153 * mp + 2) / 5 + 1;
-  *m = mp < 10 ? mp + 3 : mp - 9;
-  *y = static_cast<int64_t>(yoe) + era * 400 + (*m <= 2);
-}
-
 void AppendTimestampTz(int64_t micros, std::string* out) {
   if (micros == std::numeric_limits<int64_t>::max()) {
     out->append("\"infinity\"");
@@ -62,46 +51,12 @@ void AppendTimestampTz(int64_t micros, std::string* out) {
   int64_t rest = micros - days * kDay;
   int64_t y = 0;
   unsigned m = 0, d = 0;
-  CivilFromDays(days, &y, &m, &d);
+  types::CivilFromDays(days, &y, &m, &d);
   int64_t secs = rest / 1'000'000, frac = rest % 1'000'000;
   fmt::format_to(std::back_inserter(*out), "\"{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", y, m, d,
                  secs / 3600, secs / 60 % 60, secs % 60);
   if (frac) fmt::format_to(std::back_inserter(*out), ".{:06}", frac);
   out->append("Z\"");
-}
-
-void AppendInt128(types::int128_t v, std::string* out) {
-  if (v == 0) {
-    out->push_back('0');
-    return;
-  }
-  bool neg = v < 0;
-  unsigned __int128 u =
-      neg ? static_cast<unsigned __int128>(-(v + 1)) + 1 : static_cast<unsigned __int128>(v);
-  char buf[48];
-  int n = 0;
-  while (u) {
-    buf[n++] = static_cast<char>('0' + static_cast<int>(u % 10));
-    u /= 10;
-  }
-  if (neg) out->push_back('-');
-  while (n) out->push_back(buf[--n]);
-}
-
-void AppendDecimal(types::int128_t v, int scale, std::string* out) {
-  std::string digits;
-  AppendInt128(v < 0 ? -v : v, &digits);
-  if (v < 0) out->push_back('-');
-  if (scale == 0) {
-    out->append(digits);
-    return;
-  }
-  if (digits.size() <= static_cast<size_t>(scale)) {
-    digits.insert(0, static_cast<size_t>(scale) + 1 - digits.size(), '0');
-  }
-  out->append(digits, 0, digits.size() - scale);
-  out->push_back('.');
-  out->append(digits, digits.size() - scale, std::string::npos);
 }
 
 template <typename T>
@@ -144,21 +99,14 @@ void AppendValue(const types::Type& type, const Value& v, std::string* out) {
       return;
     case TypeId::kDecimal:
       out->push_back('"');
-      AppendDecimal(v.decimal, type.scale(), out);
+      types::AppendDecimal(v.decimal, type.scale(), out);
       out->push_back('"');
       return;
-    case TypeId::kUuid: {
-      static constexpr char kHex[] = "0123456789abcdef";
+    case TypeId::kUuid:
       out->push_back('"');
-      for (size_t i = 0; i < v.size; ++i) {
-        if (i == 4 || i == 6 || i == 8 || i == 10) out->push_back('-');
-        auto b = static_cast<unsigned char>(v.bytes[i]);
-        out->push_back(kHex[b >> 4]);
-        out->push_back(kHex[b & 15]);
-      }
+      types::AppendUuid(v.as_bytes(), out);
       out->push_back('"');
       return;
-    }
     case TypeId::kBinary:
     case TypeId::kFixed:
       out->push_back('"');
