@@ -8,6 +8,23 @@
 
 namespace floe::parquet {
 
+namespace {
+
+/// Where FlushPage and FinishChunk assemble a page: its body (levels and
+/// values), the compressed body and the header. Only used inside one call,
+/// so all column writers of a thread share one set (about two pages' worth
+/// of memory per thread instead of per column).
+struct PageScratch {
+  ByteBuffer body, compressed, header;
+};
+
+PageScratch& ThreadPageScratch() {
+  thread_local PageScratch scratch;
+  return scratch;
+}
+
+}  // namespace
+
 ColumnWriter::ColumnWriter(const LeafColumn& leaf, const ColumnWriterOptions& options)
     : leaf_(leaf), options_(options), stats_(leaf.physical_type, leaf.type, leaf.type_length) {
   use_dictionary_ = options.dictionary_enabled && leaf.physical_type != Type::kBoolean;
@@ -208,48 +225,49 @@ Status ColumnWriter::FlushPage() {
 
   // Levels: v1 puts them in the compressed body with 4-byte length prefixes;
   // v2 keeps them uncompressed in front of the compressed values.
-  page_body_.Clear();
+  PageScratch& scratch = ThreadPageScratch();
+  scratch.body.Clear();
   if (!v2) {
     if (has_rep) {
-      page_body_.AppendLittleEndian<uint32_t>(static_cast<uint32_t>(rep_levels_.size()));
-      page_body_.Append(rep_levels_.span());
+      scratch.body.AppendLittleEndian<uint32_t>(static_cast<uint32_t>(rep_levels_.size()));
+      scratch.body.Append(rep_levels_.span());
     }
     if (has_def) {
-      page_body_.AppendLittleEndian<uint32_t>(static_cast<uint32_t>(def_levels_.size()));
-      page_body_.Append(def_levels_.span());
+      scratch.body.AppendLittleEndian<uint32_t>(static_cast<uint32_t>(def_levels_.size()));
+      scratch.body.Append(def_levels_.span());
     }
   }
-  size_t values_start = page_body_.size();
+  size_t values_start = scratch.body.size();
   if (dictionary) {
     uint32_t dict_size = numeric_dict_ ? numeric_dict_->size() : bytes_dict_->size();
     int bit_width = BitWidth(dict_size > 0 ? dict_size - 1 : 0);
-    page_body_.PushByte(static_cast<uint8_t>(bit_width));
-    RleBitPackedEncoder encoder(&page_body_, bit_width);
+    scratch.body.PushByte(static_cast<uint8_t>(bit_width));
+    RleBitPackedEncoder encoder(&scratch.body, bit_width);
     for (uint32_t index : indices_) encoder.Put(index);
     encoder.Flush();
     ++dictionary_pages_;
   } else {
-    page_body_.Append(plain_.span());
+    scratch.body.Append(plain_.span());
   }
-  size_t values_size = page_body_.size() - values_start;
+  size_t values_size = scratch.body.size() - values_start;
 
-  std::span<const uint8_t> values = page_body_.span().subspan(values_start);
+  std::span<const uint8_t> values = scratch.body.span().subspan(values_start);
   std::span<const uint8_t> compressed;
   bool compress = options_.codec != CompressionCodec::kUncompressed;
   if (compress) {
-    compressed_.Clear();
-    FLOE_RETURN_IF_ERROR(Compress(options_.codec, v2 ? values : page_body_.span(), &compressed_,
-                                  options_.compression_level));
-    compressed = compressed_.span();
+    scratch.compressed.Clear();
+    FLOE_RETURN_IF_ERROR(Compress(options_.codec, v2 ? values : scratch.body.span(),
+                                  &scratch.compressed, options_.compression_level));
+    compressed = scratch.compressed.span();
   } else {
-    compressed = v2 ? values : page_body_.span();
+    compressed = v2 ? values : scratch.body.span();
   }
 
   PageHeader header;
   size_t levels_size = rep_levels_.size() + def_levels_.size();
   if (!v2) {
     header.type = PageType::kDataPage;
-    header.uncompressed_page_size = static_cast<int32_t>(page_body_.size());
+    header.uncompressed_page_size = static_cast<int32_t>(scratch.body.size());
     header.compressed_page_size = static_cast<int32_t>(compressed.size());
     DataPageHeader data;
     data.num_values = static_cast<int32_t>(page_values_);
@@ -271,9 +289,9 @@ Status ColumnWriter::FlushPage() {
     data.is_compressed = compress;
     header.data_page_header_v2 = data;
   }
-  header_.Clear();
-  SerializePageHeader(header, &header_);
-  const size_t header_size = header_.size();
+  scratch.header.Clear();
+  SerializePageHeader(header, &scratch.header);
+  const size_t header_size = scratch.header.size();
   PageBytes page;
   page.size = header_size + (v2 ? levels_size : 0) + compressed.size();
   page.data = std::make_unique_for_overwrite<uint8_t[]>(page.size);
@@ -282,7 +300,7 @@ Status ColumnWriter::FlushPage() {
     if (!bytes.empty()) std::memcpy(w, bytes.data(), bytes.size());
     w += bytes.size();
   };
-  put(header_.span());
+  put(scratch.header.span());
   if (v2) {
     put(rep_levels_.span());
     put(def_levels_.span());
@@ -329,10 +347,11 @@ Status ColumnWriter::FinishChunk() {
   uint32_t count = numeric_dict_ ? numeric_dict_->size() : bytes_dict_->size();
   std::span<const uint8_t> body = plain.span();
   if (options_.codec != CompressionCodec::kUncompressed) {
-    compressed_.Clear();
+    ByteBuffer& compressed = ThreadPageScratch().compressed;
+    compressed.Clear();
     FLOE_RETURN_IF_ERROR(
-        Compress(options_.codec, plain.span(), &compressed_, options_.compression_level));
-    body = compressed_.span();
+        Compress(options_.codec, plain.span(), &compressed, options_.compression_level));
+    body = compressed.span();
   }
   PageHeader header;
   header.type = PageType::kDictionaryPage;

@@ -4,7 +4,11 @@
 /// full pages into the column chunk, and keeps the chunk's dictionary and
 /// statistics. The ParquetWriter feeds it shredded values and asks it to cut
 /// pages at row boundaries. Buffers are reused across pages and row groups, so
-/// steady state allocates nothing per value. Not thread-safe.
+/// steady state allocates nothing per value. A page is assembled and
+/// compressed in scratch buffers of the calling thread, shared by every
+/// column writer on it (a page's bytes are copied out before FlushPage
+/// returns): a column holds its buffered page, never a second and third copy
+/// of it. Not thread-safe.
 ///
 /// Encodings (what pyarrow writes for data page v1): values go through a
 /// dictionary (RLE_DICTIONARY data pages, one PLAIN dictionary page first in
@@ -174,11 +178,10 @@ class ColumnWriter {
   std::unique_ptr<BytesDictionary> bytes_dict_;
   bool use_dictionary_ = false;  // enabled, and not BOOLEAN
   bool fallback_ = false;
-  int dictionary_pages_ = 0;                    // data pages written with RLE_DICTIONARY
-  std::vector<PageBytes> pages_;                // the chunk's data pages
-  size_t chunk_size_ = 0;                       // their bytes
-  ByteBuffer dict_page_;                        // dictionary page header and body
-  ByteBuffer page_body_, compressed_, header_;  // scratch
+  int dictionary_pages_ = 0;      // data pages written with RLE_DICTIONARY
+  std::vector<PageBytes> pages_;  // the chunk's data pages
+  size_t chunk_size_ = 0;         // their bytes
+  ByteBuffer dict_page_;          // dictionary page header and body
   int64_t chunk_values_ = 0;
   int64_t chunk_uncompressed_ = 0;
   std::vector<Encoding> encodings_;
