@@ -5,6 +5,8 @@
 #include <charconv>
 #include <iterator>
 
+#include "floe/common/ascii.h"
+
 namespace floe::cdc {
 namespace {
 
@@ -49,12 +51,6 @@ bool IsUuid(std::string_view s) {
     }
   }
   return true;
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 void InsertInterval(std::vector<std::pair<uint64_t, uint64_t>>* v, uint64_t lo, uint64_t hi) {
@@ -119,7 +115,7 @@ Result<GtidSet> GtidSet::Parse(std::string_view text) {
     if (part.empty()) continue;
     if (part.find(':') != std::string_view::npos) {
       auto pieces = Split(part, ':');
-      std::string uuid = Lower(Trim(pieces[0]));
+      std::string uuid = AsciiLower(Trim(pieces[0]));
       if (!IsUuid(uuid))
         return InvalidArgument("bad GTID source uuid '{}' in '{}'", pieces[0], text);
       if (pieces.size() < 2) return InvalidArgument("GTID '{}' has no intervals", part);
@@ -158,7 +154,7 @@ Status GtidSet::AddMySql(std::string_view uuid, uint64_t transaction_number) {
   if (flavor_ == Flavor::kMariaDb)
     return InvalidArgument("adding a MySQL GTID to a MariaDB GTID set");
   flavor_ = Flavor::kMySql;
-  auto& v = mysql_[Lower(uuid)];
+  auto& v = mysql_[AsciiLower(uuid)];
   // Fast path: extends the last interval (the common, in-order case).
   if (!v.empty() && v.back().second + 1 == transaction_number) {
     v.back().second = transaction_number;

@@ -13,6 +13,7 @@
 
 #include "floe/cli/cli_values.h"
 #include "floe/cli/commands.h"
+#include "floe/common/ascii.h"
 #include "floe/common/json_dump.h"
 #include "floe/common/printable.h"
 #include "floe/format/parquet/reader.h"
@@ -38,11 +39,6 @@ Result<std::unique_ptr<ParquetReader>> OpenReader(const std::string& path) {
   return ParquetReader::Open(std::move(file));
 }
 
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 /// Prints the flat schema as a tree, parquet-mr's "message" style:
 ///   optional fixed_len_byte_array(16) u (UUID) = 7;
 void PrintSchemaElements(const std::vector<parquet::SchemaElement>& elements, size_t* pos,
@@ -54,9 +50,9 @@ void PrintSchemaElements(const std::vector<parquet::SchemaElement>& elements, si
   if (depth == 0) {
     *out += fmt::format("message {} {{\n", EscapeControlCharacters(e.name));
   } else {
-    std::string rep = e.repetition_type ? Lower(parquet::RepetitionName(*e.repetition_type))
+    std::string rep = e.repetition_type ? AsciiLower(parquet::RepetitionName(*e.repetition_type))
                                         : std::string("required");
-    std::string type = group ? "group" : Lower(parquet::TypeName(*e.type));
+    std::string type = group ? "group" : AsciiLower(parquet::TypeName(*e.type));
     if (!group && *e.type == parquet::Type::kFixedLenByteArray) {
       type += fmt::format("({})", e.type_length.value_or(0));
     }

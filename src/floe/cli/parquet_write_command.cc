@@ -16,6 +16,7 @@
 #include "floe/cli/cli_values.h"
 #include "floe/cli/commands.h"
 #include "floe/common/arena.h"
+#include "floe/format/parquet/compression.h"
 #include "floe/format/parquet/writer.h"
 #include "floe/io/file_io.h"
 #include "floe/types/row_json.h"
@@ -36,15 +37,6 @@ struct WriteArgs {
   std::string input;
   std::string output;
 };
-
-Result<parquet::CompressionCodec> ParseCodec(const std::string& name) {
-  if (name == "zstd") return parquet::CompressionCodec::kZstd;
-  if (name == "snappy") return parquet::CompressionCodec::kSnappy;
-  if (name == "gzip") return parquet::CompressionCodec::kGzip;
-  if (name == "lz4_raw") return parquet::CompressionCodec::kLz4Raw;
-  if (name == "uncompressed" || name == "none") return parquet::CompressionCodec::kUncompressed;
-  return InvalidArgument("unknown codec '{}' (zstd, snappy, gzip, lz4_raw, uncompressed)", name);
-}
 
 // Reads the input in large blocks and hands out lines without copying them.
 class LineReader {
@@ -111,7 +103,7 @@ Result<parquet::DataFileMetrics> Convert(const WriteArgs& args, AtomicOutput& ou
                                          std::string* where) {
   FLOE_ASSIGN_OR_RETURN(types::Schema schema, types::ReadSchemaFile(args.schema_path));
   parquet::WriterOptions options;
-  FLOE_ASSIGN_OR_RETURN(options.codec, ParseCodec(args.codec));
+  FLOE_ASSIGN_OR_RETURN(options.codec, parquet::ParseCodecName(args.codec));
   options.compression_level = args.compression_level;
   options.row_group_size_bytes = args.row_group_size;
   options.page_size_bytes = args.page_size;
@@ -194,7 +186,7 @@ void AddParquetWriteCommand(CLI::App& parquet, int* exit_code) {
       "write", "Convert JSON Lines (one row per line, floe's JSON row form) to a Parquet file");
   cmd->add_option("--schema", args->schema_path, "Iceberg schema JSON file")->required();
   cmd->add_option("--codec", args->codec, "zstd (default), snappy, gzip, lz4_raw, uncompressed")
-      ->check(OneOf({"zstd", "snappy", "gzip", "lz4_raw", "uncompressed", "none"}));
+      ->check(OneOf({"zstd", "snappy", "gzip", "lz4_raw", "lz4", "uncompressed", "none"}));
   cmd->add_option("--compression-level", args->compression_level,
                   "codec level; 0 = codec default (zstd 1, gzip 6)")
       ->check(IntegerIn(0, 22));

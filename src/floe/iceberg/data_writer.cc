@@ -4,6 +4,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "floe/format/parquet/compression.h"
 #include "floe/iceberg/single_value.h"
 #include "floe/iceberg/table_metadata_builder.h"
 
@@ -13,11 +14,6 @@ namespace {
 
 std::string TrimSlash(std::string s) {
   while (s.size() > 1 && s.back() == '/') s.pop_back();
-  return s;
-}
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
 
@@ -58,21 +54,12 @@ Result<DataWriterOptions> DataWriterOptions::FromProperties(const TableMetadata&
   DataWriterOptions o;
   o.target_file_size_bytes = std::max<int64_t>(
       1, m.PropertyAsInt("write.target-file-size-bytes", o.target_file_size_bytes));
-  std::string codec = Lower(m.Property("write.parquet.compression-codec", "zstd"));
-  if (codec == "zstd") {
-    o.parquet.codec = parquet::CompressionCodec::kZstd;
-  } else if (codec == "snappy") {
-    o.parquet.codec = parquet::CompressionCodec::kSnappy;
-  } else if (codec == "gzip") {
-    o.parquet.codec = parquet::CompressionCodec::kGzip;
-  } else if (codec == "uncompressed" || codec == "none") {
-    o.parquet.codec = parquet::CompressionCodec::kUncompressed;
-  } else if (codec == "lz4") {
-    o.parquet.codec = parquet::CompressionCodec::kLz4Raw;
-  } else {
-    return InvalidArgument("table property write.parquet.compression-codec: unknown codec '{}'",
-                           codec);
+  auto codec = parquet::ParseCodecName(m.Property("write.parquet.compression-codec", "zstd"));
+  if (!codec) {
+    return InvalidArgument("table property write.parquet.compression-codec: {}",
+                           codec.error().message());
   }
+  o.parquet.codec = *codec;
   o.parquet.compression_level =
       static_cast<int>(m.PropertyAsInt("write.parquet.compression-level", 0));
   o.parquet.row_group_size_bytes = static_cast<size_t>(

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "floe/common/ascii.h"
 #include "floe/common/base64.h"
 #include "floe/iceberg/murmur3.h"
 #include "floe/types/temporal.h"
@@ -62,12 +63,6 @@ namespace {
 
 bool IsTemporalDateOrTimestamp(TypeId id) {
   return id == TypeId::kDate || id == TypeId::kTimestamp || id == TypeId::kTimestampTz;
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 Status ExpectKind(const Type& type, const Value& value, Value::Kind kind) {
@@ -250,7 +245,7 @@ Result<Transform> Transform::Truncate(int32_t width) {
 
 Result<Transform> Transform::Parse(std::string_view text) {
   if (text.empty()) return InvalidArgument("empty transform name");
-  std::string lower = Lower(text);
+  std::string lower = AsciiLower(text);
   if (lower == "identity") return Identity();
   if (lower == "year") return Year();
   if (lower == "month") return Month();

@@ -6,21 +6,15 @@
 #include <cctype>
 #include <filesystem>
 
+#include "floe/common/ascii.h"
 #include "floe/io/file_io.h"
 
 namespace floe::io {
 namespace {
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
 // Whether a query parameter named `name` carries a secret.
 bool IsSecretParameter(std::string_view name) {
-  std::string n = Lower(name);
+  std::string n = AsciiLower(name);
   for (std::string_view word :
        {"password", "passwd", "pwd", "token", "secret", "key", "credential", "signature", "auth"}) {
     if (n.find(word) != std::string::npos) return true;
@@ -44,7 +38,7 @@ std::string UriScheme(std::string_view s) {
     ++i;
   }
   if (i >= s.size() || s[i] != ':') return {};
-  std::string scheme = Lower(s.substr(0, i));
+  std::string scheme = AsciiLower(s.substr(0, i));
   std::string_view rest = s.substr(i + 1);
   if (rest.starts_with("//")) return scheme;
   if (scheme == "file" && rest.starts_with("/")) return scheme;
@@ -128,7 +122,7 @@ bool PathIsWithin(std::string_view path, std::string_view dir) {
     // Object store URIs: compare the text after normalizing the key part.
     size_t p = path.find("://"), d = dir.find("://");
     std::string_view pa = path.substr(0, p + 3), da = dir.substr(0, d + 3);
-    if (Lower(pa) != Lower(da)) return false;
+    if (AsciiLower(pa) != AsciiLower(da)) return false;
     std::string pk = NormalizedPath("/" + std::string(path.substr(p + 3)));
     std::string dk = NormalizedPath("/" + std::string(dir.substr(d + 3)));
     if (dk == "/") return true;

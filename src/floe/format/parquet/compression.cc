@@ -9,6 +9,7 @@
 #include <limits>
 #include <memory>
 
+#include "floe/common/ascii.h"
 #include "floe/common/zstd_contexts.h"
 
 namespace floe::parquet {
@@ -165,6 +166,19 @@ Status Decompress(CompressionCodec codec, std::span<const uint8_t> in, size_t un
     default:
       return NotSupported("compression codec {} is not supported", CodecName(codec));
   }
+}
+
+Result<CompressionCodec> ParseCodecName(std::string_view name) {
+  const std::string lower = AsciiLower(name);
+  if (lower == "zstd") return CompressionCodec::kZstd;
+  if (lower == "snappy") return CompressionCodec::kSnappy;
+  if (lower == "gzip") return CompressionCodec::kGzip;
+  if (lower == "lz4_raw" || lower == "lz4") return CompressionCodec::kLz4Raw;
+  if (lower == "uncompressed" || lower == "none") return CompressionCodec::kUncompressed;
+  return InvalidArgument(
+      "unknown or unwritable Parquet codec '{}' (floe writes zstd, snappy, gzip, lz4_raw or lz4, "
+      "uncompressed)",
+      name);
 }
 
 }  // namespace floe::parquet

@@ -10,12 +10,22 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string_view>
 
 #include "floe/common/bytes.h"
 #include "floe/common/result.h"
 #include "floe/format/parquet/metadata.h"
 
 namespace floe::parquet {
+
+/// The codec a user names, as Iceberg's `write.parquet.compression-codec`
+/// and `floe parquet write --codec` take it, case-insensitively: `zstd`,
+/// `snappy`, `gzip`, `lz4_raw`, `lz4` (written as LZ4_RAW: the Parquet spec
+/// deprecates the Hadoop-framed LZ4 that parquet-mr writes under this name,
+/// and every current reader reads LZ4_RAW), `uncompressed` or `none`.
+/// Errors: kInvalidArgument naming the codecs floe writes (`brotli` and
+/// `lzo` among the refused).
+Result<CompressionCodec> ParseCodecName(std::string_view name);
 
 /// The level pyarrow (Arrow C++) uses when none is given: ZSTD 1, GZIP 6
 /// (zlib's Z_DEFAULT_COMPRESSION). Other codecs ignore the level.

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "floe/common/ascii.h"
+
 namespace floe::io::s3 {
 namespace {
 
@@ -30,14 +32,6 @@ std::string Encode(std::string_view raw, bool keep_slash) {
       out.push_back(kHexUpper[c >> 4]);
       out.push_back(kHexUpper[c & 15]);
     }
-  }
-  return out;
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   }
   return out;
 }
@@ -131,7 +125,8 @@ Signature Sign(const SigningInput& input, const Credentials& credentials, std::s
   // their order), values trimmed; repeated names joined with ','.
   std::vector<std::pair<std::string, std::string>> headers;
   headers.reserve(input.headers.size());
-  for (const auto& [name, value] : input.headers) headers.emplace_back(Lower(name), TrimAll(value));
+  for (const auto& [name, value] : input.headers)
+    headers.emplace_back(AsciiLower(name), TrimAll(value));
   std::stable_sort(headers.begin(), headers.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   std::string canonical_headers;

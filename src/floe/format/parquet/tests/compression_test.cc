@@ -69,5 +69,23 @@ TEST(CompressionTest, UnsupportedCodec) {
   EXPECT_EQ(status.error().code(), ErrorCode::kNotSupported);
 }
 
+TEST(CompressionTest, CodecNamesAreParsedOneWayForTablesAndTheCli) {
+  EXPECT_EQ(*ParseCodecName("zstd"), CompressionCodec::kZstd);
+  EXPECT_EQ(*ParseCodecName("ZSTD"), CompressionCodec::kZstd);
+  EXPECT_EQ(*ParseCodecName("Snappy"), CompressionCodec::kSnappy);
+  EXPECT_EQ(*ParseCodecName("gzip"), CompressionCodec::kGzip);
+  // Iceberg's property says "lz4"; the CLI said "lz4_raw": both write LZ4_RAW.
+  EXPECT_EQ(*ParseCodecName("lz4"), CompressionCodec::kLz4Raw);
+  EXPECT_EQ(*ParseCodecName("lz4_raw"), CompressionCodec::kLz4Raw);
+  EXPECT_EQ(*ParseCodecName("uncompressed"), CompressionCodec::kUncompressed);
+  EXPECT_EQ(*ParseCodecName("none"), CompressionCodec::kUncompressed);
+  for (const char* refused : {"brotli", "lzo", "", "zstd "}) {
+    auto codec = ParseCodecName(refused);
+    ASSERT_FALSE(codec.has_value()) << refused;
+    EXPECT_EQ(codec.error().code(), ErrorCode::kInvalidArgument);
+    EXPECT_NE(codec.error().message().find("floe writes zstd"), std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace floe::parquet

@@ -1,0 +1,17 @@
+#pragma once
+/// ASCII case helpers for names the formats and protocols define as ASCII
+/// (codec names, units, URI schemes, HTTP header names, positions' keywords).
+/// Bytes outside A-Z are kept as they are, whatever the process's locale.
+
+#include <string>
+#include <string_view>
+
+namespace floe {
+
+/// `s` with A-Z turned into a-z.
+std::string AsciiLower(std::string_view s);
+
+/// Whether `a` and `b` are equal when A-Z and a-z are taken as the same.
+bool EqualsIgnoreAsciiCase(std::string_view a, std::string_view b);
+
+}  // namespace floe
