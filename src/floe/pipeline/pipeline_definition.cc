@@ -89,6 +89,24 @@ void DescribeIcebergSource(const IcebergSourceDefinition& s, std::string& out) {
   if (s.split_lookback) Line(out, 2, "split-lookback", std::to_string(*s.split_lookback));
 }
 
+void DescribePostgresSource(const PostgresSourceDefinition& s, std::string& out) {
+  Line(out, 2, "hostname", Quote(s.hostname));
+  Line(out, 2, "port", std::to_string(s.port));
+  Line(out, 2, "username", Quote(s.username));
+  if (!s.password.value.empty()) Line(out, 2, "password", Shown(s.password));
+  Line(out, 2, "database-name", Quote(s.database_name));
+  if (!s.schema_name.empty()) Line(out, 2, "schema-name", Quote(s.schema_name));
+  Line(out, 2, "tables", Quote(s.tables.include.text));
+  if (!s.tables.exclude.empty()) Line(out, 2, "tables.exclude", Quote(s.tables.exclude.text));
+  Line(out, 2, "slot.name", Quote(s.slot_name));
+  Line(out, 2, "decoding.plugin.name", Quote(s.decoding_plugin_name));
+  Line(out, 2, "publication.name", Quote(s.publication_name));
+  Line(out, 2, "publication.autocreate.mode", Quote(s.publication_autocreate_mode));
+  Line(out, 2, "scan.startup.mode", std::string(StartupModeName(s.startup_mode)));
+  Line(out, 2, "heartbeat.interval", FormatDuration(s.heartbeat_interval));
+  Line(out, 2, "connect.timeout", FormatDuration(s.connect_timeout));
+}
+
 void DescribeSource(const SourceDefinition& source, std::string& out) {
   const MySqlSourceDefinition& s = source.mysql;
   out += "source:\n";
@@ -101,6 +119,10 @@ void DescribeSource(const SourceDefinition& source, std::string& out) {
   if (source.is_kafka()) {
     for (const auto& [key, value] : source.kafka.settings) Line(out, 2, key, Shown(value));
     Line(out, 2, "value.format", Quote(source.kafka.value_format));
+    return;
+  }
+  if (source.is_postgres()) {
+    DescribePostgresSource(source.postgres, out);
     return;
   }
   Line(out, 2, "hostname", Quote(s.hostname));
@@ -267,6 +289,7 @@ std::vector<std::string> PipelineDefinition::SecretValues() const {
     if (value.secret && !value.value.empty()) out.push_back(value.value);
   };
   add(source.mysql.password);
+  add(source.postgres.password);
   for (const auto& [name, value] : source.mysql.jdbc_properties) add(value);
   for (const auto& [name, value] : source.kafka.settings) add(value);
   for (const CatalogDefinition* catalog : {&sink.catalog, &source.iceberg.catalog}) {

@@ -159,15 +159,50 @@ struct KafkaSourceDefinition {
   std::string value_format = "debezium-json";
 };
 
+/// `source:` with `type: postgres`: a PostgreSQL database's logical
+/// replication stream, decoded from the built-in pgoutput plugin
+/// (docs/postgres.md, docs/pipeline.md "source: (type postgres)"). The key
+/// names are Flink CDC's PostgreSQL connector's and Debezium's.
+struct PostgresSourceDefinition {
+  std::string hostname;       ///< required
+  int port = 5432;            ///< 1..65535
+  std::string username;       ///< required
+  SettingValue password;      ///< always secret
+  std::string database_name;  ///< `database-name`, required
+  /// `schema-name`: a regular expression the schema of every selected table
+  /// must match (whole match); empty: any schema.
+  std::string schema_name;
+  /// `tables` (required, "schema.table" patterns as the mysql source's
+  /// "db.table") and `tables.exclude`.
+  SourceTables tables;
+  std::string slot_name;                             ///< `slot.name`, required
+  std::string decoding_plugin_name = "pgoutput";     ///< the only one accepted
+  std::string publication_name = "dbz_publication";  ///< `publication.name`
+  /// `publication.autocreate.mode`: all_tables, filtered or disabled.
+  std::string publication_autocreate_mode = "all_tables";
+  /// `scan.startup.mode`: latest-offset (initial, the default, is refused
+  /// while the snapshot is not built).
+  StartupMode startup_mode = StartupMode::kLatestOffset;
+  /// `heartbeat.interval`: after this long without a change, the slot is
+  /// confirmed up to the server's WAL position (when nothing read is waiting
+  /// for its commit), so that an idle slot does not hold WAL back.
+  std::chrono::milliseconds heartbeat_interval{30000};
+  std::chrono::milliseconds connect_timeout{30000};  ///< `connect.timeout`
+};
+
 struct SourceDefinition {
-  std::string type;                 ///< "mysql", "iceberg" or "kafka"
-  std::string name;                 ///< `name`: a display name, as in Flink CDC; may be empty
-  MySqlSourceDefinition mysql;      ///< type mysql
-  IcebergSourceDefinition iceberg;  ///< type iceberg
-  KafkaSourceDefinition kafka;      ///< type kafka
+  std::string type;                   ///< "mysql", "postgres", "iceberg" or "kafka"
+  std::string name;                   ///< `name`: a display name, as in Flink CDC; may be empty
+  MySqlSourceDefinition mysql;        ///< type mysql
+  IcebergSourceDefinition iceberg;    ///< type iceberg
+  KafkaSourceDefinition kafka;        ///< type kafka
+  PostgresSourceDefinition postgres;  ///< type postgres
   bool is_iceberg() const { return type == "iceberg"; }
   bool is_kafka() const { return type == "kafka"; }
-  const SourceTables& tables() const { return is_iceberg() ? iceberg.tables : mysql.tables; }
+  bool is_postgres() const { return type == "postgres"; }
+  const SourceTables& tables() const {
+    return is_iceberg() ? iceberg.tables : is_postgres() ? postgres.tables : mysql.tables;
+  }
 };
 
 /// The schema change event types of Flink CDC.

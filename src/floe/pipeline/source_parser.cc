@@ -1,8 +1,9 @@
-// source: (type mysql, iceberg or kafka) of a pipeline file.
+// source: (type mysql, postgres, iceberg or kafka) of a pipeline file.
 
 #include <algorithm>
 #include <cctype>
 #include <limits>
+#include <regex>
 
 #include "floe/pipeline/block_reader.h"
 #include "floe/pipeline/section_parsers.h"
@@ -11,7 +12,7 @@
 namespace floe::pipeline {
 namespace {
 
-const std::vector<std::string> kSourceTypes = {"mysql", "iceberg", "kafka"};
+const std::vector<std::string> kSourceTypes = {"mysql", "postgres", "iceberg", "kafka"};
 const std::vector<std::string> kMySqlKeys = {
     "type",
     "name",
@@ -41,6 +42,28 @@ const std::vector<std::string> kMySqlKeys = {
     "connection.pool.size",
     "heartbeat.interval",
 };
+/// The keys of a postgres source: Flink CDC's PostgreSQL connector's and
+/// Debezium's names.
+const std::vector<std::string> kPostgresKeys = {
+    "type",
+    "name",
+    "hostname",
+    "port",
+    "username",
+    "password",
+    "database-name",
+    "schema-name",
+    "tables",
+    "tables.exclude",
+    "slot.name",
+    "decoding.plugin.name",
+    "publication.name",
+    "publication.autocreate.mode",
+    "scan.startup.mode",
+    "heartbeat.interval",
+    "connect.timeout",
+};
+const std::vector<std::string> kPublicationAutocreateModes = {"all_tables", "filtered", "disabled"};
 const std::vector<std::string> kIcebergKeys = {
     "type",
     "name",
@@ -244,6 +267,93 @@ Result<MySqlSourceDefinition> ParseMySql(BlockReader& r) {
   return s;
 }
 
+Result<PostgresSourceDefinition> ParsePostgres(BlockReader& r) {
+  PostgresSourceDefinition s;
+  using std::chrono::milliseconds;
+  FLOE_ASSIGN_OR_RETURN(auto hostname, r.String("hostname"));
+  if (!hostname || hostname->empty()) return r.FailBlock("needs 'hostname' (the server to read)");
+  s.hostname = *hostname;
+  FLOE_ASSIGN_OR_RETURN(auto port, r.Integer("port", 1, 65535));
+  if (port) s.port = static_cast<int>(*port);
+  FLOE_ASSIGN_OR_RETURN(auto username, r.String("username"));
+  if (!username || username->empty()) return r.FailBlock("needs 'username'");
+  s.username = *username;
+  FLOE_ASSIGN_OR_RETURN(auto password, r.String("password"));
+  if (password) s.password = SettingValue{*password, true};
+  FLOE_ASSIGN_OR_RETURN(auto database, r.String("database-name"));
+  if (!database || database->empty()) {
+    return r.FailBlock("needs 'database-name' (the database whose changes are read)");
+  }
+  s.database_name = *database;
+  FLOE_ASSIGN_OR_RETURN(auto schema, r.String("schema-name"));
+  if (schema) {
+    try {
+      std::regex check(*schema);
+    } catch (const std::regex_error& e) {
+      return r.Fail(*r.Get("schema-name"), "'{}' is not a regular expression: {}", *schema,
+                    e.what());
+    }
+    s.schema_name = *schema;
+  }
+  FLOE_ASSIGN_OR_RETURN(auto tables, r.StringOrList("tables"));
+  if (!tables) {
+    return r.FailBlock(
+        "needs 'tables' (the tables to mirror, as schema.table patterns, e.g. \"public.\\.*\" "
+        "for every table of the schema public)");
+  }
+  auto include = ParseTableSelector(*tables);
+  if (!include) return r.Fail(*r.Get("tables"), "{}", include.error().message());
+  s.tables.include = std::move(*include);
+  FLOE_ASSIGN_OR_RETURN(auto exclude, r.StringOrList("tables.exclude"));
+  if (exclude) {
+    auto parsed = ParseTableSelector(*exclude);
+    if (!parsed) return r.Fail(*r.Get("tables.exclude"), "{}", parsed.error().message());
+    s.tables.exclude = std::move(*parsed);
+  }
+  FLOE_ASSIGN_OR_RETURN(auto slot, r.String("slot.name"));
+  if (!slot || slot->empty()) {
+    return r.FailBlock(
+        "needs 'slot.name' (the replication slot the pipeline reads from; it is made when "
+        "missing, and no other reader may use it)");
+  }
+  s.slot_name = *slot;
+  FLOE_ASSIGN_OR_RETURN(auto plugin, r.String("decoding.plugin.name"));
+  if (plugin && *plugin != "pgoutput") {
+    return r.Fail(*r.Get("decoding.plugin.name"),
+                  "'{}' is not supported: floe reads the pgoutput plugin built into PostgreSQL "
+                  "10 and later (no server extension needed); use pgoutput",
+                  *plugin);
+  }
+  FLOE_ASSIGN_OR_RETURN(auto publication, r.String("publication.name"));
+  if (publication) s.publication_name = *publication;
+  FLOE_ASSIGN_OR_RETURN(auto autocreate,
+                        r.Choice("publication.autocreate.mode", kPublicationAutocreateModes));
+  if (autocreate) s.publication_autocreate_mode = kPublicationAutocreateModes[*autocreate];
+  FLOE_ASSIGN_OR_RETURN(auto mode, r.Choice("scan.startup.mode", kStartupModes));
+  StartupMode startup = mode ? static_cast<StartupMode>(*mode) : StartupMode::kInitial;
+  if (startup == StartupMode::kInitial) {
+    const DocumentEntry* entry = r.Get("scan.startup.mode");
+    std::string message =
+        "initial (a snapshot of the tables, then their changes; Flink CDC's default) is not "
+        "built yet for a postgres source; set scan.startup.mode: latest-offset to mirror the "
+        "changes from the replication slot's position on";
+    if (entry == nullptr) return r.FailBlock("scan.startup.mode " + message);
+    return r.Fail(*entry, "{}", message);
+  }
+  if (startup != StartupMode::kLatestOffset) {
+    return r.Fail(*r.Get("scan.startup.mode"),
+                  "{} is not a mode of a postgres source (latest-offset is; initial is not "
+                  "built yet)",
+                  StartupModeName(startup));
+  }
+  s.startup_mode = startup;
+  FLOE_ASSIGN_OR_RETURN(auto heartbeat, r.Duration("heartbeat.interval", milliseconds(100)));
+  if (heartbeat) s.heartbeat_interval = *heartbeat;
+  FLOE_ASSIGN_OR_RETURN(auto connect_timeout, r.Duration("connect.timeout", milliseconds(1000)));
+  if (connect_timeout) s.connect_timeout = *connect_timeout;
+  return s;
+}
+
 /// Reads "a,b" patterns of `key` into `selector` (required when `required`).
 Status ReadTables(BlockReader& r, std::string_view key, bool required, TableSelector* selector) {
   FLOE_ASSIGN_OR_RETURN(auto text, r.StringOrList(key));
@@ -385,7 +495,7 @@ Result<SourceDefinition> ParseSourceSection(const DocumentEntry& section,
   SourceDefinition source;
   FLOE_ASSIGN_OR_RETURN(auto type, r.String("type"));
   if (!type) return r.FailBlock("needs 'type' (supported: " + JoinNames(kSourceTypes) + ")");
-  if (*type != "mysql" && *type != "iceberg" && *type != "kafka") {
+  if (*type != "mysql" && *type != "postgres" && *type != "iceberg" && *type != "kafka") {
     return r.Fail(*r.Get("type"),
                   "source type '{}' is not supported (supported: {}; MariaDB is "
                   "read as mysql){}",
@@ -397,6 +507,12 @@ Result<SourceDefinition> ParseSourceSection(const DocumentEntry& section,
     r.Declare(kIcebergKeys, {"catalog.properties."});
   } else if (source.is_kafka()) {
     r.Declare(kKafkaKeys, {"properties."});
+  } else if (source.is_postgres()) {
+    FLOE_RETURN_IF_ERROR(r.Refuse(
+        {}, {"debezium."},
+        "floe reads the replication stream itself, without Debezium; see docs/pipeline.md for "
+        "its settings"));
+    r.Declare(kPostgresKeys, {});
   } else {
     FLOE_RETURN_IF_ERROR(r.Refuse(
         {}, {"debezium."},
@@ -410,6 +526,8 @@ Result<SourceDefinition> ParseSourceSection(const DocumentEntry& section,
     FLOE_ASSIGN_OR_RETURN(source.iceberg, ParseIceberg(r, base_dir));
   } else if (source.is_kafka()) {
     FLOE_ASSIGN_OR_RETURN(source.kafka, ParseKafka(r));
+  } else if (source.is_postgres()) {
+    FLOE_ASSIGN_OR_RETURN(source.postgres, ParsePostgres(r));
   } else {
     FLOE_ASSIGN_OR_RETURN(source.mysql, ParseMySql(r));
   }

@@ -13,6 +13,7 @@
 #include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
 
+#include "floe/cdc/postgres/change_stream.h"
 #include "floe/common/json_dump.h"
 #include "floe/engine/checkpoint_store.h"
 #include "floe/iceberg/snapshot_summary.h"
@@ -25,6 +26,9 @@
 namespace floe::run {
 
 std::string DescribeCapturePosition(const cdc::SourcePosition& position) {
+  if (auto lsn = cdc::postgres::LsnOfPosition(position.binlog)) {
+    return fmt::format("{} ({})", position.binlog.ToString(), lsn->ToString());
+  }
   std::string text = position.binlog.ToString();
   std::string gtids = position.gtids.ToString();
   if (!gtids.empty()) text += " gtids " + gtids;
@@ -57,6 +61,20 @@ int CompareApplied(const iceberg::TableMetadata& metadata, const cdc::SchemaChan
   int c = cdc::Compare(*applied, change.source->position.binlog);
   return c < 0 ? -1 : (c > 0 ? 1 : 0);
 }
+
+/// A MySqlCapture as CaptureSource's change stream.
+class MySqlChangeStream final : public ChangeStream {
+ public:
+  explicit MySqlChangeStream(std::unique_ptr<cdc::mysql::MySqlCapture> capture)
+      : capture_(std::move(capture)) {}
+  Status Run(const Sink& sink, const std::atomic<bool>& stop) override {
+    return capture_->Run(sink, stop);
+  }
+  Result<cdc::mysql::CaptureStateText> StateParts() override { return capture_->StateParts(); }
+
+ private:
+  std::unique_ptr<cdc::mysql::MySqlCapture> capture_;
+};
 
 /// One batch of the capture, and the capture's state after it when it ends
 /// a transaction.
@@ -114,7 +132,18 @@ struct CaptureSource::Impl {
   int subtask = 0;
   std::string name;  ///< the operator's name (the key of its state in a checkpoint)
 
-  std::unique_ptr<cdc::mysql::MySqlCapture> capture;
+  std::unique_ptr<ChangeStream> capture;
+  /// The position of each checkpoint taken (and of the restored one) until
+  /// its commits are all done; then the stream is told (ChangeStream::Committed).
+  std::map<engine::CheckpointId, cdc::SourcePosition> taken;
+
+  void ReportCommitted() {
+    if (!capture || taken.empty()) return;
+    auto end = taken.upper_bound(CommittedThrough());
+    if (end == taken.begin()) return;
+    capture->Committed(std::prev(end)->second);
+    taken.erase(taken.begin(), end);
+  }
   std::unique_ptr<ingest::TableResolver> resolver;
   std::unique_ptr<sink::RowBatcher> batcher;
   std::unique_ptr<ingest::RowChangeWriter> changes;
@@ -830,8 +859,10 @@ Status CaptureSource::Open(const engine::OperatorContext& context,
                    DescribeCapturePosition(s.state.position), restored.checkpoint_id);
     }
   }
+  if (!s.state.position.binlog.empty()) s.taken[restored.checkpoint_id] = s.state.position;
   s.published_changes = s.state.changes;
   s.snapshot_running = s.options.metrics != nullptr && s.state.capture.empty() &&
+                       !s.options.open_stream &&
                        capture_options.startup == cdc::mysql::StartupMode::kInitial;
   if (s.snapshot_running) s.options.metrics->SetSnapshotRunning(true);
   if (s.options.stop_after_snapshot && !s.state.capture.empty()) {
@@ -840,7 +871,12 @@ Status CaptureSource::Open(const engine::OperatorContext& context,
     s.ended = true;
     return Ok();
   }
-  FLOE_ASSIGN_OR_RETURN(s.capture, cdc::mysql::MySqlCapture::Open(std::move(capture_options)));
+  if (s.options.open_stream) {
+    FLOE_ASSIGN_OR_RETURN(s.capture, s.options.open_stream(capture_options.initial_state));
+  } else {
+    FLOE_ASSIGN_OR_RETURN(auto mysql, cdc::mysql::MySqlCapture::Open(std::move(capture_options)));
+    s.capture = std::make_unique<MySqlChangeStream>(std::move(mysql));
+  }
   s.thread = std::thread([&s] {
     Status status =
         s.capture->Run([&s](cdc::ChangeBatch& batch) { return s.Enqueue(batch); }, s.closing);
@@ -872,6 +908,7 @@ Result<bool> CaptureSource::Poll(engine::Collector<sink::RowBatch>& out) {
   FLOE_RETURN_IF_ERROR(s.batcher->Flush(out));
   s.PublishMetrics(false);
   FLOE_RETURN_IF_ERROR(s.MaybeCopyStateToLake());
+  s.ReportCommitted();
   return !s.ended;
 }
 
@@ -883,6 +920,7 @@ Result<std::string> CaptureSource::SnapshotState(engine::CheckpointId id) {
     s.dirty = false;
   }
   if (s.positions) s.positions->Put(id, s.subtask, DescribeCapturePosition(s.state.position));
+  if (!s.state.position.binlog.empty()) s.taken[id] = s.state.position;
   if (s.options.metrics != nullptr) {
     s.PublishMetrics(true);
     s.options.metrics->CheckpointTaken(id);
@@ -898,6 +936,7 @@ Result<std::string> CaptureSource::SnapshotState(engine::CheckpointId id) {
 Status CaptureSource::NotifyCheckpointComplete(engine::CheckpointId id) {
   impl_->completed = std::max(impl_->completed, id);
   if (impl_->options.metrics != nullptr) impl_->options.metrics->CheckpointCompleted(id);
+  impl_->ReportCommitted();
   return Ok();
 }
 

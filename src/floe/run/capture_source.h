@@ -1,9 +1,10 @@
 #pragma once
-/// CaptureSource: the source operator of `floe run` (docs/pipeline.md). It
-/// runs a MySqlCapture on a thread of its own and turns its change batches —
-/// no JSON in between — into the sink's rows, through the same TableResolver
-/// (tables created on first sight, schemas evolved in order with the rows)
-/// and RowChangeWriter as `floe ingest`.
+/// CaptureSource: the source operator of `floe run` for databases
+/// (docs/pipeline.md). It runs a change stream — a MySqlCapture, or a
+/// PostgreSQL slot's (postgres_source.h) — on a thread of its own and turns
+/// its change batches — no JSON in between — into the sink's rows, through
+/// the same TableResolver (tables created on first sight, schemas evolved in
+/// order with the rows) and RowChangeWriter as `floe ingest`.
 ///
 /// Exactly once: its checkpoint state is the capture's state (binlog
 /// position, schemas of the selected tables, the initial snapshot's stream
@@ -56,10 +57,29 @@ namespace floe::run {
 
 class RunMetrics;
 
+/// What CaptureSource reads: the change batches of a database, each ending
+/// a transaction or not, and the state to resume after each that does.
+class ChangeStream {
+ public:
+  using Sink = std::function<Status(cdc::ChangeBatch& batch)>;
+  virtual ~ChangeStream() = default;
+  /// Streams until `stop` (Ok) or an error; `sink` may take the batch.
+  virtual Status Run(const Sink& sink, const std::atomic<bool>& stop) = 0;
+  /// Inside the sink, for a batch that ends a transaction: the state to
+  /// resume exactly after it.
+  virtual Result<cdc::mysql::CaptureStateText> StateParts() = 0;
+  /// Every transaction up to `position` (a checkpoint's, whose Iceberg
+  /// commits are all done) is in the lake. Called from the source's thread.
+  virtual void Committed(const cdc::SourcePosition& position) { (void)position; }
+};
+
 struct CaptureSourceOptions {
   /// Connection, selected tables, startup mode, snapshot settings. Its
   /// `initial_state` and `boundary_batches` are set by the source.
   cdc::mysql::CaptureOptions capture;
+  /// When set, the stream is opened with it (from a restored state's text,
+  /// "" for none) instead of a MySqlCapture of `capture`.
+  std::function<Result<std::unique_ptr<ChangeStream>>(const std::string& state)> open_stream;
   /// Destinations, creation and evolution of tables.
   ingest::TableResolverOptions tables;
   /// Write parallelism and distribution (RowBatcher); `catalog`.
@@ -150,8 +170,9 @@ inline constexpr std::string_view kRenamedFromProperty = "floe.renamed-from";
 /// (nothing there is a table). Empty when the catalog has no warehouse.
 std::string LakeStateDir(iceberg::Catalog& catalog, const std::string& pipeline_id);
 
-/// "FILE:POS" of a capture state (with " gtids SET" when it has GTIDs): the
-/// `floe.source-position` of the commits of that checkpoint.
+/// "FILE:POS" of a capture state (with " gtids SET" when it has GTIDs); for
+/// a PostgreSQL LSN "lsn:N (X/Y)", N the LSN as an integer and X/Y its text
+/// form: the `floe.source-position` of the commits of that checkpoint.
 std::string DescribeCapturePosition(const cdc::SourcePosition& position);
 
 }  // namespace floe::run

@@ -17,6 +17,7 @@
 #include "floe/iceberg/catalog/catalog_config.h"
 #include "floe/io/file_io.h"
 #include "floe/run/iceberg_tables_source.h"
+#include "floe/run/postgres_source.h"
 #include "floe/run/status_server.h"
 #include "floe/sink/committed_checkpoints.h"
 #include "floe/sink/sink_stages.h"
@@ -286,6 +287,11 @@ Result<engine::CheckpointId> PlanStateResume(const pipeline::PipelineDefinition&
 
 }  // namespace
 
+/// The sink side of a database source's options (routes, shared sink tables).
+Result<CaptureSourceOptions> WithSinkSide(const pipeline::PipelineDefinition& definition,
+                                          const std::string& catalog_config_path,
+                                          CaptureSourceOptions options);
+
 Result<CaptureSourceOptions> MakeCaptureSourceOptions(
     const pipeline::PipelineDefinition& definition, const std::string& catalog_config_path) {
   const pipeline::MySqlSourceDefinition& source = definition.source.mysql;
@@ -301,6 +307,11 @@ Result<CaptureSourceOptions> MakeCaptureSourceOptions(
   FLOE_RETURN_IF_ERROR(CheckCommonSettings(definition));
   CaptureSourceOptions options;
   options.schema_change_behavior = behavior;
+  if (definition.source.is_postgres()) {  // the same source over a PostgreSQL slot
+    FLOE_ASSIGN_OR_RETURN(auto stream, PostgresStreamOptions(definition.source.postgres));
+    options.open_stream = PostgresStreamOpener(std::move(stream));
+    return WithSinkSide(definition, catalog_config_path, std::move(options));
+  }
   cdc::mysql::CaptureOptions& capture = options.capture;
   capture.connection = ConnectionOf(source);
   auto tables = source.tables;
@@ -315,7 +326,12 @@ Result<CaptureSourceOptions> MakeCaptureSourceOptions(
   capture.heartbeat_seconds = 1;
   FLOE_RETURN_IF_ERROR(SetStartup(source, &capture));
   options.stop_after_snapshot = source.startup_mode == pipeline::StartupMode::kSnapshot;
+  return WithSinkSide(definition, catalog_config_path, std::move(options));
+}
 
+Result<CaptureSourceOptions> WithSinkSide(const pipeline::PipelineDefinition& definition,
+                                          const std::string& catalog_config_path,
+                                          CaptureSourceOptions options) {
   FLOE_ASSIGN_OR_RETURN(SinkSide side, MakeSinkSide(definition, catalog_config_path));
   options.sink = std::move(side.sink);
   options.tables = std::move(side.tables);
@@ -576,6 +592,11 @@ Result<std::vector<TableRoute>> CheckPipeline(const pipeline::PipelineDefinition
   if (definition.source.is_kafka()) return CheckKafkaPipeline(definition, catalog_config_path);
   FLOE_ASSIGN_OR_RETURN(CaptureSourceOptions options,
                         MakeCaptureSourceOptions(definition, catalog_config_path));
+  if (definition.source.is_postgres()) {
+    FLOE_ASSIGN_OR_RETURN(std::shared_ptr<iceberg::Catalog> catalog, options.sink.catalog());
+    FLOE_RETURN_IF_ERROR_CTX(catalog->ListNamespaces({}), "listing the sink catalog's namespaces");
+    return CheckPostgresSource(definition);
+  }
   FLOE_ASSIGN_OR_RETURN(auto conn, cdc::mysql::Connection::Open(options.capture.connection));
   FLOE_RETURN_IF_ERROR(cdc::mysql::CheckServerForCapture(*conn));
   FLOE_ASSIGN_OR_RETURN(std::shared_ptr<iceberg::Catalog> catalog, options.sink.catalog());

@@ -24,19 +24,6 @@ int64_t SystemNowMs() {
       .count();
 }
 
-// The (sub)transaction xid a decoded message carries (0 when none).
-uint32_t XidOf(const PgoutputMessage& m) {
-  return std::visit(
-      [](const auto& x) -> uint32_t {
-        if constexpr (requires { x.xid; }) {
-          return x.xid;
-        } else {
-          return 0;
-        }
-      },
-      m);
-}
-
 void AppendTimestampTz(int64_t micros, std::string* out) {
   if (micros == std::numeric_limits<int64_t>::max()) {
     out->append("\"infinity\"");
@@ -317,7 +304,7 @@ Status ChangeAssembler::Feed(Lsn wal_start, std::string_view bytes, const Sink& 
   if (was_in_stream) {
     if (std::holds_alternative<StreamStopMessage>(message)) return Ok();
     // A change of streamed transaction `stream_xid`: kept until it commits.
-    streams_[stream_xid].push_back({wal_start, std::string(bytes)});
+    streams_.Hold(stream_xid, wal_start, bytes);
     return Ok();
   }
   if (const auto* m = std::get_if<BeginMessage>(&message)) {
@@ -333,44 +320,13 @@ Status ChangeAssembler::Feed(Lsn wal_start, std::string_view bytes, const Sink& 
     return Commit(xid, m->end_lsn, sink);
   }
   if (std::holds_alternative<StreamStartMessage>(message)) return Ok();
-  if (const auto* m = std::get_if<StreamAbortMessage>(&message)) {
-    auto it = streams_.find(m->xid);
-    if (it == streams_.end()) return Ok();
-    if (m->subxid == m->xid) {
-      streams_.erase(it);
-      return Ok();
-    }
-    // A subtransaction rolled back: drop its changes only.
-    PgoutputDecoder scan(PgoutputVersion::kV2);
-    std::string start(6, '\0');
-    start[0] = 'S';
-    for (int i = 0; i < 4; ++i) start[1 + i] = static_cast<char>(m->xid >> (24 - 8 * i));
-    FLOE_RETURN_IF_ERROR(scan.Decode(start));
-    std::vector<Buffered> kept;
-    for (auto& b : it->second) {
-      FLOE_ASSIGN_OR_RETURN(auto msg, scan.Decode(b.bytes));
-      if (XidOf(msg) != m->subxid) kept.push_back(std::move(b));
-    }
-    it->second = std::move(kept);
-    return Ok();
-  }
+  if (const auto* m = std::get_if<StreamAbortMessage>(&message)) return streams_.Abort(*m);
   if (const auto* m = std::get_if<StreamCommitMessage>(&message)) {
     Transaction txn{m->xid, m->commit_time};
     out_.clear();
     out_events_ = 0;
-    auto it = streams_.find(m->xid);
-    if (it != streams_.end()) {
-      PgoutputDecoder replay(PgoutputVersion::kV2);
-      std::string start(6, '\0');
-      start[0] = 'S';
-      for (int i = 0; i < 4; ++i) start[1 + i] = static_cast<char>(m->xid >> (24 - 8 * i));
-      FLOE_RETURN_IF_ERROR(replay.Decode(start));
-      for (const Buffered& b : it->second) {
-        FLOE_ASSIGN_OR_RETURN(auto msg, replay.Decode(b.bytes));
-        FLOE_RETURN_IF_ERROR(Handle(msg, b.lsn, txn));
-      }
-      streams_.erase(it);
-    }
+    FLOE_RETURN_IF_ERROR(streams_.Commit(
+        m->xid, [&](const PgoutputMessage& held, Lsn lsn) { return Handle(held, lsn, txn); }));
     return Commit(m->xid, m->end_lsn, sink);
   }
   if (std::holds_alternative<OriginMessage>(message) ||

@@ -41,6 +41,7 @@
 #include "floe/cdc/postgres/lsn.h"
 #include "floe/cdc/postgres/pgoutput.h"
 #include "floe/cdc/postgres/replication_client.h"
+#include "floe/cdc/postgres/streamed_transactions.h"
 #include "floe/common/arena.h"
 #include "floe/common/result.h"
 #include "floe/types/type.h"
@@ -111,10 +112,6 @@ class ChangeAssembler {
     std::vector<Column> columns;
     bool printed = true;  // matches Options::tables
   };
-  struct Buffered {
-    Lsn lsn;
-    std::string bytes;
-  };
   struct Transaction {
     uint32_t xid = 0;
     int64_t commit_time = 0;  // postgres micros
@@ -135,8 +132,8 @@ class ChangeAssembler {
   PgoutputDecoder decoder_;
   std::unordered_map<uint32_t, Relation> relations_;
   std::unordered_map<uint32_t, std::optional<std::pair<uint32_t, int32_t>>> resolved_types_;
-  std::map<uint32_t, std::vector<Buffered>> streams_;  // by top-level xid
-  std::optional<Transaction> open_;                    // between Begin and Commit
+  StreamedTransactions streams_;
+  std::optional<Transaction> open_;  // between Begin and Commit
   std::string out_;
   size_t out_events_ = 0;
   int64_t events_ = 0;

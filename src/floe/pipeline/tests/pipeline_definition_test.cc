@@ -302,10 +302,10 @@ TEST(PipelineDefinitionTest, BadValuesNameLineAndWhatIsAllowed) {
 }
 
 TEST(PipelineDefinitionTest, UnsupportedTypesListWhatIsSupported) {
-  auto source = Parse(WithLine(2, "  type: postgres"));
+  auto source = Parse(WithLine(2, "  type: oracle"));
   EXPECT_EQ(ErrorOf(source),
-            "shop.yaml:2:9: source.type: source type 'postgres' is not supported (supported: "
-            "mysql, iceberg, kafka; MariaDB is read as mysql)");
+            "shop.yaml:2:9: source.type: source type 'oracle' is not supported (supported: "
+            "mysql, postgres, iceberg, kafka; MariaDB is read as mysql)");
   EXPECT_EQ(ErrorOf(Parse(WithLine(14, "  type: paimon"))),
             "shop.yaml:14:9: sink.type: sink type 'paimon' is not supported (supported: iceberg)");
   std::string message =

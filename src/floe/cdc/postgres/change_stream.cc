@@ -1,0 +1,593 @@
+#include "floe/cdc/postgres/change_stream.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
+
+#include "floe/cdc/postgres/type_mapping.h"
+
+namespace floe::cdc::postgres {
+
+SourcePosition PositionOfLsn(Lsn lsn) {
+  SourcePosition p;
+  p.binlog.file = std::string(kLsnPositionFile);
+  p.binlog.pos = lsn.value;
+  return p;
+}
+
+std::optional<Lsn> LsnOfPosition(const BinlogFilePos& position) {
+  if (position.file != kLsnPositionFile) return std::nullopt;
+  return Lsn{position.pos};
+}
+
+ChangeBatchAssembler::ChangeBatchAssembler(PgoutputVersion version, Options options)
+    : version_(version), options_(std::move(options)), decoder_(version) {}
+
+std::pair<uint32_t, int32_t> ChangeBatchAssembler::Resolve(uint32_t oid, int32_t mod) {
+  for (int depth = 0; depth < 8; ++depth) {
+    if (IsMappedScalar(oid) || ArrayElementOid(oid) != 0 || !options_.resolve_type) break;
+    auto it = resolved_types_.find(oid);
+    if (it == resolved_types_.end())
+      it = resolved_types_.emplace(oid, options_.resolve_type(oid)).first;
+    if (!it->second) break;
+    oid = it->second->first;
+    if (it->second->second != -1) mod = it->second->second;
+  }
+  return {oid, mod};
+}
+
+void ChangeBatchAssembler::BuildDefinition(Relation& rel) {
+  auto def = std::make_shared<TableDefinition>();
+  def->id = {rel.schema, rel.name};
+  def->version = ++definition_version_;
+  std::vector<types::NestedField> fields;
+  std::vector<std::pair<int, std::string>> key;
+  std::vector<int32_t> identifiers;
+  int32_t next_id = static_cast<int32_t>(rel.columns.size()) + 1;  // list elements after columns
+  for (size_t i = 0; i < rel.columns.size(); ++i) {
+    const Column& c = rel.columns[i];
+    const int32_t id = static_cast<int32_t>(i) + 1;
+    SourceColumn sc;
+    sc.name = c.name;
+    sc.type_name = std::to_string(c.type_oid);
+    sc.nullable = !c.not_null && c.key_position == 0;
+    def->columns.push_back(std::move(sc));
+    fields.push_back(types::NestedField{id, c.name, c.key_position > 0,
+                                        IcebergTypeOf(c.type_oid, c.type_modifier, &next_id), ""});
+    if (c.key_position > 0) {
+      key.emplace_back(c.key_position, c.name);
+      identifiers.push_back(id);
+    }
+  }
+  std::sort(key.begin(), key.end());
+  for (auto& [position, name] : key) def->primary_key.push_back(std::move(name));
+  def->schema = types::Schema(std::move(fields), 0, std::move(identifiers));
+  rel.definition = std::move(def);
+}
+
+Status ChangeBatchAssembler::OnRelation(const RelationMessage& m, Lsn lsn) {
+  Relation rel;
+  rel.schema = m.namespace_name;
+  rel.name = m.name;
+  rel.identity = m.replica_identity;
+  std::optional<std::vector<CatalogColumn>> catalog;
+  if (options_.describe) catalog = options_.describe(m.relation_id);
+  bool catalog_key = false;
+  for (const RelationColumn& c : m.columns) {
+    Column col;
+    col.name = c.name;
+    std::tie(col.type_oid, col.type_modifier) = Resolve(c.type_oid, c.type_modifier);
+    col.key = c.is_key();
+    if (catalog) {
+      for (const CatalogColumn& known : *catalog) {
+        if (known.name != col.name) continue;
+        col.attnum = known.attnum;
+        col.not_null = known.not_null;
+        col.key_position = known.key_position;
+        if (known.key_position > 0) catalog_key = true;
+      }
+    }
+    rel.columns.push_back(std::move(col));
+  }
+  // Without a primary key in the catalog, the replica identity's key flags
+  // name the key (an index identity); REPLICA IDENTITY FULL flags every
+  // column, which is no key.
+  if (!catalog_key &&
+      (rel.identity == ReplicaIdentity::kDefault || rel.identity == ReplicaIdentity::kIndex)) {
+    int position = 0;
+    for (Column& col : rel.columns) {
+      if (col.key) col.key_position = ++position;
+    }
+  }
+  if (options_.selector) rel.selected = options_.selector(rel.schema, rel.name);
+  BuildDefinition(rel);
+  auto it = relations_.find(m.relation_id);
+  if (it != relations_.end() && rel.selected && open_) DiffRelations(it->second, rel);
+  (void)lsn;
+  relations_[m.relation_id] = std::move(rel);
+  return Ok();
+}
+
+void ChangeBatchAssembler::DiffRelations(const Relation& before, const Relation& after) {
+  using Kind = SchemaChangeKind;
+  const TableId table{after.schema, after.name};
+  std::vector<SchemaChange> changes;
+  auto change = [&](Kind kind) {
+    SchemaChange c;
+    c.kind = kind;
+    c.table = table;
+    c.table_after = after.definition;
+    c.ddl = fmt::format("(a Relation message of {}.{} that differs from the one before)",
+                        after.schema, after.name);
+    c.database = after.schema;
+    c.source = open_->source;
+    return c;
+  };
+  if (before.schema != after.schema || before.name != after.name) {
+    SchemaChange c = change(Kind::kRenameTable);
+    c.old_table = {before.schema, before.name};
+    c.ddl = fmt::format("ALTER TABLE {}.{} RENAME TO {} (seen in a Relation message)",
+                        before.schema, before.name, after.name);
+    changes.push_back(std::move(c));
+  }
+  // Columns are the same column when their attribute numbers are equal (a
+  // rename keeps it), or by name when either number is unknown.
+  auto same = [](const Column& a, const Column& b) {
+    if (a.attnum != 0 && b.attnum != 0) return a.attnum == b.attnum;
+    return a.name == b.name;
+  };
+  std::vector<bool> matched(before.columns.size(), false);
+  std::vector<SchemaChange> later;
+  for (size_t j = 0; j < after.columns.size(); ++j) {
+    const Column& b = after.columns[j];
+    size_t i = 0;
+    while (i < before.columns.size() && (matched[i] || !same(before.columns[i], b))) ++i;
+    if (i == before.columns.size()) {
+      SchemaChange c = change(Kind::kAddColumn);
+      c.column = b.name;
+      c.position = static_cast<int>(j);
+      later.push_back(std::move(c));
+      continue;
+    }
+    matched[i] = true;
+    const Column& a = before.columns[i];
+    if (a.name != b.name) {
+      SchemaChange c = change(Kind::kRenameColumn);
+      c.column = b.name;
+      c.old_column = a.name;
+      c.position = static_cast<int>(j);
+      later.push_back(std::move(c));
+    }
+    if (a.type_oid != b.type_oid || a.type_modifier != b.type_modifier) {
+      SchemaChange c = change(Kind::kModifyColumn);
+      c.column = b.name;
+      c.position = static_cast<int>(j);
+      later.push_back(std::move(c));
+    }
+  }
+  for (size_t i = 0; i < before.columns.size(); ++i) {
+    if (matched[i]) continue;
+    SchemaChange c = change(Kind::kDropColumn);
+    c.column = before.columns[i].name;
+    changes.push_back(std::move(c));
+  }
+  for (auto& c : later) changes.push_back(std::move(c));
+  if (before.definition && before.definition->primary_key != after.definition->primary_key) {
+    changes.push_back(change(Kind::kPrimaryKeyChange));
+  }
+  if (changes.empty()) return;
+  // Before the transaction's first row of the table (so that, as a DDL of
+  // MySQL is a transaction of its own, the change can wait for the rows
+  // before it to be committed); in place when rows of it came already.
+  const bool in_place =
+      std::find_if(open_->rows.begin(), open_->rows.end(), [&](const ChangeEvent& e) {
+        const auto* row = std::get_if<RowChange>(&e);
+        return row != nullptr && row->table->id == TableId{before.schema, before.name};
+      }) != open_->rows.end();
+  auto& target = in_place ? open_->rows : open_->front;
+  for (auto& c : changes) target.emplace_back(std::move(c));
+}
+
+Result<const ChangeBatchAssembler::Relation*> ChangeBatchAssembler::Find(uint32_t relation_id,
+                                                                         std::string_view what,
+                                                                         Lsn lsn) const {
+  auto it = relations_.find(relation_id);
+  if (it == relations_.end()) {
+    return Corruption("{} at {} refers to relation {}, which no Relation message described", what,
+                      lsn.ToString(), relation_id);
+  }
+  return &it->second;
+}
+
+Result<types::Row> ChangeBatchAssembler::ReadRow(const Relation& rel, const TupleData& tuple,
+                                                 const TupleData* old, bool before_image, Lsn lsn) {
+  if (tuple.columns.size() != rel.columns.size() ||
+      (old && old->columns.size() != rel.columns.size())) {
+    return Corruption("a row of {}.{} at {} has {} columns; its Relation message has {}",
+                      rel.schema, rel.name, lsn.ToString(), tuple.columns.size(),
+                      rel.columns.size());
+  }
+  values_.assign(rel.columns.size(), types::Value::Null());
+  for (size_t i = 0; i < rel.columns.size(); ++i) {
+    const Column& col = rel.columns[i];
+    const ColumnValue* cv = &tuple.columns[i];
+    if (cv->kind == ColumnValue::Kind::kUnchangedToast) {
+      if (before_image) continue;  // an old row's value that only the key needs: null
+      if (old && old->columns[i].kind == ColumnValue::Kind::kText) {
+        cv = &old->columns[i];
+      } else {
+        return NotSupported(
+            "{}.{} column {} at {}: an update left this TOASTed value unchanged, so the server "
+            "did not send it, and the table's replica identity does not send the old row to take "
+            "it from; run ALTER TABLE {}.{} REPLICA IDENTITY FULL",
+            rel.schema, rel.name, col.name, lsn.ToString(), rel.schema, rel.name);
+      }
+    }
+    switch (cv->kind) {
+      case ColumnValue::Kind::kNull:
+      case ColumnValue::Kind::kUnchangedToast:
+        break;
+      case ColumnValue::Kind::kText: {
+        auto v = ParseTextValue(col.type_oid, col.type_modifier, cv->data, batch_.arena.get());
+        if (!v) {
+          return InvalidArgument("{}.{} column {} at {}: {}", rel.schema, rel.name, col.name,
+                                 lsn.ToString(), v.error().message());
+        }
+        values_[i] = *v;
+        break;
+      }
+      case ColumnValue::Kind::kBinary:
+        return NotSupported("{}.{} column {} at {}: binary-format values are not read", rel.schema,
+                            rel.name, col.name, lsn.ToString());
+    }
+  }
+  // The values' bytes are in the batch's arena already; the row itself goes there too.
+  auto* stored = static_cast<types::Value*>(
+      batch_.arena->Allocate(sizeof(types::Value) * values_.size(), alignof(types::Value)));
+  std::copy(values_.begin(), values_.end(), stored);
+  return types::Row(stored, values_.size());
+}
+
+void ChangeBatchAssembler::AddRow(uint32_t relation_id, const Relation& rel, ChangeOp op,
+                                  types::Row before, types::Row after) {
+  (void)relation_id;
+  RowChange row;
+  row.op = op;
+  row.table = rel.definition;
+  row.before = before;
+  row.after = after;
+  row.source = open_->source;
+  open_->rows.emplace_back(std::move(row));
+}
+
+Status ChangeBatchAssembler::Handle(const PgoutputMessage& message, Lsn lsn) {
+  if (const auto* m = std::get_if<RelationMessage>(&message)) {
+    return OnRelation(*m, lsn);
+  }
+  if (const auto* m = std::get_if<InsertMessage>(&message)) {
+    FLOE_ASSIGN_OR_RETURN(const Relation* rel, Find(m->relation_id, "Insert", lsn));
+    if (!rel->selected) return Ok();
+    FLOE_ASSIGN_OR_RETURN(types::Row after, ReadRow(*rel, m->new_tuple, nullptr, false, lsn));
+    AddRow(m->relation_id, *rel, ChangeOp::kInsert, {}, after);
+  } else if (const auto* m = std::get_if<UpdateMessage>(&message)) {
+    FLOE_ASSIGN_OR_RETURN(const Relation* rel, Find(m->relation_id, "Update", lsn));
+    if (!rel->selected) return Ok();
+    const TupleData* old = m->old_kind == OldTupleKind::kNone ? nullptr : &m->old_tuple;
+    types::Row before;
+    if (old) {
+      FLOE_ASSIGN_OR_RETURN(before, ReadRow(*rel, *old, nullptr, true, lsn));
+    }
+    const TupleData* full_old = m->old_kind == OldTupleKind::kOld ? old : nullptr;
+    FLOE_ASSIGN_OR_RETURN(types::Row after, ReadRow(*rel, m->new_tuple, full_old, false, lsn));
+    AddRow(m->relation_id, *rel, ChangeOp::kUpdate, before, after);
+  } else if (const auto* m = std::get_if<DeleteMessage>(&message)) {
+    FLOE_ASSIGN_OR_RETURN(const Relation* rel, Find(m->relation_id, "Delete", lsn));
+    if (!rel->selected) return Ok();
+    FLOE_ASSIGN_OR_RETURN(types::Row before, ReadRow(*rel, m->old_tuple, nullptr, true, lsn));
+    AddRow(m->relation_id, *rel, ChangeOp::kDelete, before, {});
+  } else if (const auto* m = std::get_if<TruncateMessage>(&message)) {
+    for (uint32_t id : m->relation_ids) {
+      FLOE_ASSIGN_OR_RETURN(const Relation* rel, Find(id, "Truncate", lsn));
+      if (!rel->selected) continue;
+      SchemaChange c;
+      c.kind = SchemaChangeKind::kTruncateTable;
+      c.table = {rel->schema, rel->name};
+      c.table_after = rel->definition;
+      c.ddl = fmt::format("TRUNCATE {}.{}", rel->schema, rel->name);
+      c.database = rel->schema;
+      c.source = open_->source;
+      open_->rows.emplace_back(std::move(c));
+    }
+  }
+  // Type, Origin and logical messages carry no row.
+  return Ok();
+}
+
+ChangeBatchAssembler::Open ChangeBatchAssembler::Begin(uint32_t xid, Lsn commit_lsn,
+                                                       int64_t commit_time) {
+  batch_.Clear();
+  Open open;
+  open.xid = xid;
+  auto source = std::make_shared<ChangeSource>();
+  source->position = PositionOfLsn(commit_lsn);
+  source->transaction_id = std::to_string(xid);
+  source->ts_ms = PostgresTimeToUnixMicros(commit_time) / 1000;
+  open.source = std::move(source);
+  return open;
+}
+
+Status ChangeBatchAssembler::Finish(Lsn end_lsn, const Sink& sink) {
+  Open open = std::move(*open_);
+  open_.reset();
+  if (end_lsn <= skip_through_) {  // handed on before the restart: sent again by the slot
+    batch_.Clear();
+    return Ok();
+  }
+  batch_.events.clear();
+  batch_.events.reserve(open.front.size() + open.rows.size());
+  for (auto& e : open.front) batch_.events.push_back(std::move(e));
+  for (auto& e : open.rows) batch_.events.push_back(std::move(e));
+  batch_.ends_transaction = true;
+  batch_.resume = PositionOfLsn(end_lsn);
+  return sink(batch_);
+}
+
+Status ChangeBatchAssembler::Feed(Lsn wal_start, std::string_view bytes, const Sink& sink) {
+  const bool was_in_stream = decoder_.in_stream();
+  const uint32_t stream_xid = decoder_.stream_xid();
+  auto decoded = decoder_.Decode(bytes);
+  if (!decoded)
+    return std::unexpected(std::move(decoded).error().WithContext(
+        fmt::format("pgoutput message at {}", wal_start.ToString())));
+  const PgoutputMessage& message = *decoded;
+  if (was_in_stream) {
+    if (std::holds_alternative<StreamStopMessage>(message)) return Ok();
+    // A change of streamed transaction `stream_xid`: kept until it commits.
+    streams_.Hold(stream_xid, wal_start, bytes);
+    return Ok();
+  }
+  if (const auto* m = std::get_if<BeginMessage>(&message)) {
+    open_ = Begin(m->xid, m->final_lsn, m->commit_time);
+    return Ok();
+  }
+  if (const auto* m = std::get_if<CommitMessage>(&message)) {
+    if (!open_) return Corruption("Commit at {} without Begin", wal_start.ToString());
+    return Finish(m->end_lsn, sink);
+  }
+  if (std::holds_alternative<StreamStartMessage>(message)) return Ok();
+  if (const auto* m = std::get_if<StreamAbortMessage>(&message)) return streams_.Abort(*m);
+  if (const auto* m = std::get_if<StreamCommitMessage>(&message)) {
+    open_ = Begin(m->xid, m->commit_lsn, m->commit_time);
+    FLOE_RETURN_IF_ERROR(streams_.Commit(
+        m->xid, [this](const PgoutputMessage& held, Lsn lsn) { return Handle(held, lsn); }));
+    return Finish(m->end_lsn, sink);
+  }
+  if (std::holds_alternative<OriginMessage>(message) ||
+      std::holds_alternative<LogicalMessage>(message)) {
+    return Ok();
+  }
+  if (!open_) {
+    return Corruption("{} at {} outside a transaction", PgoutputMessageName(message),
+                      wal_start.ToString());
+  }
+  return Handle(message, wal_start);
+}
+
+std::string ChangeBatchAssembler::RelationsJson() const {
+  nlohmann::json list = nlohmann::json::array();
+  std::vector<uint32_t> ids;
+  for (const auto& [id, rel] : relations_) ids.push_back(id);
+  std::sort(ids.begin(), ids.end());
+  for (uint32_t id : ids) {
+    const Relation& rel = relations_.at(id);
+    nlohmann::json columns = nlohmann::json::array();
+    for (const Column& c : rel.columns) {
+      columns.push_back({{"name", c.name},
+                         {"type", c.type_oid},
+                         {"typmod", c.type_modifier},
+                         {"attnum", c.attnum},
+                         {"key", c.key},
+                         {"not_null", c.not_null},
+                         {"key_position", c.key_position}});
+    }
+    list.push_back({{"id", id},
+                    {"schema", rel.schema},
+                    {"name", rel.name},
+                    {"identity", std::string(1, static_cast<char>(rel.identity))},
+                    {"columns", std::move(columns)}});
+  }
+  return list.dump();
+}
+
+Status ChangeBatchAssembler::RestoreRelations(std::string_view text) {
+  nlohmann::json list = nlohmann::json::parse(text, nullptr, false);
+  if (list.is_discarded() || !list.is_array()) {
+    return Corruption("postgres source state: its relations are not a JSON array");
+  }
+  try {
+    for (const auto& r : list) {
+      Relation rel;
+      rel.schema = r.at("schema").get<std::string>();
+      rel.name = r.at("name").get<std::string>();
+      std::string identity = r.at("identity").get<std::string>();
+      rel.identity = static_cast<ReplicaIdentity>(identity.empty() ? 'd' : identity[0]);
+      for (const auto& c : r.at("columns")) {
+        Column col;
+        col.name = c.at("name").get<std::string>();
+        col.type_oid = c.at("type").get<uint32_t>();
+        col.type_modifier = c.at("typmod").get<int32_t>();
+        col.attnum = c.at("attnum").get<int>();
+        col.key = c.at("key").get<bool>();
+        col.not_null = c.at("not_null").get<bool>();
+        col.key_position = c.at("key_position").get<int>();
+        rel.columns.push_back(std::move(col));
+      }
+      if (options_.selector) rel.selected = options_.selector(rel.schema, rel.name);
+      BuildDefinition(rel);
+      relations_[r.at("id").get<uint32_t>()] = std::move(rel);
+    }
+  } catch (const nlohmann::json::exception& e) {
+    return Corruption("postgres source state: a relation cannot be read: {}", e.what());
+  }
+  return Ok();
+}
+
+// ---------------------------------------------------------------------------
+
+namespace {
+
+std::optional<std::pair<uint32_t, int32_t>> DomainBase(ReplicationClient& c, uint32_t oid) {
+  auto rows = c.Query(fmt::format(
+      "SELECT typbasetype, typtypmod FROM pg_type WHERE oid = {} AND typtype = 'd'", oid));
+  if (!rows || rows->empty() || !(*rows)[0][0] || !(*rows)[0][1]) return std::nullopt;
+  try {
+    return std::make_pair(static_cast<uint32_t>(std::stoul(*(*rows)[0][0])),
+                          static_cast<int32_t>(std::stol(*(*rows)[0][1])));
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+std::optional<std::vector<CatalogColumn>> DescribeRelation(ReplicationClient& c,
+                                                           uint32_t relation_id) {
+  auto rows = c.Query(fmt::format(
+      "SELECT a.attname, a.attnum, a.attnotnull, "
+      "coalesce((SELECT k.n FROM unnest(i.indkey) WITH ORDINALITY k(attnum, n) "
+      "WHERE k.attnum = a.attnum), 0) "
+      "FROM pg_attribute a LEFT JOIN pg_index i ON i.indrelid = a.attrelid AND i.indisprimary "
+      "WHERE a.attrelid = {} AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
+      relation_id));
+  if (!rows) {
+    spdlog::warn("postgres: reading the columns of relation {}: {}", relation_id,
+                 rows.error().message());
+    return std::nullopt;
+  }
+  std::vector<CatalogColumn> out;
+  try {
+    for (const auto& r : *rows) {
+      CatalogColumn col;
+      col.name = r[0].value_or("");
+      col.attnum = std::stoi(r[1].value_or("0"));
+      col.not_null = r[2].value_or("f") == "t";
+      col.key_position = std::stoi(r[3].value_or("0"));
+      out.push_back(std::move(col));
+    }
+  } catch (...) {
+    return std::nullopt;
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<PostgresChangeStream>> PostgresChangeStream::Open(
+    ChangeStreamOptions options) {
+  auto stream = std::unique_ptr<PostgresChangeStream>(new PostgresChangeStream());
+  stream->options_ = std::move(options);
+  const ChangeStreamOptions& o = stream->options_;
+  if (!o.initial_state.empty()) {
+    nlohmann::json j = nlohmann::json::parse(o.initial_state, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || j.value("version", 0) != 1 || !j.contains("lsn") ||
+        !j["lsn"].is_number_unsigned()) {
+      return Corruption("postgres source state: not a state of this source");
+    }
+    stream->resume_ = Lsn{j["lsn"].get<uint64_t>()};
+    if (auto r = j.find("schemas"); r != j.end()) stream->restored_relations_ = r->dump();
+  }
+  FLOE_ASSIGN_OR_RETURN(stream->client_, ReplicationClient::Connect(o.client));
+  ReplicationClient& c = *stream->client_;
+  if (c.options().autocreate == PublicationAutocreate::kFiltered) {
+    FLOE_ASSIGN_OR_RETURN(
+        auto rows, c.Query("SELECT schemaname, tablename FROM pg_tables WHERE schemaname NOT IN "
+                           "('pg_catalog', 'information_schema') ORDER BY 1, 2"));
+    std::vector<std::string> names;
+    for (const auto& r : rows) {
+      std::string schema = r[0].value_or(""), table = r[1].value_or("");
+      if (!o.selector || o.selector(schema, table)) names.push_back(schema + "." + table);
+    }
+    c.set_publication_tables(std::move(names));
+  }
+  FLOE_ASSIGN_OR_RETURN(SlotInfo slot, c.Prepare());
+  spdlog::info("postgres: slot {} {} at {}", c.options().slot, slot.created ? "created" : "found",
+               slot.confirmed_flush_lsn.ToString());
+  ChangeBatchAssembler::Options ao;
+  ao.selector = o.selector;
+  ReplicationClient* client = stream->client_.get();
+  ao.resolve_type = [client](uint32_t oid) { return DomainBase(*client, oid); };
+  ao.describe = [client](uint32_t id) { return DescribeRelation(*client, id); };
+  stream->assembler_ = std::make_unique<ChangeBatchAssembler>(c.protocol_version(), std::move(ao));
+  if (!stream->restored_relations_.empty()) {
+    FLOE_RETURN_IF_ERROR(stream->assembler_->RestoreRelations(stream->restored_relations_));
+  }
+  stream->assembler_->SkipThrough(stream->resume_);
+  return stream;
+}
+
+std::string PostgresChangeStream::StateText() const {
+  nlohmann::json j;
+  j["version"] = 1;
+  j["lsn"] = current_end_.value;
+  j["lsn_text"] = current_end_.ToString();
+  j["schemas"] = nlohmann::json::parse(assembler_->RelationsJson());
+  return j.dump();
+}
+
+void PostgresChangeStream::Committed(Lsn lsn) {
+  uint64_t seen = committed_.load();
+  while (lsn.value > seen && !committed_.compare_exchange_weak(seen, lsn.value)) {
+  }
+}
+
+Status PostgresChangeStream::Run(const Sink& sink, const std::atomic<bool>& stop) {
+  ReplicationClient& c = *client_;
+  if (resume_.valid()) {
+    spdlog::info("postgres: streaming slot {} from {} (transactions up to it are passed over)",
+                 c.options().slot, resume_.ToString());
+  }
+  FLOE_RETURN_IF_ERROR(c.StartStreaming(resume_));
+  using Clock = std::chrono::steady_clock;
+  auto last_change = Clock::now();
+  auto on_commit = [&](ChangeBatch& batch) -> Status {
+    current_end_ = *LsnOfPosition(batch.resume.binlog);
+    FLOE_RETURN_IF_ERROR(sink(batch));
+    resume_ = current_end_;
+    return Ok();
+  };
+  Status result = Ok();
+  while (!stop.load()) {
+    // Only what the caller says is committed is confirmed.
+    if (Lsn committed{committed_.load()}; committed > c.flushed()) {
+      c.set_flushed(committed);
+      if (result = c.SendStatus(); !result) break;
+    }
+    auto frame = c.Next(std::chrono::milliseconds(200));
+    if (!frame) {
+      result = std::unexpected(std::move(frame).error());
+      break;
+    }
+    if (!*frame) {
+      // Idle: with everything handed on committed and no transaction open,
+      // the WAL the server has sent holds nothing more for us.
+      if (Clock::now() - last_change >= options_.heartbeat_interval && !assembler_->busy() &&
+          Lsn{committed_.load()} >= resume_ && c.server_wal_end() > c.flushed()) {
+        c.set_flushed(c.server_wal_end());
+        if (result = c.SendStatus(); !result) break;
+        last_change = Clock::now();
+      }
+      continue;
+    }
+    last_change = Clock::now();
+    if (result = assembler_->Feed((*frame)->wal_start, (*frame)->data, on_commit); !result) break;
+  }
+  if (result) {
+    FLOE_RETURN_IF_ERROR(c.SendStatus());
+  } else {
+    (void)c.SendStatus();
+  }
+  return result;
+}
+
+}  // namespace floe::cdc::postgres

@@ -1,0 +1,197 @@
+#pragma once
+/// A PostgreSQL slot's changes in floe's change model (cdc/change.h): the
+/// source of `floe run`'s postgres pipelines (docs/postgres.md).
+///
+/// `ChangeBatchAssembler` is the pure part: pgoutput messages in, one
+/// ChangeBatch per committed transaction out, with row images as
+/// `types::Value`s of type_mapping.h's Iceberg types. It keeps the relation
+/// cache (each Relation message becomes a TableDefinition; the primary key,
+/// nullability and attribute numbers come from the catalog through
+/// `Options::describe`), holds streamed transactions (protocol v2) until
+/// Stream Commit, fills unchanged TOASTed values from the REPLICA IDENTITY
+/// FULL old row, and turns a Relation message that differs from the one
+/// before into SchemaChanges (columns added, dropped, renamed — told apart
+/// by attribute number —, retyped; the primary key changed; the table
+/// renamed), placed before the transaction's first row of that table.
+/// Truncations are kTruncateTable changes.
+///
+/// `PostgresChangeStream` wires it to a ReplicationClient: it resumes after
+/// the LSN of its state (transactions that end at or before it are skipped,
+/// since the slot may send them again), and confirms to the slot only what
+/// its caller says is committed (`Committed`); after `heartbeat_interval`
+/// without a change, with nothing read waiting for its commit, it confirms
+/// the server's WAL position so that an idle slot holds no WAL back.
+///
+/// Positions: a PostgreSQL LSN is carried in the change model's
+/// SourcePosition as `binlog = {"lsn", LSN as an integer}` (PositionOfLsn),
+/// so the positions of the shared source code order and print as LSNs do. A
+/// change's position is its transaction's commit LSN (commit order, unlike
+/// the changes' own LSNs); a batch's `resume` is the transaction's end LSN.
+///
+/// Threading: the assembler and `Run` on one thread; `Committed` from any.
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "floe/cdc/change.h"
+#include "floe/cdc/postgres/lsn.h"
+#include "floe/cdc/postgres/pgoutput.h"
+#include "floe/cdc/postgres/replication_client.h"
+#include "floe/cdc/postgres/streamed_transactions.h"
+#include "floe/common/result.h"
+
+namespace floe::cdc::postgres {
+
+/// The `binlog.file` of a SourcePosition that holds an LSN.
+inline constexpr std::string_view kLsnPositionFile = "lsn";
+/// {binlog = {"lsn", lsn.value}}.
+SourcePosition PositionOfLsn(Lsn lsn);
+/// The LSN a position holds; nullopt when it holds none.
+std::optional<Lsn> LsnOfPosition(const BinlogFilePos& position);
+
+/// What the catalog says of a relation's columns (pg_attribute, pg_index).
+struct CatalogColumn {
+  std::string name;
+  int attnum = 0;
+  bool not_null = false;
+  int key_position = 0;  ///< 1-based position in the primary key; 0: not in it
+};
+
+class ChangeBatchAssembler {
+ public:
+  struct Options {
+    /// Whether a table is mirrored (others are passed over).
+    std::function<bool(std::string_view schema, std::string_view table)> selector;
+    /// The base type (oid, modifier) of a domain; nullopt when not one.
+    std::function<std::optional<std::pair<uint32_t, int32_t>>(uint32_t)> resolve_type;
+    /// The relation's columns in the catalog now; nullopt when it cannot
+    /// tell (the key then comes from the Relation message's key flags).
+    std::function<std::optional<std::vector<CatalogColumn>>(uint32_t relation_id)> describe;
+  };
+  /// Called once per committed transaction with its batch (ends_transaction,
+  /// resume = its end LSN); may take the batch's contents.
+  using Sink = std::function<Status(ChangeBatch& batch)>;
+
+  ChangeBatchAssembler(PgoutputVersion version, Options options);
+
+  /// Feeds the pgoutput message of the XLogData frame at `wal_start`.
+  /// Errors: the decoder's (kCorruption, with the LSN); a row of an unknown
+  /// relation or with a column count that differs from its Relation
+  /// message (kCorruption); a value that cannot be read (kInvalidArgument
+  /// naming table, column and LSN); an unchanged TOASTed value without the
+  /// old row (kNotSupported, advising REPLICA IDENTITY FULL); the sink's.
+  Status Feed(Lsn wal_start, std::string_view message, const Sink& sink);
+
+  /// Transactions ending at or before `lsn` are passed over (not given to the sink).
+  void SkipThrough(Lsn lsn) { skip_through_ = lsn; }
+  /// Whether a transaction is open or a streamed one is held.
+  bool busy() const { return open_.has_value() || !streams_.empty() || decoder_.in_stream(); }
+
+  /// The relation cache as JSON text, and its restore: a resumed stream
+  /// compares the server's Relation messages with what it knew.
+  std::string RelationsJson() const;
+  Status RestoreRelations(std::string_view json);
+
+ private:
+  struct Column {
+    std::string name;
+    uint32_t type_oid = 0;  ///< after resolving a domain to its base type
+    int32_t type_modifier = -1;
+    int attnum = 0;  ///< 0: unknown
+    bool key = false;
+    bool not_null = false;
+    int key_position = 0;
+  };
+  struct Relation {
+    std::string schema, name;
+    ReplicaIdentity identity = ReplicaIdentity::kDefault;
+    std::vector<Column> columns;
+    bool selected = true;
+    TableDefinitionPtr definition;
+  };
+  struct Open {
+    uint32_t xid = 0;
+    std::shared_ptr<const ChangeSource> source;
+    /// Schema changes go before the transaction's first row of their table.
+    std::vector<ChangeEvent> front;
+    std::vector<ChangeEvent> rows;
+    std::vector<uint32_t> tables_with_rows;
+  };
+
+  Open Begin(uint32_t xid, Lsn commit_lsn, int64_t commit_time);
+  Status Handle(const PgoutputMessage& m, Lsn lsn);
+  Status Finish(Lsn end_lsn, const Sink& sink);
+  Status OnRelation(const RelationMessage& m, Lsn lsn);
+  void BuildDefinition(Relation& rel);
+  void DiffRelations(const Relation& before, const Relation& after);
+  Result<const Relation*> Find(uint32_t relation_id, std::string_view what, Lsn lsn) const;
+  Result<types::Row> ReadRow(const Relation& rel, const TupleData& tuple, const TupleData* old,
+                             bool before_image, Lsn lsn);
+  void AddRow(uint32_t relation_id, const Relation& rel, ChangeOp op, types::Row before,
+              types::Row after);
+  std::pair<uint32_t, int32_t> Resolve(uint32_t oid, int32_t mod);
+
+  PgoutputVersion version_;
+  Options options_;
+  PgoutputDecoder decoder_;
+  std::unordered_map<uint32_t, Relation> relations_;
+  std::unordered_map<uint32_t, std::optional<std::pair<uint32_t, int32_t>>> resolved_types_;
+  StreamedTransactions streams_;
+  std::optional<Open> open_;
+  ChangeBatch batch_;
+  std::vector<types::Value> values_;
+  Lsn skip_through_;
+  int64_t definition_version_ = 0;
+};
+
+struct ChangeStreamOptions {
+  ReplicationClientOptions client;
+  /// Whether schema.table is mirrored; also the tables of a publication that
+  /// publication.autocreate.mode filtered makes.
+  std::function<bool(std::string_view schema, std::string_view table)> selector;
+  /// The state of a checkpoint (StateText); empty: start at the slot's position.
+  std::string initial_state;
+  std::chrono::milliseconds heartbeat_interval{30'000};
+};
+
+class PostgresChangeStream {
+ public:
+  using Sink = ChangeBatchAssembler::Sink;
+
+  /// Connects, checks the requirements, makes the publication and slot
+  /// (ReplicationClient::Connect and Prepare, their errors) and reads the
+  /// initial state (kCorruption when it is not one).
+  static Result<std::unique_ptr<PostgresChangeStream>> Open(ChangeStreamOptions options);
+
+  /// Streams until `stop` (Ok) or an error; one sink call per committed
+  /// transaction, with every batch ending a transaction.
+  Status Run(const Sink& sink, const std::atomic<bool>& stop);
+
+  /// Inside the sink: the state to resume exactly after its batch (its end
+  /// LSN and the relation cache), as JSON text.
+  std::string StateText() const;
+
+  /// The transactions ending at or before `lsn` are committed where they
+  /// go: the slot may confirm them. Never moves backwards.
+  void Committed(Lsn lsn);
+
+  ReplicationClient& client() { return *client_; }
+
+ private:
+  ChangeStreamOptions options_;
+  std::unique_ptr<ReplicationClient> client_;
+  std::unique_ptr<ChangeBatchAssembler> assembler_;
+  Lsn resume_;       ///< the end of the last transaction handed on (or of the state)
+  Lsn current_end_;  ///< in the sink: the end of the batch's transaction
+  std::atomic<uint64_t> committed_{0};
+  std::string restored_relations_;
+};
+
+}  // namespace floe::cdc::postgres

@@ -1,0 +1,474 @@
+"""`floe run` with `source: type: postgres` mirrors a changing PostgreSQL schema exactly once.
+
+A random workload runs on the test PostgreSQL over four tables (inserts, updates, deletes,
+primary-key changes, rolled-back transactions; an update that leaves a 3 kB TOASTed value
+unchanged under REPLICA IDENTITY FULL, a 3000-row transaction the server streams before it
+commits, a TRUNCATE, an added column and rows that use it) while `floe run` is killed with
+SIGKILL at random moments and started again. After every kill the slot's
+confirmed_flush_lsn may not be past the newest `floe.source-position` the lake holds: the
+slot lets go only of what is committed. At the end every table equals its Iceberg table
+row for row, read by Iceberg Java, and no checkpoint was committed twice.
+
+Also: `floe run --check` lists the tables and their sink tables, and bad settings are
+refused before anything runs (an unknown key, a decoding plugin other than pgoutput, a
+role without REPLICATION — with what to do).
+
+Needs the server of scripts/services/postgres.sh (FLOE_TEST_POSTGRES_*), psql, Java with
+the Iceberg peer (.cache/java-peer) and build/floe (FLOE_BIN overrides). Skipped when
+FLOE_TEST_POSTGRES_PORT is unset. Each test makes its own schema, publication and slot and
+drops them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+FLOE = Path(os.environ.get("FLOE_BIN", ROOT / "build" / "floe"))
+PORT = os.environ.get("FLOE_TEST_POSTGRES_PORT")
+HOST = os.environ.get("FLOE_TEST_POSTGRES_HOST", "127.0.0.1")
+USER = os.environ.get("FLOE_TEST_POSTGRES_USER", "floe")
+PASSWORD = os.environ.get("FLOE_TEST_POSTGRES_PASSWORD", "floe")
+DATABASE = os.environ.get("FLOE_TEST_POSTGRES_DATABASE", "floe")
+CLASSPATH = ROOT / ".cache" / "java-peer" / "classpath.txt"
+KILLS = int(os.environ.get("FLOE_RUN_POSTGRES_KILLS", "8"))
+
+pytestmark = pytest.mark.skipif(PORT is None, reason="FLOE_TEST_POSTGRES_PORT is not set")
+
+sys.path.insert(0, str(ROOT / "examples"))
+from mirror_check import read_java  # noqa: E402
+
+
+def psql(sql: str, user: str | None = None) -> str:
+    env = dict(os.environ, PGPASSWORD=PASSWORD)
+    out = subprocess.run(["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-h", HOST, "-p", PORT,
+                          "-U", user or USER, "-d", DATABASE], input=sql, env=env, capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip()
+
+
+def superuser(sql: str) -> str:
+    return psql(sql, user="postgres")
+
+
+def lsn(text: str) -> int:
+    high, low = text.split("/")
+    return (int(high, 16) << 32) | int(low, 16)
+
+
+class Names:
+    def __init__(self):
+        suffix = f"{int(time.time() * 1000) % 10**9}_{random.randrange(1000)}"
+        self.schema = f"runpg_{suffix}"
+        self.slot = f"runpg_slot_{suffix}"
+        self.publication = f"runpg_pub_{suffix}"
+
+    def slot_row(self) -> tuple[str, str] | None:
+        """(active_pid or '', confirmed_flush_lsn) of the slot, None when there is none."""
+        row = superuser(f"SELECT coalesce(active_pid::text, ''), coalesce(confirmed_flush_lsn::text, '') "
+                        f"FROM pg_replication_slots WHERE slot_name = '{self.slot}'")
+        return tuple(row.split("|")) if row else None
+
+    def wait_slot_idle(self, limit: float = 30) -> None:
+        end = time.monotonic() + limit
+        while (row := self.slot_row()) is not None and row[0]:
+            assert time.monotonic() < end, f"slot {self.slot} still active: {row}"
+            time.sleep(0.05)
+
+    def drop(self) -> None:
+        try:
+            self.wait_slot_idle()
+        finally:
+            superuser(f"SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots "
+                      f"WHERE slot_name = '{self.slot}'")
+            superuser(f"DROP PUBLICATION IF EXISTS {self.publication}")
+            superuser(f"DROP SCHEMA IF EXISTS {self.schema} CASCADE")
+
+
+@pytest.fixture
+def names():
+    if not FLOE.exists():
+        pytest.skip(f"{FLOE} not built")
+    if shutil.which("psql") is None:
+        pytest.skip("psql is not installed")
+    n = Names()
+    yield n
+    n.drop()
+
+
+def write_pipeline(path: Path, lake: Path, n: Names, extra: str = "") -> None:
+    path.write_text(f"""
+source:
+  type: postgres
+  hostname: {HOST}
+  port: {PORT}
+  username: {USER}
+  password: ${{FLOE_TEST_POSTGRES_PASSWORD}}
+  database-name: {DATABASE}
+  tables: {n.schema}.\\.*
+  slot.name: {n.slot}
+  publication.name: {n.publication}
+  publication.autocreate.mode: filtered
+  scan.startup.mode: latest-offset
+{extra}sink:
+  type: iceberg
+  catalog: {{type: sql, uri: "sqlite:///{lake}/catalog.db", warehouse: "{lake}/warehouse"}}
+pipeline:
+  name: pg-mirror
+  parallelism: 2
+  checkpoint.interval: 300ms
+  state.dir: {lake}/state
+""")
+
+
+def run_floe(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    env = dict(os.environ, FLOE_TEST_POSTGRES_PASSWORD=PASSWORD)
+    return subprocess.run([str(FLOE), *args], capture_output=True, text=True, env=env, timeout=timeout)
+
+
+def start_run(pipeline: Path, log: Path) -> subprocess.Popen:
+    env = dict(os.environ, FLOE_TEST_POSTGRES_PASSWORD=PASSWORD)
+    with open(log, "w") as err:
+        return subprocess.Popen([str(FLOE), "run", str(pipeline), "--progress", "never"],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, env=env)
+
+
+def lake_catalog(lake: Path):
+    from pyiceberg.catalog.sql import SqlCatalog
+
+    return SqlCatalog("default", uri=f"sqlite:///{lake}/catalog.db", warehouse=f"file://{lake}/warehouse")
+
+
+def lake_positions(lake: Path, schema: str) -> tuple[int, dict[str, int]]:
+    """The newest floe.source-position (as an LSN) over the schema's tables, and the commits per
+    table; fails when a checkpoint id appears twice in a table."""
+    if not (lake / "catalog.db").exists():
+        return 0, {}
+    catalog = lake_catalog(lake)
+    try:
+        idents = catalog.list_tables(schema)
+    except Exception:  # the namespace is not there yet
+        return 0, {}
+    newest, commits = 0, {}
+    for ident in idents:
+        table = catalog.load_table(ident)
+        seen: set[str] = set()
+        for snapshot in table.metadata.snapshots:
+            summary = snapshot.summary.additional_properties if snapshot.summary else {}
+            checkpoint = summary.get("floe.checkpoint-id")
+            if checkpoint is None:
+                continue
+            assert checkpoint not in seen, f"{ident}: checkpoint {checkpoint} committed twice"
+            seen.add(checkpoint)
+            position = summary.get("floe.source-position", "")
+            assert position.startswith("lsn:"), f"{ident}: floe.source-position {position!r}"
+            newest = max(newest, int(position[4:].split(" ")[0]))
+        commits[".".join(ident)] = len(seen)
+    return newest, commits
+
+
+class Workload:
+    """Random transactions through one psql session until stopped."""
+
+    def __init__(self, schema: str, seed: int):
+        self.s = schema
+        self.random = random.Random(seed)
+        self.next_id = {"t1": 1, "t2": 1, "t3": 1, "t4": 1}
+        self.transactions = 0
+        self.extra = False
+        self.stop = threading.Event()
+        self.error: BaseException | None = None
+        self.done_special: set[str] = set()
+        self.asked: set[str] = set()
+        env = dict(os.environ, PGPASSWORD=PASSWORD)
+        self.proc = subprocess.Popen(["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-h", HOST, "-p", PORT,
+                                      "-U", USER, "-d", DATABASE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     env=env, text=True)
+        self.syncs = 0
+
+    def send(self, sql: str) -> None:
+        self.proc.stdin.write(sql + "\n")
+
+    def sync(self) -> None:
+        self.syncs += 1
+        self.send(f"\\echo sync {self.syncs}")
+        self.proc.stdin.flush()
+        while True:
+            line = self.proc.stdout.readline()
+            assert line, "the workload's psql ended (an SQL error)"
+            if line.strip() == f"sync {self.syncs}":
+                return
+
+    def new_id(self, table: str) -> int:
+        i = self.next_id[table]
+        self.next_id[table] += 1
+        return i
+
+    def some_id(self, table: str) -> int:
+        return self.random.randrange(1, self.next_id[table]) if self.next_id[table] > 1 else 1
+
+    def row_values(self, table: str) -> str:
+        r = self.random
+        i = self.new_id(table)
+        if table == "t3":  # a 3 kB value stored out of line (STORAGE EXTERNAL)
+            return f"({i}, {r.randint(0, 9)}, repeat(md5('{i}-{r.random()}'), 100))"
+        extra = f", 'x{r.randint(0, 999)}'" if table == "t1" and self.extra else ""
+        n = "NULL" if r.random() < 0.1 else str(r.randint(-2**40, 2**40))
+        return f"({i}, 'v{r.randint(0, 10**6)}', {n}, {r.randint(-10**6, 10**6)}.{r.randint(0, 99):02d}{extra})"
+
+    def columns(self, table: str) -> str:
+        if table == "t3":
+            return "(id, n, body)"
+        return "(id, v, n, d, extra)" if table == "t1" and self.extra else "(id, v, n, d)"
+
+    def statement(self) -> str:
+        r = self.random
+        table = r.choice(["t1", "t2", "t3", "t4"])
+        pick = r.random()
+        s = self.s
+        if pick < 0.4:
+            return f"INSERT INTO {s}.{table} {self.columns(table)} VALUES {self.row_values(table)};"
+        if pick < 0.7:
+            if table == "t3":  # the TOASTed body is left as it is
+                return f"UPDATE {s}.t3 SET n = n + 1 WHERE id = {self.some_id(table)};"
+            return f"UPDATE {s}.{table} SET v = 'u{r.randint(0, 10**6)}', n = coalesce(n, 0) + 1 " \
+                   f"WHERE id = {self.some_id(table)};"
+        if pick < 0.85:
+            return f"DELETE FROM {s}.{table} WHERE id = {self.some_id(table)};"
+        return f"UPDATE {s}.{table} SET id = {self.new_id(table)} WHERE id = {self.some_id(table)};"
+
+    def special(self) -> str | None:
+        """The next of the asked-for one-off changes (ask() from the test's thread)."""
+        s = self.s
+        for kind in ("big", "truncate", "add"):
+            if kind not in self.asked or kind in self.done_special:
+                continue
+            self.done_special.add(kind)
+            if kind == "big":  # streamed by the server (logical_decoding_work_mem is 64kB)
+                first = self.next_id["t2"]
+                self.next_id["t2"] += 3000
+                return (f"INSERT INTO {s}.t2 (id, v, n, d) SELECT g, 'big' || g, g, g / 100.0 "
+                        f"FROM generate_series({first}, {first + 2999}) g;")
+            if kind == "truncate":
+                return f"TRUNCATE {s}.t4;"
+            self.extra = True
+            return f"ALTER TABLE {s}.t1 ADD COLUMN extra text;"
+        return None
+
+    def ask(self, kind: str) -> None:
+        self.asked.add(kind)
+
+    def transaction(self) -> None:
+        r = self.random
+        body = [self.statement() for _ in range(r.randint(1, 4))]
+        if (special := self.special()) is not None:
+            body.insert(r.randrange(len(body) + 1), special)
+        end = "ROLLBACK;" if special is None and r.random() < 0.05 else "COMMIT;"
+        self.send("BEGIN;\n" + "\n".join(body) + "\n" + end)
+        self.transactions += 1
+
+    def run(self) -> None:
+        try:
+            while not self.stop.is_set():
+                for _ in range(5):
+                    self.transaction()
+                self.sync()
+                time.sleep(self.random.uniform(0.01, 0.05))
+        except BaseException as e:  # reported by the test
+            self.error = e
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        assert self.proc.wait(timeout=60) == 0
+
+
+def create_tables(schema: str) -> None:
+    psql(f"""
+CREATE SCHEMA {schema};
+CREATE TABLE {schema}.t1 (id bigint PRIMARY KEY, v text NOT NULL, n bigint, d numeric(12,2));
+CREATE TABLE {schema}.t2 (id bigint PRIMARY KEY, v text NOT NULL, n bigint, d numeric(12,2));
+CREATE TABLE {schema}.t3 (id int PRIMARY KEY, n int, body text);
+ALTER TABLE {schema}.t3 ALTER COLUMN body SET STORAGE EXTERNAL;
+ALTER TABLE {schema}.t3 REPLICA IDENTITY FULL;
+CREATE TABLE {schema}.t4 (id bigint PRIMARY KEY, v text NOT NULL, n bigint, d numeric(12,2));
+""")
+
+
+def source_rows(schema: str, table: str) -> tuple[list[str], dict[str, tuple]]:
+    """The table's columns and rows by id, every value as text (None for NULL)."""
+    columns = psql(f"SELECT attname FROM pg_attribute WHERE attrelid = '{schema}.{table}'::regclass "
+                   f"AND attnum > 0 AND NOT attisdropped ORDER BY attnum").splitlines()
+    values = ", ".join(f"{c}::text" for c in columns)
+    text = psql(f"SELECT coalesce(json_agg(json_build_array({values})), '[]') FROM {schema}.{table}")
+    return columns, {row[0]: tuple(row) for row in json.loads(text)}
+
+
+def lake_rows(records: list[dict], columns: list[str]) -> dict[str, tuple]:
+    def text(v):
+        return None if v is None else str(v)
+    return {text(r["id"]): tuple(text(r.get(c)) for c in columns) for r in records}
+
+
+def test_postgres_exactly_once_under_sigkill(tmp_path, names):
+    if not CLASSPATH.exists() or shutil.which("java") is None:
+        pytest.skip("no Iceberg Java peer (.cache/java-peer) or no java")
+    seed = int(os.environ.get("FLOE_TEST_SEED", random.randrange(1 << 30)))
+    print(f"seed {seed}")
+    rnd = random.Random(seed)
+    lake = tmp_path / "lake"
+    lake.mkdir()
+    create_tables(names.schema)
+    pipeline = tmp_path / "pg.yaml"
+    write_pipeline(pipeline, lake, names)
+    logs: list[Path] = []
+
+    def start() -> subprocess.Popen:
+        logs.append(tmp_path / f"run{len(logs)}.log")
+        return start_run(pipeline, logs[-1])
+
+    proc = start()
+    # The first run makes the publication and the slot; the workload starts after them.
+    end = time.monotonic() + 30
+    while names.slot_row() is None:
+        assert proc.poll() is None, logs[-1].read_text()[-3000:]
+        assert time.monotonic() < end, "the slot was not made"
+        time.sleep(0.1)
+    first_confirmed = lsn(names.slot_row()[1])
+    workload = Workload(names.schema, seed)
+    writer = threading.Thread(target=workload.run, daemon=True)
+    writer.start()
+    checks = []
+    try:
+        for kill in range(KILLS):
+            workload.ask({1: "big", 3: "truncate", 5: "add"}.get(kill, ""))
+            time.sleep(rnd.uniform(0.6, 2.5))
+            assert proc.poll() is None, f"floe run exited {proc.returncode}:\n{logs[-1].read_text()[-3000:]}"
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+            assert workload.error is None, workload.error
+            names.wait_slot_idle()
+            confirmed = lsn(names.slot_row()[1])
+            newest, _ = lake_positions(lake, names.schema)
+            if confirmed != first_confirmed:
+                assert confirmed <= newest, \
+                    f"the slot confirmed {confirmed:X}, past the lake's newest position {newest:X}"
+            checks.append((confirmed, newest))
+            proc = start()
+    finally:
+        workload.stop.set()
+        writer.join()
+    assert workload.error is None, workload.error
+    # The last transaction: once the lake holds a position past where it starts, it holds all.
+    before_last = lsn(psql("SELECT pg_current_wal_insert_lsn()"))
+    workload.send(f"INSERT INTO {names.schema}.t2 (id, v) VALUES (2000000000, 'the end');")
+    workload.sync()
+    workload.close()
+    end = time.monotonic() + 60
+    while lake_positions(lake, names.schema)[0] <= before_last:
+        assert proc.poll() is None, f"floe run exited {proc.returncode}:\n{logs[-1].read_text()[-3000:]}"
+        assert time.monotonic() < end, "the lake did not catch up in 60 s"
+        time.sleep(0.3)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=60) == 0, logs[-1].read_text()[-3000:]
+    names.wait_slot_idle()
+    newest, commits = lake_positions(lake, names.schema)
+    assert lsn(names.slot_row()[1]) <= newest
+
+    assert sum(1 for log in logs if "resuming the capture" in log.read_text()) >= KILLS // 2
+    tables = ["t1", "t2", "t3", "t4"]
+    java = read_java(str(CLASSPATH), str(lake / "catalog.db"), str(lake / "warehouse"),
+                     [f"{names.schema}.{t}" for t in tables])
+    for table in tables:
+        columns, expected = source_rows(names.schema, table)
+        records = java[f"{names.schema}.{table}"]
+        assert not isinstance(records, Exception), records
+        actual = lake_rows(records, columns)
+        missing = sorted(set(expected) - set(actual))[:5]
+        extra = sorted(set(actual) - set(expected))[:5]
+        differ = [(k, expected[k], actual[k]) for k in expected if k in actual and expected[k] != actual[k]][:3]
+        assert not missing and not extra and not differ, \
+            f"seed {seed}: {table}: missing {missing}, extra {extra}, differ {differ}"
+    print(f"{KILLS} kills, {workload.transactions} transactions, commits per table {commits}, "
+          f"slot/lake after each kill {[(f'{c:X}', f'{n:X}') for c, n in checks]}")
+    assert "extra" in source_rows(names.schema, "t1")[0]
+    assert workload.done_special == {"big", "truncate", "add"}
+
+
+def test_check_lists_tables_and_bad_settings_are_refused(tmp_path, names):
+    lake = tmp_path / "lake"
+    lake.mkdir()
+    create_tables(names.schema)
+    psql(f"CREATE TABLE {names.schema}.nokey (v text)")
+    pipeline = tmp_path / "pg.yaml"
+    write_pipeline(pipeline, lake, names)
+    check = run_floe("run", str(pipeline), "--check")
+    assert check.returncode == 0, check.stderr
+    assert "type: postgres" in check.stdout, check.stdout
+    assert "5 source table(s) selected" in check.stdout, check.stdout
+    for table in ("t1", "t2", "t3", "t4"):
+        assert f"{names.schema}.{table}" in check.stdout
+    assert f"{names.schema}.nokey" in check.stdout and "(no primary key)" in check.stdout
+    assert 'password: "****"' in check.stdout, check.stdout
+    # --check writes nothing: no slot, no publication.
+    assert names.slot_row() is None
+    assert psql(f"SELECT count(*) FROM pg_publication WHERE pubname = '{names.publication}'") == "0"
+
+    def refused(extra: str, *expected: str, user: str | None = None) -> None:
+        bad = tmp_path / "bad.yaml"
+        write_pipeline(bad, lake, names, extra)
+        text = bad.read_text()
+        if user is not None:
+            text = text.replace(f"username: {USER}", f"username: {user}")
+        bad.write_text(text)
+        for args in (["run", str(bad), "--check"], ["run", str(bad)]):
+            out = run_floe(*args, timeout=60)
+            assert out.returncode != 0, out.stdout
+            for part in expected:
+                assert part in out.stderr, out.stderr
+        assert names.slot_row() is None
+
+    refused("  slot-name: x\n", "slot-name", "slot.name")
+    refused("  decoding.plugin.name: decoderbufs\n", "decoderbufs", "pgoutput")
+    refused("", "REPLICATION", "ALTER ROLE", user="floe_norepl")
+
+
+def test_an_idle_slot_is_confirmed_up_to_the_servers_position(tmp_path, names):
+    """heartbeat.interval: with nothing of the pipeline's tables changing, the slot still moves
+    on with the server's WAL (written here by a table outside the publication)."""
+    lake = tmp_path / "lake"
+    lake.mkdir()
+    create_tables(names.schema)
+    pipeline = tmp_path / "pg.yaml"
+    write_pipeline(pipeline, lake, names, "  heartbeat.interval: 500ms\n")
+    log = tmp_path / "run.log"
+    proc = start_run(pipeline, log)
+    try:
+        end = time.monotonic() + 30
+        while names.slot_row() is None:
+            assert proc.poll() is None, log.read_text()[-3000:]
+            assert time.monotonic() < end, "the slot was not made"
+            time.sleep(0.1)
+        # A table made after the publication is not in it: its rows are WAL the slot skips.
+        psql(f"CREATE TABLE {names.schema}.unpublished (id int);"
+             f"INSERT INTO {names.schema}.unpublished SELECT generate_series(1, 1000);")
+        target = lsn(psql("SELECT pg_current_wal_lsn()"))
+        end = time.monotonic() + 20
+        while lsn(names.slot_row()[1]) < target:
+            assert proc.poll() is None, log.read_text()[-3000:]
+            assert time.monotonic() < end, f"the slot stayed at {names.slot_row()[1]}, not past {target:X}"
+            time.sleep(0.2)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=60) == 0, log.read_text()[-3000:]
