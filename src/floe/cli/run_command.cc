@@ -41,6 +41,8 @@ struct RunArgs {
   std::string catalog_config;
   std::string log_level = "info";
   std::string progress = "auto";
+  std::string on_error;     ///< `--on-error`: source.on-error
+  std::string dead_letter;  ///< `--dead-letter`: source.dead-letter.path
 };
 
 /// Keeps the last warning or error of the log in the run's metrics, for
@@ -76,7 +78,10 @@ Result<pipeline::PipelineDefinition> ReadDefinition(const RunArgs& a) {
       return InvalidArgument("{}: larger than {} bytes", a.file, pipeline::kMaxDocumentBytes);
     }
   }
-  return pipeline::ParsePipelineDefinition(text, a.file, pipeline::Environment::Process(), a.set);
+  std::vector<std::string> set = a.set;
+  if (!a.on_error.empty()) set.push_back("source.on-error=" + a.on_error);
+  if (!a.dead_letter.empty()) set.push_back("source.dead-letter.path=" + a.dead_letter);
+  return pipeline::ParsePipelineDefinition(text, a.file, pipeline::Environment::Process(), set);
 }
 
 /// With the progress line on, each log line first erases it (the line comes
@@ -131,6 +136,13 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
                 "write nothing");
   cmd->add_option("--set", args->set, "Override a key of the file: key=value (repeatable)")
       ->check(KeyValueText());
+  cmd->add_option("--on-error", args->on_error,
+                  "Kafka source: a message that cannot be read stops the run (fail, the default) "
+                  "or becomes a dead letter (skip); as source.on-error")
+      ->check(OneOf({"fail", "skip"}));
+  cmd->add_option("--dead-letter", args->dead_letter,
+                  "Kafka source: the folder of the dead-letter files (default: beside the lake "
+                  "copy of the source state); as source.dead-letter.path");
   cmd->add_option("--catalog-config", args->catalog_config,
                   "The catalog config file, for a sink whose catalog is given by name");
   cmd->add_option("--log-level", args->log_level, "trace, debug, info, warn, error or off")

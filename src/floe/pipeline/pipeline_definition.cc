@@ -119,6 +119,10 @@ void DescribeSource(const SourceDefinition& source, std::string& out) {
   if (source.is_kafka()) {
     for (const auto& [key, value] : source.kafka.settings) Line(out, 2, key, Shown(value));
     Line(out, 2, "value.format", Quote(source.kafka.value_format));
+    Line(out, 2, "on-error", Quote(source.kafka.on_error));
+    if (!source.kafka.dead_letter_path.empty()) {
+      Line(out, 2, "dead-letter.path", Quote(source.kafka.dead_letter_path));
+    }
     return;
   }
   if (source.is_postgres()) {

@@ -157,6 +157,12 @@ struct KafkaSourceDefinition {
   std::map<std::string, SettingValue> settings;
   /// `value.format`: debezium-json (default) or canal-json.
   std::string value_format = "debezium-json";
+  /// `on-error`: fail (default: a message that cannot be read stops the
+  /// run) or skip (it becomes a dead letter; docs/kafka.md, "Dead letters").
+  std::string on_error = "fail";
+  /// `dead-letter.path`: the folder of the dead-letter files (default:
+  /// beside the lake copy of the source state, in the sink's warehouse).
+  std::string dead_letter_path;
 };
 
 /// `source:` with `type: postgres`: a PostgreSQL database's logical

@@ -97,7 +97,10 @@ const std::vector<std::string> kKafkaKeys = {
     "scan.startup.specific-offsets",
     "open-timeout",
     "value.format",
+    "on-error",
+    "dead-letter.path",
 };
+const std::vector<std::string> kOnErrorChoices = {"fail", "skip"};
 const std::vector<std::string> kKafkaStartupModes = {
     "earliest-offset", "latest-offset", "group-offsets", "timestamp", "specific-offsets"};
 const std::vector<std::string> kKafkaValueFormats = {"debezium-json", "canal-json"};
@@ -449,7 +452,10 @@ bool IsSecretKafkaProperty(std::string_view name, bool from_environment) {
 Result<KafkaSourceDefinition> ParseKafka(BlockReader& r) {
   KafkaSourceDefinition s;
   for (const std::string& key : kKafkaKeys) {
-    if (key == "type" || key == "name" || key == "value.format") continue;
+    if (key == "type" || key == "name" || key == "value.format" || key == "on-error" ||
+        key == "dead-letter.path") {
+      continue;
+    }
     FLOE_ASSIGN_OR_RETURN(auto value, r.String(key));
     if (value) s.settings[key] = SettingValue{*value, false};
   }
@@ -478,6 +484,10 @@ Result<KafkaSourceDefinition> ParseKafka(BlockReader& r) {
   (void)mode;
   FLOE_ASSIGN_OR_RETURN(auto format, r.Choice("value.format", kKafkaValueFormats));
   if (format) s.value_format = kKafkaValueFormats[*format];
+  FLOE_ASSIGN_OR_RETURN(auto on_error, r.Choice("on-error", kOnErrorChoices));
+  if (on_error) s.on_error = kOnErrorChoices[*on_error];
+  FLOE_ASSIGN_OR_RETURN(auto dead_letters, r.String("dead-letter.path"));
+  if (dead_letters) s.dead_letter_path = *dead_letters;
   return s;
 }
 

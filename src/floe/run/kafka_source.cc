@@ -1,6 +1,7 @@
 #include "floe/run/kafka_source.h"
 
 #include <algorithm>
+#include <charconv>
 #include <map>
 #include <vector>
 
@@ -9,6 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "floe/common/json_dump.h"
+#include "floe/engine/checkpoint_store.h"
+#include "floe/io/file_io.h"
 #include "floe/run/run_metrics.h"
 #include "floe/sink/router.h"
 
@@ -17,11 +20,13 @@ namespace floe::run {
 namespace {
 
 constexpr int kStateVersion = 1;
+constexpr std::string_view kDeadLetterSuffix = ".jsonl";
 
 /// The checkpoint state of the source.
 struct SourceState {
   kafka::PartitionOffsets offsets;
   int64_t messages = 0;
+  int64_t dead_letters = 0;
   ingest::ChangeCounts counts;
   /// Primary keys announced by schema-change events and canal's pkNames.
   std::vector<ingest::NotedPrimaryKey> primary_keys;
@@ -35,7 +40,10 @@ std::string SerializeState(const SourceState& s) {
     offsets.push_back({{"topic", tp.topic}, {"partition", tp.partition}, {"offset", offset}});
   }
   j["offsets"] = std::move(offsets);
-  j["counts"] = {{"messages", s.messages}, {"rows", s.counts.rows}, {"skipped", s.counts.skipped}};
+  j["counts"] = {{"messages", s.messages},
+                 {"rows", s.counts.rows},
+                 {"skipped", s.counts.skipped},
+                 {"dead_letters", s.dead_letters}};
   if (!s.primary_keys.empty()) j["primary_keys"] = ingest::NotedPrimaryKeysToJson(s.primary_keys);
   return DumpJson(j);  // never throws on a name that is not UTF-8
 }
@@ -60,6 +68,7 @@ Result<SourceState> ParseState(std::string_view text) {
       s.messages = c->value("messages", int64_t{0});
       s.counts.rows = c->value("rows", int64_t{0});
       s.counts.skipped = c->value("skipped", int64_t{0});
+      s.dead_letters = c->value("dead_letters", int64_t{0});
     }
     if (auto keys = j.find("primary_keys"); keys != j.end()) {
       s.primary_keys = ingest::NotedPrimaryKeysFromJson(*keys);
@@ -68,6 +77,20 @@ Result<SourceState> ParseState(std::string_view text) {
   } catch (const std::exception& e) {
     return Corruption("kafka source state: {}", e.what());
   }
+}
+
+/// The dead-letter file of checkpoint `id` in `dir`.
+std::string DeadLetterPath(std::string_view dir, engine::CheckpointId id) {
+  return fmt::format("{}/{:020}{}", dir, id, kDeadLetterSuffix);
+}
+
+/// The checkpoint id of a dead-letter file's path; 0 for other files.
+engine::CheckpointId DeadLetterId(std::string_view path) {
+  std::string_view name = path.substr(path.rfind('/') + 1);
+  if (name.size() != 20 + kDeadLetterSuffix.size() || !name.ends_with(kDeadLetterSuffix)) return 0;
+  engine::CheckpointId id = 0;
+  auto [end, ec] = std::from_chars(name.data(), name.data() + 20, id);
+  return ec == std::errc() && end == name.data() + 20 ? id : 0;
 }
 
 }  // namespace
@@ -91,6 +114,45 @@ std::string KafkaPositionText(const kafka::PartitionOffsets& offsets) {
   return text;
 }
 
+Result<kafka::PartitionOffsets> ParseKafkaPositionText(std::string_view text) {
+  kafka::PartitionOffsets offsets;
+  while (!text.empty()) {
+    size_t comma = text.find_first_of(",;");  // ';' between source subtasks
+    std::string_view part = text.substr(0, comma);
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+    if (comma != std::string_view::npos && text.empty()) {
+      return Corruption("Kafka source position ends in '{}'", part);
+    }
+    // topic[partition]:offset; a topic name holds no '[' (Kafka allows
+    // letters, digits, '.', '_' and '-').
+    size_t open = part.find('[');
+    size_t close = part.find("]:");
+    int32_t partition = -1;
+    int64_t offset = -1;
+    bool good = open != std::string_view::npos && open > 0 && close != std::string_view::npos &&
+                close > open + 1;
+    if (good) {
+      auto p = std::from_chars(part.data() + open + 1, part.data() + close, partition);
+      auto o = std::from_chars(part.data() + close + 2, part.data() + part.size(), offset);
+      good = p.ec == std::errc() && p.ptr == part.data() + close && o.ec == std::errc() &&
+             o.ptr == part.data() + part.size() && partition >= 0 && offset >= 0;
+    }
+    if (!good) {
+      return Corruption("Kafka source position '{}' is not topic[partition]:offset", part);
+    }
+    offsets[kafka::TopicPartition{std::string(part.substr(0, open)), partition}] = offset;
+  }
+  return offsets;
+}
+
+std::string LakeDeadLetterDir(iceberg::Catalog& catalog, const std::string& pipeline_id) {
+  iceberg::TableIdentifier id;
+  id.ns = {"_floe"};
+  id.name = pipeline_id;
+  std::string location = catalog.DefaultTableLocation(id);
+  return location.empty() ? location : location + "/dead-letters";
+}
+
 struct KafkaSource::Impl final : ingest::ChangeEventHooks {
   KafkaSourceOptions options;
   std::shared_ptr<sink::CheckpointPositions> positions;
@@ -98,6 +160,8 @@ struct KafkaSource::Impl final : ingest::ChangeEventHooks {
   ingest::IngestStats own_stats;  // when none is given
 
   int subtask = 0;
+  std::string name;
+  std::shared_ptr<iceberg::Catalog> catalog;
   std::unique_ptr<ingest::TableResolver> resolver;
   std::unique_ptr<sink::RowBatcher> batcher;
   std::unique_ptr<ingest::ChangeEventHandler> handler;
@@ -121,6 +185,23 @@ struct KafkaSource::Impl final : ingest::ChangeEventHooks {
   /// The message being handled (for the hooks).
   const kafka::KafkaMessage* current = nullptr;
 
+  /// KafkaSourceOptions::committed_until, emptied once every partition has
+  /// passed its tables' offsets.
+  std::map<std::string, kafka::PartitionOffsets> committed_until;
+  kafka::PartitionOffsets committed_until_max;  ///< per partition, the highest
+
+  /// Dead letters since the last SnapshotState (JSON lines), and the total.
+  std::string letters;
+  int64_t dead_letters = 0;
+
+  /// The lake copy of the state (KafkaSourceOptions::lake_state_dir): the
+  /// states of the checkpoints taken and not yet known committed everywhere,
+  /// by id, and the last one written.
+  std::unique_ptr<engine::CheckpointStore> lake_store;
+  std::map<engine::CheckpointId, std::string> lake_candidates;
+  engine::CheckpointId lake_written = 0;
+  std::chrono::steady_clock::time_point next_lake_write{};
+
   Impl(KafkaSourceOptions o, std::shared_ptr<sink::CheckpointPositions> p, ingest::IngestStats* s)
       : options(std::move(o)), positions(std::move(p)), stats(s != nullptr ? s : &own_stats) {}
 
@@ -129,9 +210,115 @@ struct KafkaSource::Impl final : ingest::ChangeEventHooks {
   }
 
   Status BadEvent(const Error& error) override {
-    return std::unexpected(Error(error.code(), fmt::format("{}: {}", Where(), error.message())));
+    if (options.on_error == ingest::OnError::kFail) {
+      return std::unexpected(
+          Error(error.code(), fmt::format("{}: {} (with on-error: skip such a message becomes a "
+                                          "dead letter and the run reads on)",
+                                          Where(), error.message())));
+    }
+    nlohmann::json letter;
+    letter["topic"] = std::string(current->topic);
+    letter["partition"] = current->partition;
+    letter["offset"] = current->offset;
+    letter["key"] =
+        current->has_key ? nlohmann::json(std::string(current->key)) : nlohmann::json(nullptr);
+    letter["value"] = current->is_tombstone ? nlohmann::json(nullptr)
+                                            : nlohmann::json(std::string(current->value));
+    if (current->timestamp_ms >= 0) letter["timestamp_ms"] = current->timestamp_ms;
+    letter["error"] = error.message();
+    // Bytes that are not UTF-8 become U+FFFD: a letter is always one JSON line.
+    letters += letter.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    letters += '\n';
+    ++dead_letters;
+    stats->dead_letters.fetch_add(1, std::memory_order_relaxed);
+    spdlog::warn("{}: {} (a dead letter in {})", Where(), error.message(),
+                 io::RedactUri(options.dead_letter_dir));
+    return Ok();
   }
   Error JobError(Error error) override { return std::move(error).WithContext(Where()); }
+
+  /// Whether the table `target` already holds the message being handled:
+  /// its last commit's offset of the message's partition is beyond it.
+  bool AlreadyCommitted(const sink::TableTarget& target) override {
+    if (committed_until.empty()) return false;
+    kafka::TopicPartition tp{std::string(current->topic), current->partition};
+    auto table = committed_until.find(target.key);
+    if (table == committed_until.end()) return false;
+    auto until = table->second.find(tp);
+    if (until == table->second.end() || current->offset >= until->second) return false;
+    stats->already_committed.fetch_add(1, std::memory_order_relaxed);
+    return true;
+  }
+
+  /// Forgets committed_until once every partition it names has been read
+  /// past its highest offset there.
+  void MaybeForgetCommittedUntil() {
+    if (committed_until.empty()) return;
+    for (const auto& [tp, until] : committed_until_max) {
+      auto at = offsets.find(tp);
+      if (at == offsets.end() || at->second < until) return;
+    }
+    committed_until.clear();
+    spdlog::info("kafka source: every table ahead of the restored checkpoint is caught up");
+  }
+
+  /// Deletes the dead-letter files of checkpoints after `restored`: their
+  /// messages are read again.
+  Status DropLettersAfter(engine::CheckpointId restored) {
+    if (options.dead_letter_dir.empty()) return Ok();
+    io::FileIO& file_io = catalog->file_io();
+    FLOE_ASSIGN_OR_RETURN(auto files, file_io.List(options.dead_letter_dir));
+    for (const io::FileInfo& file : files) {
+      engine::CheckpointId id = DeadLetterId(file.path);
+      if (id == 0 || id <= restored) continue;
+      spdlog::info(
+          "kafka source: dropping {} (checkpoint {} never completed; its messages are "
+          "read again)",
+          io::RedactUri(file.path), id);
+      FLOE_RETURN_IF_ERROR(file_io.Delete(file.path));
+    }
+    return Ok();
+  }
+
+  /// Writes the dead letters since the last checkpoint as checkpoint `id`'s
+  /// file, synced (durable before the checkpoint can complete).
+  Status WriteLetters(engine::CheckpointId id) {
+    if (letters.empty()) return Ok();
+    std::string path = DeadLetterPath(options.dead_letter_dir, id);
+    FLOE_RETURN_IF_ERROR_CTX(catalog->file_io().WriteAtomically(path, letters),
+                             "writing the dead letters of checkpoint {} to {}", id,
+                             io::RedactUri(path));
+    letters.clear();
+    return Ok();
+  }
+
+  /// Writes the newest checkpoint whose commits are all done
+  /// (CheckpointPositions::CommittedThrough) to the lake, when it is time
+  /// (or now, with `force`).
+  Status MaybeCopyStateToLake(bool force = false) {
+    if (!lake_store || !positions || lake_candidates.empty()) return Ok();
+    auto end = lake_candidates.upper_bound(positions->CommittedThrough());
+    if (end == lake_candidates.begin()) return Ok();
+    auto newest = std::prev(end);
+    // Older committed ones are never written: the newest supersedes them.
+    lake_candidates.erase(lake_candidates.begin(), newest);
+    auto now = std::chrono::steady_clock::now();
+    if (newest->first <= lake_written || (now < next_lake_write && !force)) return Ok();
+    engine::CompletedCheckpoint copy;
+    copy.id = newest->first;
+    copy.timestamp_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+    copy.states[fmt::format("{}/{}", name, subtask)] = std::move(newest->second);
+    lake_candidates.erase(newest);
+    if (Status saved = lake_store->Save(copy); !saved) {
+      return std::unexpected(std::move(saved).error().WithContext(
+          fmt::format("copying the source state of checkpoint {} to the lake", copy.id)));
+    }
+    lake_written = copy.id;
+    next_lake_write = now + options.lake_state_interval;
+    return Ok();
+  }
 
   Status Handle(const kafka::KafkaMessage& message) {
     current = &message;
@@ -219,10 +406,26 @@ Status KafkaSource::Open(const engine::OperatorContext& context,
                          const engine::RestoredState& state) {
   Impl& s = *impl_;
   s.subtask = context.subtask;
+  s.name = context.name;
   FLOE_RETURN_IF_ERROR(ValidateKafkaSourceOptions(s.options));
-  FLOE_ASSIGN_OR_RETURN(std::shared_ptr<iceberg::Catalog> catalog, s.options.sink.catalog());
-  s.resolver =
-      std::make_unique<ingest::TableResolver>(s.options.tables, std::move(catalog), s.stats);
+  if (s.options.on_error == ingest::OnError::kSkip && s.options.dead_letter_dir.empty()) {
+    return InvalidArgument(
+        "on-error: skip needs a dead-letter folder: set dead-letter.path (the sink's catalog "
+        "has no warehouse to put them beside the tables)");
+  }
+  FLOE_ASSIGN_OR_RETURN(s.catalog, s.options.sink.catalog());
+  s.resolver = std::make_unique<ingest::TableResolver>(s.options.tables, s.catalog, s.stats);
+  if (!s.options.lake_state_dir.empty()) {
+    s.lake_store =
+        std::make_unique<engine::CheckpointStore>(&s.catalog->file_io(), s.options.lake_state_dir);
+  }
+  s.committed_until = s.options.committed_until;
+  for (const auto& [table, offsets] : s.committed_until) {
+    for (const auto& [tp, offset] : offsets) {
+      int64_t& max = s.committed_until_max[tp];
+      max = std::max(max, offset);
+    }
+  }
   s.batcher = std::make_unique<sink::RowBatcher>(s.options.sink, s.options.batch_rows);
   s.handler =
       std::make_unique<ingest::ChangeEventHandler>(s.resolver.get(), s.batcher.get(), s.stats);
@@ -240,10 +443,14 @@ Status KafkaSource::Open(const engine::OperatorContext& context,
     }
     s.offsets = std::move(restored.offsets);
     s.messages = restored.messages;
+    s.dead_letters = restored.dead_letters;
     s.handler->counts() = restored.counts;
     spdlog::info(
         "kafka source: resuming from checkpoint {} at {}", state.checkpoint_id,
         s.offsets.empty() ? std::string("(no partition yet)") : KafkaPositionText(s.offsets));
+  }
+  if (state.checkpoint_id > 0 || !s.options.started_without_state) {
+    FLOE_RETURN_IF_ERROR(s.DropLettersAfter(state.checkpoint_id));
   }
   FLOE_ASSIGN_OR_RETURN(s.consumer, kafka::KafkaConsumer::Open(s.options.consumer, s.offsets));
   return Ok();
@@ -259,6 +466,11 @@ Result<bool> KafkaSource::Poll(engine::Collector<sink::RowBatch>& out) {
   FLOE_RETURN_IF_ERROR(s.batcher->Flush(out));
   s.Publish();
   s.CommitToGroup();
+  if (!s.committed_until.empty()) {
+    s.UpdateOffsets();
+    s.MaybeForgetCommittedUntil();
+  }
+  FLOE_RETURN_IF_ERROR(s.MaybeCopyStateToLake());
   return true;
 }
 
@@ -267,28 +479,36 @@ Result<std::string> KafkaSource::SnapshotState(engine::CheckpointId id) {
   if (s.out != nullptr) FLOE_RETURN_IF_ERROR(s.batcher->Flush(*s.out));
   s.batcher->CheckpointBoundary();
   s.UpdateOffsets();
+  FLOE_RETURN_IF_ERROR(s.WriteLetters(id));
   SourceState state;
   state.offsets = s.offsets;
   state.messages = s.messages;
+  state.dead_letters = s.dead_letters;
   state.counts = s.handler->counts();
   state.primary_keys = s.resolver->NotedPrimaryKeys();
   if (s.positions) s.positions->Put(id, s.subtask, KafkaPositionText(s.offsets));
   s.pending[id] = s.offsets;
   s.Publish();
   if (s.options.metrics != nullptr) s.options.metrics->CheckpointTaken(id);
-  return SerializeState(state);
+  std::string text = SerializeState(state);
+  if (s.lake_store) s.lake_candidates[id] = text;
+  return text;
 }
 
 Status KafkaSource::NotifyCheckpointComplete(engine::CheckpointId id) {
   Impl& s = *impl_;
   if (s.options.metrics != nullptr) s.options.metrics->CheckpointCompleted(id);
   s.CommitToGroup();
-  return Ok();
+  return s.MaybeCopyStateToLake();
 }
 
 void KafkaSource::Close() {
   Impl& s = *impl_;
   if (s.handler) s.Publish();
+  // After a clean stop the lake's copy is the final checkpoint's.
+  if (Status copied = s.MaybeCopyStateToLake(/*force=*/true); !copied) {
+    spdlog::warn("kafka source: {}", copied.error().ToString());
+  }
   if (s.consumer) s.consumer->Close();
 }
 

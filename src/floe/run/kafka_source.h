@@ -26,21 +26,40 @@
 /// partitions this member owns are committed to the consumer group, for lag
 /// monitoring only (never read back while a checkpoint exists).
 ///
+/// Offsets belong to the lake (docs/kafka.md): once every committer has
+/// committed a checkpoint, the source copies its state of that checkpoint to
+/// `lake_state_dir` (at most every `lake_state_interval`), so a run whose
+/// state folder is lost resumes from the lake's copy. Tables that committed
+/// more than the checkpoint a run restores (`committed_until`) skip the
+/// messages their commits already hold.
+///
 /// A message that cannot be handled (not JSON, a value of the wrong type, an
 /// incompatible schema change, a table that cannot be created, a null key)
-/// fails Poll with "TOPIC[PARTITION] offset N: reason"; its offset is not
-/// passed, so the job stops before the checkpoint that would contain it.
+/// is bad input. With OnError::kFail it fails Poll with "TOPIC[PARTITION]
+/// offset N: reason"; its offset is not passed, so the job stops before the
+/// checkpoint that would contain it. With OnError::kSkip it becomes a dead
+/// letter — {"topic","partition","offset","key","value","error"}, one JSON
+/// line — and the source reads on. The letters of a checkpoint are written
+/// by SnapshotState, as one file `dead_letter_dir/NNNNNNNNNNNNNNNNNNNN.jsonl`
+/// named by the checkpoint id and synced, so they are durable before the
+/// checkpoint that passes their messages completes; Open deletes the files of
+/// checkpoints after the restored one (their messages are read again), so
+/// every bad message up to the restored checkpoint is in exactly one file.
 /// Errors that are not the message's (catalog I/O, the consumer's: brokers
-/// gone, an offset no longer in the log) fail the job too.
+/// gone, an offset no longer in the log) fail the job whatever `on_error`.
 
 #include <chrono>
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "floe/common/result.h"
 #include "floe/engine/operator.h"
+#include "floe/iceberg/catalog/catalog.h"
 #include "floe/ingest/change_event_handler.h"
+#include "floe/ingest/ingest_source.h"
 #include "floe/ingest/ingest_stats.h"
 #include "floe/ingest/table_resolver.h"
 #include "floe/kafka/kafka_consumer.h"
@@ -68,6 +87,30 @@ struct KafkaSourceOptions {
   size_t batch_rows = 1024;
   /// For /metrics (may be null; outlives the source).
   RunMetrics* metrics = nullptr;
+  /// Tables that hold more than the restored checkpoint (the state folder
+  /// was lost, or is older than the lake), by sink table ("ns.table"): the
+  /// offsets of their last commit's `floe.source-position`. A message of
+  /// such a table before its partition's offset there is already in the
+  /// table and is skipped (a partition not listed: nothing of it is).
+  std::map<std::string, kafka::PartitionOffsets> committed_until;
+  /// The state folder was lost and the lake holds no copy of the source
+  /// state: the partitions start by the startup mode while tables hold
+  /// commits. The dead-letter files are then kept (letters of messages read
+  /// again may appear twice) instead of deleted as after a fresh start.
+  bool started_without_state = false;
+  /// Where the source copies its state once a checkpoint is committed
+  /// everywhere (LakeStateDir; a folder of the sink's warehouse, read
+  /// through the catalog's FileIO), at most every `lake_state_interval`.
+  /// Empty: no copy.
+  std::string lake_state_dir;
+  std::chrono::milliseconds lake_state_interval{10'000};
+  /// `on-error`: kFail (default) stops at a message that cannot be handled;
+  /// kSkip writes it to `dead_letter_dir` and reads on.
+  ingest::OnError on_error = ingest::OnError::kFail;
+  /// The folder of the dead-letter files (a path of the catalog's FileIO:
+  /// local or s3://); required with kSkip (Open refuses its absence; floe
+  /// run defaults it to LakeDeadLetterDir).
+  std::string dead_letter_dir;
 };
 
 /// Checks the options on their own (before a job is built): a format other
@@ -77,6 +120,15 @@ Status ValidateKafkaSourceOptions(const KafkaSourceOptions& options);
 /// "topic[partition]:offset,…" in topic-partition order: the position text
 /// of a checkpoint (the snapshot summaries' `floe.source-position`).
 std::string KafkaPositionText(const kafka::PartitionOffsets& offsets);
+/// Reads KafkaPositionText's text back ("" is no partition). Errors:
+/// kCorruption naming the part that is not "topic[partition]:offset".
+Result<kafka::PartitionOffsets> ParseKafkaPositionText(std::string_view text);
+
+/// The default folder of a pipeline's dead letters: beside its lake copy of
+/// the source state (LakeStateDir), `<warehouse>/_floe.db/<pipeline-id>/dead-letters`,
+/// so that they outlive a lost state folder as the offsets do. Empty when
+/// the catalog has no warehouse.
+std::string LakeDeadLetterDir(iceberg::Catalog& catalog, const std::string& pipeline_id);
 
 class KafkaSource final : public engine::SourceOperator<sink::RowBatch> {
  public:

@@ -255,10 +255,96 @@ Status CheckCommonSettings(const pipeline::PipelineDefinition& definition) {
   return Ok();
 }
 
-/// PlanResume for an iceberg or kafka source: the tables may hold no
+/// PlanResume for a kafka source (docs/kafka.md, "Offsets belong to the
+/// lake"). With no checkpoint in the state folder while tables hold commits
+/// of this pipeline, the lake's copy of the source state (written once every
+/// table had committed its checkpoint) is restored into the state folder;
+/// without one, every partition starts by the startup mode, which must then
+/// reach back far enough (earliest-offset, or group-offsets: the group's
+/// offsets are committed only after the lake has everything before them).
+/// Either way, a table that committed a later checkpoint than the one
+/// restored gets the messages before its last commit's offsets skipped
+/// (KafkaSourceOptions::committed_until). Returns the highest checkpoint id
+/// the tables hold.
+Result<engine::CheckpointId> PlanKafkaResume(const pipeline::PipelineDefinition& definition,
+                                             KafkaSourceOptions& source,
+                                             engine::CheckpointStore& store) {
+  FLOE_ASSIGN_OR_RETURN(std::shared_ptr<iceberg::Catalog> catalog, source.sink.catalog());
+  FLOE_ASSIGN_OR_RETURN(auto tables, sink::ListTablesTwoLevelsDeep(*catalog));
+  FLOE_ASSIGN_OR_RETURN(auto progress,
+                        sink::CommittedProgress(*catalog, source.sink.pipeline_id, tables, {}));
+  source.lake_state_dir = LakeStateDir(*catalog, source.sink.pipeline_id);
+  if (source.on_error == ingest::OnError::kSkip && source.dead_letter_dir.empty()) {
+    source.dead_letter_dir = LakeDeadLetterDir(*catalog, source.sink.pipeline_id);
+  }
+  std::string warning;
+  FLOE_ASSIGN_OR_RETURN(auto restored, store.LoadLatest(&warning));
+  if (!warning.empty()) spdlog::warn("run: unreadable checkpoint files skipped: {}", warning);
+  const bool committed_before =
+      std::any_of(progress.begin(), progress.end(), [](const auto& p) { return p.checkpoint > 0; });
+  if (!restored && committed_before && !source.lake_state_dir.empty()) {
+    engine::CheckpointStore lake(&catalog->file_io(), source.lake_state_dir);
+    std::string lake_warning;
+    FLOE_ASSIGN_OR_RETURN(restored, lake.LoadLatest(&lake_warning));
+    if (!lake_warning.empty()) {
+      spdlog::warn("run: unreadable lake state files skipped: {}", lake_warning);
+    }
+    if (restored) {
+      spdlog::warn(
+          "run: the state folder {} has no checkpoint; resuming from the lake's copy of "
+          "checkpoint {} ({})",
+          definition.pipeline.state_dir, restored->id, io::RedactUri(source.lake_state_dir));
+      FLOE_RETURN_IF_ERROR(store.Save(*restored));
+    }
+  }
+  const engine::CheckpointId restored_id = restored ? restored->id : 0;
+  const kafka::StartupMode mode = source.consumer.startup_mode;
+  engine::CheckpointId max_id = 0;
+  std::vector<std::string> ahead;
+  for (const auto& p : progress) {
+    max_id = std::max(max_id, p.checkpoint);
+    if (p.checkpoint <= restored_id) continue;
+    std::string table = p.table.ToString();
+    auto stop = [&](std::string_view reason) {
+      return Corruption(
+          "table {} holds checkpoint {} of pipeline '{}', but the newest readable checkpoint in "
+          "{} is {}: {}. Restore the state folder, or mirror into new tables under a new "
+          "pipeline.name",
+          table, p.checkpoint, source.sink.pipeline_id, definition.pipeline.state_dir,
+          restored_id == 0 ? std::string("none") : std::to_string(restored_id), reason);
+    };
+    if (restored_id == 0 && mode != kafka::StartupMode::kEarliestOffset &&
+        mode != kafka::StartupMode::kGroupOffsets) {
+      return stop(
+          "the lake holds no copy of the source state either, and with this "
+          "scan.startup.mode the partitions would start after messages the tables may "
+          "lack (earliest-offset or group-offsets would read them again, each table "
+          "skipping what it holds)");
+    }
+    if (!p.source_position) return stop("the snapshot of that commit was expired");
+    auto offsets = ParseKafkaPositionText(*p.source_position);
+    if (!offsets) return stop(offsets.error().message());
+    source.committed_until[table] = std::move(*offsets);
+    ahead.push_back(
+        fmt::format("{} (checkpoint {}, up to {})", table, p.checkpoint, *p.source_position));
+  }
+  source.started_without_state = restored_id == 0 && !ahead.empty();
+  if (!ahead.empty()) {
+    spdlog::warn(
+        "run: the state folder {} is behind the lake (restoring {}): the messages these "
+        "tables already hold are skipped: {}",
+        definition.pipeline.state_dir,
+        restored_id == 0 ? std::string("no checkpoint: the partitions start by scan.startup.mode")
+                         : fmt::format("checkpoint {}", restored_id),
+        JoinAtMost(ahead));
+  }
+  return max_id;
+}
+
+/// PlanResume for an iceberg source: the tables may hold no
 /// checkpoint of the pipeline newer than the newest readable one of the
-/// state folder (the source state says which snapshots or offsets are read;
-/// resuming from what the lake holds is not built for these sources yet).
+/// state folder (the source state says which snapshots are read; resuming
+/// from what the lake holds is not built for this source yet).
 /// Returns the highest checkpoint id they hold.
 Result<engine::CheckpointId> PlanStateResume(const pipeline::PipelineDefinition& definition,
                                              const sink::SinkOptions& sink,
@@ -427,6 +513,8 @@ Result<KafkaSourceOptions> MakeKafkaSourceOptions(const pipeline::PipelineDefini
   if (!consumer) return std::unexpected(std::move(consumer).error().WithContext("source"));
   options.consumer = std::move(*consumer);
   FLOE_ASSIGN_OR_RETURN(options.format, ingest::ParseInputFormat(source.value_format));
+  FLOE_ASSIGN_OR_RETURN(options.on_error, ingest::ParseOnError(source.on_error));
+  options.dead_letter_dir = source.dead_letter_path;
   FLOE_ASSIGN_OR_RETURN(SinkSide side, MakeSinkSide(definition, catalog_config_path));
   options.sink = std::move(side.sink);
   options.tables = std::move(side.tables);
@@ -486,7 +574,10 @@ Result<RunSummary> RunPipeline(const pipeline::PipelineDefinition& definition,
   // at transaction boundaries only): do not abort one that waits for it.
   job_options.checkpoint_timeout = std::chrono::hours(24 * 7);
   job_options.store = &store;
-  if (iceberg_source || kafka_source) {
+  if (kafka_source) {
+    FLOE_ASSIGN_OR_RETURN(job_options.min_checkpoint_id,
+                          PlanKafkaResume(definition, kafka_options, store));
+  } else if (iceberg_source) {
     FLOE_ASSIGN_OR_RETURN(job_options.min_checkpoint_id,
                           PlanStateResume(definition, sink_options, store));
   } else {

@@ -12,6 +12,9 @@
 //                                 prints "ok COUNT" on standard output
 //   COMMITTED GROUP               prints the offsets GROUP has committed for TOPIC:
 //                                 "committed P:OFFSET,..." in partition order (-1: none)
+//   DELETE PARTITION OFFSET       deletes the messages of TOPIC[PARTITION] before OFFSET
+//                                 (the Admin API's deleteRecords, as kafka-delete-records
+//                                 does), then prints "deleted LOW" (the new log start)
 // The producer is idempotent (acks=all), so a message is written once and in order.
 
 import java.io.BufferedReader;
@@ -22,7 +25,9 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.DeletedRecords;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -66,6 +71,18 @@ public class KafkaProduce {
             out.append(p == 0 ? "" : ",").append(p).append(':').append(o == null ? -1 : o.offset());
           }
           System.out.println(out);
+          System.out.flush();
+          continue;
+        }
+        if (line.startsWith("DELETE ")) {
+          String[] words = line.split(" ");
+          TopicPartition tp = new TopicPartition(topic, Integer.parseInt(words[1]));
+          DeletedRecords deleted =
+              admin.deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(Long.parseLong(words[2]))))
+                  .lowWatermarks()
+                  .get(tp)
+                  .get();
+          System.out.println("deleted " + deleted.lowWatermark());
           System.out.flush();
           continue;
         }

@@ -90,5 +90,40 @@ TEST(RunKafkaSourceTest, ThePositionTextListsPartitionsInOrder) {
   EXPECT_EQ(KafkaPositionText({}), "");
 }
 
+TEST(RunKafkaSourceTest, ThePositionTextReadsBack) {
+  kafka::PartitionOffsets offsets{{{"shop.v2", 1}, 300}, {{"crm_x", 0}, 5}, {{"shop-a", 0}, 0}};
+  auto parsed = ParseKafkaPositionText(KafkaPositionText(offsets));
+  ASSERT_TRUE(parsed) << parsed.error().ToString();
+  EXPECT_EQ(*parsed, offsets);
+  auto empty = ParseKafkaPositionText("");
+  ASSERT_TRUE(empty);
+  EXPECT_TRUE(empty->empty());
+  // Two source subtasks' positions, joined by CheckpointPositions.
+  auto joined = ParseKafkaPositionText("a[0]:1;a[1]:2");
+  ASSERT_TRUE(joined) << joined.error().ToString();
+  EXPECT_EQ(joined->size(), 2u);
+  for (std::string_view bad : {"a[0]", "a[0]:", "[0]:1", "a[]:1", "a[-1]:1", "a[0]:-1", "a[0]:1x",
+                               "a[x]:1", "a[0]:1,", "mysql-bin.000003:4"}) {
+    auto refused = ParseKafkaPositionText(bad);
+    ASSERT_FALSE(refused) << bad;
+    EXPECT_EQ(refused.error().code(), ErrorCode::kCorruption) << bad;
+  }
+}
+
+TEST(RunKafkaSourceTest, OnErrorAndTheDeadLetterFolderComeFromTheSourceSection) {
+  auto fail = Make();
+  ASSERT_TRUE(fail) << fail.error().ToString();
+  EXPECT_EQ(fail->on_error, ingest::OnError::kFail);
+  EXPECT_TRUE(fail->dead_letter_dir.empty());
+  auto skip = Make({"source.on-error=skip", "source.dead-letter.path=s3://bucket/letters"});
+  ASSERT_TRUE(skip) << skip.error().ToString();
+  EXPECT_EQ(skip->on_error, ingest::OnError::kSkip);
+  EXPECT_EQ(skip->dead_letter_dir, "s3://bucket/letters");
+  auto unknown = Make({"source.on-error=ignore"});
+  ASSERT_FALSE(unknown);
+  EXPECT_NE(unknown.error().message().find("on-error"), std::string::npos)
+      << unknown.error().message();
+}
+
 }  // namespace
 }  // namespace floe::run
