@@ -376,17 +376,7 @@ Status PostgresCapture::Run(const ChangeAssembler::Sink& sink, const std::atomic
   ao.database = c.options().database;
   ao.server_name = options_.server_name;
   if (options_.tables != ".*") ao.tables = std::regex(options_.tables);
-  ao.resolve_type = [&c](uint32_t oid) -> std::optional<std::pair<uint32_t, int32_t>> {
-    auto rows = c.Query(fmt::format(
-        "SELECT typbasetype, typtypmod FROM pg_type WHERE oid = {} AND typtype = 'd'", oid));
-    if (!rows || rows->empty() || !(*rows)[0][0] || !(*rows)[0][1]) return std::nullopt;
-    try {
-      return std::make_pair(static_cast<uint32_t>(std::stoul(*(*rows)[0][0])),
-                            static_cast<int32_t>(std::stol(*(*rows)[0][1])));
-    } catch (...) {
-      return std::nullopt;
-    }
-  };
+  ao.resolve_type = [&c](uint32_t oid) { return c.DomainBase(oid); };
   ChangeAssembler assembler(c.protocol_version(), std::move(ao));
   using Clock = std::chrono::steady_clock;
   auto last_message = Clock::now();

@@ -1,6 +1,7 @@
 #include "floe/cdc/postgres/change_stream.h"
 
 #include <algorithm>
+#include <thread>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -120,7 +121,7 @@ void ChangeBatchAssembler::DiffRelations(const Relation& before, const Relation&
     c.kind = kind;
     c.table = table;
     c.table_after = after.definition;
-    c.ddl = fmt::format("(a Relation message of {}.{} that differs from the one before)",
+    c.ddl = fmt::format("a Relation message of {}.{} that differs from the one before",
                         after.schema, after.name);
     c.database = after.schema;
     c.source = open_->source;
@@ -439,18 +440,6 @@ Status ChangeBatchAssembler::RestoreRelations(std::string_view text) {
 
 namespace {
 
-std::optional<std::pair<uint32_t, int32_t>> DomainBase(ReplicationClient& c, uint32_t oid) {
-  auto rows = c.Query(fmt::format(
-      "SELECT typbasetype, typtypmod FROM pg_type WHERE oid = {} AND typtype = 'd'", oid));
-  if (!rows || rows->empty() || !(*rows)[0][0] || !(*rows)[0][1]) return std::nullopt;
-  try {
-    return std::make_pair(static_cast<uint32_t>(std::stoul(*(*rows)[0][0])),
-                          static_cast<int32_t>(std::stol(*(*rows)[0][1])));
-  } catch (...) {
-    return std::nullopt;
-  }
-}
-
 std::optional<std::vector<CatalogColumn>> DescribeRelation(ReplicationClient& c,
                                                            uint32_t relation_id) {
   auto rows = c.Query(fmt::format(
@@ -479,6 +468,10 @@ std::optional<std::vector<CatalogColumn>> DescribeRelation(ReplicationClient& c,
     return std::nullopt;
   }
   return out;
+}
+
+bool IsSlotInUse(const Error& error) {
+  return error.code() == ErrorCode::kIo && error.message().find("is in use") != std::string::npos;
 }
 
 }  // namespace
@@ -510,13 +503,23 @@ Result<std::unique_ptr<PostgresChangeStream>> PostgresChangeStream::Open(
     }
     c.set_publication_tables(std::move(names));
   }
-  FLOE_ASSIGN_OR_RETURN(SlotInfo slot, c.Prepare());
+  // A run killed a moment ago may still hold the slot through its walsender,
+  // which ends when it notices the closed connection: wait for it a while.
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::seconds(std::max(1, c.options().connect_timeout_seconds));
+  Result<SlotInfo> prepared = c.Prepare();
+  while (!prepared && IsSlotInUse(prepared.error()) &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    prepared = c.Prepare();
+  }
+  FLOE_ASSIGN_OR_RETURN(SlotInfo slot, std::move(prepared));
   spdlog::info("postgres: slot {} {} at {}", c.options().slot, slot.created ? "created" : "found",
                slot.confirmed_flush_lsn.ToString());
   ChangeBatchAssembler::Options ao;
   ao.selector = o.selector;
   ReplicationClient* client = stream->client_.get();
-  ao.resolve_type = [client](uint32_t oid) { return DomainBase(*client, oid); };
+  ao.resolve_type = [client](uint32_t oid) { return client->DomainBase(oid); };
   ao.describe = [client](uint32_t id) { return DescribeRelation(*client, id); };
   stream->assembler_ = std::make_unique<ChangeBatchAssembler>(c.protocol_version(), std::move(ao));
   if (!stream->restored_relations_.empty()) {

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <thread>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 namespace floe::cdc::postgres {
@@ -270,6 +271,18 @@ Result<SlotInfo> ReplicationClient::EnsureSlot() {
   spdlog::info("created replication slot {} (pgoutput) at {}", options_.slot,
                info.confirmed_flush_lsn.ToString());
   return info;
+}
+
+std::optional<std::pair<uint32_t, int32_t>> ReplicationClient::DomainBase(uint32_t type_oid) {
+  auto rows = Query(fmt::format(
+      "SELECT typbasetype, typtypmod FROM pg_type WHERE oid = {} AND typtype = 'd'", type_oid));
+  if (!rows || rows->empty() || !(*rows)[0][0] || !(*rows)[0][1]) return std::nullopt;
+  try {
+    return std::make_pair(static_cast<uint32_t>(std::stoul(*(*rows)[0][0])),
+                          static_cast<int32_t>(std::stol(*(*rows)[0][1])));
+  } catch (...) {
+    return std::nullopt;
+  }
 }
 
 Result<SlotInfo> ReplicationClient::Prepare() {

@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "floe/cdc/postgres/lsn.h"
@@ -125,6 +126,10 @@ class ReplicationClient {
   /// Runs a catalog query on the normal connection: the rows' text values
   /// (nullopt for NULL). Errors: kIo with the server's message.
   Result<std::vector<std::vector<std::optional<std::string>>>> Query(const std::string& sql);
+
+  /// The base type (oid, type modifier) of domain type `type_oid`, from
+  /// pg_type; nullopt when it is not a domain or cannot be read.
+  std::optional<std::pair<uint32_t, int32_t>> DomainBase(uint32_t type_oid);
 
   /// The SQL literal / identifier of `text`, quoted by libpq.
   std::string QuoteLiteral(std::string_view text);
