@@ -108,7 +108,8 @@ def names():
     n.drop()
 
 
-def write_pipeline(path: Path, lake: Path, n: Names, extra: str = "", behavior: str = "lenient") -> None:
+def write_pipeline(path: Path, lake: Path, n: Names, extra: str = "", behavior: str = "lenient",
+                   autocreate: str = "filtered") -> None:
     path.write_text(f"""
 source:
   type: postgres
@@ -120,7 +121,7 @@ source:
   tables: {n.schema}.\\.*
   slot.name: {n.slot}
   publication.name: {n.publication}
-  publication.autocreate.mode: filtered
+  publication.autocreate.mode: {autocreate}
   scan.startup.mode: latest-offset
 {extra}sink:
   type: iceberg
@@ -475,20 +476,24 @@ def test_an_idle_slot_is_confirmed_up_to_the_servers_position(tmp_path, names):
         assert proc.wait(timeout=60) == 0, log.read_text()[-3000:]
 
 
-def test_evolve_follows_renamed_dropped_and_added_columns(tmp_path, names):
+def test_evolve_follows_renamed_dropped_added_and_retyped_columns(tmp_path, names):
     """schema.change.behavior evolve: a column renamed (told from a drop and an add by its
-    attribute number), one dropped and one added reach the Iceberg schema before the rows
-    that follow them; the table equals PostgreSQL's, column for column (Iceberg Java)."""
+    attribute number), one dropped, one added and one widened (int to bigint) reach the
+    Iceberg schema before the rows that follow them; a table created in the publication's
+    schema appears with its first rows. The publication is an administrator's (FOR TABLES IN
+    SCHEMA, autocreate disabled). The tables equal PostgreSQL's, column for column (Iceberg
+    Java)."""
     if not CLASSPATH.exists() or shutil.which("java") is None:
         pytest.skip("no Iceberg Java peer (.cache/java-peer) or no java")
     lake = tmp_path / "lake"
     lake.mkdir()
     create_tables(names.schema)
     pipeline = tmp_path / "pg.yaml"
-    write_pipeline(pipeline, lake, names, behavior="evolve")
+    s = names.schema
+    superuser(f"CREATE PUBLICATION {names.publication} FOR TABLES IN SCHEMA {s}")
+    write_pipeline(pipeline, lake, names, behavior="evolve", autocreate="disabled")
     log = tmp_path / "run.log"
     proc = start_run(pipeline, log)
-    s = names.schema
     try:
         end = time.monotonic() + 30
         while names.slot_row() is None:
@@ -496,7 +501,8 @@ def test_evolve_follows_renamed_dropped_and_added_columns(tmp_path, names):
             assert time.monotonic() < end, "the slot was not made"
             time.sleep(0.1)
         first = lsn(psql("SELECT pg_current_wal_insert_lsn()"))
-        psql(f"INSERT INTO {s}.t1 SELECT g, 'v' || g, g * 10, g / 4.0 FROM generate_series(1, 20) g;")
+        psql(f"INSERT INTO {s}.t1 SELECT g, 'v' || g, g * 10, g / 4.0 FROM generate_series(1, 20) g;"
+             f"INSERT INTO {s}.t3 VALUES (1, 7, 'short');")
         # The stream reads a relation's attribute numbers when it first sees it: the rename
         # comes after that (a column renamed before is seen as dropped and added).
         end = time.monotonic() + 30
@@ -512,6 +518,10 @@ def test_evolve_follows_renamed_dropped_and_added_columns(tmp_path, names):
         psql(f"ALTER TABLE {s}.t1 ADD COLUMN note text;")
         psql(f"INSERT INTO {s}.t1 (id, label, d, note) VALUES (23, 'after add', 4.00, 'a note');"
              f"UPDATE {s}.t1 SET note = 'noted' WHERE id IN (1, 22); DELETE FROM {s}.t1 WHERE id = 2;")
+        psql(f"ALTER TABLE {s}.t3 ALTER COLUMN n TYPE bigint;")
+        psql(f"INSERT INTO {s}.t3 VALUES (2, 5000000000, 'wide');")
+        psql(f"CREATE TABLE {s}.t5 (id int PRIMARY KEY, v text);"
+             f"INSERT INTO {s}.t5 SELECT g, 'new ' || g FROM generate_series(1, 5) g;")
         before_last = lsn(psql("SELECT pg_current_wal_insert_lsn()"))
         psql(f"INSERT INTO {s}.t2 (id, v) VALUES (1, 'the end');")
         end = time.monotonic() + 60
@@ -525,8 +535,12 @@ def test_evolve_follows_renamed_dropped_and_added_columns(tmp_path, names):
     schema = lake_catalog(lake).load_table(f"{s}.t1").schema()
     assert [f.name for f in schema.fields] == ["id", "label", "d", "note"], schema
     assert schema.find_field("label").field_id == 2  # renamed in place: the same field
-    columns, expected = source_rows(s, "t1")
-    records = read_java(str(CLASSPATH), str(lake / "catalog.db"), str(lake / "warehouse"), [f"{s}.t1"])[f"{s}.t1"]
-    assert not isinstance(records, Exception), records
-    assert lake_rows(records, columns) == expected
+    assert str(lake_catalog(lake).load_table(f"{s}.t3").schema().find_field("n").field_type) == "long"
+    tables = ["t1", "t3", "t5"]
+    java = read_java(str(CLASSPATH), str(lake / "catalog.db"), str(lake / "warehouse"), [f"{s}.{t}" for t in tables])
+    for table in tables:
+        columns, expected = source_rows(s, table)
+        records = java[f"{s}.{table}"]
+        assert not isinstance(records, Exception), records
+        assert lake_rows(records, columns) == expected, table
     print(log.read_text()[-3000:])
