@@ -10,8 +10,10 @@
 #include <nlohmann/json.hpp>
 
 #include "floe/common/json_dump.h"
+#include "floe/common/printable.h"
 #include "floe/engine/checkpoint_store.h"
 #include "floe/io/file_io.h"
+#include "floe/kafka/key_partition_watch.h"
 #include "floe/run/run_metrics.h"
 #include "floe/sink/router.h"
 
@@ -190,6 +192,9 @@ struct KafkaSource::Impl final : ingest::ChangeEventHooks {
   std::map<std::string, kafka::PartitionOffsets> committed_until;
   kafka::PartitionOffsets committed_until_max;  ///< per partition, the highest
 
+  /// Keys read from two partitions of a topic (warned about once per topic).
+  kafka::KeyPartitionWatch key_partitions;
+
   /// Dead letters since the last SnapshotState (JSON lines), and the total.
   std::string letters;
   int64_t dead_letters = 0;
@@ -327,6 +332,7 @@ struct KafkaSource::Impl final : ingest::ChangeEventHooks {
     stats->events_read.fetch_add(1, std::memory_order_relaxed);
     stats->bytes_read.fetch_add(static_cast<int64_t>(message.value.size()),
                                 std::memory_order_relaxed);
+    if (message.has_key) WatchKeyPartition(message);
     if (message.is_tombstone || message.value.empty()) {
       handler->CountSkipped();
       return Ok();
@@ -336,6 +342,22 @@ struct KafkaSource::Impl final : ingest::ChangeEventHooks {
       return handler->HandleDebezium(message.value, *this, &key_fields);
     }
     return handler->Handle(options.format, message.value, *this);
+  }
+
+  /// Warns when the message's key was read from another partition of its
+  /// topic before (KeyPartitionWatch): the producer did not partition by
+  /// primary key, so changes of one row may be applied out of order.
+  void WatchKeyPartition(const kafka::KafkaMessage& message) {
+    int32_t before = key_partitions.Note(message.topic, message.key, message.partition);
+    if (before < 0) return;
+    std::string key = PrintableMessage(message.key.substr(0, 200));
+    spdlog::warn(
+        "{}: the message key {} was read from partition {} of this topic before: the producer "
+        "did not partition topic '{}' by primary key, so changes of one row can be applied out "
+        "of order (the table keeps the change read last). Key messages by the row's primary "
+        "key, as Debezium and Canal do (docs/kafka.md, \"Keys and partitions\"); warned once "
+        "per topic",
+        Where(), key, before, message.topic);
   }
 
   /// The field names of a Debezium message key — {"schema": …, "payload":

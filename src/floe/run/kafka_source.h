@@ -10,7 +10,9 @@
 /// inserts, updates and deletes by key, truncations truncate, heartbeats and
 /// schema-change events are passed over. Tombstones (null values, which
 /// Debezium writes after a delete for log compaction) are passed over.
-/// Message keys are not read: the value holds the whole event.
+/// A Debezium message key names the table's primary key; otherwise the value
+/// holds the whole event. A key read from two partitions of one topic is
+/// warned about once per topic (kafka::KeyPartitionWatch).
 ///
 /// Exactly once: the checkpoint state is, per topic-partition, the offset of
 /// the next message to read (kafka::KafkaConsumer::positions(), and the

@@ -10,9 +10,9 @@ lost or skipped silently.
   partition and offset and saying nothing was skipped;
 - Debezium messages without the schema wrapper: read with the table's schema once the table
   exists; refused, naming where, when no schema is known;
-- a producer that did not key by primary key (one row's changes on two partitions): the
-  table holds one row for the key, the last change handed over (docs/kafka.md, "Keys and
-  partitions").
+- a producer that did not key by primary key (one row's changes on two partitions): the run
+  warns, naming the key and both partitions, and the table holds one row for the key, the
+  change read last (docs/kafka.md, "Keys and partitions").
 """
 
 from __future__ import annotations
@@ -174,8 +174,9 @@ def test_debezium_without_the_schema_wrapper(tmp_path, make_lake, java_peer, flo
 def test_one_key_on_two_partitions(tmp_path, make_lake, java_peer, floe_ingest_ready,
                                    kafka_bootstrap, kafka_client_classpath):
     """A producer that partitions by something else than the primary key: the changes of
-    one row arrive on two partitions, whose relative order Kafka does not keep. The table
-    holds one row per key (an upsert by key), the change handed over last."""
+    one row arrive on two partitions, whose relative order Kafka does not keep. The run warns
+    once, naming the key and the partitions; the table holds one row per key (an upsert by
+    key), the change read last."""
     lake = make_lake("sql")
     topic = f"unkeyed-{uuid.uuid4().hex[:8]}"
     producer = Producer(kafka_client_classpath, kafka_bootstrap, topic)
@@ -187,6 +188,10 @@ def test_one_key_on_two_partitions(tmp_path, make_lake, java_peer, floe_ingest_r
     run = Run(floe_ingest_ready, _pipeline(lake, tmp_path, kafka_bootstrap, topic, "debezium-json"), tmp_path)
     _finish(run, producer, topic)
     producer.close()
+    logs = run.stderr()
+    assert logs.count("was read from partition") == 1, logs[-3000:]
+    assert "did not partition topic '" + topic + "' by primary key" in logs, logs[-3000:]
+    assert "Keys and partitions" in logs, logs[-3000:]
     rows, _ = java_peer.scan(lake, "shop.plain")
     assert len(rows) == 1 and rows[0]["id"] == 1, rows
     assert rows[0]["name"] in {f"v{v}" for v in range(7)}, rows
