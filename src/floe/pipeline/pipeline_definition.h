@@ -186,9 +186,10 @@ struct PostgresSourceDefinition {
   std::string publication_name = "dbz_publication";  ///< `publication.name`
   /// `publication.autocreate.mode`: all_tables, filtered or disabled.
   std::string publication_autocreate_mode = "all_tables";
-  /// `scan.startup.mode`: latest-offset (initial, the default, is refused
-  /// while the snapshot is not built).
-  StartupMode startup_mode = StartupMode::kLatestOffset;
+  /// `scan.startup.mode`: initial (the tables in the snapshot a new slot
+  /// exports, then the changes from its consistent point) or latest-offset
+  /// (the changes from the slot's position on).
+  StartupMode startup_mode = StartupMode::kInitial;
   /// `heartbeat.interval`: after this long without a change, the slot is
   /// confirmed up to the server's WAL position (when nothing read is waiting
   /// for its commit), so that an idle slot does not hold WAL back.

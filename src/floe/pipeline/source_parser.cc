@@ -334,19 +334,10 @@ Result<PostgresSourceDefinition> ParsePostgres(BlockReader& r) {
   if (autocreate) s.publication_autocreate_mode = kPublicationAutocreateModes[*autocreate];
   FLOE_ASSIGN_OR_RETURN(auto mode, r.Choice("scan.startup.mode", kStartupModes));
   StartupMode startup = mode ? static_cast<StartupMode>(*mode) : StartupMode::kInitial;
-  if (startup == StartupMode::kInitial) {
-    const DocumentEntry* entry = r.Get("scan.startup.mode");
-    std::string message =
-        "initial (a snapshot of the tables, then their changes; Flink CDC's default) is not "
-        "built yet for a postgres source; set scan.startup.mode: latest-offset to mirror the "
-        "changes from the replication slot's position on";
-    if (entry == nullptr) return r.FailBlock("scan.startup.mode " + message);
-    return r.Fail(*entry, "{}", message);
-  }
-  if (startup != StartupMode::kLatestOffset) {
+  if (startup != StartupMode::kLatestOffset && startup != StartupMode::kInitial) {
     return r.Fail(*r.Get("scan.startup.mode"),
-                  "{} is not a mode of a postgres source (latest-offset is; initial is not "
-                  "built yet)",
+                  "{} is not a mode of a postgres source (initial: the tables, then their "
+                  "changes; latest-offset: the changes from the slot's position on)",
                   StartupModeName(startup));
   }
   s.startup_mode = startup;

@@ -63,6 +63,7 @@ Result<cdc::postgres::ChangeStreamOptions> PostgresStreamOptions(
                                                        source.publication_autocreate_mode));
   options.selector = SelectorOf(source);
   options.heartbeat_interval = source.heartbeat_interval;
+  options.snapshot = source.startup_mode == pipeline::StartupMode::kInitial;
   return options;
 }
 

@@ -377,6 +377,40 @@ Status ChangeBatchAssembler::Feed(Lsn wal_start, std::string_view bytes, const S
   return Handle(message, wal_start);
 }
 
+Status ChangeBatchAssembler::SnapshotRelation(const RelationMessage& m) {
+  return OnRelation(m, Lsn{});
+}
+
+Status ChangeBatchAssembler::SnapshotRows(uint32_t relation_id, std::span<const TupleData> rows,
+                                          Lsn consistent_point, const Sink& sink) {
+  FLOE_ASSIGN_OR_RETURN(const Relation* rel, Find(relation_id, "a snapshot row", consistent_point));
+  batch_.Clear();
+  auto source = std::make_shared<ChangeSource>();
+  source->position = PositionOfLsn(consistent_point);
+  source->snapshot = "true";
+  source->ts_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::system_clock::now().time_since_epoch())
+                      .count();
+  for (const TupleData& tuple : rows) {
+    FLOE_ASSIGN_OR_RETURN(types::Row after, ReadRow(*rel, tuple, nullptr, false, consistent_point));
+    RowChange row;
+    row.op = ChangeOp::kRead;
+    row.table = rel->definition;
+    row.after = after;
+    row.source = source;
+    batch_.events.emplace_back(std::move(row));
+  }
+  batch_.ends_transaction = false;
+  return sink(batch_);
+}
+
+Status ChangeBatchAssembler::SnapshotEnd(Lsn consistent_point, const Sink& sink) {
+  batch_.Clear();
+  batch_.ends_transaction = true;
+  batch_.resume = PositionOfLsn(consistent_point);
+  return sink(batch_);
+}
+
 std::string ChangeBatchAssembler::RelationsJson() const {
   nlohmann::json list = nlohmann::json::array();
   std::vector<uint32_t> ids;
@@ -490,7 +524,10 @@ Result<std::unique_ptr<PostgresChangeStream>> PostgresChangeStream::Open(
     stream->resume_ = Lsn{j["lsn"].get<uint64_t>()};
     if (auto r = j.find("schemas"); r != j.end()) stream->restored_relations_ = r->dump();
   }
-  FLOE_ASSIGN_OR_RETURN(stream->client_, ReplicationClient::Connect(o.client));
+  const bool snapshot = o.snapshot && o.initial_state.empty();
+  ReplicationClientOptions client_options = o.client;
+  client_options.export_snapshot = snapshot;
+  FLOE_ASSIGN_OR_RETURN(stream->client_, ReplicationClient::Connect(client_options));
   ReplicationClient& c = *stream->client_;
   if (c.options().autocreate == PublicationAutocreate::kFiltered) {
     FLOE_ASSIGN_OR_RETURN(
@@ -514,6 +551,21 @@ Result<std::unique_ptr<PostgresChangeStream>> PostgresChangeStream::Open(
     prepared = c.Prepare();
   }
   FLOE_ASSIGN_OR_RETURN(SlotInfo slot, std::move(prepared));
+  if (snapshot && !slot.created) {
+    spdlog::warn(
+        "postgres: slot {} exists but the pipeline has no checkpoint: it is dropped and made "
+        "again, so that the tables are read in the snapshot it exports",
+        c.options().slot);
+    FLOE_RETURN_IF_ERROR(c.DropSlot());
+    FLOE_ASSIGN_OR_RETURN(slot, c.Prepare());
+  }
+  if (snapshot) {
+    if (slot.snapshot.empty()) {
+      return InternalError("slot {} was made without exporting its snapshot", c.options().slot);
+    }
+    stream->snapshot_ = slot.snapshot;
+    stream->consistent_point_ = slot.confirmed_flush_lsn;
+  }
   spdlog::info("postgres: slot {} {} at {}", c.options().slot, slot.created ? "created" : "found",
                slot.confirmed_flush_lsn.ToString());
   ChangeBatchAssembler::Options ao;
@@ -538,6 +590,98 @@ std::string PostgresChangeStream::StateText() const {
   return j.dump();
 }
 
+Status PostgresChangeStream::ReadSnapshot(const Sink& sink, const std::atomic<bool>& stop) {
+  ReplicationClient& c = *client_;
+  auto exec = [&c](const std::string& sql) -> Status {
+    auto done = c.Query(sql);
+    if (!done) return std::unexpected(std::move(done).error());
+    return Ok();
+  };
+  spdlog::info("postgres: reading the tables in snapshot {} (consistent point {})", snapshot_,
+               consistent_point_.ToString());
+  FLOE_RETURN_IF_ERROR(exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"));
+  FLOE_RETURN_IF_ERROR(exec("SET TRANSACTION SNAPSHOT " + c.QuoteLiteral(snapshot_)));
+  FLOE_ASSIGN_OR_RETURN(
+      auto tables,
+      c.Query("SELECT c.oid, n.nspname, c.relname, c.relreplident FROM pg_publication_tables p "
+              "JOIN pg_namespace n ON n.nspname = p.schemaname JOIN pg_class c ON "
+              "c.relnamespace = n.oid AND c.relname = p.tablename WHERE p.pubname = " +
+              c.QuoteLiteral(c.options().publication) + " ORDER BY 2, 3"));
+  int64_t total = 0;
+  for (const auto& t : tables) {
+    if (t.size() < 4 || !t[0] || !t[1] || !t[2] || !t[3] || t[3]->empty()) continue;
+    const std::string& schema = *t[1];
+    const std::string& name = *t[2];
+    if (options_.selector && !options_.selector(schema, name)) continue;
+    const auto relation_id = static_cast<uint32_t>(std::stoul(*t[0]));
+    FLOE_ASSIGN_OR_RETURN(
+        auto columns,
+        c.Query(fmt::format("SELECT attname, atttypid, atttypmod FROM pg_attribute WHERE attrelid "
+                            "= {} AND attnum > 0 AND NOT attisdropped AND attgenerated = '' "
+                            "ORDER BY attnum",
+                            relation_id)));
+    std::vector<std::string> names;
+    names.reserve(columns.size());  // the message's views point into them
+    std::vector<RelationColumn> described;
+    std::string select;
+    for (const auto& col : columns) {
+      names.push_back(col[0].value_or(""));
+      RelationColumn rc;
+      rc.name = names.back();
+      rc.type_oid = static_cast<uint32_t>(std::stoul(col[1].value_or("0")));
+      rc.type_modifier = static_cast<int32_t>(std::stol(col[2].value_or("-1")));
+      described.push_back(rc);
+      select += (select.empty() ? "" : ", ") + c.QuoteIdentifier(names.back());
+    }
+    RelationMessage m;
+    m.relation_id = relation_id;
+    m.namespace_name = schema;
+    m.name = name;
+    m.replica_identity = static_cast<ReplicaIdentity>((*t[3])[0]);
+    m.columns = described;
+    FLOE_RETURN_IF_ERROR(assembler_->SnapshotRelation(m));
+    if (select.empty()) continue;
+    FLOE_RETURN_IF_ERROR(exec("DECLARE floe_snapshot NO SCROLL CURSOR FOR SELECT " + select +
+                              " FROM " + c.QuoteIdentifier(schema) + "." +
+                              c.QuoteIdentifier(name)));
+    const size_t width = names.size();
+    std::vector<ColumnValue> values;
+    std::vector<TupleData> tuples;
+    while (true) {
+      if (stop.load()) {
+        return Cancelled(
+            "stopped during the snapshot: nothing of it was committed; the next run takes it "
+            "again");
+      }
+      FLOE_ASSIGN_OR_RETURN(auto rows, c.Query(fmt::format("FETCH {} FROM floe_snapshot",
+                                                           options_.snapshot_fetch_rows)));
+      if (rows.empty()) break;
+      values.assign(rows.size() * width, ColumnValue{});
+      tuples.clear();
+      for (size_t r = 0; r < rows.size(); ++r) {
+        for (size_t j = 0; j < width && j < rows[r].size(); ++j) {
+          ColumnValue& v = values[r * width + j];
+          if (rows[r][j]) {
+            v.kind = ColumnValue::Kind::kText;
+            v.data = *rows[r][j];
+          }
+        }
+        tuples.push_back(TupleData{std::span<const ColumnValue>(&values[r * width], width)});
+      }
+      FLOE_RETURN_IF_ERROR(assembler_->SnapshotRows(relation_id, tuples, consistent_point_, sink));
+      total += static_cast<int64_t>(rows.size());
+    }
+    FLOE_RETURN_IF_ERROR(exec("CLOSE floe_snapshot"));
+  }
+  FLOE_RETURN_IF_ERROR(exec("COMMIT"));
+  current_end_ = consistent_point_;
+  FLOE_RETURN_IF_ERROR(assembler_->SnapshotEnd(consistent_point_, sink));
+  resume_ = consistent_point_;
+  spdlog::info("postgres: snapshot read ({} rows); streaming from {}", total,
+               consistent_point_.ToString());
+  return Ok();
+}
+
 void PostgresChangeStream::Committed(Lsn lsn) {
   uint64_t seen = committed_.load();
   while (lsn.value > seen && !committed_.compare_exchange_weak(seen, lsn.value)) {
@@ -549,6 +693,10 @@ Status PostgresChangeStream::Run(const Sink& sink, const std::atomic<bool>& stop
   if (resume_.valid()) {
     spdlog::info("postgres: streaming slot {} from {} (transactions up to it are passed over)",
                  c.options().slot, resume_.ToString());
+  }
+  if (!snapshot_.empty()) {
+    FLOE_RETURN_IF_ERROR(ReadSnapshot(sink, stop));
+    snapshot_.clear();
   }
   FLOE_RETURN_IF_ERROR(c.StartStreaming(resume_));
   using Clock = std::chrono::steady_clock;

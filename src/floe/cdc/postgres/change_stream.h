@@ -36,6 +36,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -88,6 +89,17 @@ class ChangeBatchAssembler {
   /// naming table, column and LSN); an unchanged TOASTed value without the
   /// old row (kNotSupported, advising REPLICA IDENTITY FULL); the sink's.
   Status Feed(Lsn wal_start, std::string_view message, const Sink& sink);
+
+  /// The initial snapshot: relation `m` described from the catalog as its
+  /// Relation message would describe it.
+  Status SnapshotRelation(const RelationMessage& m);
+  /// Rows of relation `relation_id` read in the slot's exported snapshot
+  /// (op kRead): one batch without a transaction boundary per call.
+  Status SnapshotRows(uint32_t relation_id, std::span<const TupleData> rows, Lsn consistent_point,
+                      const Sink& sink);
+  /// The snapshot is whole: a batch that ends it, to resume at the slot's
+  /// consistent point.
+  Status SnapshotEnd(Lsn consistent_point, const Sink& sink);
 
   /// Transactions ending at or before `lsn` are passed over (not given to the sink).
   void SkipThrough(Lsn lsn) { skip_through_ = lsn; }
@@ -159,6 +171,13 @@ struct ChangeStreamOptions {
   /// The state of a checkpoint (StateText); empty: start at the slot's position.
   std::string initial_state;
   std::chrono::milliseconds heartbeat_interval{30'000};
+  /// Without a state: read every selected table of the publication in the
+  /// snapshot a new slot exports, then stream from its consistent point
+  /// (scan.startup.mode initial). A slot that exists is dropped and made
+  /// again for it (the pipeline has no checkpoint, so nothing was read from
+  /// it). Rows are fetched `snapshot_fetch_rows` at a time.
+  bool snapshot = false;
+  int snapshot_fetch_rows = 2000;
 };
 
 class PostgresChangeStream {
@@ -188,6 +207,10 @@ class PostgresChangeStream {
   ChangeStreamOptions options_;
   std::unique_ptr<ReplicationClient> client_;
   std::unique_ptr<ChangeBatchAssembler> assembler_;
+  Status ReadSnapshot(const Sink& sink, const std::atomic<bool>& stop);
+
+  std::string snapshot_;  ///< the exported snapshot to read first ("" for none)
+  Lsn consistent_point_;
   Lsn resume_;       ///< the end of the last transaction handed on (or of the state)
   Lsn current_end_;  ///< in the sink: the end of the batch's transaction
   std::atomic<uint64_t> committed_{0};

@@ -260,13 +260,17 @@ Result<SlotInfo> ReplicationClient::EnsureSlot() {
   }
   const std::string sql =
       "CREATE_REPLICATION_SLOT " + QuoteIdentifier(options_.slot) + " LOGICAL pgoutput" +
-      (server_version_ >= 150000 ? " (SNAPSHOT 'nothing')" : " NOEXPORT_SNAPSHOT");
+      (options_.export_snapshot
+           ? (server_version_ >= 150000 ? " (SNAPSHOT 'export')" : " EXPORT_SNAPSHOT")
+           : (server_version_ >= 150000 ? " (SNAPSHOT 'nothing')" : " NOEXPORT_SNAPSHOT"));
   PgResult r(PQexec(replication_, sql.c_str()));
   if (PQresultStatus(r.get()) != PGRES_TUPLES_OK || PQnfields(r.get()) < 2) {
     return IoError("creating replication slot '{}' failed: {}", options_.slot,
                    ErrorOf(replication_, r.get()));
   }
   FLOE_ASSIGN_OR_RETURN(info.confirmed_flush_lsn, Lsn::Parse(PQgetvalue(r.get(), 0, 1)));
+  if (PQnfields(r.get()) >= 3 && !PQgetisnull(r.get(), 0, 2))
+    info.snapshot = PQgetvalue(r.get(), 0, 2);
   info.created = true;
   spdlog::info("created replication slot {} (pgoutput) at {}", options_.slot,
                info.confirmed_flush_lsn.ToString());

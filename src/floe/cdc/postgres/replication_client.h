@@ -59,6 +59,8 @@ struct ReplicationClientOptions {
   std::vector<std::string> tables;
   /// Seconds to wait for a connection. Default 10.
   int connect_timeout_seconds = 10;
+  /// A slot made by Prepare exports its snapshot (SlotInfo::snapshot).
+  bool export_snapshot = false;
   /// How often a standby status update is sent while streaming, even when
   /// nothing changed (the server ends a silent client after
   /// wal_sender_timeout, 60 s by default). Default 10 s.
@@ -69,6 +71,10 @@ struct ReplicationClientOptions {
 struct SlotInfo {
   bool created = false;     ///< made by this Prepare
   Lsn confirmed_flush_lsn;  ///< where a stream from 0/0 starts (the consistent point if created)
+  /// With ReplicationClientOptions::export_snapshot, for a slot made here:
+  /// the name of the snapshot exported at the consistent point, valid until
+  /// the next command on the replication connection (StartStreaming).
+  std::string snapshot;
 };
 
 class ReplicationClient {

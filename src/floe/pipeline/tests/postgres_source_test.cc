@@ -113,18 +113,22 @@ TEST(PostgresSourceTest, RefusesUnknownKeysAndOtherPlugins) {
   EXPECT_TRUE(Contains(schema, "schema-name")) << schema;
 }
 
-TEST(PostgresSourceTest, RefusesTheSnapshotModesThatAreNotBuilt) {
-  std::string initial = ErrorOf(Parse(kPostgres, {"source.scan.startup.mode=initial"}));
-  EXPECT_TRUE(Contains(initial, "not built yet")) << initial;
-  EXPECT_TRUE(Contains(initial, "latest-offset")) << initial;
-  // initial is Flink CDC's default: a file without the key is refused the same way.
+TEST(PostgresSourceTest, StartupModesAreInitialAndLatestOffset) {
+  auto initial = Parse(kPostgres, {"source.scan.startup.mode=initial"});
+  ASSERT_TRUE(initial) << initial.error().message();
+  EXPECT_EQ(initial->source.postgres.startup_mode, StartupMode::kInitial);
+  // initial is Flink CDC's default.
   std::string text(kPostgres);
   text.erase(text.find("  scan.startup.mode: latest-offset\n"),
              std::string_view("  scan.startup.mode: latest-offset\n").size());
-  std::string by_default = ErrorOf(Parse(text));
-  EXPECT_TRUE(Contains(by_default, "scan.startup.mode initial")) << by_default;
-  std::string other = ErrorOf(Parse(kPostgres, {"source.scan.startup.mode=timestamp"}));
-  EXPECT_TRUE(Contains(other, "not a mode of a postgres source")) << other;
+  auto by_default = Parse(text);
+  ASSERT_TRUE(by_default) << by_default.error().message();
+  EXPECT_EQ(by_default->source.postgres.startup_mode, StartupMode::kInitial);
+  for (const char* mode : {"timestamp", "snapshot", "earliest-offset", "specific-offset"}) {
+    std::string other =
+        ErrorOf(Parse(kPostgres, {std::string("source.scan.startup.mode=") + mode}));
+    EXPECT_TRUE(Contains(other, "not a mode of a postgres source")) << other;
+  }
 }
 
 TEST(PostgresSourceTest, NeedsItsRequiredKeys) {
