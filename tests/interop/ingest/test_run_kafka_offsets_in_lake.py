@@ -6,8 +6,9 @@ topic. The state folder of `floe run` is deleted twice — once after a clean st
 a SIGKILL at a random moment (possibly between two tables' commits of one checkpoint) — and
 each time the run resumes from the lake: the copy of the source state that the lake holds
 (the second time an older copy, so that every table holds more than it), with every table
-that committed more than that copy skipping the messages it holds. The lake then equals the
-model, read by Iceberg Java, every row once.
+that committed more than that copy skipping the messages it holds. A third time the lake copy
+is deleted too: the topic is read again from the earliest offset, every table skipping what
+it holds. The lake then equals the model, read by Iceberg Java, every row once.
 
 Then `on-error: skip`: poison messages (not JSON, an unknown op, a value of the wrong type)
 among good ones, under SIGKILL: the good ones all land, every poison message is in the
@@ -126,11 +127,21 @@ def test_state_folder_lost_resumes_from_the_lakes_offsets(tmp_path, make_lake, j
     run = Run(binary, pipeline, tmp_path)
     stream.send(100)
     _finish(run, producer, topic)
+
+    # 3. The state folder and the lake copy are both lost: the partitions start by the startup
+    # mode (earliest-offset), every table skipping what it holds.
+    shutil.rmtree(state)
+    for copies in lake.warehouse.rglob("source-state"):
+        shutil.rmtree(copies)
+    stream.send(100)
+    run = Run(binary, pipeline, tmp_path)
+    _finish(run, producer, topic)
     producer.close()
 
     logs = _logs(tmp_path)
     assert logs.count("resuming from the lake's copy of checkpoint") == 2, logs[-6000:]
     assert "already hold are skipped" in logs, logs[-6000:]
+    assert "no checkpoint: the partitions start by scan.startup.mode" in logs, logs[-6000:]
     _judge(lake, java_peer, stream.expected(), f"seed {seed}, state folder lost twice")
 
 
