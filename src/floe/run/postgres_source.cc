@@ -18,7 +18,8 @@ class PostgresStream final : public ChangeStream {
     return stream_->Run(sink, stop);
   }
   Result<cdc::mysql::CaptureStateText> StateParts() override {
-    return cdc::mysql::CaptureStateText{stream_->StateText(), nullptr};
+    auto [head, relations] = stream_->StateParts();
+    return cdc::mysql::CaptureStateText{std::move(head), std::move(relations)};
   }
   void Committed(const cdc::SourcePosition& position) override {
     if (auto lsn = cdc::postgres::LsnOfPosition(position.binlog)) stream_->Committed(*lsn);

@@ -109,6 +109,7 @@ Status ChangeBatchAssembler::OnRelation(const RelationMessage& m, Lsn lsn) {
   if (it != relations_.end() && rel.selected && open_) DiffRelations(it->second, rel);
   (void)lsn;
   relations_[m.relation_id] = std::move(rel);
+  ++relations_generation_;
   return Ok();
 }
 
@@ -463,6 +464,7 @@ Status ChangeBatchAssembler::RestoreRelations(std::string_view text) {
       if (options_.selector) rel.selected = options_.selector(rel.schema, rel.name);
       BuildDefinition(rel);
       relations_[r.at("id").get<uint32_t>()] = std::move(rel);
+      ++relations_generation_;
     }
   } catch (const nlohmann::json::exception& e) {
     return Corruption("postgres source state: a relation cannot be read: {}", e.what());
@@ -581,13 +583,23 @@ Result<std::unique_ptr<PostgresChangeStream>> PostgresChangeStream::Open(
   return stream;
 }
 
-std::string PostgresChangeStream::StateText() const {
+std::pair<std::string, std::shared_ptr<const std::string>> PostgresChangeStream::StateParts() {
+  if (relations_text_ == nullptr ||
+      relations_text_generation_ != assembler_->relations_generation()) {
+    relations_text_ = std::make_shared<const std::string>(assembler_->RelationsJson());
+    relations_text_generation_ = assembler_->relations_generation();
+  }
   nlohmann::json j;
   j["version"] = 1;
   j["lsn"] = current_end_.value;
   j["lsn_text"] = current_end_.ToString();
-  j["schemas"] = nlohmann::json::parse(assembler_->RelationsJson());
-  return j.dump();
+  return {j.dump(), relations_text_};
+}
+
+std::string PostgresChangeStream::StateText() {
+  auto [head, relations] = StateParts();
+  head.pop_back();  // the closing '}'
+  return head + ",\"schemas\":" + *relations + "}";
 }
 
 Status PostgresChangeStream::ReadSnapshot(const Sink& sink, const std::atomic<bool>& stop) {

@@ -110,6 +110,8 @@ class ChangeBatchAssembler {
   /// compares the server's Relation messages with what it knew.
   std::string RelationsJson() const;
   Status RestoreRelations(std::string_view json);
+  /// Grows whenever the relation cache changes.
+  uint64_t relations_generation() const { return relations_generation_; }
 
  private:
   struct Column {
@@ -160,6 +162,7 @@ class ChangeBatchAssembler {
   ChangeBatch batch_;
   std::vector<types::Value> values_;
   Lsn skip_through_;
+  uint64_t relations_generation_ = 0;
   int64_t definition_version_ = 0;
 };
 
@@ -195,7 +198,11 @@ class PostgresChangeStream {
 
   /// Inside the sink: the state to resume exactly after its batch (its end
   /// LSN and the relation cache), as JSON text.
-  std::string StateText() const;
+  std::string StateText();
+  /// The same in two parts, so that the relation cache's text is made only
+  /// when it changed: the JSON object without the cache, and the cache's
+  /// JSON, to be spliced in as its last member "schemas".
+  std::pair<std::string, std::shared_ptr<const std::string>> StateParts();
 
   /// The transactions ending at or before `lsn` are committed where they
   /// go: the slot may confirm them. Never moves backwards.
@@ -215,6 +222,8 @@ class PostgresChangeStream {
   Lsn current_end_;  ///< in the sink: the end of the batch's transaction
   std::atomic<uint64_t> committed_{0};
   std::string restored_relations_;
+  std::shared_ptr<const std::string> relations_text_;
+  uint64_t relations_text_generation_ = ~uint64_t{0};
 };
 
 }  // namespace floe::cdc::postgres
