@@ -448,7 +448,8 @@ def test_check_lists_tables_and_bad_settings_are_refused(tmp_path, names):
 
 def test_an_idle_slot_is_confirmed_up_to_the_servers_position(tmp_path, names):
     """heartbeat.interval: with nothing of the pipeline's tables changing, the slot still moves
-    on with the server's WAL (written here by a table outside the publication)."""
+    on with the server's WAL (written here by a table outside the publication); then
+    `floe run --drop-slot` drops the slot."""
     lake = tmp_path / "lake"
     lake.mkdir()
     create_tables(names.schema)
@@ -474,6 +475,14 @@ def test_an_idle_slot_is_confirmed_up_to_the_servers_position(tmp_path, names):
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=60) == 0, log.read_text()[-3000:]
+    # --drop-slot lets the server drop the WAL the slot kept.
+    names.wait_slot_idle()
+    dropped = run_floe("run", str(pipeline), "--drop-slot")
+    assert dropped.returncode == 0, dropped.stderr
+    assert f"dropped replication slot {names.slot}" in dropped.stdout
+    assert names.slot_row() is None
+    again = run_floe("run", str(pipeline), "--drop-slot")
+    assert again.returncode != 0 and "does not exist" in again.stderr, again.stderr
 
 
 def test_evolve_follows_renamed_dropped_added_and_retyped_columns(tmp_path, names):

@@ -26,6 +26,7 @@
 #include "floe/pipeline/document.h"
 #include "floe/pipeline/environment.h"
 #include "floe/pipeline/pipeline_definition.h"
+#include "floe/run/postgres_source.h"
 #include "floe/run/run_pipeline.h"
 
 namespace floe::cli {
@@ -43,6 +44,7 @@ struct RunArgs {
   std::string progress = "auto";
   std::string on_error;     ///< `--on-error`: source.on-error
   std::string dead_letter;  ///< `--dead-letter`: source.dead-letter.path
+  bool drop_slot = false;   ///< `--drop-slot`: postgres source, drop its slot and exit
 };
 
 /// Keeps the last warning or error of the log in the run's metrics, for
@@ -143,6 +145,11 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--dead-letter", args->dead_letter,
                   "Kafka source: the folder of the dead-letter files (default: beside the lake "
                   "copy of the source state); as source.dead-letter.path");
+  cmd->add_flag("--drop-slot", args->drop_slot,
+                "PostgreSQL source: drop the pipeline's replication slot and exit (the slot holds "
+                "WAL on the server while the pipeline is gone; a later run makes a new one, and "
+                "misses the changes in between unless scan.startup.mode is initial and the state "
+                "folder is new)");
   cmd->add_option("--catalog-config", args->catalog_config,
                   "The catalog config file, for a sink whose catalog is given by name");
   cmd->add_option("--log-level", args->log_level, "trace, debug, info, warn, error or off")
@@ -163,6 +170,20 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
     }
     if (args->check) {
       *exit_code = Check(*args, *definition);
+      return;
+    }
+    if (args->drop_slot) {
+      if (!definition->source.is_postgres()) {
+        PrintError("--drop-slot: the pipeline's source is not postgres");
+        *exit_code = kExitUsage;
+        return;
+      }
+      if (Status dropped = run::DropPostgresSlot(*definition); !dropped) {
+        PrintError(definition->Redact(dropped.error().ToString()));
+        *exit_code = kExitFailure;
+        return;
+      }
+      std::printf("dropped replication slot %s\n", definition->source.postgres.slot_name.c_str());
       return;
     }
     std::signal(SIGINT, OnRunSignal);
@@ -187,7 +208,7 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
           std::string text = fmt::format("  tables {}", metrics.table_count());
           if (metrics.snapshot_running()) text += "  snapshot";
           if (std::string position = metrics.position(); !position.empty()) {
-            text += "  binlog " + position;
+            text += (position.starts_with("lsn:") ? "  " : "  binlog ") + position;
           }
           return text;
         };

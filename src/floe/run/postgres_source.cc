@@ -100,4 +100,10 @@ Result<std::vector<TableRoute>> CheckPostgresSource(
   return routes;
 }
 
+Status DropPostgresSlot(const pipeline::PipelineDefinition& definition) {
+  FLOE_ASSIGN_OR_RETURN(
+      auto client, cdc::postgres::ReplicationClient::Connect(ClientOf(definition.source.postgres)));
+  return client->DropSlot();
+}
+
 }  // namespace floe::run

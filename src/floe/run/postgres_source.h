@@ -45,4 +45,9 @@ std::function<Result<std::unique_ptr<ChangeStream>>(const std::string& state)> P
 /// the Iceberg namespace).
 Result<std::vector<TableRoute>> CheckPostgresSource(const pipeline::PipelineDefinition& definition);
 
+/// `floe run --drop-slot`: drops the pipeline's replication slot (not the
+/// publication, not the lake). Errors: those of ReplicationClient::Connect;
+/// kNotFound when there is no such slot; kIo when a client streams from it.
+Status DropPostgresSlot(const pipeline::PipelineDefinition& definition);
+
 }  // namespace floe::run
