@@ -625,3 +625,29 @@ def test_initial_snapshot_then_stream_under_sigkill(tmp_path, names):
             f"seed {seed}: {table}: missing {missing}, extra {extra}, differ {differ}"
     print(f"{len(logs) - 1} kills, {workload.transactions} transactions, "
           f"snapshots taken: {text.count('snapshot read')}, slots made again: {text.count('dropped and made again')}")
+
+
+def test_unchanged_toast_without_the_old_row_stops_the_run(tmp_path, names):
+    """An update that leaves a TOASTed value unchanged on a table without REPLICA IDENTITY FULL:
+    the server does not send the value, so the run stops, naming the table, the column and the
+    fix, and commits nothing of that transaction."""
+    lake = tmp_path / "lake"
+    lake.mkdir()
+    create_tables(names.schema)
+    s = names.schema
+    psql(f"ALTER TABLE {s}.t3 REPLICA IDENTITY DEFAULT")
+    pipeline = tmp_path / "pg.yaml"
+    write_pipeline(pipeline, lake, names)
+    log = tmp_path / "run.log"
+    proc = start_run(pipeline, log)
+    end = time.monotonic() + 30
+    while names.slot_row() is None:
+        assert proc.poll() is None, log.read_text()[-3000:]
+        assert time.monotonic() < end, "the slot was not made"
+        time.sleep(0.1)
+    psql(f"INSERT INTO {s}.t3 VALUES (1, 1, repeat(md5('x'), 100));")
+    psql(f"UPDATE {s}.t3 SET n = 2 WHERE id = 1;")
+    assert proc.wait(timeout=60) != 0
+    text = log.read_text()
+    assert f"{s}.t3 column body" in text and f"ALTER TABLE {s}.t3 REPLICA IDENTITY FULL" in text, text[-3000:]
+    names.wait_slot_idle()
