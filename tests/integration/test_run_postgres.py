@@ -182,7 +182,7 @@ def lake_positions(lake: Path, schema: str) -> tuple[int, dict[str, int]]:
 
 
 class Workload:
-    """Random transactions through one psql session until stopped."""
+    """Random transactions through one psql connection until stopped."""
 
     def __init__(self, schema: str, seed: int):
         self.s = schema
