@@ -4,7 +4,8 @@ A random workload runs on the test PostgreSQL over four tables (inserts, updates
 primary-key changes, rolled-back transactions; an update that leaves a 3 kB TOASTed value
 unchanged under REPLICA IDENTITY FULL, a 3000-row transaction the server streams before it
 commits, a TRUNCATE, an added column and rows that use it) while `floe run` is killed with
-SIGKILL at random moments and started again. After every kill the slot's
+SIGKILL at random moments and started again, and twice the server ends its replication
+connection (the run connects again and streams on). After every kill the slot's
 confirmed_flush_lsn may not be past the newest `floe.source-position` the lake holds: the
 slot lets go only of what is committed. At the end every table equals its Iceberg table
 row for row, read by Iceberg Java, and no checkpoint was committed twice.
@@ -356,6 +357,15 @@ def test_postgres_exactly_once_under_sigkill(tmp_path, names):
         for kill in range(KILLS):
             workload.ask({1: "big", 3: "truncate", 5: "add"}.get(kill, ""))
             time.sleep(rnd.uniform(0.6, 2.5))
+            if kill in (2, 6):  # the server ends the replication connection: the run connects again
+                superuser(f"SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots "
+                          f"WHERE slot_name = '{names.slot}' AND active_pid IS NOT NULL")
+                reconnected = time.monotonic() + 20
+                while not (names.slot_row() or ("", ""))[0]:
+                    assert proc.poll() is None, f"floe run exited {proc.returncode}:\n{logs[-1].read_text()[-3000:]}"
+                    assert time.monotonic() < reconnected, "the run did not connect again"
+                    time.sleep(0.1)
+                time.sleep(rnd.uniform(0.3, 1.0))
             assert proc.poll() is None, f"floe run exited {proc.returncode}:\n{logs[-1].read_text()[-3000:]}"
             proc.send_signal(signal.SIGKILL)
             proc.wait()
@@ -389,6 +399,7 @@ def test_postgres_exactly_once_under_sigkill(tmp_path, names):
     assert lsn(names.slot_row()[1]) <= newest
 
     assert sum(1 for log in logs if "resuming the capture" in log.read_text()) >= KILLS // 2
+    assert sum(1 for log in logs if "connecting again" in log.read_text()) >= min(2, KILLS // 4)
     tables = ["t1", "t2", "t3", "t4"]
     java = read_java(str(CLASSPATH), str(lake / "catalog.db"), str(lake / "warehouse"),
                      [f"{names.schema}.{t}" for t in tables])

@@ -378,6 +378,14 @@ Status ChangeBatchAssembler::Feed(Lsn wal_start, std::string_view bytes, const S
   return Handle(message, wal_start);
 }
 
+void ChangeBatchAssembler::Restart(Lsn resume) {
+  open_.reset();
+  streams_ = StreamedTransactions();
+  decoder_.Reset();
+  batch_.Clear();
+  skip_through_ = std::max(skip_through_, resume);
+}
+
 Status ChangeBatchAssembler::SnapshotRelation(const RelationMessage& m) {
   return OnRelation(m, Lsn{});
 }
@@ -510,6 +518,21 @@ bool IsSlotInUse(const Error& error) {
   return error.code() == ErrorCode::kIo && error.message().find("is in use") != std::string::npos;
 }
 
+/// Prepare, waiting up to the connect timeout for a slot that a run killed a
+/// moment ago still holds through its walsender (which ends when it notices
+/// the closed connection).
+Result<SlotInfo> PrepareWaiting(ReplicationClient& c) {
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::seconds(std::max(1, c.options().connect_timeout_seconds));
+  Result<SlotInfo> prepared = c.Prepare();
+  while (!prepared && IsSlotInUse(prepared.error()) &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    prepared = c.Prepare();
+  }
+  return prepared;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<PostgresChangeStream>> PostgresChangeStream::Open(
@@ -530,6 +553,8 @@ Result<std::unique_ptr<PostgresChangeStream>> PostgresChangeStream::Open(
   ReplicationClientOptions client_options = o.client;
   client_options.export_snapshot = snapshot;
   FLOE_ASSIGN_OR_RETURN(stream->client_, ReplicationClient::Connect(client_options));
+  stream->client_options_ = client_options;
+  stream->client_options_.export_snapshot = false;  // a reconnection streams on
   ReplicationClient& c = *stream->client_;
   if (c.options().autocreate == PublicationAutocreate::kFiltered) {
     FLOE_ASSIGN_OR_RETURN(
@@ -542,17 +567,7 @@ Result<std::unique_ptr<PostgresChangeStream>> PostgresChangeStream::Open(
     }
     c.set_publication_tables(std::move(names));
   }
-  // A run killed a moment ago may still hold the slot through its walsender,
-  // which ends when it notices the closed connection: wait for it a while.
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::seconds(std::max(1, c.options().connect_timeout_seconds));
-  Result<SlotInfo> prepared = c.Prepare();
-  while (!prepared && IsSlotInUse(prepared.error()) &&
-         std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    prepared = c.Prepare();
-  }
-  FLOE_ASSIGN_OR_RETURN(SlotInfo slot, std::move(prepared));
+  FLOE_ASSIGN_OR_RETURN(SlotInfo slot, PrepareWaiting(c));
   if (snapshot && !slot.created) {
     spdlog::warn(
         "postgres: slot {} exists but the pipeline has no checkpoint: it is dropped and made "
@@ -572,9 +587,10 @@ Result<std::unique_ptr<PostgresChangeStream>> PostgresChangeStream::Open(
                slot.confirmed_flush_lsn.ToString());
   ChangeBatchAssembler::Options ao;
   ao.selector = o.selector;
-  ReplicationClient* client = stream->client_.get();
-  ao.resolve_type = [client](uint32_t oid) { return client->DomainBase(oid); };
-  ao.describe = [client](uint32_t id) { return DescribeRelation(*client, id); };
+  // Through the stream: a reconnection replaces the client.
+  PostgresChangeStream* self = stream.get();
+  ao.resolve_type = [self](uint32_t oid) { return self->client_->DomainBase(oid); };
+  ao.describe = [self](uint32_t id) { return DescribeRelation(*self->client_, id); };
   stream->assembler_ = std::make_unique<ChangeBatchAssembler>(c.protocol_version(), std::move(ao));
   if (!stream->restored_relations_.empty()) {
     FLOE_RETURN_IF_ERROR(stream->assembler_->RestoreRelations(stream->restored_relations_));
@@ -701,14 +717,49 @@ void PostgresChangeStream::Committed(Lsn lsn) {
 }
 
 Status PostgresChangeStream::Run(const Sink& sink, const std::atomic<bool>& stop) {
+  if (!snapshot_.empty()) {
+    FLOE_RETURN_IF_ERROR(ReadSnapshot(sink, stop));
+    snapshot_.clear();
+  }
+  // A lost connection (the server restarted, the walsender was ended) is
+  // made again a few times, streaming on from the last transaction handed on.
+  constexpr int kReconnects = 5;
+  int failures = 0;
+  while (true) {
+    const Lsn before = resume_;
+    Status streamed = Stream(sink, stop);
+    if (streamed || stop.load() || streamed.error().code() != ErrorCode::kIo) return streamed;
+    if (resume_ != before) failures = 0;  // it made progress since the last failure
+    if (++failures > kReconnects) return streamed;
+    spdlog::warn("postgres: {}; connecting again in {} s ({} of {}), to stream from {}",
+                 streamed.error().message(), failures, failures, kReconnects, resume_.ToString());
+    for (int i = 0; i < failures * 10 && !stop.load(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    if (stop.load()) return Ok();
+    if (Status again = Reconnect(); !again) {
+      if (again.error().code() != ErrorCode::kIo) return again;
+      spdlog::warn("postgres: connecting again failed: {}", again.error().message());
+    }
+  }
+}
+
+Status PostgresChangeStream::Reconnect() {
+  client_.reset();
+  FLOE_ASSIGN_OR_RETURN(client_, ReplicationClient::Connect(client_options_));
+  if (auto prepared = PrepareWaiting(*client_); !prepared) {
+    return std::unexpected(std::move(prepared).error());
+  }
+  assembler_->Restart(resume_);
+  return Ok();
+}
+
+Status PostgresChangeStream::Stream(const Sink& sink, const std::atomic<bool>& stop) {
+  if (client_ == nullptr) return IoError("not connected to the server");
   ReplicationClient& c = *client_;
   if (resume_.valid()) {
     spdlog::info("postgres: streaming slot {} from {} (transactions up to it are passed over)",
                  c.options().slot, resume_.ToString());
-  }
-  if (!snapshot_.empty()) {
-    FLOE_RETURN_IF_ERROR(ReadSnapshot(sink, stop));
-    snapshot_.clear();
   }
   FLOE_RETURN_IF_ERROR(c.StartStreaming(resume_));
   using Clock = std::chrono::steady_clock;

@@ -101,6 +101,11 @@ class ChangeBatchAssembler {
   /// consistent point.
   Status SnapshotEnd(Lsn consistent_point, const Sink& sink);
 
+  /// A new replication connection: forgets an open transaction and the held
+  /// streamed ones (the server sends them again) and passes over the
+  /// transactions ending at or before `resume`.
+  void Restart(Lsn resume);
+
   /// Transactions ending at or before `lsn` are passed over (not given to the sink).
   void SkipThrough(Lsn lsn) { skip_through_ = lsn; }
   /// Whether a transaction is open or a streamed one is held.
@@ -215,7 +220,12 @@ class PostgresChangeStream {
   std::unique_ptr<ReplicationClient> client_;
   std::unique_ptr<ChangeBatchAssembler> assembler_;
   Status ReadSnapshot(const Sink& sink, const std::atomic<bool>& stop);
+  /// Streams from `resume_` until `stop` or an error.
+  Status Stream(const Sink& sink, const std::atomic<bool>& stop);
+  /// Connects again after the connection failed, to stream from `resume_`.
+  Status Reconnect();
 
+  ReplicationClientOptions client_options_;
   std::string snapshot_;  ///< the exported snapshot to read first ("" for none)
   Lsn consistent_point_;
   Lsn resume_;       ///< the end of the last transaction handed on (or of the state)
