@@ -44,33 +44,10 @@ std::string_view SchemaChangeKindName(SchemaChangeKind kind) {
   return "?";
 }
 
-types::Value CopyValue(const types::Value& value, Arena* arena) {
-  using Kind = types::Value::Kind;
-  types::Value out = value;
-  switch (value.kind) {
-    case Kind::kBytes:
-      if (value.size > 0) out.bytes = arena->Copy(value.as_bytes()).data();
-      break;
-    case Kind::kStruct:
-    case Kind::kList:
-    case Kind::kMap: {
-      auto* children = arena->AllocateArray<types::Value>(value.size);
-      for (uint32_t i = 0; i < value.size; ++i) {
-        new (&children[i]) types::Value(CopyValue(value.children[i], arena));
-      }
-      out.children = children;
-      break;
-    }
-    default:
-      break;
-  }
-  return out;
-}
-
 types::Row ChangeBatch::CopyRow(types::Row values) {
   auto* out = arena->AllocateArray<types::Value>(values.size());
   for (size_t i = 0; i < values.size(); ++i) {
-    new (&out[i]) types::Value(CopyValue(values[i], arena.get()));
+    new (&out[i]) types::Value(types::DeepCopy(values[i], arena.get()));
   }
   return {out, values.size()};
 }

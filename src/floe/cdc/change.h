@@ -190,7 +190,4 @@ struct ChangeBatch {
   void Clear();
 };
 
-/// Deep-copies one value's bytes and children into `arena`.
-types::Value CopyValue(const types::Value& value, Arena* arena);
-
 }  // namespace floe::cdc

@@ -27,34 +27,6 @@ int128_t Pow10(int n) {
 
 int128_t MaxUnscaled(int precision) { return Pow10(precision) - 1; }
 
-Value::Kind KindOfType(TypeId id) {
-  switch (id) {
-    case TypeId::kBoolean:
-      return Value::Kind::kBool;
-    case TypeId::kInt:
-    case TypeId::kDate:
-      return Value::Kind::kInt32;
-    case TypeId::kLong:
-    case TypeId::kTime:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampTz:
-      return Value::Kind::kInt64;
-    case TypeId::kFloat:
-      return Value::Kind::kFloat;
-    case TypeId::kDouble:
-      return Value::Kind::kDouble;
-    case TypeId::kDecimal:
-      return Value::Kind::kDecimal;
-    case TypeId::kString:
-    case TypeId::kUuid:
-    case TypeId::kFixed:
-    case TypeId::kBinary:
-      return Value::Kind::kBytes;
-    default:
-      return Value::Kind::kNull;
-  }
-}
-
 std::string Int128ToString(int128_t v) {
   std::string out;
   types::AppendDecimal(v, 0, &out);
@@ -170,7 +142,7 @@ Result<Literal> Literal::FromValue(const TypePtr& type, const Value& value) {
     return InvalidArgument("literals must have a primitive type");
   }
   if (value.is_null()) return Null(type);
-  if (value.kind != KindOfType(type->id())) {
+  if (value.kind != types::KindOf(type->id())) {
     return InvalidArgument("a {} value has the wrong representation (kind {})", type->ToString(),
                            static_cast<int>(value.kind));
   }

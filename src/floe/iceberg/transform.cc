@@ -73,39 +73,6 @@ Status ExpectKind(const Type& type, const Value& value, Value::Kind kind) {
   return Ok();
 }
 
-Value::Kind KindOf(TypeId id) {
-  switch (id) {
-    case TypeId::kBoolean:
-      return Value::Kind::kBool;
-    case TypeId::kInt:
-    case TypeId::kDate:
-      return Value::Kind::kInt32;
-    case TypeId::kLong:
-    case TypeId::kTime:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampTz:
-      return Value::Kind::kInt64;
-    case TypeId::kFloat:
-      return Value::Kind::kFloat;
-    case TypeId::kDouble:
-      return Value::Kind::kDouble;
-    case TypeId::kDecimal:
-      return Value::Kind::kDecimal;
-    case TypeId::kString:
-    case TypeId::kUuid:
-    case TypeId::kFixed:
-    case TypeId::kBinary:
-      return Value::Kind::kBytes;
-    case TypeId::kStruct:
-      return Value::Kind::kStruct;
-    case TypeId::kList:
-      return Value::Kind::kList;
-    case TypeId::kMap:
-      return Value::Kind::kMap;
-  }
-  return Value::Kind::kNull;
-}
-
 void AppendPadded(int64_t v, int width, std::string* out) {
   if (v < 0) {
     out->push_back('-');
@@ -168,7 +135,7 @@ void AppendHumanValue(const Type& type, const Value& value, std::string* out) {
     out->append("null");
     return;
   }
-  if (value.kind != KindOf(type.id())) {
+  if (value.kind != types::KindOf(type.id())) {
     out->append("?");
     return;
   }
@@ -373,7 +340,7 @@ Result<Value> Transform::Apply(const Type& source, const Value& value) const {
                            source.ToString());
   }
   if (value.is_null() || kind_ == TransformKind::kVoid) return Value::Null();
-  FLOE_RETURN_IF_ERROR(ExpectKind(source, value, KindOf(source.id())));
+  FLOE_RETURN_IF_ERROR(ExpectKind(source, value, types::KindOf(source.id())));
   switch (kind_) {
     case TransformKind::kIdentity:
       return value;

@@ -17,27 +17,6 @@ constexpr size_t kReservoirSize = 1024;
 constexpr size_t kMinArenaBlock = 4 << 10;
 constexpr size_t kMaxArenaBlock = 1 << 20;
 
-types::Value CopyValue(const types::Value& v, Arena& arena) {
-  using K = types::Value::Kind;
-  switch (v.kind) {
-    case K::kBytes:
-      return types::Value::Bytes(arena.Copy(v.as_bytes()));
-    case K::kStruct:
-    case K::kList:
-    case K::kMap: {
-      types::Value* children = arena.AllocateArray<types::Value>(v.size);
-      for (uint32_t i = 0; i < v.size; ++i) {
-        new (&children[i]) types::Value(CopyValue(v.children[i], arena));
-      }
-      types::Value out = v;
-      out.children = children;
-      return out;
-    }
-    default:
-      return v;
-  }
-}
-
 }  // namespace
 
 struct RowBatcher::Impl {
@@ -287,7 +266,7 @@ Status RowBatcher::Add(const TableTargetPtr& target, RowKind kind, types::Row ro
   }
   Arena& arena = *batch.arena;
   types::Value* values = arena.AllocateArray<types::Value>(width);
-  for (size_t i = 0; i < width; ++i) new (&values[i]) types::Value(CopyValue(row[i], arena));
+  for (size_t i = 0; i < width; ++i) new (&values[i]) types::Value(types::DeepCopy(row[i], &arena));
   batch.rows.emplace_back(values, width);
   batch.kinds.push_back(kind);
   if (batch.rows.size() >= impl_->batch_rows) return impl_->Emit(*t, slot, out);

@@ -1,6 +1,10 @@
 #include "floe/types/value.h"
 
 #include <cmath>
+#include <new>
+
+#include "floe/common/arena.h"
+#include "floe/types/type.h"
 
 namespace floe::types {
 namespace {
@@ -41,6 +45,61 @@ bool SameValue(const Value& a, const Value& b) {
       return true;
   }
   return false;
+}
+
+Value::Kind KindOf(TypeId id) {
+  switch (id) {
+    case TypeId::kBoolean:
+      return Value::Kind::kBool;
+    case TypeId::kInt:
+    case TypeId::kDate:
+      return Value::Kind::kInt32;
+    case TypeId::kLong:
+    case TypeId::kTime:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+      return Value::Kind::kInt64;
+    case TypeId::kFloat:
+      return Value::Kind::kFloat;
+    case TypeId::kDouble:
+      return Value::Kind::kDouble;
+    case TypeId::kDecimal:
+      return Value::Kind::kDecimal;
+    case TypeId::kString:
+    case TypeId::kUuid:
+    case TypeId::kFixed:
+    case TypeId::kBinary:
+      return Value::Kind::kBytes;
+    case TypeId::kStruct:
+      return Value::Kind::kStruct;
+    case TypeId::kList:
+      return Value::Kind::kList;
+    case TypeId::kMap:
+      return Value::Kind::kMap;
+  }
+  return Value::Kind::kNull;
+}
+
+Value DeepCopyIndirect(const Value& value, Arena* arena) {
+  Value out = value;
+  switch (value.kind) {
+    case Value::Kind::kBytes:
+      if (value.size > 0) out.bytes = arena->Copy(value.as_bytes()).data();
+      break;
+    case Value::Kind::kStruct:
+    case Value::Kind::kList:
+    case Value::Kind::kMap: {
+      auto* children = arena->AllocateArray<Value>(value.size);
+      for (uint32_t i = 0; i < value.size; ++i) {
+        new (&children[i]) Value(DeepCopy(value.children[i], arena));
+      }
+      out.children = children;
+      break;
+    }
+    default:
+      break;
+  }
+  return out;
 }
 
 }  // namespace floe::types

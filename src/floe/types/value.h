@@ -22,7 +22,13 @@
 #include <span>
 #include <string_view>
 
+namespace floe {
+class Arena;
+}  // namespace floe
+
 namespace floe::types {
+
+enum class TypeId : uint8_t;  // type.h
 
 using int128_t = __int128;
 
@@ -129,5 +135,23 @@ using Row = std::span<const Value>;
 /// NaN equals NaN and -0.0 differs from +0.0 (what a reader must give back
 /// bit for bit).
 bool SameValue(const Value& a, const Value& b);
+
+/// The kind a non-null value of type `id` has (the table at the top).
+Value::Kind KindOf(TypeId id);
+
+/// `value` with its bytes and nested children copied into `arena`, so that it
+/// outlives the memory it pointed into.
+Value DeepCopyIndirect(const Value& value, Arena* arena);
+inline Value DeepCopy(const Value& value, Arena* arena) {
+  switch (value.kind) {
+    case Value::Kind::kBytes:
+    case Value::Kind::kStruct:
+    case Value::Kind::kList:
+    case Value::Kind::kMap:
+      return DeepCopyIndirect(value, arena);
+    default:
+      return value;  // held in the Value itself
+  }
+}
 
 }  // namespace floe::types

@@ -42,39 +42,6 @@ std::string_view KindName(Kind kind) {
   return "?";
 }
 
-Kind ExpectedKind(TypeId id) {
-  switch (id) {
-    case TypeId::kBoolean:
-      return Kind::kBool;
-    case TypeId::kInt:
-    case TypeId::kDate:
-      return Kind::kInt32;
-    case TypeId::kLong:
-    case TypeId::kTime:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampTz:
-      return Kind::kInt64;
-    case TypeId::kFloat:
-      return Kind::kFloat;
-    case TypeId::kDouble:
-      return Kind::kDouble;
-    case TypeId::kDecimal:
-      return Kind::kDecimal;
-    case TypeId::kString:
-    case TypeId::kUuid:
-    case TypeId::kFixed:
-    case TypeId::kBinary:
-      return Kind::kBytes;
-    case TypeId::kStruct:
-      return Kind::kStruct;
-    case TypeId::kList:
-      return Kind::kList;
-    case TypeId::kMap:
-      return Kind::kMap;
-  }
-  return Kind::kNull;
-}
-
 types::int128_t Pow10(int n) {
   types::int128_t v = 1;
   for (int i = 0; i < n; ++i) v *= 10;
@@ -160,7 +127,7 @@ ParquetWriter::ParquetWriter(std::unique_ptr<io::OutputFile> file, const types::
     f.column = columns_[root.first_leaf].get();
     f.node = &root;
     f.type = type.id();
-    f.kind = ExpectedKind(type.id());
+    f.kind = types::KindOf(type.id());
     f.optional = root.optional;
     f.definition_level = root.definition_level;
     if (type.id() == TypeId::kDecimal) f.decimal_limit = Pow10(type.precision());
@@ -244,7 +211,7 @@ Status ParquetWriter::Validate(const ShredNode& node, const Value& value) const 
     return Ok();
   }
   const types::Type& type = *node.type;
-  Kind expected = ExpectedKind(type.id());
+  Kind expected = types::KindOf(type.id());
   if (value.kind != expected) {
     return InvalidArgument("field '{}': expected {}, got {}", node.name, type.ToString(),
                            KindName(value.kind));

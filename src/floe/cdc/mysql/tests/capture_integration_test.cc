@@ -259,7 +259,8 @@ TEST_F(CaptureIntegrationTest, MariadbWideScaleDecimalsRoundTrip) {
   ASSERT_TRUE((*snap)->ReadTable(**schema, *def, [&](ChangeBatch& b) -> Status {
     for (const auto& e : b.events) {
       const auto& rc = std::get<RowChange>(e);
-      for (const auto& v : rc.after) selected[rc.after[0].i32].push_back(CopyValue(v, &arena));
+      for (const auto& v : rc.after)
+        selected[rc.after[0].i32].push_back(types::DeepCopy(v, &arena));
     }
     return Ok();
   }));
@@ -361,7 +362,7 @@ TEST_F(CaptureIntegrationTest, SnapshotWithConcurrentUpdatesEqualsFinalTable) {
             model.erase(rc->before[0].i32);
           } else {
             std::vector<Value> row;
-            for (const auto& v : rc->after) row.push_back(CopyValue(v, &model_arena));
+            for (const auto& v : rc->after) row.push_back(types::DeepCopy(v, &model_arena));
             model[rc->after[0].i32] = std::move(row);
             if (rc->op != ChangeOp::kRead && rc->after[2].as_bytes() == "last") saw_last = true;
           }
