@@ -2,123 +2,299 @@
 
 #include <fmt/format.h>
 
-#include "floe/cdc/postgres/wire_reader.h"
+#include "floe/cdc/postgres/pgoutput_reader.h"
 
 namespace floe::cdc::postgres {
+namespace internal {
 namespace {
-
-using internal::WireReader;
 
 // The smallest encoding of one column in a Relation message: flags, an empty
 // name's NUL, the type oid and the type modifier.
 constexpr size_t kMinRelationColumnBytes = 1 + 1 + 4 + 4;
 
-// Decodes the fields of one message. `name` names the message in errors.
-class MessageReader {
- public:
-  MessageReader(std::string_view bytes, std::string_view name) : in_(bytes), name_(name) {}
+// Commit and Stream Commit: flags, commit LSN, end LSN, commit time.
+template <typename M>
+Status ReadCommitFields(MessageReader& in, M* m) {
+  FLOE_RETURN_IF_ERROR(in.U8(&m->flags, "flags"));
+  FLOE_RETURN_IF_ERROR(in.LsnField(&m->commit_lsn, "commit LSN"));
+  FLOE_RETURN_IF_ERROR(in.LsnField(&m->end_lsn, "end LSN"));
+  FLOE_RETURN_IF_ERROR(in.I64(&m->commit_time, "commit time"));
+  return Ok();
+}
 
-  size_t remaining() const { return in_.remaining(); }
+// Relation and Type: an oid, then the namespace and the name as strings.
+template <typename M>
+Status ReadQualifiedObject(MessageReader& in, uint32_t* oid, std::string_view oid_field, M* m,
+                           std::string_view name_field) {
+  FLOE_RETURN_IF_ERROR(in.U32(oid, oid_field));
+  FLOE_RETURN_IF_ERROR(in.String(&m->namespace_name, "namespace"));
+  FLOE_RETURN_IF_ERROR(in.String(&m->name, name_field));
+  return Ok();
+}
 
-  std::unexpected<Error> Fail(std::string_view what) const {
-    return Corruption("pgoutput {} message: {} (at byte {} of {})", name_, what, in_.offset() + 1,
-                      in_.offset() + 1 + in_.remaining());
-  }
-  std::unexpected<Error> Short(std::string_view field) const {
-    return Fail(fmt::format("cut short in its {}", field));
-  }
+// Insert, Update and Delete: the relation id and the first tuple marker.
+Status ReadRowHeader(MessageReader& in, uint32_t* relation_id, uint8_t* marker,
+                     std::string_view marker_field) {
+  FLOE_RETURN_IF_ERROR(in.U32(relation_id, "relation id"));
+  FLOE_RETURN_IF_ERROR(in.U8(marker, marker_field));
+  return Ok();
+}
 
-  Status U8(uint8_t* v, std::string_view field) {
-    if (!in_.U8(v)) return Short(field);
-    return Ok();
-  }
-  Status U16(uint16_t* v, std::string_view field) {
-    if (!in_.U16(v)) return Short(field);
-    return Ok();
-  }
-  Status U32(uint32_t* v, std::string_view field) {
-    if (!in_.U32(v)) return Short(field);
-    return Ok();
-  }
-  Status I32(int32_t* v, std::string_view field) {
-    if (!in_.I32(v)) return Short(field);
-    return Ok();
-  }
-  Status I64(int64_t* v, std::string_view field) {
-    if (!in_.I64(v)) return Short(field);
-    return Ok();
-  }
-  Status LsnField(Lsn* v, std::string_view field) {
-    if (!in_.U64(&v->value)) return Short(field);
-    return Ok();
-  }
-  Status String(std::string_view* v, std::string_view field) {
-    if (!in_.CString(v)) return Fail(fmt::format("its {} has no terminating NUL", field));
-    return Ok();
-  }
-  Status Bytes(size_t n, std::string_view* v, std::string_view field) {
-    if (!in_.Bytes(n, v)) {
-      return Fail(fmt::format("its {} of {} bytes goes beyond the {} bytes left", field, n,
-                              in_.remaining()));
-    }
-    return Ok();
-  }
-  Status End() {
-    if (!in_.at_end()) return Fail(fmt::format("{} bytes after its last field", in_.remaining()));
-    return Ok();
-  }
+// The old tuple of an Update or Delete after its marker, 'K' or 'O'.
+template <typename M>
+Status ReadOldTuple(MessageReader& in, uint8_t marker, M* m, std::vector<ColumnValue>* columns) {
+  m->old_kind = static_cast<OldTupleKind>(marker);
+  return in.Tuple(columns, &m->old_tuple, marker == 'K' ? "key" : "old");
+}
 
-  // TupleData: Int16 column count, then per column a kind byte and, for 't'
-  // and 'b', an Int32 length and the bytes.
-  Status Tuple(std::vector<ColumnValue>* out, TupleData* tuple, std::string_view which) {
-    uint16_t count = 0;
-    FLOE_RETURN_IF_ERROR(U16(&count, fmt::format("{} tuple's column count", which)));
-    if (count > in_.remaining()) {
-      return Fail(fmt::format("its {} tuple counts {} columns but only {} bytes are left", which,
-                              count, in_.remaining()));
-    }
-    out->clear();
-    out->reserve(count);
-    for (uint16_t i = 0; i < count; ++i) {
-      uint8_t kind = 0;
-      if (!in_.U8(&kind)) return Short(fmt::format("{} tuple's column {}", which, i + 1));
-      ColumnValue value;
-      switch (kind) {
-        case 'n':
-          value.kind = ColumnValue::Kind::kNull;
-          break;
-        case 'u':
-          value.kind = ColumnValue::Kind::kUnchangedToast;
-          break;
-        case 't':
-        case 'b': {
-          value.kind = kind == 't' ? ColumnValue::Kind::kText : ColumnValue::Kind::kBinary;
-          int32_t length = 0;
-          if (!in_.I32(&length)) {
-            return Short(fmt::format("{} tuple's column {} length", which, i + 1));
-          }
-          if (length < 0) {
-            return Fail(
-                fmt::format("its {} tuple's column {} has length {}", which, i + 1, length));
-          }
-          FLOE_RETURN_IF_ERROR(Bytes(static_cast<size_t>(length), &value.data,
-                                     fmt::format("{} tuple's column {} value", which, i + 1)));
-          break;
-        }
-        default:
-          return Fail(fmt::format("its {} tuple's column {} has the unknown kind byte 0x{:02x}",
-                                  which, i + 1, kind));
+// One column of a Relation message.
+Status ReadRelationColumn(MessageReader& in, uint16_t index, RelationColumn* c) {
+  const std::string field = fmt::format("column {}", index + 1);
+  FLOE_RETURN_IF_ERROR(in.U8(&c->flags, field + " flags"));
+  FLOE_RETURN_IF_ERROR(in.String(&c->name, field + " name"));
+  FLOE_RETURN_IF_ERROR(in.U32(&c->type_oid, field + " type oid"));
+  FLOE_RETURN_IF_ERROR(in.I32(&c->type_modifier, field + " type modifier"));
+  return Ok();
+}
+
+}  // namespace
+
+Status MessageReader::TupleColumn(ColumnValue* value, uint16_t index, std::string_view which) {
+  uint8_t kind = 0;
+  if (!in_.U8(&kind)) return Short(fmt::format("{} tuple's column {}", which, index + 1));
+  switch (kind) {
+    case 'n':
+      value->kind = ColumnValue::Kind::kNull;
+      return Ok();
+    case 'u':
+      value->kind = ColumnValue::Kind::kUnchangedToast;
+      return Ok();
+    case 't':
+    case 'b': {
+      value->kind = kind == 't' ? ColumnValue::Kind::kText : ColumnValue::Kind::kBinary;
+      int32_t length = 0;
+      if (!in_.I32(&length)) {
+        return Short(fmt::format("{} tuple's column {} length", which, index + 1));
       }
-      out->push_back(value);
+      if (length < 0) {
+        return Fail(
+            fmt::format("its {} tuple's column {} has length {}", which, index + 1, length));
+      }
+      if (!in_.Bytes(static_cast<size_t>(length), &value->data)) {
+        return TooLong(static_cast<size_t>(length),
+                       fmt::format("{} tuple's column {} value", which, index + 1));
+      }
+      return Ok();
     }
-    tuple->columns = *out;
-    return Ok();
+    default:
+      return Fail(fmt::format("its {} tuple's column {} has the unknown kind byte 0x{:02x}", which,
+                              index + 1, kind));
   }
+}
 
- private:
-  WireReader in_;
-  std::string_view name_;
-};
+Status MessageReader::Tuple(std::vector<ColumnValue>* out, TupleData* tuple,
+                            std::string_view which) {
+  uint16_t count = 0;
+  FLOE_RETURN_IF_ERROR(U16(&count, fmt::format("{} tuple's column count", which)));
+  if (count > in_.remaining()) {
+    return Fail(fmt::format("its {} tuple counts {} columns but only {} bytes are left", which,
+                            count, in_.remaining()));
+  }
+  out->clear();
+  out->reserve(count);
+  for (uint16_t i = 0; i < count; ++i) {
+    ColumnValue value;
+    FLOE_RETURN_IF_ERROR(TupleColumn(&value, i, which));
+    out->push_back(value);
+  }
+  tuple->columns = *out;
+  return Ok();
+}
+
+Result<BeginMessage> ReadBegin(MessageReader& in) {
+  BeginMessage m;
+  FLOE_RETURN_IF_ERROR(in.LsnField(&m.final_lsn, "final LSN"));
+  FLOE_RETURN_IF_ERROR(in.I64(&m.commit_time, "commit time"));
+  FLOE_RETURN_IF_ERROR(in.U32(&m.xid, "xid"));
+  FLOE_RETURN_IF_ERROR(in.End());
+  return m;
+}
+
+Result<CommitMessage> ReadCommit(MessageReader& in) {
+  CommitMessage m;
+  FLOE_RETURN_IF_ERROR(ReadCommitFields(in, &m));
+  FLOE_RETURN_IF_ERROR(in.End());
+  return m;
+}
+
+Result<OriginMessage> ReadOrigin(MessageReader& in) {
+  OriginMessage m;
+  FLOE_RETURN_IF_ERROR(in.LsnField(&m.commit_lsn, "commit LSN"));
+  FLOE_RETURN_IF_ERROR(in.String(&m.name, "origin name"));
+  FLOE_RETURN_IF_ERROR(in.End());
+  return m;
+}
+
+Result<RelationMessage> ReadRelation(MessageReader& in, uint32_t xid,
+                                     std::vector<RelationColumn>* columns) {
+  RelationMessage m;
+  m.xid = xid;
+  FLOE_RETURN_IF_ERROR(ReadQualifiedObject(in, &m.relation_id, "relation id", &m, "relation name"));
+  uint8_t identity = 0;
+  FLOE_RETURN_IF_ERROR(in.U8(&identity, "replica identity"));
+  switch (identity) {
+    case 'd':
+    case 'n':
+    case 'f':
+    case 'i':
+      m.replica_identity = static_cast<ReplicaIdentity>(identity);
+      break;
+    default:
+      return in.Fail(fmt::format("relation {} has the unknown replica identity 0x{:02x}",
+                                 m.relation_id, identity));
+  }
+  uint16_t count = 0;
+  FLOE_RETURN_IF_ERROR(in.U16(&count, "column count"));
+  if (count > in.remaining() / kMinRelationColumnBytes) {
+    return in.Fail(
+        fmt::format("it counts {} columns but only {} bytes are left", count, in.remaining()));
+  }
+  columns->clear();
+  columns->reserve(count);
+  for (uint16_t i = 0; i < count; ++i) {
+    RelationColumn c;
+    FLOE_RETURN_IF_ERROR(ReadRelationColumn(in, i, &c));
+    columns->push_back(c);
+  }
+  FLOE_RETURN_IF_ERROR(in.End());
+  m.columns = *columns;
+  return m;
+}
+
+Result<TypeMessage> ReadType(MessageReader& in, uint32_t xid) {
+  TypeMessage m;
+  m.xid = xid;
+  FLOE_RETURN_IF_ERROR(ReadQualifiedObject(in, &m.type_oid, "type oid", &m, "type name"));
+  FLOE_RETURN_IF_ERROR(in.End());
+  return m;
+}
+
+Result<InsertMessage> ReadInsert(MessageReader& in, uint32_t xid,
+                                 std::vector<ColumnValue>* new_columns) {
+  InsertMessage m;
+  m.xid = xid;
+  uint8_t marker = 0;
+  FLOE_RETURN_IF_ERROR(ReadRowHeader(in, &m.relation_id, &marker, "new tuple marker"));
+  if (marker != 'N') {
+    return in.Fail(fmt::format("0x{:02x} where the new tuple marker 'N' belongs", marker));
+  }
+  FLOE_RETURN_IF_ERROR(in.Tuple(new_columns, &m.new_tuple, "new"));
+  FLOE_RETURN_IF_ERROR(in.End());
+  return m;
+}
+
+Result<UpdateMessage> ReadUpdate(MessageReader& in, uint32_t xid,
+                                 std::vector<ColumnValue>* old_columns,
+                                 std::vector<ColumnValue>* new_columns) {
+  UpdateMessage m;
+  m.xid = xid;
+  uint8_t marker = 0;
+  FLOE_RETURN_IF_ERROR(ReadRowHeader(in, &m.relation_id, &marker, "tuple marker"));
+  if (marker == 'K' || marker == 'O') {
+    FLOE_RETURN_IF_ERROR(ReadOldTuple(in, marker, &m, old_columns));
+    FLOE_RETURN_IF_ERROR(in.U8(&marker, "new tuple marker"));
+  }
+  if (marker != 'N') {
+    return in.Fail(fmt::format("0x{:02x} where a tuple marker ('K', 'O' or 'N') belongs", marker));
+  }
+  FLOE_RETURN_IF_ERROR(in.Tuple(new_columns, &m.new_tuple, "new"));
+  FLOE_RETURN_IF_ERROR(in.End());
+  return m;
+}
+
+Result<DeleteMessage> ReadDelete(MessageReader& in, uint32_t xid,
+                                 std::vector<ColumnValue>* old_columns) {
+  DeleteMessage m;
+  m.xid = xid;
+  uint8_t marker = 0;
+  FLOE_RETURN_IF_ERROR(ReadRowHeader(in, &m.relation_id, &marker, "old tuple marker"));
+  if (marker != 'K' && marker != 'O') {
+    return in.Fail(fmt::format("0x{:02x} where the old tuple marker ('K' or 'O') belongs", marker));
+  }
+  FLOE_RETURN_IF_ERROR(ReadOldTuple(in, marker, &m, old_columns));
+  FLOE_RETURN_IF_ERROR(in.End());
+  return m;
+}
+
+Result<TruncateMessage> ReadTruncate(MessageReader& in, uint32_t xid,
+                                     std::vector<uint32_t>* relation_ids) {
+  TruncateMessage m;
+  m.xid = xid;
+  uint32_t count = 0;
+  FLOE_RETURN_IF_ERROR(in.U32(&count, "relation count"));
+  FLOE_RETURN_IF_ERROR(in.U8(&m.options, "options"));
+  if (count > in.remaining() / 4) {
+    return in.Fail(
+        fmt::format("it counts {} relations but only {} bytes are left", count, in.remaining()));
+  }
+  relation_ids->clear();
+  relation_ids->reserve(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    uint32_t id = 0;
+    FLOE_RETURN_IF_ERROR(in.U32(&id, "relation id"));
+    relation_ids->push_back(id);
+  }
+  FLOE_RETURN_IF_ERROR(in.End());
+  m.relation_ids = *relation_ids;
+  return m;
+}
+
+Result<LogicalMessage> ReadLogicalMessage(MessageReader& in, uint32_t xid) {
+  LogicalMessage m;
+  m.xid = xid;
+  FLOE_RETURN_IF_ERROR(in.U8(&m.flags, "flags"));
+  FLOE_RETURN_IF_ERROR(in.LsnField(&m.lsn, "LSN"));
+  FLOE_RETURN_IF_ERROR(in.String(&m.prefix, "prefix"));
+  int32_t length = 0;
+  FLOE_RETURN_IF_ERROR(in.I32(&length, "content length"));
+  if (length < 0) return in.Fail(fmt::format("its content length is {}", length));
+  FLOE_RETURN_IF_ERROR(in.Bytes(static_cast<size_t>(length), &m.content, "content"));
+  FLOE_RETURN_IF_ERROR(in.End());
+  return m;
+}
+
+Result<StreamStartMessage> ReadStreamStart(MessageReader& in) {
+  StreamStartMessage m;
+  FLOE_RETURN_IF_ERROR(in.U32(&m.xid, "xid"));
+  uint8_t first = 0;
+  FLOE_RETURN_IF_ERROR(in.U8(&first, "first segment flag"));
+  if (first > 1) return in.Fail(fmt::format("its first segment flag is {}", first));
+  m.first_segment = first == 1;
+  FLOE_RETURN_IF_ERROR(in.End());
+  return m;
+}
+
+Result<StreamCommitMessage> ReadStreamCommit(MessageReader& in) {
+  StreamCommitMessage m;
+  FLOE_RETURN_IF_ERROR(in.U32(&m.xid, "xid"));
+  FLOE_RETURN_IF_ERROR(ReadCommitFields(in, &m));
+  FLOE_RETURN_IF_ERROR(in.End());
+  return m;
+}
+
+Result<StreamAbortMessage> ReadStreamAbort(MessageReader& in) {
+  StreamAbortMessage m;
+  FLOE_RETURN_IF_ERROR(in.U32(&m.xid, "xid"));
+  FLOE_RETURN_IF_ERROR(in.U32(&m.subxid, "subtransaction xid"));
+  FLOE_RETURN_IF_ERROR(in.End());
+  return m;
+}
+
+}  // namespace internal
+
+namespace {
+
+using internal::MessageReader;
 
 std::string_view TagName(uint8_t tag) {
   switch (tag) {
@@ -165,6 +341,58 @@ std::string_view TagName(uint8_t tag) {
   }
 }
 
+// Data messages: inside a stream block they start with the streamed
+// transaction's xid.
+bool IsDataMessage(uint8_t tag) {
+  switch (tag) {
+    case 'R':
+    case 'Y':
+    case 'I':
+    case 'U':
+    case 'D':
+    case 'T':
+    case 'M':
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Where a message may come: the stream messages only under protocol v2;
+// Stream Stop only inside a stream block; Begin, Commit and the other
+// stream messages only outside one.
+Status CheckPlace(uint8_t tag, PgoutputVersion version, bool in_stream, uint32_t stream_xid,
+                  const MessageReader& in) {
+  switch (tag) {
+    case 'S':
+    case 'E':
+    case 'c':
+    case 'A':
+      if (version != PgoutputVersion::kV2) {
+        return in.Fail("sent under protocol version 1, which has no streaming");
+      }
+      if (tag == 'E') {
+        if (!in_stream) return in.Fail("outside a stream block");
+        return Ok();
+      }
+      [[fallthrough]];
+    case 'B':
+    case 'C':
+      if (in_stream) {
+        return in.Fail(fmt::format("inside the stream block of transaction {}", stream_xid));
+      }
+      return Ok();
+    default:
+      return Ok();
+  }
+}
+
+template <typename T>
+Result<PgoutputMessage> AsMessage(Result<T>&& r) {
+  if (!r) return std::unexpected(std::move(r).error());
+  return PgoutputMessage(std::in_place_type<T>, std::move(*r));
+}
+
 }  // namespace
 
 std::string_view PgoutputMessageName(const PgoutputMessage& message) {
@@ -177,6 +405,7 @@ std::string_view PgoutputMessageName(const PgoutputMessage& message) {
 }
 
 Result<PgoutputMessage> PgoutputDecoder::Decode(std::string_view bytes) {
+  using namespace internal;
   if (bytes.empty()) return Corruption("pgoutput message: empty (no tag byte)");
   const uint8_t tag = static_cast<uint8_t>(bytes[0]);
   const std::string_view name = TagName(tag);
@@ -184,225 +413,48 @@ Result<PgoutputMessage> PgoutputDecoder::Decode(std::string_view bytes) {
     return Corruption("pgoutput message: unknown tag 0x{:02x} ({} bytes)", tag, bytes.size());
   }
   MessageReader in(bytes.substr(1), name);
-  const bool v2 = version_ == PgoutputVersion::kV2;
-
-  // Data messages inside a stream block start with the streamed transaction's xid.
-  auto stream_xid = [&](uint32_t* xid) -> Status {
-    *xid = 0;
-    if (!in_stream_) return Ok();
-    FLOE_RETURN_IF_ERROR(in.U32(xid, "streamed transaction's xid"));
-    return Ok();
-  };
-  auto not_in_stream = [&]() -> Status {
-    if (in_stream_) {
-      return in.Fail(fmt::format("inside the stream block of transaction {}", stream_xid_));
-    }
-    return Ok();
-  };
-  auto needs_v2 = [&]() -> Status {
-    if (!v2) return in.Fail("sent under protocol version 1, which has no streaming");
-    return Ok();
-  };
-
+  FLOE_RETURN_IF_ERROR(CheckPlace(tag, version_, in_stream_, stream_xid_, in));
+  uint32_t xid = 0;
+  if (in_stream_ && IsDataMessage(tag)) {
+    FLOE_RETURN_IF_ERROR(in.U32(&xid, "streamed transaction's xid"));
+  }
   switch (tag) {
-    case 'B': {
-      BeginMessage m;
-      FLOE_RETURN_IF_ERROR(not_in_stream());
-      FLOE_RETURN_IF_ERROR(in.LsnField(&m.final_lsn, "final LSN"));
-      FLOE_RETURN_IF_ERROR(in.I64(&m.commit_time, "commit time"));
-      FLOE_RETURN_IF_ERROR(in.U32(&m.xid, "xid"));
-      FLOE_RETURN_IF_ERROR(in.End());
-      return m;
-    }
-    case 'C': {
-      CommitMessage m;
-      FLOE_RETURN_IF_ERROR(not_in_stream());
-      FLOE_RETURN_IF_ERROR(in.U8(&m.flags, "flags"));
-      FLOE_RETURN_IF_ERROR(in.LsnField(&m.commit_lsn, "commit LSN"));
-      FLOE_RETURN_IF_ERROR(in.LsnField(&m.end_lsn, "end LSN"));
-      FLOE_RETURN_IF_ERROR(in.I64(&m.commit_time, "commit time"));
-      FLOE_RETURN_IF_ERROR(in.End());
-      return m;
-    }
-    case 'O': {
-      OriginMessage m;
-      FLOE_RETURN_IF_ERROR(in.LsnField(&m.commit_lsn, "commit LSN"));
-      FLOE_RETURN_IF_ERROR(in.String(&m.name, "origin name"));
-      FLOE_RETURN_IF_ERROR(in.End());
-      return m;
-    }
-    case 'R': {
-      RelationMessage m;
-      FLOE_RETURN_IF_ERROR(stream_xid(&m.xid));
-      FLOE_RETURN_IF_ERROR(in.U32(&m.relation_id, "relation id"));
-      FLOE_RETURN_IF_ERROR(in.String(&m.namespace_name, "namespace"));
-      FLOE_RETURN_IF_ERROR(in.String(&m.name, "relation name"));
-      uint8_t identity = 0;
-      FLOE_RETURN_IF_ERROR(in.U8(&identity, "replica identity"));
-      switch (identity) {
-        case 'd':
-        case 'n':
-        case 'f':
-        case 'i':
-          m.replica_identity = static_cast<ReplicaIdentity>(identity);
-          break;
-        default:
-          return in.Fail(fmt::format("relation {} has the unknown replica identity 0x{:02x}",
-                                     m.relation_id, identity));
-      }
-      uint16_t count = 0;
-      FLOE_RETURN_IF_ERROR(in.U16(&count, "column count"));
-      if (count > in.remaining() / kMinRelationColumnBytes) {
-        return in.Fail(
-            fmt::format("it counts {} columns but only {} bytes are left", count, in.remaining()));
-      }
-      relation_columns_.clear();
-      relation_columns_.reserve(count);
-      for (uint16_t i = 0; i < count; ++i) {
-        RelationColumn c;
-        const std::string field = fmt::format("column {}", i + 1);
-        FLOE_RETURN_IF_ERROR(in.U8(&c.flags, field + " flags"));
-        FLOE_RETURN_IF_ERROR(in.String(&c.name, field + " name"));
-        FLOE_RETURN_IF_ERROR(in.U32(&c.type_oid, field + " type oid"));
-        FLOE_RETURN_IF_ERROR(in.I32(&c.type_modifier, field + " type modifier"));
-        relation_columns_.push_back(c);
-      }
-      FLOE_RETURN_IF_ERROR(in.End());
-      m.columns = relation_columns_;
-      return m;
-    }
-    case 'Y': {
-      TypeMessage m;
-      FLOE_RETURN_IF_ERROR(stream_xid(&m.xid));
-      FLOE_RETURN_IF_ERROR(in.U32(&m.type_oid, "type oid"));
-      FLOE_RETURN_IF_ERROR(in.String(&m.namespace_name, "namespace"));
-      FLOE_RETURN_IF_ERROR(in.String(&m.name, "type name"));
-      FLOE_RETURN_IF_ERROR(in.End());
-      return m;
-    }
-    case 'I': {
-      InsertMessage m;
-      FLOE_RETURN_IF_ERROR(stream_xid(&m.xid));
-      FLOE_RETURN_IF_ERROR(in.U32(&m.relation_id, "relation id"));
-      uint8_t marker = 0;
-      FLOE_RETURN_IF_ERROR(in.U8(&marker, "new tuple marker"));
-      if (marker != 'N') {
-        return in.Fail(fmt::format("0x{:02x} where the new tuple marker 'N' belongs", marker));
-      }
-      FLOE_RETURN_IF_ERROR(in.Tuple(&new_columns_, &m.new_tuple, "new"));
-      FLOE_RETURN_IF_ERROR(in.End());
-      return m;
-    }
-    case 'U': {
-      UpdateMessage m;
-      FLOE_RETURN_IF_ERROR(stream_xid(&m.xid));
-      FLOE_RETURN_IF_ERROR(in.U32(&m.relation_id, "relation id"));
-      uint8_t marker = 0;
-      FLOE_RETURN_IF_ERROR(in.U8(&marker, "tuple marker"));
-      if (marker == 'K' || marker == 'O') {
-        m.old_kind = static_cast<OldTupleKind>(marker);
-        FLOE_RETURN_IF_ERROR(in.Tuple(&old_columns_, &m.old_tuple, marker == 'K' ? "key" : "old"));
-        FLOE_RETURN_IF_ERROR(in.U8(&marker, "new tuple marker"));
-      }
-      if (marker != 'N') {
-        return in.Fail(
-            fmt::format("0x{:02x} where a tuple marker ('K', 'O' or 'N') belongs", marker));
-      }
-      FLOE_RETURN_IF_ERROR(in.Tuple(&new_columns_, &m.new_tuple, "new"));
-      FLOE_RETURN_IF_ERROR(in.End());
-      return m;
-    }
-    case 'D': {
-      DeleteMessage m;
-      FLOE_RETURN_IF_ERROR(stream_xid(&m.xid));
-      FLOE_RETURN_IF_ERROR(in.U32(&m.relation_id, "relation id"));
-      uint8_t marker = 0;
-      FLOE_RETURN_IF_ERROR(in.U8(&marker, "old tuple marker"));
-      if (marker != 'K' && marker != 'O') {
-        return in.Fail(
-            fmt::format("0x{:02x} where the old tuple marker ('K' or 'O') belongs", marker));
-      }
-      m.old_kind = static_cast<OldTupleKind>(marker);
-      FLOE_RETURN_IF_ERROR(in.Tuple(&old_columns_, &m.old_tuple, marker == 'K' ? "key" : "old"));
-      FLOE_RETURN_IF_ERROR(in.End());
-      return m;
-    }
-    case 'T': {
-      TruncateMessage m;
-      FLOE_RETURN_IF_ERROR(stream_xid(&m.xid));
-      uint32_t count = 0;
-      FLOE_RETURN_IF_ERROR(in.U32(&count, "relation count"));
-      FLOE_RETURN_IF_ERROR(in.U8(&m.options, "options"));
-      if (count > in.remaining() / 4) {
-        return in.Fail(fmt::format("it counts {} relations but only {} bytes are left", count,
-                                   in.remaining()));
-      }
-      relation_ids_.clear();
-      relation_ids_.reserve(count);
-      for (uint32_t i = 0; i < count; ++i) {
-        uint32_t id = 0;
-        FLOE_RETURN_IF_ERROR(in.U32(&id, "relation id"));
-        relation_ids_.push_back(id);
-      }
-      FLOE_RETURN_IF_ERROR(in.End());
-      m.relation_ids = relation_ids_;
-      return m;
-    }
-    case 'M': {
-      LogicalMessage m;
-      FLOE_RETURN_IF_ERROR(stream_xid(&m.xid));
-      FLOE_RETURN_IF_ERROR(in.U8(&m.flags, "flags"));
-      FLOE_RETURN_IF_ERROR(in.LsnField(&m.lsn, "LSN"));
-      FLOE_RETURN_IF_ERROR(in.String(&m.prefix, "prefix"));
-      int32_t length = 0;
-      FLOE_RETURN_IF_ERROR(in.I32(&length, "content length"));
-      if (length < 0) return in.Fail(fmt::format("its content length is {}", length));
-      FLOE_RETURN_IF_ERROR(in.Bytes(static_cast<size_t>(length), &m.content, "content"));
-      FLOE_RETURN_IF_ERROR(in.End());
-      return m;
-    }
+    case 'B':
+      return AsMessage(ReadBegin(in));
+    case 'C':
+      return AsMessage(ReadCommit(in));
+    case 'O':
+      return AsMessage(ReadOrigin(in));
+    case 'R':
+      return AsMessage(ReadRelation(in, xid, &relation_columns_));
+    case 'Y':
+      return AsMessage(ReadType(in, xid));
+    case 'I':
+      return AsMessage(ReadInsert(in, xid, &new_columns_));
+    case 'U':
+      return AsMessage(ReadUpdate(in, xid, &old_columns_, &new_columns_));
+    case 'D':
+      return AsMessage(ReadDelete(in, xid, &old_columns_));
+    case 'T':
+      return AsMessage(ReadTruncate(in, xid, &relation_ids_));
+    case 'M':
+      return AsMessage(ReadLogicalMessage(in, xid));
     case 'S': {
-      StreamStartMessage m;
-      FLOE_RETURN_IF_ERROR(needs_v2());
-      FLOE_RETURN_IF_ERROR(not_in_stream());
-      FLOE_RETURN_IF_ERROR(in.U32(&m.xid, "xid"));
-      uint8_t first = 0;
-      FLOE_RETURN_IF_ERROR(in.U8(&first, "first segment flag"));
-      if (first > 1) return in.Fail(fmt::format("its first segment flag is {}", first));
-      m.first_segment = first == 1;
-      FLOE_RETURN_IF_ERROR(in.End());
-      in_stream_ = true;
-      stream_xid_ = m.xid;
-      return m;
+      auto m = ReadStreamStart(in);
+      if (m) {
+        in_stream_ = true;
+        stream_xid_ = m->xid;
+      }
+      return AsMessage(std::move(m));
     }
-    case 'E': {
-      FLOE_RETURN_IF_ERROR(needs_v2());
-      if (!in_stream_) return in.Fail("outside a stream block");
+    case 'E':
       FLOE_RETURN_IF_ERROR(in.End());
       Reset();
       return StreamStopMessage{};
-    }
-    case 'c': {
-      StreamCommitMessage m;
-      FLOE_RETURN_IF_ERROR(needs_v2());
-      FLOE_RETURN_IF_ERROR(not_in_stream());
-      FLOE_RETURN_IF_ERROR(in.U32(&m.xid, "xid"));
-      FLOE_RETURN_IF_ERROR(in.U8(&m.flags, "flags"));
-      FLOE_RETURN_IF_ERROR(in.LsnField(&m.commit_lsn, "commit LSN"));
-      FLOE_RETURN_IF_ERROR(in.LsnField(&m.end_lsn, "end LSN"));
-      FLOE_RETURN_IF_ERROR(in.I64(&m.commit_time, "commit time"));
-      FLOE_RETURN_IF_ERROR(in.End());
-      return m;
-    }
-    case 'A': {
-      StreamAbortMessage m;
-      FLOE_RETURN_IF_ERROR(needs_v2());
-      FLOE_RETURN_IF_ERROR(not_in_stream());
-      FLOE_RETURN_IF_ERROR(in.U32(&m.xid, "xid"));
-      FLOE_RETURN_IF_ERROR(in.U32(&m.subxid, "subtransaction xid"));
-      FLOE_RETURN_IF_ERROR(in.End());
-      return m;
-    }
+    case 'c':
+      return AsMessage(ReadStreamCommit(in));
+    case 'A':
+      return AsMessage(ReadStreamAbort(in));
     default:
       // Protocol v3's two-phase commit messages: only sent when asked for
       // (`two_phase 'on'`), which floe does not do.
