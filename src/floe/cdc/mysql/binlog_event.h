@@ -279,6 +279,14 @@ class BinlogDecoder {
 
  private:
   std::unexpected<Error> Fail(uint64_t pos, std::string_view what) const;
+  /// The post-header length of `type` from the format description, or `fallback`.
+  uint8_t PostHeaderLength(uint8_t type, uint8_t fallback) const;
+  /// Works out the event's checksum algorithm (`*alg`), verifies the CRC32 and
+  /// returns the event without its checksum (and an FDE's algorithm byte).
+  Result<std::span<const uint8_t>> StripChecksum(std::span<const uint8_t> bytes, uint8_t type,
+                                                 uint64_t pos, ChecksumAlg* alg);
+  /// Decodes the body by event type into `ev->body`, keeping the decoder's state.
+  Status DecodeBody(std::span<const uint8_t> body, ChecksumAlg alg, BinlogEvent* ev);
 
   BinlogDecoderOptions options_;
   FormatDescriptionEvent format_;
@@ -309,6 +317,23 @@ class RowImageDecoder {
  private:
   Status DecodeImage(std::span<const uint8_t> present, Arena* arena, types::Row* out);
   Status DecodeValue(const ColumnInfo& column, Arena* arena, types::Value* out);
+  // One decoder per column-type family; each reads one value at offset_.
+  Status DecodeInteger(const ColumnInfo& column, types::Value* out);
+  Status DecodeFloating(const ColumnInfo& column, types::Value* out);
+  Status DecodeNewDecimal(const ColumnInfo& column, Arena* arena, types::Value* out);
+  Status DecodeBit(const ColumnInfo& column, Arena* arena, types::Value* out);
+  Status DecodeDate(const ColumnInfo& column, types::Value* out);
+  Status DecodeTimestamp(const ColumnInfo& column, types::Value* out);
+  Status DecodeDateTime(const ColumnInfo& column, types::Value* out);
+  Status DecodeTime(const ColumnInfo& column, types::Value* out);
+  Status DecodeString(const ColumnInfo& column, Arena* arena, types::Value* out);
+  Status DecodeBlob(const ColumnInfo& column, Arena* arena, types::Value* out);
+  Status DecodeEnumOrSet(const ColumnInfo& column, Arena* arena, types::Value* out);
+  /// `raw` in the column's character set, as UTF-8 bytes in `arena`.
+  Status TextValue(const ColumnInfo& column, std::string_view charset, std::string_view raw,
+                   Arena* arena, types::Value* out);
+  /// kCorruption unless `n` bytes remain for a `what` value of `column`.
+  Status Need(size_t n, const char* what, const ColumnInfo& column) const;
   std::unexpected<Error> Corrupt(std::string_view what) const;
 
   const TableMapEvent* table_ = nullptr;
