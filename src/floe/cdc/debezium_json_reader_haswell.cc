@@ -2,3 +2,4 @@
 // -mavx2 -mbmi -mbmi2 -mpclmul -mlzcnt (see CMakeLists.txt).
 #define FLOE_DBZ_KERNEL haswell_kernel
 #include "debezium_json_reader_decode.inc"
+#include "debezium_json_reader_decode_values.inc"

@@ -418,7 +418,8 @@ class OnePassDecoder::Impl : public types::JsonCursor {
     return false;
   }
 
-  /// The value at p_ (not at the end) per `p`.
+  /// The value at p_ (not at the end) per `p`: null, else by the family of
+  /// its type. The family steps are inlined here (one call per value).
   bool DecodeValue(const FieldPlan& p, bool check_required, Value* out) {
     const char c = *p_;
     if (c == 'n') {
@@ -428,144 +429,29 @@ class OnePassDecoder::Impl : public types::JsonCursor {
     }
     switch (p.type_id) {
       case TypeId::kBoolean:
-        if (c == 't') {
-          if (!Literal("true")) return false;
-          *out = Value::Bool(true);
-        } else if (c == 'f') {
-          if (!Literal("false")) return false;
-          *out = Value::Bool(false);
-        } else {
-          int64_t x;
-          if (!Integer(&x) || (x != 0 && x != 1)) return false;
-          *out = Value::Bool(x != 0);
-        }
-        return true;
-      case TypeId::kInt: {
-        int64_t x;
-        if (!Integer(&x) || x < INT32_MIN || x > INT32_MAX) return false;
-        *out = Value::Int32(static_cast<int32_t>(x));
-        return true;
-      }
-      case TypeId::kLong: {
-        int64_t x;
-        if (!Integer(&x)) return false;
-        *out = Value::Int64(x);
-        return true;
-      }
+        return DecodeBoolean(c, out);
+      case TypeId::kInt:
+        return DecodeInteger(/*as_long=*/false, out);
+      case TypeId::kLong:
+        return DecodeInteger(/*as_long=*/true, out);
       case TypeId::kFloat:
-      case TypeId::kDouble: {
-        double d;
-        if (c == '"') {
-          std::string_view s;
-          if (!ReadString(&s)) return false;
-          if (s == "NaN") {
-            d = std::numeric_limits<double>::quiet_NaN();
-          } else if (s == "Infinity") {
-            d = std::numeric_limits<double>::infinity();
-          } else if (s == "-Infinity") {
-            d = -std::numeric_limits<double>::infinity();
-          } else {
-            return false;
-          }
-        } else {
-          if (c != '-' && !IsDigit(c)) return false;
-          Number n;
-          if (!ReadNumber(&n)) return false;
-          // Integers below 2^53 are exact as doubles (but "-0" is -0.0).
-          if (n.integer && n.value != 0 && n.value > -(int64_t{1} << 53) &&
-              n.value < (int64_t{1} << 53)) {
-            d = static_cast<double>(n.value);
-          } else {
-            auto [end, ec] = std::from_chars(n.text.data(), n.text.data() + n.text.size(), d);
-            if (ec != std::errc() || end != n.text.data() + n.text.size() || std::isinf(d)) {
-              return false;
-            }
-          }
-        }
-        *out = p.type_id == TypeId::kFloat ? Value::Float(static_cast<float>(d)) : Value::Double(d);
-        return true;
-      }
+      case TypeId::kDouble:
+        return DecodeFloating(p, c, out);
       case TypeId::kDecimal:
         return DecodeDecimal(p, out);
-      case TypeId::kDate: {
-        if (c == '"') {
-          std::string_view s;
-          if (!ReadString(&s)) return false;
-          if (!s.empty() && s.back() == 'Z') s.remove_suffix(1);  // IsoDate "2024-01-31Z"
-          auto d = types::ParseDate(s);
-          if (!d) return false;
-          *out = Value::Int32(*d);
-          return true;
-        }
-        int64_t days;
-        if (!Integer(&days) || days < INT32_MIN || days > INT32_MAX) return false;
-        *out = Value::Int32(static_cast<int32_t>(days));
-        return true;
-      }
+      case TypeId::kDate:
+        return DecodeDate(c, out);
       case TypeId::kTime:
       case TypeId::kTimestamp:
-      case TypeId::kTimestampTz: {
-        const bool time = p.type_id == TypeId::kTime;
-        int64_t micros;
-        if (c == '"') {
-          std::string_view s;
-          if (!ReadString(&s)) return false;
-          if (time && !s.empty() && s.back() == 'Z') s.remove_suffix(1);  // IsoTime "10:15:30Z"
-          auto x = time ? types::ParseTime(TruncateFraction(s, &text_))
-                        : types::ParseTimestamp(TruncateFraction(s, &text_));
-          if (!x) return false;
-          micros = *x;
-        } else {
-          int64_t x;
-          if (!Integer(&x) || !ScaleNumber(p, x, &micros)) return false;
-        }
-        if (time && (micros < 0 || micros >= kMicrosPerDay)) return false;
-        *out = Value::Int64(micros);
-        return true;
-      }
-      case TypeId::kString: {
-        if (c == '"') {
-          std::string_view s;
-          if (!ReadString(&s)) return false;
-          if (!p.decimal_text) {
-            *out = Value::Bytes(arena_->Copy(s));
-            return true;
-          }
-          decoded_.clear();
-          if (!Base64Decode(s, &decoded_) || decoded_.size() > 1024) return false;
-          text_.clear();
-          AppendBigEndianDecimalText(decoded_, p.text_scale, &text_);
-          *out = Value::Bytes(arena_->Copy(text_));
-          return true;
-        }
-        if (!p.decimal_text || (c != '-' && !IsDigit(c))) return false;
-        Number n;
-        if (!ReadNumber(&n) || n.text.find_first_of("eE") != std::string_view::npos) return false;
-        *out = Value::Bytes(arena_->Copy(n.text));
-        return true;
-      }
-      case TypeId::kUuid: {
-        std::string_view s;
-        if (c != '"' || !ReadString(&s)) return false;
-        decoded_.clear();
-        if (!types::ParseUuid(s, &decoded_)) return false;
-        *out = Value::Bytes(arena_->Copy(decoded_));
-        return true;
-      }
+      case TypeId::kTimestampTz:
+        return DecodeTimeOrTimestamp(p, c, out);
+      case TypeId::kString:
+        return DecodeString(p, c, out);
+      case TypeId::kUuid:
+        return DecodeUuid(c, out);
       case TypeId::kFixed:
-      case TypeId::kBinary: {
-        std::string_view s;
-        if (c != '"' || !ReadString(&s)) return false;  // geometries: the simdjson decoder's
-        decoded_.clear();
-        if (!Base64Decode(s, &decoded_)) return false;
-        if (p.bits_little_endian) std::reverse(decoded_.begin(), decoded_.end());
-        if (p.type_id == TypeId::kFixed &&
-            decoded_.size() != static_cast<size_t>(p.type->length())) {
-          return false;
-        }
-        *out = Value::Bytes(arena_->Copy(decoded_));
-        return true;
-      }
+      case TypeId::kBinary:
+        return DecodeBytes(p, c, out);
       case TypeId::kStruct:
         if (c != '{') return false;
         return DecodeStruct(p, check_required, out);
@@ -576,6 +462,154 @@ class OnePassDecoder::Impl : public types::JsonCursor {
         return false;  // the simdjson decoder's
     }
     return false;
+  }
+
+  /// true, false, 0 or 1 (`c`: the value's first byte).
+  [[gnu::always_inline]] bool DecodeBoolean(char c, Value* out) {
+    if (c == 't') {
+      if (!Literal("true")) return false;
+      *out = Value::Bool(true);
+    } else if (c == 'f') {
+      if (!Literal("false")) return false;
+      *out = Value::Bool(false);
+    } else {
+      int64_t x;
+      if (!Integer(&x) || (x != 0 && x != 1)) return false;
+      *out = Value::Bool(x != 0);
+    }
+    return true;
+  }
+
+  /// long, or int (in int32's range).
+  [[gnu::always_inline]] bool DecodeInteger(bool as_long, Value* out) {
+    int64_t x;
+    if (!Integer(&x)) return false;
+    if (as_long) {
+      *out = Value::Int64(x);
+      return true;
+    }
+    if (x < INT32_MIN || x > INT32_MAX) return false;
+    *out = Value::Int32(static_cast<int32_t>(x));
+    return true;
+  }
+
+  /// float or double: a number, or "NaN", "Infinity", "-Infinity".
+  [[gnu::always_inline]] bool DecodeFloating(const FieldPlan& p, char c, Value* out) {
+    double d;
+    if (c == '"') {
+      std::string_view s;
+      if (!ReadString(&s)) return false;
+      if (s == "NaN") {
+        d = std::numeric_limits<double>::quiet_NaN();
+      } else if (s == "Infinity") {
+        d = std::numeric_limits<double>::infinity();
+      } else if (s == "-Infinity") {
+        d = -std::numeric_limits<double>::infinity();
+      } else {
+        return false;
+      }
+    } else {
+      if (c != '-' && !IsDigit(c)) return false;
+      Number n;
+      if (!ReadNumber(&n)) return false;
+      // Integers below 2^53 are exact as doubles (but "-0" is -0.0).
+      if (n.integer && n.value != 0 && n.value > -(int64_t{1} << 53) &&
+          n.value < (int64_t{1} << 53)) {
+        d = static_cast<double>(n.value);
+      } else {
+        auto [end, ec] = std::from_chars(n.text.data(), n.text.data() + n.text.size(), d);
+        if (ec != std::errc() || end != n.text.data() + n.text.size() || std::isinf(d)) {
+          return false;
+        }
+      }
+    }
+    *out = p.type_id == TypeId::kFloat ? Value::Float(static_cast<float>(d)) : Value::Double(d);
+    return true;
+  }
+
+  /// date: days, or an ISO date.
+  [[gnu::always_inline]] bool DecodeDate(char c, Value* out) {
+    if (c == '"') {
+      std::string_view s;
+      if (!ReadString(&s)) return false;
+      if (!s.empty() && s.back() == 'Z') s.remove_suffix(1);  // IsoDate "2024-01-31Z"
+      auto d = types::ParseDate(s);
+      if (!d) return false;
+      *out = Value::Int32(*d);
+      return true;
+    }
+    int64_t days;
+    if (!Integer(&days) || days < INT32_MIN || days > INT32_MAX) return false;
+    *out = Value::Int32(static_cast<int32_t>(days));
+    return true;
+  }
+
+  /// time, timestamp, timestamptz: a number in `p.unit`, or ISO text.
+  [[gnu::always_inline]] bool DecodeTimeOrTimestamp(const FieldPlan& p, char c, Value* out) {
+    const bool time = p.type_id == TypeId::kTime;
+    int64_t micros;
+    if (c == '"') {
+      std::string_view s;
+      if (!ReadString(&s)) return false;
+      if (time && !s.empty() && s.back() == 'Z') s.remove_suffix(1);  // IsoTime "10:15:30Z"
+      auto x = time ? types::ParseTime(TruncateFraction(s, &text_))
+                    : types::ParseTimestamp(TruncateFraction(s, &text_));
+      if (!x) return false;
+      micros = *x;
+    } else {
+      int64_t x;
+      if (!Integer(&x) || !ScaleNumber(p, x, &micros)) return false;
+    }
+    if (time && (micros < 0 || micros >= kMicrosPerDay)) return false;
+    *out = Value::Int64(micros);
+    return true;
+  }
+
+  /// string: the text, or (a decimal too wide for Iceberg) the decimal text
+  /// of base64 or of a number.
+  [[gnu::always_inline]] bool DecodeString(const FieldPlan& p, char c, Value* out) {
+    if (c == '"') {
+      std::string_view s;
+      if (!ReadString(&s)) return false;
+      if (!p.decimal_text) {
+        *out = Value::Bytes(arena_->Copy(s));
+        return true;
+      }
+      decoded_.clear();
+      if (!Base64Decode(s, &decoded_) || decoded_.size() > 1024) return false;
+      text_.clear();
+      AppendBigEndianDecimalText(decoded_, p.text_scale, &text_);
+      *out = Value::Bytes(arena_->Copy(text_));
+      return true;
+    }
+    if (!p.decimal_text || (c != '-' && !IsDigit(c))) return false;
+    Number n;
+    if (!ReadNumber(&n) || n.text.find_first_of("eE") != std::string_view::npos) return false;
+    *out = Value::Bytes(arena_->Copy(n.text));
+    return true;
+  }
+
+  [[gnu::always_inline]] bool DecodeUuid(char c, Value* out) {
+    std::string_view s;
+    if (c != '"' || !ReadString(&s)) return false;
+    decoded_.clear();
+    if (!types::ParseUuid(s, &decoded_)) return false;
+    *out = Value::Bytes(arena_->Copy(decoded_));
+    return true;
+  }
+
+  /// fixed or binary: base64 (geometries: the simdjson decoder's).
+  [[gnu::always_inline]] bool DecodeBytes(const FieldPlan& p, char c, Value* out) {
+    std::string_view s;
+    if (c != '"' || !ReadString(&s)) return false;
+    decoded_.clear();
+    if (!Base64Decode(s, &decoded_)) return false;
+    if (p.bits_little_endian) std::reverse(decoded_.begin(), decoded_.end());
+    if (p.type_id == TypeId::kFixed && decoded_.size() != static_cast<size_t>(p.type->length())) {
+      return false;
+    }
+    *out = Value::Bytes(arena_->Copy(decoded_));
+    return true;
   }
 
   bool DecodeDecimal(const FieldPlan& p, Value* out) {
