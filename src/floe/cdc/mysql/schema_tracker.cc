@@ -434,6 +434,284 @@ Status SchemaTracker::ApplyRename(const TableRef& from, const TableRef& to,
   return Ok();
 }
 
+namespace {
+
+// One ALTER TABLE applied to a copy of a table's schema: the schema as the
+// alterations change it and the changes they make, in order.
+struct AlterState {
+  TableSchema t;
+  std::string name;  // db.table, for messages
+  std::vector<SchemaChange> changes;
+
+  void ColumnChange(SchemaChangeKind kind, const std::string& column,
+                    const std::string& old_column) {
+    SchemaChange c;
+    c.kind = kind;
+    c.db = t.db;
+    c.table = t.table;
+    c.column = column;
+    c.old_column = old_column;
+    if (kind != SchemaChangeKind::kDropColumn) {
+      int i = t.FindColumnIndex(column);
+      c.position = i;
+      c.after_column = i > 0 ? t.columns[static_cast<size_t>(i - 1)].name : "";
+    }
+    c.after = t;
+    changes.push_back(std::move(c));
+  }
+
+  void PrimaryKeyChange(std::vector<std::string> old_pk) {
+    SchemaChange c;
+    c.kind = SchemaChangeKind::kPrimaryKeyChange;
+    c.db = t.db;
+    c.table = t.table;
+    c.old_primary_key = std::move(old_pk);
+    c.after = t;
+    changes.push_back(std::move(c));
+  }
+
+  void TableOptionsChange() {
+    SchemaChange c;
+    c.kind = SchemaChangeKind::kTableOptions;
+    c.db = t.db;
+    c.table = t.table;
+    c.after = t;
+    changes.push_back(std::move(c));
+  }
+
+  // A column's inline PRIMARY KEY (ADD/MODIFY/CHANGE ... PRIMARY KEY).
+  Status SetInlinePrimaryKey(const std::string& column) {
+    if (!t.primary_key.empty()) {
+      return InvalidArgument("ALTER TABLE {}: multiple primary keys defined", name);
+    }
+    auto old_pk = t.primary_key;
+    t.primary_key = {column};
+    KeyColumnsNotNull(t);
+    PrimaryKeyChange(std::move(old_pk));
+    return Ok();
+  }
+};
+
+Status AlterAddColumn(const AlterAction& a, AlterState& s) {
+  TableSchema& t = s.t;
+  if (t.FindColumn(a.column.name) != nullptr) {
+    if (a.if_not_exists) return Ok();
+    return AlreadyExists("ALTER TABLE {} ADD COLUMN {}: the column exists", s.name, a.column.name);
+  }
+  Status error = Ok();
+  int index = PositionIndex(t, a.position, static_cast<int>(t.columns.size()), &error);
+  FLOE_RETURN_IF_ERROR(error);
+  ColumnDef c = a.column;
+  ResolveTextLength(c, t.charset);
+  c.field_id = ++t.last_field_id;
+  t.columns.insert(t.columns.begin() + index, std::move(c));
+  s.ColumnChange(SchemaChangeKind::kAddColumn, a.column.name, "");
+  if (a.inline_primary_key) FLOE_RETURN_IF_ERROR(s.SetInlinePrimaryKey(a.column.name));
+  return Ok();
+}
+
+Status AlterDropColumn(const AlterAction& a, AlterState& s) {
+  TableSchema& t = s.t;
+  int i = t.FindColumnIndex(a.name);
+  if (i < 0) {
+    if (a.if_exists) return Ok();
+    return NotFound("ALTER TABLE {} DROP COLUMN {}: no such column", s.name, a.name);
+  }
+  std::string dropped = t.columns[static_cast<size_t>(i)].name;
+  t.columns.erase(t.columns.begin() + i);
+  auto old_pk = t.primary_key;
+  ErasePkColumn(t.primary_key, dropped);
+  s.ColumnChange(SchemaChangeKind::kDropColumn, dropped, "");
+  if (old_pk != t.primary_key) s.PrimaryKeyChange(std::move(old_pk));
+  return Ok();
+}
+
+// MODIFY and CHANGE: a new definition (and name, position) for a column.
+Status AlterModifyColumn(const AlterAction& a, AlterState& s) {
+  TableSchema& t = s.t;
+  int i = t.FindColumnIndex(a.name);
+  if (i < 0) {
+    if (a.if_exists) return Ok();
+    return NotFound("ALTER TABLE {} {} COLUMN {}: no such column", s.name,
+                    a.kind == AlterAction::Kind::kChangeColumn ? "CHANGE" : "MODIFY", a.name);
+  }
+  ColumnDef before = t.columns[static_cast<size_t>(i)];
+  int other = t.FindColumnIndex(a.column.name);
+  if (other >= 0 && other != i) {
+    return AlreadyExists("ALTER TABLE {} CHANGE {} {}: column {} exists", s.name, a.name,
+                         a.column.name, a.column.name);
+  }
+  ColumnDef c = a.column;
+  ResolveTextLength(c, t.charset);
+  c.field_id = before.field_id;
+  if (t.IsPrimaryKeyColumn(before.name)) c.nullable = false;
+  t.columns.erase(t.columns.begin() + i);
+  Status error = Ok();
+  int index = PositionIndex(t, a.position, i, &error);
+  FLOE_RETURN_IF_ERROR(error);
+  t.columns.insert(t.columns.begin() + index, c);
+  RenamePkColumn(t.primary_key, before.name, c.name);
+  bool renamed = before.name != c.name;
+  bool redefined = !before.SameDefinition(c) || index != i;
+  if (renamed && !redefined) {
+    s.ColumnChange(SchemaChangeKind::kRenameColumn, c.name, before.name);
+  } else if (redefined) {
+    s.ColumnChange(SchemaChangeKind::kModifyColumn, c.name, renamed ? before.name : "");
+  }
+  if (a.inline_primary_key) FLOE_RETURN_IF_ERROR(s.SetInlinePrimaryKey(c.name));
+  return Ok();
+}
+
+Status AlterRenameColumn(const AlterAction& a, AlterState& s) {
+  TableSchema& t = s.t;
+  int i = t.FindColumnIndex(a.name);
+  if (i < 0) {
+    if (a.if_exists) return Ok();
+    return NotFound("ALTER TABLE {} RENAME COLUMN {}: no such column", s.name, a.name);
+  }
+  int other = t.FindColumnIndex(a.new_name);
+  if (other >= 0 && other != i) {
+    return AlreadyExists("ALTER TABLE {} RENAME COLUMN {} TO {}: the column exists", s.name, a.name,
+                         a.new_name);
+  }
+  ColumnDef& c = t.columns[static_cast<size_t>(i)];
+  std::string old = c.name;
+  c.name = a.new_name;
+  RenamePkColumn(t.primary_key, old, a.new_name);
+  if (old != a.new_name) s.ColumnChange(SchemaChangeKind::kRenameColumn, a.new_name, old);
+  return Ok();
+}
+
+// ALTER COLUMN: SET DEFAULT, DROP DEFAULT, SET [IN]VISIBLE.
+Status AlterColumnAttribute(const AlterAction& a, AlterState& s) {
+  ColumnDef* c = s.t.FindColumn(a.name);
+  if (c == nullptr) {
+    if (a.if_exists) return Ok();
+    return NotFound("ALTER TABLE {} ALTER COLUMN {}: no such column", s.name, a.name);
+  }
+  ColumnDef before = *c;
+  if (a.kind == AlterAction::Kind::kSetDefault) {
+    c->default_value = a.column.default_value;
+    c->default_is_expression = a.column.default_is_expression;
+  } else if (a.kind == AlterAction::Kind::kDropDefault) {
+    c->default_value.reset();
+    c->default_is_expression = false;
+  } else {
+    c->invisible = a.column.invisible;
+  }
+  if (!(before == *c)) s.ColumnChange(SchemaChangeKind::kModifyColumn, c->name, "");
+  return Ok();
+}
+
+Status AlterAddPrimaryKey(const AlterAction& a, AlterState& s) {
+  TableSchema& t = s.t;
+  if (!t.primary_key.empty()) {
+    return InvalidArgument("ALTER TABLE {} ADD PRIMARY KEY: multiple primary keys defined", s.name);
+  }
+  std::vector<std::string> key;
+  for (const auto& k : a.key_columns) {
+    const ColumnDef* c = t.FindColumn(k);
+    if (c == nullptr) return NotFound("ALTER TABLE {} ADD PRIMARY KEY: no column {}", s.name, k);
+    key.push_back(c->name);
+  }
+  auto old_pk = t.primary_key;
+  t.primary_key = std::move(key);
+  KeyColumnsNotNull(t);
+  s.PrimaryKeyChange(std::move(old_pk));
+  return Ok();
+}
+
+Status AlterDropPrimaryKey(AlterState& s) {
+  if (s.t.primary_key.empty()) {
+    return NotFound("ALTER TABLE {} DROP PRIMARY KEY: the table has no primary key", s.name);
+  }
+  auto old_pk = s.t.primary_key;
+  s.t.primary_key.clear();
+  s.PrimaryKeyChange(std::move(old_pk));
+  return Ok();
+}
+
+// CONVERT TO CHARACTER SET: the table's and every character column's charset.
+void AlterConvertCharset(const AlterAction& a, AlterState& s) {
+  TableSchema& t = s.t;
+  std::string old_table_charset = t.charset;
+  t.charset = a.charset;
+  t.collation = a.collation;
+  for (auto& c : t.columns) {
+    // The server keeps the character capacity of TEXT columns: a TEXT in
+    // latin1 (65,535 chars) becomes a MEDIUMTEXT in utf8mb4.
+    int64_t capacity = c.type == MysqlType::kTinyText     ? 255
+                       : c.type == MysqlType::kText       ? 65535
+                       : c.type == MysqlType::kMediumText ? 16777215
+                                                          : 0;
+    if (capacity > 0) {
+      std::string_view from =
+          c.charset.empty() ? std::string_view(old_table_charset) : std::string_view(c.charset);
+      int64_t chars = capacity / MaxBytesPerChar(from);
+      ColumnDef sized = c;
+      sized.type = MysqlType::kText;
+      sized.length = chars;
+      sized.charset = a.charset;
+      ResolveTextLength(sized, a.charset);
+      if (sized.type > c.type) c.type = sized.type;
+    }
+    if (IsTextType(c.type) || c.type == MysqlType::kEnum || c.type == MysqlType::kSet) {
+      c.charset = a.charset;
+      c.collation = a.collation;
+    }
+  }
+  s.TableOptionsChange();
+}
+
+// [DEFAULT] CHARACTER SET, COLLATE, COMMENT, ENGINE.
+void AlterTableOptions(const AlterAction& a, AlterState& s) {
+  TableSchema& t = s.t;
+  TableSchema before = t;
+  if (!a.charset.empty()) {
+    t.charset = a.charset;
+    t.collation = a.collation;
+  }
+  if (!a.collation.empty()) t.collation = a.collation;
+  if (a.comment) t.comment = *a.comment;
+  if (!a.engine.empty()) t.engine = a.engine;
+  if (!(before == t)) s.TableOptionsChange();
+}
+
+// Applies one alteration to `s`, except RENAME TO (the caller's).
+Status ApplyAlterAction(const AlterAction& a, AlterState& s) {
+  switch (a.kind) {
+    case AlterAction::Kind::kAddColumn:
+      return AlterAddColumn(a, s);
+    case AlterAction::Kind::kDropColumn:
+      return AlterDropColumn(a, s);
+    case AlterAction::Kind::kModifyColumn:
+    case AlterAction::Kind::kChangeColumn:
+      return AlterModifyColumn(a, s);
+    case AlterAction::Kind::kRenameColumn:
+      return AlterRenameColumn(a, s);
+    case AlterAction::Kind::kSetDefault:
+    case AlterAction::Kind::kDropDefault:
+    case AlterAction::Kind::kSetVisibility:
+      return AlterColumnAttribute(a, s);
+    case AlterAction::Kind::kAddPrimaryKey:
+      return AlterAddPrimaryKey(a, s);
+    case AlterAction::Kind::kDropPrimaryKey:
+      return AlterDropPrimaryKey(s);
+    case AlterAction::Kind::kConvertCharset:
+      AlterConvertCharset(a, s);
+      return Ok();
+    case AlterAction::Kind::kTableOptions:
+      AlterTableOptions(a, s);
+      return Ok();
+    case AlterAction::Kind::kRenameTable:
+    case AlterAction::Kind::kIgnored:
+      return Ok();
+  }
+  return Ok();
+}
+
+}  // namespace
+
 Status SchemaTracker::ApplyAlter(const DdlStatement& st, std::string_view default_db,
                                  std::vector<SchemaChange>& out) {
   TableRef ref = Resolve(st.table, default_db);
@@ -451,246 +729,17 @@ Status SchemaTracker::ApplyAlter(const DdlStatement& st, std::string_view defaul
         "information_schema",
         ref.db, ref.table);
   }
-  TableSchema t = it->second;
-  std::vector<SchemaChange> changes;
+  AlterState s;
+  s.t = it->second;
+  s.name = s.t.QualifiedName();
   std::optional<TableRef> rename_to;
-  auto name = t.QualifiedName();
-
-  auto column_change = [&](SchemaChangeKind kind, const std::string& column,
-                           const std::string& old_column) {
-    SchemaChange c;
-    c.kind = kind;
-    c.db = t.db;
-    c.table = t.table;
-    c.column = column;
-    c.old_column = old_column;
-    if (kind != SchemaChangeKind::kDropColumn) {
-      int i = t.FindColumnIndex(column);
-      c.position = i;
-      c.after_column = i > 0 ? t.columns[static_cast<size_t>(i - 1)].name : "";
-    }
-    c.after = t;
-    changes.push_back(std::move(c));
-  };
-  auto pk_change = [&](std::vector<std::string> old_pk) {
-    SchemaChange c;
-    c.kind = SchemaChangeKind::kPrimaryKeyChange;
-    c.db = t.db;
-    c.table = t.table;
-    c.old_primary_key = std::move(old_pk);
-    c.after = t;
-    changes.push_back(std::move(c));
-  };
-  auto set_inline_pk = [&](const std::string& column) -> Status {
-    if (!t.primary_key.empty()) {
-      return InvalidArgument("ALTER TABLE {}: multiple primary keys defined", name);
-    }
-    auto old_pk = t.primary_key;
-    t.primary_key = {column};
-    KeyColumnsNotNull(t);
-    pk_change(std::move(old_pk));
-    return Ok();
-  };
-
   for (const AlterAction& a : st.actions) {
-    switch (a.kind) {
-      case AlterAction::Kind::kAddColumn: {
-        if (t.FindColumn(a.column.name) != nullptr) {
-          if (a.if_not_exists) break;
-          return AlreadyExists("ALTER TABLE {} ADD COLUMN {}: the column exists", name,
-                               a.column.name);
-        }
-        Status error = Ok();
-        int index = PositionIndex(t, a.position, static_cast<int>(t.columns.size()), &error);
-        FLOE_RETURN_IF_ERROR(error);
-        ColumnDef c = a.column;
-        ResolveTextLength(c, t.charset);
-        c.field_id = ++t.last_field_id;
-        t.columns.insert(t.columns.begin() + index, std::move(c));
-        column_change(SchemaChangeKind::kAddColumn, a.column.name, "");
-        if (a.inline_primary_key) FLOE_RETURN_IF_ERROR(set_inline_pk(a.column.name));
-        break;
-      }
-      case AlterAction::Kind::kDropColumn: {
-        int i = t.FindColumnIndex(a.name);
-        if (i < 0) {
-          if (a.if_exists) break;
-          return NotFound("ALTER TABLE {} DROP COLUMN {}: no such column", name, a.name);
-        }
-        std::string dropped = t.columns[static_cast<size_t>(i)].name;
-        t.columns.erase(t.columns.begin() + i);
-        auto old_pk = t.primary_key;
-        ErasePkColumn(t.primary_key, dropped);
-        column_change(SchemaChangeKind::kDropColumn, dropped, "");
-        if (old_pk != t.primary_key) pk_change(std::move(old_pk));
-        break;
-      }
-      case AlterAction::Kind::kModifyColumn:
-      case AlterAction::Kind::kChangeColumn: {
-        int i = t.FindColumnIndex(a.name);
-        if (i < 0) {
-          if (a.if_exists) break;
-          return NotFound("ALTER TABLE {} {} COLUMN {}: no such column", name,
-                          a.kind == AlterAction::Kind::kChangeColumn ? "CHANGE" : "MODIFY", a.name);
-        }
-        ColumnDef before = t.columns[static_cast<size_t>(i)];
-        int other = t.FindColumnIndex(a.column.name);
-        if (other >= 0 && other != i) {
-          return AlreadyExists("ALTER TABLE {} CHANGE {} {}: column {} exists", name, a.name,
-                               a.column.name, a.column.name);
-        }
-        ColumnDef c = a.column;
-        ResolveTextLength(c, t.charset);
-        c.field_id = before.field_id;
-        bool pk_column = t.IsPrimaryKeyColumn(before.name);
-        if (pk_column) c.nullable = false;
-        t.columns.erase(t.columns.begin() + i);
-        Status error = Ok();
-        int index = PositionIndex(t, a.position, i, &error);
-        FLOE_RETURN_IF_ERROR(error);
-        t.columns.insert(t.columns.begin() + index, c);
-        RenamePkColumn(t.primary_key, before.name, c.name);
-        bool renamed = before.name != c.name;
-        bool redefined = !before.SameDefinition(c) || index != i;
-        if (renamed && !redefined) {
-          column_change(SchemaChangeKind::kRenameColumn, c.name, before.name);
-        } else if (redefined) {
-          column_change(SchemaChangeKind::kModifyColumn, c.name, renamed ? before.name : "");
-        }
-        if (a.inline_primary_key) FLOE_RETURN_IF_ERROR(set_inline_pk(c.name));
-        break;
-      }
-      case AlterAction::Kind::kRenameColumn: {
-        int i = t.FindColumnIndex(a.name);
-        if (i < 0) {
-          if (a.if_exists) break;
-          return NotFound("ALTER TABLE {} RENAME COLUMN {}: no such column", name, a.name);
-        }
-        int other = t.FindColumnIndex(a.new_name);
-        if (other >= 0 && other != i) {
-          return AlreadyExists("ALTER TABLE {} RENAME COLUMN {} TO {}: the column exists", name,
-                               a.name, a.new_name);
-        }
-        ColumnDef& c = t.columns[static_cast<size_t>(i)];
-        std::string old = c.name;
-        c.name = a.new_name;
-        RenamePkColumn(t.primary_key, old, a.new_name);
-        if (old != a.new_name) column_change(SchemaChangeKind::kRenameColumn, a.new_name, old);
-        break;
-      }
-      case AlterAction::Kind::kSetDefault:
-      case AlterAction::Kind::kDropDefault:
-      case AlterAction::Kind::kSetVisibility: {
-        ColumnDef* c = t.FindColumn(a.name);
-        if (c == nullptr) {
-          if (a.if_exists) break;
-          return NotFound("ALTER TABLE {} ALTER COLUMN {}: no such column", name, a.name);
-        }
-        ColumnDef before = *c;
-        if (a.kind == AlterAction::Kind::kSetDefault) {
-          c->default_value = a.column.default_value;
-          c->default_is_expression = a.column.default_is_expression;
-        } else if (a.kind == AlterAction::Kind::kDropDefault) {
-          c->default_value.reset();
-          c->default_is_expression = false;
-        } else {
-          c->invisible = a.column.invisible;
-        }
-        if (!(before == *c)) column_change(SchemaChangeKind::kModifyColumn, c->name, "");
-        break;
-      }
-      case AlterAction::Kind::kAddPrimaryKey: {
-        if (!t.primary_key.empty()) {
-          return InvalidArgument("ALTER TABLE {} ADD PRIMARY KEY: multiple primary keys defined",
-                                 name);
-        }
-        std::vector<std::string> key;
-        for (const auto& k : a.key_columns) {
-          const ColumnDef* c = t.FindColumn(k);
-          if (c == nullptr) {
-            return NotFound("ALTER TABLE {} ADD PRIMARY KEY: no column {}", name, k);
-          }
-          key.push_back(c->name);
-        }
-        auto old_pk = t.primary_key;
-        t.primary_key = std::move(key);
-        KeyColumnsNotNull(t);
-        pk_change(std::move(old_pk));
-        break;
-      }
-      case AlterAction::Kind::kDropPrimaryKey: {
-        if (t.primary_key.empty()) {
-          return NotFound("ALTER TABLE {} DROP PRIMARY KEY: the table has no primary key", name);
-        }
-        auto old_pk = t.primary_key;
-        t.primary_key.clear();
-        pk_change(std::move(old_pk));
-        break;
-      }
-      case AlterAction::Kind::kRenameTable:
-        rename_to = Resolve(a.new_table, t.db);
-        break;
-      case AlterAction::Kind::kConvertCharset: {
-        std::string old_table_charset = t.charset;
-        t.charset = a.charset;
-        t.collation = a.collation;
-        for (auto& c : t.columns) {
-          // The server keeps the character capacity of TEXT columns: a TEXT in
-          // latin1 (65,535 chars) becomes a MEDIUMTEXT in utf8mb4.
-          int64_t capacity = c.type == MysqlType::kTinyText     ? 255
-                             : c.type == MysqlType::kText       ? 65535
-                             : c.type == MysqlType::kMediumText ? 16777215
-                                                                : 0;
-          if (capacity > 0) {
-            std::string_view from = c.charset.empty() ? std::string_view(old_table_charset)
-                                                      : std::string_view(c.charset);
-            int64_t chars = capacity / MaxBytesPerChar(from);
-            ColumnDef sized = c;
-            sized.type = MysqlType::kText;
-            sized.length = chars;
-            sized.charset = a.charset;
-            ResolveTextLength(sized, a.charset);
-            if (sized.type > c.type) c.type = sized.type;
-          }
-          if (IsTextType(c.type) || c.type == MysqlType::kEnum || c.type == MysqlType::kSet) {
-            c.charset = a.charset;
-            c.collation = a.collation;
-          }
-        }
-        SchemaChange c;
-        c.kind = SchemaChangeKind::kTableOptions;
-        c.db = t.db;
-        c.table = t.table;
-        c.after = t;
-        changes.push_back(std::move(c));
-        break;
-      }
-      case AlterAction::Kind::kTableOptions: {
-        TableSchema before = t;
-        if (!a.charset.empty()) {
-          t.charset = a.charset;
-          t.collation = a.collation;
-        }
-        if (!a.collation.empty()) t.collation = a.collation;
-        if (a.comment) t.comment = *a.comment;
-        if (!a.engine.empty()) t.engine = a.engine;
-        if (!(before == t)) {
-          SchemaChange c;
-          c.kind = SchemaChangeKind::kTableOptions;
-          c.db = t.db;
-          c.table = t.table;
-          c.after = t;
-          changes.push_back(std::move(c));
-        }
-        break;
-      }
-      case AlterAction::Kind::kIgnored:
-        break;
-    }
+    if (a.kind == AlterAction::Kind::kRenameTable) rename_to = Resolve(a.new_table, s.t.db);
+    FLOE_RETURN_IF_ERROR(ApplyAlterAction(a, s));
   }
-  it->second = t;
+  it->second = s.t;
   if (selected) {
-    for (auto& c : changes) out.push_back(std::move(c));
+    for (auto& c : s.changes) out.push_back(std::move(c));
   }
   if (rename_to) {
     FLOE_RETURN_IF_ERROR(ApplyRename(ref, *rename_to, out));
