@@ -16,17 +16,17 @@
 /// returns when they have all stopped. RequestStop() may be called from any
 /// thread (e.g. a signal handler's helper thread).
 
-#include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>
-#include <thread>
-#include <variant>
+#include <type_traits>
 #include <vector>
 
+#include "floe/common/result.h"
 #include "floe/engine/checkpoint_store.h"
-#include "floe/engine/input_gate.h"
+#include "floe/engine/job_internal.h"
 #include "floe/engine/operator.h"
 
 namespace floe::engine {
@@ -34,11 +34,14 @@ namespace floe::engine {
 struct JobOptions {
   /// How often the coordinator starts a checkpoint.
   std::chrono::milliseconds checkpoint_interval{10'000};
-  /// A checkpoint not complete after this long is aborted.
+  /// A checkpoint not complete after this long is aborted: acknowledgements
+  /// that come later are ignored, and what operators emitted for it is covered
+  /// by the next checkpoint. A final checkpoint that times out fails the job.
   std::chrono::milliseconds checkpoint_timeout{10 * 60'000};
   /// Checkpoints in flight at once (a new one is not started beyond this).
   int max_concurrent_checkpoints = 1;
-  /// Aborted checkpoints in a row that the job tolerates before failing.
+  /// Aborted checkpoints in a row that the job tolerates; one more fails the
+  /// job with ErrorCode::kTimedOut ("checkpoint N did not complete within T ms").
   int tolerable_checkpoint_failures = 3;
   /// Elements each channel (one per upstream-downstream subtask pair) holds
   /// before Emit blocks.
@@ -72,375 +75,6 @@ Partitioner<T> Forward() {
   return nullptr;  // resolved per upstream subtask by the runtime
 }
 
-namespace internal {
-
-struct Barrier {
-  CheckpointId id;
-};
-struct EndOfInput {};
-struct CheckpointComplete {
-  CheckpointId id;
-};
-struct TriggerCheckpoint {
-  CheckpointId id;
-};
-
-template <typename T>
-using StreamElement = std::variant<T, Barrier, EndOfInput, CheckpointComplete>;
-
-class JobRuntime;
-
-class StageBase {
- public:
-  virtual ~StageBase() = default;
-  virtual const std::string& name() const = 0;
-  virtual int parallelism() const = 0;
-  virtual bool is_source() const = 0;
-  virtual void Start(JobRuntime* runtime, const CompletedCheckpoint* restored) = 0;
-  virtual void Cancel() = 0;
-  virtual void PostTrigger(CheckpointId id) = 0;  // sources only
-  virtual void PostComplete(CheckpointId id) = 0;
-  virtual void Join() = 0;
-};
-
-/// The coordinator's side, shared by all subtasks. Non-template (job.cc).
-class JobRuntime {
- public:
-  JobRuntime(const JobOptions& options, std::vector<std::unique_ptr<StageBase>>* stages);
-  Status Run();
-  void RequestStop();
-  /// Starts a checkpoint as soon as the in-flight limit allows, without
-  /// waiting for the interval (OperatorContext::request_checkpoint).
-  void RequestCheckpoint();
-
-  // Called by subtasks.
-  void Ack(CheckpointId id, std::string key, std::string state);
-  void Fail(Error error);
-  bool stop_requested() const { return stop_requested_.load(); }
-  /// A source subtask reached the end of its input (or was asked to stop).
-  void SourceEnded();
-  /// The id of the final checkpoint once it has been triggered, else 0.
-  CheckpointId final_checkpoint() const { return final_checkpoint_.load(); }
-  void SubtaskExited();
-  CheckpointId last_completed() const { return last_completed_.load(); }
-
- private:
-  struct Pending {
-    std::chrono::steady_clock::time_point started;
-    size_t acks = 0;
-    CompletedCheckpoint checkpoint;
-  };
-  void Trigger(CheckpointId id);
-  Status Persist(CompletedCheckpoint checkpoint);
-
-  const JobOptions& options_;
-  std::vector<std::unique_ptr<StageBase>>* stages_;
-  size_t total_subtasks_ = 0;
-  size_t source_subtasks_ = 0;
-
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::map<CheckpointId, Pending> pending_;
-  std::vector<CompletedCheckpoint> ready_;  // all acks in, not yet persisted
-  std::optional<Error> failure_;
-  size_t sources_ended_ = 0;
-  size_t running_subtasks_ = 0;
-  int consecutive_failures_ = 0;
-  CheckpointId next_id_ = 1;
-  std::atomic<bool> stop_requested_{false};
-  bool checkpoint_requested_ = false;  ///< guarded by mu_
-  std::atomic<CheckpointId> final_checkpoint_{0};
-  std::atomic<CheckpointId> last_completed_{0};
-};
-
-/// Sends a stage's output to the next stage's subtasks.
-template <typename T>
-struct OutputEdge {
-  std::vector<std::unique_ptr<InputGate<StreamElement<T>>>>* gates = nullptr;
-  Partitioner<T> partition;  // null: forward
-};
-
-template <typename T>
-class RoutingCollector final : public Collector<T> {
- public:
-  RoutingCollector(OutputEdge<T>* edge, size_t upstream_index)
-      : edge_(edge), upstream_index_(upstream_index) {}
-
-  Status Emit(T record) override {
-    if (edge_ == nullptr || edge_->gates == nullptr) return Ok();  // a sink: output dropped
-    auto& gates = *edge_->gates;
-    size_t target =
-        edge_->partition ? edge_->partition(record, gates.size()) : upstream_index_ % gates.size();
-    if (!gates[target]->Push(upstream_index_, StreamElement<T>(std::move(record)))) {
-      return Cancelled("job cancelled");
-    }
-    return Ok();
-  }
-  template <typename E>
-  Status Broadcast(const E& element) {
-    if (edge_ == nullptr || edge_->gates == nullptr) return Ok();
-    for (auto& gate : *edge_->gates) {
-      if (!gate->Push(upstream_index_, StreamElement<T>(element)))
-        return Cancelled("job cancelled");
-    }
-    return Ok();
-  }
-
- private:
-  OutputEdge<T>* edge_;
-  size_t upstream_index_;
-};
-
-RestoredState RestoreFor(const CompletedCheckpoint* checkpoint, const std::string& name,
-                         int subtask);
-std::string StateKey(const std::string& name, int subtask);
-
-/// A stage producing T: owns the edge to its downstream stage.
-template <typename T>
-class ProducerStage : public StageBase {
- public:
-  OutputEdge<T> output;
-};
-
-template <typename Out>
-class SourceStage final : public ProducerStage<Out> {
- public:
-  using Factory = std::function<std::unique_ptr<SourceOperator<Out>>(int subtask)>;
-  SourceStage(std::string name, int parallelism, Factory factory)
-      : name_(std::move(name)), parallelism_(parallelism), factory_(std::move(factory)) {
-    for (int i = 0; i < parallelism; ++i) mailboxes_.push_back(std::make_unique<Mailbox>());
-  }
-  const std::string& name() const override { return name_; }
-  int parallelism() const override { return parallelism_; }
-  bool is_source() const override { return true; }
-
-  void Start(JobRuntime* runtime, const CompletedCheckpoint* restored) override {
-    for (int i = 0; i < parallelism_; ++i) {
-      threads_.emplace_back([this, runtime, restored, i] {
-        RunSubtask(runtime, RestoreFor(restored, name_, i), i);
-        runtime->SubtaskExited();
-      });
-    }
-  }
-  void Cancel() override {
-    for (auto& m : mailboxes_) m->Cancel();
-  }
-  void PostTrigger(CheckpointId id) override {
-    for (auto& m : mailboxes_) m->Post({true, id});
-  }
-  void PostComplete(CheckpointId id) override {
-    for (auto& m : mailboxes_) m->Post({false, id});
-  }
-  void Join() override {
-    for (auto& t : threads_) t.join();
-    threads_.clear();
-  }
-
- private:
-  struct Mail {
-    bool trigger;
-    CheckpointId id;
-  };
-  class Mailbox {
-   public:
-    void Post(Mail m) {
-      std::lock_guard lock(mu_);
-      mail_.push_back(m);
-      cv_.notify_all();
-    }
-    void Cancel() {
-      std::lock_guard lock(mu_);
-      cancelled_ = true;
-      cv_.notify_all();
-    }
-    /// Takes all mail; waits up to `wait` for some if there is none.
-    std::vector<Mail> Take(std::chrono::milliseconds wait, bool* cancelled) {
-      std::unique_lock lock(mu_);
-      if (mail_.empty() && wait.count() > 0) {
-        cv_.wait_for(lock, wait, [&] { return cancelled_ || !mail_.empty(); });
-      }
-      *cancelled = cancelled_;
-      std::vector<Mail> out(mail_.begin(), mail_.end());
-      mail_.clear();
-      return out;
-    }
-
-   private:
-    std::mutex mu_;
-    std::condition_variable cv_;
-    std::deque<Mail> mail_;
-    bool cancelled_ = false;
-  };
-
-  void RunSubtask(JobRuntime* runtime, RestoredState restored, int index) {
-    auto fail = [&](Error e) { runtime->Fail(std::move(e).WithContext(StateKey(name_, index))); };
-    std::unique_ptr<SourceOperator<Out>> op = factory_(index);
-    RoutingCollector<Out> out(&this->output, static_cast<size_t>(index));
-    OperatorContext context{name_, index, parallelism_,
-                            [runtime] { runtime->RequestCheckpoint(); }};
-    if (auto s = op->Open(context, restored); !s) return fail(s.error());
-    bool ended = false;
-    CheckpointId last_snapshot = 0;
-    CheckpointId last_complete = 0;
-    while (true) {
-      bool cancelled = false;
-      auto mail = mailboxes_[index]->Take(
-          ended ? std::chrono::milliseconds(100) : std::chrono::milliseconds(0), &cancelled);
-      if (cancelled) break;
-      for (const Mail& m : mail) {
-        if (m.trigger) {
-          auto state = op->SnapshotState(m.id);
-          if (!state) return fail(state.error());
-          if (auto s = out.Broadcast(Barrier{m.id}); !s) return fail(s.error());
-          last_snapshot = m.id;
-          runtime->Ack(m.id, StateKey(name_, index), std::move(*state));
-        } else {
-          if (auto s = op->NotifyCheckpointComplete(m.id); !s) return fail(s.error());
-          last_complete = std::max(last_complete, m.id);
-        }
-      }
-      CheckpointId final_id = runtime->final_checkpoint();
-      if (ended) {
-        // After the final checkpoint completes (downstream operators were told
-        // before this source), end the stream.
-        if (final_id != 0 && last_complete >= final_id && last_snapshot >= final_id) {
-          (void)out.Broadcast(EndOfInput{});
-          break;
-        }
-        continue;
-      }
-      if (runtime->stop_requested()) {
-        ended = true;
-        runtime->SourceEnded();
-        continue;
-      }
-      auto more = op->Poll(out);
-      if (!more) return fail(more.error());
-      if (!*more) {
-        ended = true;
-        runtime->SourceEnded();
-      }
-    }
-    op->Close();
-  }
-
-  std::string name_;
-  int parallelism_;
-  Factory factory_;
-  std::vector<std::unique_ptr<Mailbox>> mailboxes_;
-  std::vector<std::thread> threads_;
-};
-
-template <typename In, typename Out>
-class OperatorStage final : public ProducerStage<Out> {
- public:
-  using Factory = std::function<std::unique_ptr<Operator<In, Out>>(int subtask)>;
-  OperatorStage(std::string name, int parallelism, Factory factory, ProducerStage<In>* upstream,
-                Partitioner<In> partition, size_t capacity)
-      : name_(std::move(name)), parallelism_(parallelism), factory_(std::move(factory)) {
-    size_t inputs = static_cast<size_t>(upstream->parallelism());
-    for (int i = 0; i < parallelism; ++i) {
-      gates_.push_back(std::make_unique<InputGate<StreamElement<In>>>(inputs, capacity));
-    }
-    upstream->output.gates = &gates_;
-    upstream->output.partition = std::move(partition);
-  }
-  const std::string& name() const override { return name_; }
-  int parallelism() const override { return parallelism_; }
-  bool is_source() const override { return false; }
-
-  void Start(JobRuntime* runtime, const CompletedCheckpoint* restored) override {
-    for (int i = 0; i < parallelism_; ++i) {
-      threads_.emplace_back([this, runtime, restored, i] {
-        RunSubtask(runtime, RestoreFor(restored, name_, i), i);
-        runtime->SubtaskExited();
-      });
-    }
-  }
-  void Cancel() override {
-    for (auto& g : gates_) g->Cancel();
-  }
-  void PostTrigger(CheckpointId) override {}
-  void PostComplete(CheckpointId id) override {
-    for (auto& g : gates_) g->PushControl(StreamElement<In>(CheckpointComplete{id}));
-  }
-  void Join() override {
-    for (auto& t : threads_) t.join();
-    threads_.clear();
-  }
-
- private:
-  void RunSubtask(JobRuntime* runtime, RestoredState restored, int index) {
-    auto fail = [&](Error e) { runtime->Fail(std::move(e).WithContext(StateKey(name_, index))); };
-    auto& gate = *gates_[index];
-    std::unique_ptr<Operator<In, Out>> op = factory_(index);
-    RoutingCollector<Out> out(&this->output, static_cast<size_t>(index));
-    OperatorContext context{name_, index, parallelism_, {}};
-    if (auto s = op->Open(context, restored); !s) return fail(s.error());
-
-    size_t n = gate.num_inputs();
-    std::vector<CheckpointId> barrier_of(n, 0);  // last barrier seen per input
-    std::vector<bool> ended(n, false);
-    size_t ended_count = 0;
-    CheckpointId aligning = 0;
-    bool finished = false;
-
-    // Completes alignment of `aligning` once every live input has delivered it.
-    auto try_complete_alignment = [&]() -> Status {
-      if (aligning == 0) return Ok();
-      for (size_t i = 0; i < n; ++i) {
-        if (!ended[i] && barrier_of[i] < aligning) return Ok();
-      }
-      FLOE_ASSIGN_OR_RETURN(std::string state, op->SnapshotState(aligning, out));
-      FLOE_RETURN_IF_ERROR(out.Broadcast(Barrier{aligning}));
-      runtime->Ack(aligning, StateKey(name_, index), std::move(state));
-      aligning = 0;
-      gate.UnblockAll();
-      for (size_t i = 0; i < n; ++i) {
-        if (ended[i]) gate.Block(i);
-      }
-      return Ok();
-    };
-
-    while (!finished) {
-      auto item = gate.Pop();
-      if (!item) break;  // cancelled
-      auto& [input, element] = *item;
-      Status s = Ok();
-      if (auto* record = std::get_if<0>(&element)) {
-        s = op->Process(std::move(*record), out);
-      } else if (auto* barrier = std::get_if<Barrier>(&element)) {
-        barrier_of[input] = barrier->id;
-        gate.Block(input);
-        if (aligning == 0 || barrier->id > aligning) aligning = barrier->id;
-        s = try_complete_alignment();
-      } else if (std::holds_alternative<EndOfInput>(element)) {
-        ended[input] = true;
-        ++ended_count;
-        gate.Block(input);
-        s = try_complete_alignment();
-        if (s && ended_count == n) {
-          s = op->Finish(out);
-          if (s) s = out.Broadcast(EndOfInput{});
-          finished = true;
-        }
-      } else if (auto* complete = std::get_if<CheckpointComplete>(&element)) {
-        s = op->NotifyCheckpointComplete(complete->id, out);
-      }
-      if (!s) return fail(s.error());
-    }
-    op->Close();
-  }
-
-  std::string name_;
-  int parallelism_;
-  Factory factory_;
-  std::vector<std::unique_ptr<InputGate<StreamElement<In>>>> gates_;
-  std::vector<std::thread> threads_;
-};
-
-}  // namespace internal
-
 class Job {
  public:
   explicit Job(JobOptions options = {});
@@ -450,8 +84,7 @@ class Job {
 
   /// Adds a source with `parallelism` subtasks made by `factory(subtask)`.
   template <typename Out>
-  Stream<Out> AddSource(std::string name, int parallelism,
-                        typename internal::SourceStage<Out>::Factory factory) {
+  Stream<Out> AddSource(std::string name, int parallelism, SourceFactory<Out> factory) {
     stages_.push_back(std::make_unique<internal::SourceStage<Out>>(std::move(name), parallelism,
                                                                    std::move(factory)));
     return Stream<Out>{stages_.size() - 1};
@@ -461,8 +94,7 @@ class Job {
   /// Each stage feeds exactly one downstream stage.
   template <typename In, typename Out>
   Stream<Out> AddOperator(std::string name, int parallelism, Stream<In> input,
-                          Partitioner<In> partition,
-                          typename internal::OperatorStage<In, Out>::Factory factory) {
+                          Partitioner<In> partition, OperatorFactory<In, Out> factory) {
     auto* upstream = dynamic_cast<internal::ProducerStage<In>*>(stages_.at(input.stage).get());
     stages_.push_back(std::make_unique<internal::OperatorStage<In, Out>>(
         std::move(name), parallelism, std::move(factory), upstream, std::move(partition),
@@ -472,7 +104,11 @@ class Job {
 
   /// Restores from the store's latest checkpoint, runs until every source has
   /// ended and a final checkpoint has completed, or until the first failure
-  /// (returned, with the failing operator/subtask in its context).
+  /// (returned, with the failing operator/subtask in its context, e.g.
+  /// "writer/2: ..."). A failure cancels every channel (a blocked Emit returns
+  /// Cancelled) and completes no further checkpoint; Run returns once every
+  /// subtask's call into its operator has returned (the engine cannot
+  /// interrupt an operator that never returns).
   Status Run();
 
   /// Ends the sources at their current position; Run() then takes a final

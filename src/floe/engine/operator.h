@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -92,5 +93,12 @@ class Operator {
   virtual Status Finish(Collector<Out>& out) { return Ok(); }
   virtual void Close() {}
 };
+
+/// Makes the operator of one subtask (0-based) of a stage; called once per
+/// subtask, on that subtask's thread.
+template <typename Out>
+using SourceFactory = std::function<std::unique_ptr<SourceOperator<Out>>(int subtask)>;
+template <typename In, typename Out>
+using OperatorFactory = std::function<std::unique_ptr<Operator<In, Out>>(int subtask)>;
 
 }  // namespace floe::engine
