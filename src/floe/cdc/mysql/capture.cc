@@ -83,112 +83,45 @@ cdc::SchemaChangeKind MapKind(mysql::SchemaChangeKind k) {
 
 }  // namespace
 
-Result<TableDefinitionPtr> MakeTableDefinition(const TableSchema& schema, int64_t version) {
-  TableSchema s = schema;
-  AssignFieldIds(s);
-  auto def = std::make_shared<TableDefinition>();
-  def->id = {s.db, s.table};
-  def->version = version;
-  def->primary_key = s.primary_key;
-  def->charset = s.charset;
-  def->comment = s.comment;
-  for (const auto& c : s.columns) {
-    SourceColumn sc;
-    sc.name = c.name;
-    sc.type_name = std::string(MysqlTypeName(c.type));
-    if (c.type == MysqlType::kBool) sc.type_name = "TINYINT";
-    sc.is_unsigned = c.is_unsigned;
-    if (c.type == MysqlType::kDecimal) {
-      sc.length = c.precision.value_or(10);
-      sc.scale = c.scale.value_or(0);
-    } else if (c.length) {
-      sc.length = *c.length;
-    }
-    sc.fsp = c.fsp;
-    sc.nullable = c.nullable;
-    sc.auto_increment = c.auto_increment;
-    if (IsTextType(c.type) || c.type == MysqlType::kEnum || c.type == MysqlType::kSet) {
-      sc.charset = std::string(s.EffectiveCharset(c));
-    }
-    sc.enum_values = c.enum_values;
-    sc.default_value = c.default_value;
-    sc.comment = c.comment;
-    def->columns.push_back(std::move(sc));
-  }
-  FLOE_ASSIGN_OR_RETURN(def->schema, IcebergSchemaOf(s, static_cast<int32_t>(version)));
-  return TableDefinitionPtr(std::move(def));
-}
+namespace {
 
-Status CheckCaptureOptions(const CaptureOptions& o) {
-  try {
-    std::regex check(o.tables, std::regex::ECMAScript);
-  } catch (const std::regex_error& e) {
-    return InvalidArgument("--tables '{}' is not a valid regular expression: {}", o.tables,
-                           e.what());
-  }
-  if (o.snapshot_parallelism < 1 || o.snapshot_parallelism > kMaxSnapshotParallelism) {
-    return InvalidArgument("--snapshot-parallelism {}: expected 1..{}", o.snapshot_parallelism,
-                           kMaxSnapshotParallelism);
-  }
-  if (o.server_id < 1 ||
-      o.server_id > kMaxServerId - static_cast<uint32_t>(o.snapshot_parallelism)) {
-    return InvalidArgument(
-        "--server-id {}: expected 1..{} (the snapshot's {} readers use the ids after it)",
-        o.server_id, kMaxServerId - static_cast<uint32_t>(o.snapshot_parallelism),
-        o.snapshot_parallelism);
-  }
-  if (o.snapshot_chunk_rows < 1 || o.snapshot_chunk_rows > kMaxSnapshotChunkRows) {
-    return InvalidArgument("--chunk-rows {}: expected 1..{}", o.snapshot_chunk_rows,
-                           kMaxSnapshotChunkRows);
-  }
-  if (o.heartbeat_seconds < 1 || o.heartbeat_seconds > kMaxHeartbeatSeconds) {
-    return InvalidArgument("heartbeat of {} s: expected 1..{}", o.heartbeat_seconds,
-                           kMaxHeartbeatSeconds);
-  }
-  if (o.reconnect_attempts < 0 || o.reconnect_attempts > kMaxReconnectAttempts) {
-    return InvalidArgument("{} reconnect attempts: expected 0..{}", o.reconnect_attempts,
-                           kMaxReconnectAttempts);
-  }
-  return Ok();
-}
+/// What the binlog stream keeps while one connection lasts: the decoders, the
+/// transaction being read and its batch of changes.
+struct StreamSession {
+  StreamSession(const MySqlCapture::Sink& sink_, BinlogDecoderOptions options)
+      : sink(sink_), decoder(options) {}
 
-Status ParseStartup(std::string_view text, CaptureOptions* o) {
-  if (text == "initial") {
-    o->startup = StartupMode::kInitial;
-  } else if (text == "latest") {
-    o->startup = StartupMode::kLatest;
-  } else if (text.starts_with("gtid:")) {
-    o->startup = StartupMode::kGtid;
-    FLOE_ASSIGN_OR_RETURN(o->start_gtids, GtidSet::Parse(text.substr(5)));
-    if (o->start_gtids.empty()) return InvalidArgument("--startup gtid: needs a GTID set");
-  } else if (text.starts_with("ts:")) {
-    o->startup = StartupMode::kTimestamp;
-    std::string_view t = text.substr(3);
-    int64_t secs = 0;
-    auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), secs);
-    if (ec != std::errc() || p != t.data() + t.size()) {
-      ColumnDef c;
-      c.type = MysqlType::kDateTime;
-      Arena arena;
-      auto v = ParseSelectedValue(c, t.data(), t.size(), &arena);
-      if (!v || v->is_null()) {
-        return InvalidArgument(
-            "--startup ts:{}: expected unix seconds or 'YYYY-MM-DD HH:MM:SS' (UTC)", t);
-      }
-      secs = v->i64 / 1000000;
-    }
-    o->start_unix_seconds = secs;
-  } else {
-    o->startup = StartupMode::kPosition;
-    auto pos = BinlogFilePos::Parse(text);
-    if (!pos) {
-      return InvalidArgument(
-          "--startup '{}': expected initial, latest, FILE:POS, gtid:SET or ts:TIME", text);
-    }
-    o->start_position = *pos;
+  const MySqlCapture::Sink& sink;
+  BinlogDecoder decoder;
+  RowImageDecoder rows;
+  ChangeBatch batch;
+  GtidSet executed;
+  std::string tx_gtid;  ///< the GTID of the transaction being read, as text
+  MariaDbGtid tx_maria;
+  bool tx_is_maria = false;
+  std::string mysql_uuid;
+  uint64_t mysql_gno = 0;
+  uint64_t thread_id = 0;  ///< of the last QUERY event
+  std::string annotate;    ///< the statement of the next rows events
+  bool standalone = false;
+
+  /// Where an event's changes come from (its position, GTID, time, statement).
+  std::shared_ptr<ChangeSource> SourceOf(const BinlogEvent& ev, uint64_t thread,
+                                         std::string query) const {
+    auto source = std::make_shared<ChangeSource>();
+    source->position.binlog = {decoder.current_file(), ev.position};
+    source->position.gtids = executed;
+    source->position.server_id = ev.header.server_id;
+    source->position.gtid = tx_gtid;
+    source->transaction_id = tx_gtid;
+    source->ts_ms = int64_t{ev.header.timestamp} * 1000;
+    source->thread_id = thread;
+    source->query = std::move(query);
+    return source;
   }
-  return Ok();
-}
+};
+
+}  // namespace
 
 struct MySqlCapture::Impl {
   CaptureOptions options;
@@ -604,7 +537,27 @@ struct MySqlCapture::Impl {
     return EndSnapshot(sink);
   }
 
+  // ---- the binlog stream (one connection at a time) ----------------------
   Status Stream(const Sink& sink, const std::atomic<bool>& stop);
+  /// Opens the binlog stream at `committed`; after a failure, also reopens
+  /// the information_schema connection if the server restarted.
+  Result<std::unique_ptr<BinlogStream>> OpenStream(int failures);
+  /// Reads and handles events until the stream ends, fails or `stop`. A
+  /// failure to read the stream goes to `*stream_failure` (the caller may
+  /// reconnect); other errors are returned.
+  Status ReadEvents(BinlogStream& stream, const Sink& sink, const std::atomic<bool>& stop,
+                    int* failures, Status* stream_failure);
+  Status HandleEvent(StreamSession& s, const BinlogEvent& ev);
+  /// The end of a transaction at `next_pos`: the resume position, the batch
+  /// to the sink, the state saved now and then.
+  Status CommitTransaction(StreamSession& s, uint64_t next_pos);
+  /// BEGIN/COMMIT/ROLLBACK and the other statements logged as text (DDL).
+  Status HandleQuery(StreamSession& s, const BinlogEvent& ev, const QueryEvent& q);
+  /// The schema changes of a DDL as events of the batch.
+  Status AddSchemaChanges(StreamSession& s, const BinlogEvent& ev, const QueryEvent& q,
+                          const std::vector<mysql::SchemaChange>& changes);
+  Status HandleTableMap(StreamSession& s, const BinlogEvent& ev);
+  Status HandleRows(StreamSession& s, const BinlogEvent& ev, const RowsEvent& re);
 };
 
 MySqlCapture::MySqlCapture(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -703,18 +656,7 @@ Status MySqlCapture::Run(const Sink& sink, const std::atomic<bool>& stop) {
 Status MySqlCapture::Impl::Stream(const Sink& sink, const std::atomic<bool>& stop) {
   int failures = 0;
   while (!stop.load()) {
-    StreamOptions so{options.connection, options.server_id, options.heartbeat_seconds,
-                     options.until_end};
-    auto opened = BinlogStream::Open(so, committed);
-    if (opened && failures > 0 && mysql_ping(meta->handle()) != 0) {
-      // The server restarted: the information_schema connection died with it.
-      auto reopened = Connection::Open(options.connection);
-      if (reopened) {
-        meta = std::move(*reopened);
-      } else {
-        opened = std::unexpected(reopened.error());
-      }
-    }
+    auto opened = OpenStream(failures);
     if (!opened) {
       if (opened.error().code() == ErrorCode::kIo && ++failures <= options.reconnect_attempts) {
         spdlog::warn("capture: {}; reconnecting in 1 s ({}/{})", opened.error().message(), failures,
@@ -724,251 +666,8 @@ Status MySqlCapture::Impl::Stream(const Sink& sink, const std::atomic<bool>& sto
       }
       return std::unexpected(opened.error());
     }
-    auto& stream = **opened;
-    BinlogDecoderOptions dopts;
-    dopts.initial_checksum = stream.server_uses_crc32() ? ChecksumAlg::kCrc32 : ChecksumAlg::kOff;
-    BinlogDecoder decoder(dopts);
-    decoder.set_current_file(committed.binlog.file);
-    RowImageDecoder rows;
-    ChangeBatch batch;
-    GtidSet executed = committed.gtids;
-    std::string tx_gtid;
-    MariaDbGtid tx_maria;
-    bool tx_is_maria = false;
-    std::string mysql_uuid;
-    uint64_t mysql_gno = 0;
-    uint64_t thread_id = 0;
-    std::string annotate;
-    bool standalone = false;
-    auto commit = [&](uint64_t next_pos) -> Status {
-      if (tx_is_maria) {
-        (void)executed.AddMariaDb(tx_maria);
-      } else if (!mysql_uuid.empty()) {
-        (void)executed.AddMySql(mysql_uuid, mysql_gno);
-      }
-      SourcePosition resume;
-      resume.binlog = {decoder.current_file(), next_pos};
-      resume.gtids = executed;
-      resume.server_id = committed.server_id;
-      batch.ends_transaction = true;
-      batch.resume = resume;
-      bool had_events = !batch.events.empty();
-      // The state after this transaction first, so that the sink can ask
-      // for it (State()).
-      committed = resume;
-      if (!provisional.empty() && Compare(committed.binlog, provisional_end) >= 0) {
-        provisional.clear();
-      }
-      for (auto it = not_before.begin(); it != not_before.end();) {
-        it = Compare(committed.binlog, it->second) >= 0 ? not_before.erase(it) : std::next(it);
-      }
-      bool filter_done = !filter.empty() && Compare(committed.binlog, filter.end()) >= 0;
-      if (filter_done) {
-        spdlog::info("capture: the stream passed the snapshot's last high watermark {}",
-                     filter.end().ToString());
-        filter = SnapshotFilter();
-      }
-      auto now = std::chrono::steady_clock::now();
-      if (had_events ||
-          (options.boundary_batches && (filter_done || now - last_boundary > kBoundaryInterval))) {
-        FLOE_RETURN_IF_ERROR(sink(batch));
-        last_boundary = now;
-      }
-      batch.Clear();
-      tx_gtid.clear();
-      tx_is_maria = false;
-      mysql_uuid.clear();
-      standalone = false;
-      annotate.clear();
-      if (had_events || filter_done ||
-          std::chrono::steady_clock::now() - last_state_write > std::chrono::seconds(5)) {
-        FLOE_RETURN_IF_ERROR(SaveState());
-      }
-      return Ok();
-    };
     Status failure = Ok();
-    while (!stop.load()) {
-      auto next = stream.Next();
-      if (!next) {
-        failure = std::unexpected(next.error());
-        break;
-      }
-      if (!*next) break;  // end of a non-blocking dump
-      auto decoded = decoder.Decode(**next);
-      if (!decoded) return std::unexpected(decoded.error());
-      BinlogEvent& ev = *decoded;
-      failures = 0;
-      const uint8_t type = ev.header.type;
-      if (type == event_type::kMariaGtid) {
-        const auto& g = std::get<MariaDbGtidEvent>(ev.body);
-        tx_maria = g.gtid;
-        tx_is_maria = true;
-        tx_gtid = g.gtid.ToString();
-        standalone = g.standalone();
-        continue;
-      }
-      if (type == event_type::kGtid) {
-        const auto& g = std::get<MySqlGtidEvent>(ev.body);
-        mysql_uuid = g.uuid;
-        mysql_gno = g.gno;
-        tx_gtid = g.ToString();
-        continue;
-      }
-      if (type == event_type::kMariaAnnotateRows || type == event_type::kRowsQuery) {
-        annotate = std::string(std::get<RowsQueryEvent>(ev.body).query);
-        continue;
-      }
-      if (type == event_type::kXid) {
-        FLOE_RETURN_IF_ERROR(commit(ev.header.log_pos));
-        continue;
-      }
-      if (type == event_type::kQuery) {
-        const auto& q = std::get<QueryEvent>(ev.body);
-        std::string word = UpperWord(q.query);
-        thread_id = q.thread_id;
-        if (word == "BEGIN" || word == "XA" || word == "SAVEPOINT") continue;
-        if (word == "COMMIT") {
-          FLOE_RETURN_IF_ERROR(commit(ev.header.log_pos));
-          continue;
-        }
-        if (word == "ROLLBACK") {
-          batch.Clear();
-          FLOE_RETURN_IF_ERROR(commit(ev.header.log_pos));
-          continue;
-        }
-        // A DDL (or another statement logged as text).
-        bool table_ddl = word == "CREATE" || word == "ALTER" || word == "DROP" ||
-                         word == "RENAME" || word == "TRUNCATE";
-        const std::string where = fmt::format("{}:{}", decoder.current_file(), ev.position);
-        if (table_ddl &&
-            DdlBeforeItsSnapshot(q.query, q.db, {decoder.current_file(), ev.position})) {
-          // The table's snapshot, taken later, holds its effect.
-          spdlog::info("capture: binlog {}: DDL before its table's snapshot, skipped: {:.200}",
-                       where, q.query);
-          FLOE_RETURN_IF_ERROR(commit(ev.header.log_pos));
-          continue;
-        }
-        if (table_ddl) ForgetProvisionalTargets(q.query, q.db);
-        auto changes = tracker.Apply(q.query, q.db);
-        if (!changes) {
-          if (!table_ddl || changes.error().code() == ErrorCode::kNotFound) {
-            // Statements on other objects (users, views, routines) and DDL on
-            // tables floe never saw: logged, not applied.
-            spdlog::warn("capture: binlog {}: statement not applied ({}): {}", where,
-                         changes.error().message(), q.query.substr(0, 200));
-          } else {
-            return std::unexpected(std::move(changes).error().WithContext(
-                fmt::format("binlog {}: DDL '{}'", where, q.query.substr(0, 500))));
-          }
-        } else if (!changes->empty()) {
-          auto source = std::make_shared<ChangeSource>();
-          source->position.binlog = {decoder.current_file(), ev.position};
-          source->position.gtids = executed;
-          source->position.server_id = ev.header.server_id;
-          source->position.gtid = tx_gtid;
-          source->transaction_id = tx_gtid;
-          source->ts_ms = int64_t{ev.header.timestamp} * 1000;
-          source->thread_id = q.thread_id;
-          source->query = std::string(q.query);
-          for (const auto& c : *changes) {
-            cdc::SchemaChange sc;
-            sc.kind = MapKind(c.kind);
-            sc.table = {c.db, c.table};
-            sc.old_table = {c.old_db, c.old_table};
-            sc.column = c.column;
-            sc.old_column = c.old_column;
-            sc.position = c.position;
-            sc.ddl = std::string(q.query);
-            sc.database = std::string(q.db);
-            sc.source = source;
-            definitions.erase({c.db, c.table});
-            if (!c.old_table.empty()) definitions.erase({c.old_db, c.old_table});
-            if (c.kind != mysql::SchemaChangeKind::kDropTable) {
-              FLOE_ASSIGN_OR_RETURN(auto def, MakeTableDefinition(c.after, ++version));
-              definitions[{c.db, c.table}] = def;
-              sc.table_after = def;
-            }
-            batch.events.emplace_back(std::move(sc));
-          }
-        }
-        // DDL commits implicitly; a standalone GTID group ends with its statement.
-        FLOE_RETURN_IF_ERROR(commit(ev.header.log_pos));
-        continue;
-      }
-      if (type == event_type::kTableMap) {
-        const TableMapEvent* t = std::get<const TableMapEvent*>(ev.body);
-        if (!Selected(t->db, t->table)) continue;
-        if (BeforeItsSnapshot(t->db, t->table, {decoder.current_file(), ev.position})) continue;
-        const TableSchema* s = tracker.Find(t->db, t->table);
-        if (!s) {
-          auto def = Definition(t->db, t->table);
-          if (!def) return std::unexpected(def.error());
-          s = tracker.Find(t->db, t->table);
-        }
-        // Complete what the server did not describe (binlog_row_metadata=MINIMAL).
-        if (s) CompleteTableMap(decoder.MutableTable(t->table_id), *s);
-        continue;
-      }
-      if (std::holds_alternative<RowsEvent>(ev.body)) {
-        const RowsEvent& re = std::get<RowsEvent>(ev.body);
-        FLOE_ASSIGN_OR_RETURN(const TableMapEvent* t, decoder.FindTable(re.table_id));
-        if (!Selected(t->db, t->table)) continue;
-        if (BeforeItsSnapshot(t->db, t->table, {decoder.current_file(), ev.position})) continue;
-        FLOE_ASSIGN_OR_RETURN(auto def, Definition(t->db, t->table));
-        const std::string where = fmt::format("{}:{}", decoder.current_file(), ev.position);
-        if (def->columns.size() != t->columns.size()) {
-          return SchemaIncompatible(
-              "binlog {}: rows of {}.{} have {} columns but the tracked schema has {}: a DDL was "
-              "not captured (restart with --startup initial)",
-              where, t->db, t->table, t->columns.size(), def->columns.size());
-        }
-        FLOE_RETURN_IF_ERROR(rows.Reset(*t, re, where));
-        auto source = std::make_shared<ChangeSource>();
-        source->position.binlog = {decoder.current_file(), ev.position};
-        source->position.gtids = executed;
-        source->position.server_id = ev.header.server_id;
-        source->position.gtid = tx_gtid;
-        source->transaction_id = tx_gtid;
-        source->ts_ms = int64_t{ev.header.timestamp} * 1000;
-        source->thread_id = thread_id;
-        source->query = annotate;
-        ChangeOp op = re.kind == RowsKind::kWrite    ? ChangeOp::kInsert
-                      : re.kind == RowsKind::kUpdate ? ChangeOp::kUpdate
-                                                     : ChangeOp::kDelete;
-        while (true) {
-          types::Row before, after;
-          uint32_t index = rows.row_index();
-          FLOE_ASSIGN_OR_RETURN(bool more, rows.Next(batch.arena.get(), &before, &after));
-          if (!more) break;
-          RowChange rc;
-          rc.op = op;
-          if (!filter.empty()) {
-            switch (filter.Decide(t->db, t->table, before, after, source->position.binlog)) {
-              case SnapshotFilter::Decision::kEmit:
-                break;
-              case SnapshotFilter::Decision::kSkip:
-                continue;
-              case SnapshotFilter::Decision::kEmitInsert:
-                rc.op = ChangeOp::kInsert;
-                before = {};
-                break;
-              case SnapshotFilter::Decision::kEmitDelete:
-                rc.op = ChangeOp::kDelete;
-                after = {};
-                break;
-            }
-          }
-          rc.table = def;
-          rc.before = before;
-          rc.after = after;
-          rc.source = source;
-          rc.row_in_event = index;
-          batch.events.emplace_back(std::move(rc));
-        }
-        continue;
-      }
-      (void)standalone;
-    }
+    FLOE_RETURN_IF_ERROR(ReadEvents(**opened, sink, stop, &failures, &failure));
     if (stop.load()) return Ok();
     if (!failure) {
       if (failure.error().code() == ErrorCode::kIo && ++failures <= options.reconnect_attempts) {
@@ -980,6 +679,251 @@ Status MySqlCapture::Impl::Stream(const Sink& sink, const std::atomic<bool>& sto
       return failure;
     }
     return SaveState();  // the end of a non-blocking dump (until_end)
+  }
+  return Ok();
+}
+
+Result<std::unique_ptr<BinlogStream>> MySqlCapture::Impl::OpenStream(int failures) {
+  StreamOptions so{options.connection, options.server_id, options.heartbeat_seconds,
+                   options.until_end};
+  auto opened = BinlogStream::Open(so, committed);
+  if (opened && failures > 0 && mysql_ping(meta->handle()) != 0) {
+    // The server restarted: the information_schema connection died with it.
+    auto reopened = Connection::Open(options.connection);
+    if (!reopened) return std::unexpected(reopened.error());
+    meta = std::move(*reopened);
+  }
+  return opened;
+}
+
+Status MySqlCapture::Impl::ReadEvents(BinlogStream& stream, const Sink& sink,
+                                      const std::atomic<bool>& stop, int* failures,
+                                      Status* stream_failure) {
+  BinlogDecoderOptions dopts;
+  dopts.initial_checksum = stream.server_uses_crc32() ? ChecksumAlg::kCrc32 : ChecksumAlg::kOff;
+  StreamSession s(sink, dopts);
+  s.decoder.set_current_file(committed.binlog.file);
+  s.executed = committed.gtids;
+  while (!stop.load()) {
+    auto next = stream.Next();
+    if (!next) {
+      *stream_failure = std::unexpected(next.error());
+      return Ok();
+    }
+    if (!*next) return Ok();  // end of a non-blocking dump
+    FLOE_ASSIGN_OR_RETURN(BinlogEvent ev, s.decoder.Decode(**next));
+    *failures = 0;
+    FLOE_RETURN_IF_ERROR(HandleEvent(s, ev));
+  }
+  return Ok();
+}
+
+Status MySqlCapture::Impl::HandleEvent(StreamSession& s, const BinlogEvent& ev) {
+  switch (ev.header.type) {
+    case event_type::kMariaGtid: {
+      const auto& g = std::get<MariaDbGtidEvent>(ev.body);
+      s.tx_maria = g.gtid;
+      s.tx_is_maria = true;
+      s.tx_gtid = g.gtid.ToString();
+      s.standalone = g.standalone();
+      return Ok();
+    }
+    case event_type::kGtid: {
+      const auto& g = std::get<MySqlGtidEvent>(ev.body);
+      s.mysql_uuid = g.uuid;
+      s.mysql_gno = g.gno;
+      s.tx_gtid = g.ToString();
+      return Ok();
+    }
+    case event_type::kMariaAnnotateRows:
+    case event_type::kRowsQuery:
+      s.annotate = std::string(std::get<RowsQueryEvent>(ev.body).query);
+      return Ok();
+    case event_type::kXid:
+      return CommitTransaction(s, ev.header.log_pos);
+    case event_type::kQuery:
+      return HandleQuery(s, ev, std::get<QueryEvent>(ev.body));
+    case event_type::kTableMap:
+      return HandleTableMap(s, ev);
+    default:
+      if (const auto* re = std::get_if<RowsEvent>(&ev.body)) return HandleRows(s, ev, *re);
+      return Ok();
+  }
+}
+
+Status MySqlCapture::Impl::CommitTransaction(StreamSession& s, uint64_t next_pos) {
+  if (s.tx_is_maria) {
+    (void)s.executed.AddMariaDb(s.tx_maria);
+  } else if (!s.mysql_uuid.empty()) {
+    (void)s.executed.AddMySql(s.mysql_uuid, s.mysql_gno);
+  }
+  SourcePosition resume;
+  resume.binlog = {s.decoder.current_file(), next_pos};
+  resume.gtids = s.executed;
+  resume.server_id = committed.server_id;
+  s.batch.ends_transaction = true;
+  s.batch.resume = resume;
+  bool had_events = !s.batch.events.empty();
+  // The state after this transaction first, so that the sink can ask for it (State()).
+  committed = resume;
+  if (!provisional.empty() && Compare(committed.binlog, provisional_end) >= 0) {
+    provisional.clear();
+  }
+  for (auto it = not_before.begin(); it != not_before.end();) {
+    it = Compare(committed.binlog, it->second) >= 0 ? not_before.erase(it) : std::next(it);
+  }
+  bool filter_done = !filter.empty() && Compare(committed.binlog, filter.end()) >= 0;
+  if (filter_done) {
+    spdlog::info("capture: the stream passed the snapshot's last high watermark {}",
+                 filter.end().ToString());
+    filter = SnapshotFilter();
+  }
+  auto now = std::chrono::steady_clock::now();
+  if (had_events ||
+      (options.boundary_batches && (filter_done || now - last_boundary > kBoundaryInterval))) {
+    FLOE_RETURN_IF_ERROR(s.sink(s.batch));
+    last_boundary = now;
+  }
+  s.batch.Clear();
+  s.tx_gtid.clear();
+  s.tx_is_maria = false;
+  s.mysql_uuid.clear();
+  s.standalone = false;
+  s.annotate.clear();
+  if (had_events || filter_done ||
+      std::chrono::steady_clock::now() - last_state_write > std::chrono::seconds(5)) {
+    FLOE_RETURN_IF_ERROR(SaveState());
+  }
+  return Ok();
+}
+
+Status MySqlCapture::Impl::HandleQuery(StreamSession& s, const BinlogEvent& ev,
+                                       const QueryEvent& q) {
+  std::string word = UpperWord(q.query);
+  s.thread_id = q.thread_id;
+  if (word == "BEGIN" || word == "XA" || word == "SAVEPOINT") return Ok();
+  if (word == "COMMIT") return CommitTransaction(s, ev.header.log_pos);
+  if (word == "ROLLBACK") {
+    s.batch.Clear();
+    return CommitTransaction(s, ev.header.log_pos);
+  }
+  // A DDL (or another statement logged as text).
+  bool table_ddl = word == "CREATE" || word == "ALTER" || word == "DROP" || word == "RENAME" ||
+                   word == "TRUNCATE";
+  const std::string where = fmt::format("{}:{}", s.decoder.current_file(), ev.position);
+  if (table_ddl && DdlBeforeItsSnapshot(q.query, q.db, {s.decoder.current_file(), ev.position})) {
+    // The table's snapshot, taken later, holds its effect.
+    spdlog::info("capture: binlog {}: DDL before its table's snapshot, skipped: {:.200}", where,
+                 q.query);
+    return CommitTransaction(s, ev.header.log_pos);
+  }
+  if (table_ddl) ForgetProvisionalTargets(q.query, q.db);
+  auto changes = tracker.Apply(q.query, q.db);
+  if (!changes) {
+    if (table_ddl && changes.error().code() != ErrorCode::kNotFound) {
+      return std::unexpected(std::move(changes).error().WithContext(
+          fmt::format("binlog {}: DDL '{}'", where, q.query.substr(0, 500))));
+    }
+    // Statements on other objects (users, views, routines) and DDL on tables
+    // floe never saw: logged, not applied.
+    spdlog::warn("capture: binlog {}: statement not applied ({}): {}", where,
+                 changes.error().message(), q.query.substr(0, 200));
+  } else if (!changes->empty()) {
+    FLOE_RETURN_IF_ERROR(AddSchemaChanges(s, ev, q, *changes));
+  }
+  // DDL commits implicitly; a standalone GTID group ends with its statement.
+  return CommitTransaction(s, ev.header.log_pos);
+}
+
+Status MySqlCapture::Impl::AddSchemaChanges(StreamSession& s, const BinlogEvent& ev,
+                                            const QueryEvent& q,
+                                            const std::vector<mysql::SchemaChange>& changes) {
+  auto source = s.SourceOf(ev, q.thread_id, std::string(q.query));
+  for (const auto& c : changes) {
+    cdc::SchemaChange sc;
+    sc.kind = MapKind(c.kind);
+    sc.table = {c.db, c.table};
+    sc.old_table = {c.old_db, c.old_table};
+    sc.column = c.column;
+    sc.old_column = c.old_column;
+    sc.position = c.position;
+    sc.ddl = std::string(q.query);
+    sc.database = std::string(q.db);
+    sc.source = source;
+    definitions.erase({c.db, c.table});
+    if (!c.old_table.empty()) definitions.erase({c.old_db, c.old_table});
+    if (c.kind != mysql::SchemaChangeKind::kDropTable) {
+      FLOE_ASSIGN_OR_RETURN(auto def, MakeTableDefinition(c.after, ++version));
+      definitions[{c.db, c.table}] = def;
+      sc.table_after = def;
+    }
+    s.batch.events.emplace_back(std::move(sc));
+  }
+  return Ok();
+}
+
+Status MySqlCapture::Impl::HandleTableMap(StreamSession& s, const BinlogEvent& ev) {
+  const TableMapEvent* t = std::get<const TableMapEvent*>(ev.body);
+  if (!Selected(t->db, t->table)) return Ok();
+  if (BeforeItsSnapshot(t->db, t->table, {s.decoder.current_file(), ev.position})) return Ok();
+  const TableSchema* schema = tracker.Find(t->db, t->table);
+  if (!schema) {
+    auto def = Definition(t->db, t->table);
+    if (!def) return std::unexpected(def.error());
+    schema = tracker.Find(t->db, t->table);
+  }
+  // Complete what the server did not describe (binlog_row_metadata=MINIMAL).
+  if (schema) CompleteTableMap(s.decoder.MutableTable(t->table_id), *schema);
+  return Ok();
+}
+
+Status MySqlCapture::Impl::HandleRows(StreamSession& s, const BinlogEvent& ev,
+                                      const RowsEvent& re) {
+  FLOE_ASSIGN_OR_RETURN(const TableMapEvent* t, s.decoder.FindTable(re.table_id));
+  if (!Selected(t->db, t->table)) return Ok();
+  if (BeforeItsSnapshot(t->db, t->table, {s.decoder.current_file(), ev.position})) return Ok();
+  FLOE_ASSIGN_OR_RETURN(auto def, Definition(t->db, t->table));
+  const std::string where = fmt::format("{}:{}", s.decoder.current_file(), ev.position);
+  if (def->columns.size() != t->columns.size()) {
+    return SchemaIncompatible(
+        "binlog {}: rows of {}.{} have {} columns but the tracked schema has {}: a DDL was "
+        "not captured (restart with --startup initial)",
+        where, t->db, t->table, t->columns.size(), def->columns.size());
+  }
+  FLOE_RETURN_IF_ERROR(s.rows.Reset(*t, re, where));
+  auto source = s.SourceOf(ev, s.thread_id, s.annotate);
+  ChangeOp op = re.kind == RowsKind::kWrite    ? ChangeOp::kInsert
+                : re.kind == RowsKind::kUpdate ? ChangeOp::kUpdate
+                                               : ChangeOp::kDelete;
+  while (true) {
+    types::Row before, after;
+    uint32_t index = s.rows.row_index();
+    FLOE_ASSIGN_OR_RETURN(bool more, s.rows.Next(s.batch.arena.get(), &before, &after));
+    if (!more) break;
+    RowChange rc;
+    rc.op = op;
+    if (!filter.empty()) {
+      switch (filter.Decide(t->db, t->table, before, after, source->position.binlog)) {
+        case SnapshotFilter::Decision::kEmit:
+          break;
+        case SnapshotFilter::Decision::kSkip:
+          continue;
+        case SnapshotFilter::Decision::kEmitInsert:
+          rc.op = ChangeOp::kInsert;
+          before = {};
+          break;
+        case SnapshotFilter::Decision::kEmitDelete:
+          rc.op = ChangeOp::kDelete;
+          after = {};
+          break;
+      }
+    }
+    rc.table = def;
+    rc.before = before;
+    rc.after = after;
+    rc.source = source;
+    rc.row_in_event = index;
+    s.batch.events.emplace_back(std::move(rc));
   }
   return Ok();
 }
