@@ -191,6 +191,94 @@ struct CanalJsonReader::Impl {
   }
 };
 
+namespace {
+
+// The fields of a Canal message's envelope; elements are the JSON values.
+struct CanalEnvelope {
+  std::string_view type;
+  std::string_view database;
+  std::string_view table;
+  bool is_ddl = false;
+  int64_t es = 0;
+  dom::element data;
+  dom::element old;
+  dom::element mysql_type;
+  dom::element pk_names;
+  bool has_data = false;
+  bool has_old = false;
+  bool has_mysql_type = false;
+  bool has_pk = false;
+};
+
+Status ReadEnvelope(dom::object root, CanalEnvelope* e) {
+  for (auto [key, value] : root) {
+    if (key == "type") {
+      if (value.get_string().get(e->type)) return InvalidArgument("type: expected a string");
+    } else if (key == "database") {
+      if (!value.is_null() && value.get_string().get(e->database)) {
+        return InvalidArgument("database: expected a string");
+      }
+    } else if (key == "table") {
+      if (!value.is_null() && value.get_string().get(e->table)) {
+        return InvalidArgument("table: expected a string");
+      }
+    } else if (key == "isDdl") {
+      if (!value.is_null() && value.get_bool().get(e->is_ddl)) {
+        return InvalidArgument("isDdl: expected true or false");
+      }
+    } else if (key == "es") {
+      if (!value.is_null() && value.get_int64().get(e->es)) {
+        return InvalidArgument("es: expected a number of milliseconds");
+      }
+    } else if (key == "data") {
+      e->data = value;
+      e->has_data = !value.is_null();
+    } else if (key == "old") {
+      e->old = value;
+      e->has_old = !value.is_null();
+    } else if (key == "mysqlType") {
+      e->mysql_type = value;
+      e->has_mysql_type = !value.is_null();
+    } else if (key == "pkNames") {
+      e->pk_names = value;
+      e->has_pk = !value.is_null();
+    }
+  }
+  if (e->type.empty()) return InvalidArgument("type: missing");
+  return Ok();
+}
+
+// A DDL message (isDdl, or a type other than INSERT/UPDATE/DELETE): one
+// truncate or schema-change event.
+Status DecodeDdl(const CanalEnvelope& e, DebeziumEvent::TableKey key,
+                 std::vector<DebeziumEvent>* out) {
+  static constexpr std::string_view kDdlTypes[] = {"CREATE",   "ALTER", "ERASE",  "RENAME",
+                                                   "TRUNCATE", "QUERY", "CINDEX", "DINDEX"};
+  bool known = false;
+  for (std::string_view t : kDdlTypes) known = known || t == e.type;
+  if (!known) {
+    return InvalidArgument(
+        "type '{}' is not one of INSERT, UPDATE, DELETE or a DDL type "
+        "(CREATE, ALTER, ERASE, RENAME, TRUNCATE, QUERY, CINDEX, DINDEX)",
+        e.type.substr(0, 64));
+  }
+  DebeziumEvent& event = out->emplace_back();
+  event.db = key.db;
+  event.table = key.table;
+  event.ts_ms = e.es;
+  if (e.type == "TRUNCATE") {
+    if (e.table.empty()) return InvalidArgument("table: missing on a TRUNCATE");
+    event.kind = DebeziumEvent::Kind::kTruncate;
+    event.schema_change_kind = "truncate_table";
+  } else {
+    event.kind = DebeziumEvent::Kind::kSchemaChange;
+    if (!e.table.empty()) event.table_keys.push_back(std::move(key));
+  }
+  return Ok();
+}
+
+}  // namespace
+
 CanalJsonReader::CanalJsonReader() : impl_(std::make_unique<Impl>()) {}
 CanalJsonReader::~CanalJsonReader() = default;
 
@@ -205,58 +293,14 @@ Status CanalJsonReader::Decode(std::string_view message, Arena* arena,
   dom::object root;
   if (doc.get_object().get(root)) return InvalidArgument("expected a JSON object");
 
-  std::string_view type;
-  std::string_view database;
-  std::string_view table;
-  bool is_ddl = false;
-  int64_t es = 0;
-  dom::element data;
-  dom::element old;
-  dom::element mysql_type;
-  dom::element pk_names;
-  bool has_data = false;
-  bool has_old = false;
-  bool has_mysql_type = false;
-  bool has_pk = false;
-  for (auto [key, value] : root) {
-    if (key == "type") {
-      if (value.get_string().get(type)) return InvalidArgument("type: expected a string");
-    } else if (key == "database") {
-      if (!value.is_null() && value.get_string().get(database)) {
-        return InvalidArgument("database: expected a string");
-      }
-    } else if (key == "table") {
-      if (!value.is_null() && value.get_string().get(table)) {
-        return InvalidArgument("table: expected a string");
-      }
-    } else if (key == "isDdl") {
-      if (!value.is_null() && value.get_bool().get(is_ddl)) {
-        return InvalidArgument("isDdl: expected true or false");
-      }
-    } else if (key == "es") {
-      if (!value.is_null() && value.get_int64().get(es)) {
-        return InvalidArgument("es: expected a number of milliseconds");
-      }
-    } else if (key == "data") {
-      data = value;
-      has_data = !value.is_null();
-    } else if (key == "old") {
-      old = value;
-      has_old = !value.is_null();
-    } else if (key == "mysqlType") {
-      mysql_type = value;
-      has_mysql_type = !value.is_null();
-    } else if (key == "pkNames") {
-      pk_names = value;
-      has_pk = !value.is_null();
-    }
-  }
-  if (type.empty()) return InvalidArgument("type: missing");
+  CanalEnvelope e;
+  FLOE_RETURN_IF_ERROR(ReadEnvelope(root, &e));
+  const std::string_view type = e.type;
 
-  DebeziumEvent::TableKey key{std::string(database), std::string(table), {}};
-  if (has_pk) {
+  DebeziumEvent::TableKey key{std::string(e.database), std::string(e.table), {}};
+  if (e.has_pk) {
     dom::array names;
-    if (pk_names.get_array().get(names)) return InvalidArgument("pkNames: expected an array");
+    if (e.pk_names.get_array().get(names)) return InvalidArgument("pkNames: expected an array");
     for (dom::element name : names) {
       std::string_view text;
       if (name.get_string().get(text)) return InvalidArgument("pkNames: expected strings");
@@ -264,50 +308,28 @@ Status CanalJsonReader::Decode(std::string_view message, Arena* arena,
     }
   }
 
-  if (is_ddl || !(type == "INSERT" || type == "UPDATE" || type == "DELETE")) {
-    static constexpr std::string_view kDdlTypes[] = {"CREATE",   "ALTER", "ERASE",  "RENAME",
-                                                     "TRUNCATE", "QUERY", "CINDEX", "DINDEX"};
-    bool known = false;
-    for (std::string_view t : kDdlTypes) known = known || t == type;
-    if (!known) {
-      return InvalidArgument(
-          "type '{}' is not one of INSERT, UPDATE, DELETE or a DDL type "
-          "(CREATE, ALTER, ERASE, RENAME, TRUNCATE, QUERY, CINDEX, DINDEX)",
-          type.substr(0, 64));
-    }
-    DebeziumEvent& event = out->emplace_back();
-    event.db = key.db;
-    event.table = key.table;
-    event.ts_ms = es;
-    if (type == "TRUNCATE") {
-      if (table.empty()) return InvalidArgument("table: missing on a TRUNCATE");
-      event.kind = DebeziumEvent::Kind::kTruncate;
-      event.schema_change_kind = "truncate_table";
-    } else {
-      event.kind = DebeziumEvent::Kind::kSchemaChange;
-      if (!table.empty()) event.table_keys.push_back(std::move(key));
-    }
-    return Ok();
+  if (e.is_ddl || !(type == "INSERT" || type == "UPDATE" || type == "DELETE")) {
+    return DecodeDdl(e, std::move(key), out);
   }
 
-  if (table.empty()) return InvalidArgument("table: missing on a {} event", type);
-  if (database.empty()) return InvalidArgument("database: missing on a {} event", type);
-  if (!has_mysql_type) return InvalidArgument("mysqlType: missing (the column types)");
+  if (e.table.empty()) return InvalidArgument("table: missing on a {} event", type);
+  if (e.database.empty()) return InvalidArgument("database: missing on a {} event", type);
+  if (!e.has_mysql_type) return InvalidArgument("mysqlType: missing (the column types)");
   dom::object mysql_object;
-  if (mysql_type.get_object().get(mysql_object)) {
+  if (e.mysql_type.get_object().get(mysql_object)) {
     return InvalidArgument("mysqlType: expected an object");
   }
   FLOE_RETURN_IF_ERROR(s.LoadColumns(mysql_object));
 
   dom::array rows;
-  if (!has_data || data.get_array().get(rows)) {
+  if (!e.has_data || e.data.get_array().get(rows)) {
     return InvalidArgument("data: expected an array of rows on a {} event", type);
   }
   dom::array old_rows;
   size_t old_count = 0;
   const bool update = type == "UPDATE";
-  if (update && has_old) {
-    if (old.get_array().get(old_rows)) return InvalidArgument("old: expected an array");
+  if (update && e.has_old) {
+    if (e.old.get_array().get(old_rows)) return InvalidArgument("old: expected an array");
     old_count = old_rows.size();
     if (old_count != rows.size()) {
       return InvalidArgument("old: {} rows for {} rows of data", old_count, rows.size());
@@ -327,7 +349,7 @@ Status CanalJsonReader::Decode(std::string_view message, Arena* arena,
     event.op = op;
     event.db = key.db;
     event.table = key.table;
-    event.ts_ms = es;
+    event.ts_ms = e.es;
     event.row_schema = s.columns.schema;
     event.table_keys.push_back(key);
     if (op == ChangeOp::kDelete) {
