@@ -54,11 +54,11 @@ std::string_view TruncateFraction(std::string_view s, std::string* scratch) {
   return *scratch;
 }
 
-}  // namespace
-
-class OnePassDecoder::Impl : public types::JsonCursor {
+// The decoder (internal linkage, so that its steps used once are inlined
+// without growing the unit).
+class OnePass : public types::JsonCursor {
  public:
-  Impl() { max_skip_depth_ = kMaxSkippedDepth; }
+  OnePass() { max_skip_depth_ = kMaxSkippedDepth; }
 
   bool Decode(std::string_view line, const types::Schema* known, Arena* arena, PlanSource* plans,
               DebeziumEvent* event) {
@@ -688,6 +688,10 @@ class OnePassDecoder::Impl : public types::JsonCursor {
   std::string text_;         // decimal text / timestamp scratch
   std::string schema_name_;  // source.schema, until source.db is known
 };
+
+}  // namespace
+
+class OnePassDecoder::Impl : public OnePass {};
 
 OnePassDecoder::OnePassDecoder() : impl_(std::make_unique<Impl>()) {}
 OnePassDecoder::~OnePassDecoder() = default;
