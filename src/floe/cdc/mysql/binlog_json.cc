@@ -77,6 +77,93 @@ void AppendPackedTemporal(uint8_t field_type, int64_t packed, std::string* out) 
 Status AppendValue(std::span<const uint8_t> c, uint8_t type, size_t entry, bool large, int depth,
                    std::string* out);
 
+// An object (types 0x00 small, 0x01 large) or array (0x02, 0x03): a count and
+// a size, key entries (objects), value entries, then keys and values.
+Status AppendContainer(std::span<const uint8_t> b, uint8_t type, int depth, std::string* out) {
+  size_t off = 0;
+  auto need = [&](size_t n) { return b.size() - off >= n; };
+  bool large = type == 0x01 || type == 0x03;
+  bool object = type <= 0x01;
+  size_t w = large ? 4 : 2;
+  if (!need(2 * w)) return Corruption("truncated JSON container header");
+  uint64_t count =
+      large ? LoadLittleEndian<uint32_t>(b.data()) : LoadLittleEndian<uint16_t>(b.data());
+  uint64_t size =
+      large ? LoadLittleEndian<uint32_t>(b.data() + w) : LoadLittleEndian<uint16_t>(b.data() + w);
+  if (size > b.size()) return Corruption("JSON container size {} > {} bytes", size, b.size());
+  std::span<const uint8_t> c = b.subspan(0, size);
+  size_t header = 2 * w;
+  size_t key_entry = w + 2, value_entry = 1 + w;
+  if (count > size || header + count * ((object ? key_entry : 0) + value_entry) > size) {
+    return Corruption("JSON container of {} elements does not fit {} bytes", count, size);
+  }
+  out->push_back(object ? '{' : '[');
+  for (uint64_t i = 0; i < count; ++i) {
+    if (i) out->push_back(',');
+    if (object) {
+      size_t ke = header + i * key_entry;
+      uint64_t koff = large ? LoadLittleEndian<uint32_t>(c.data() + ke)
+                            : LoadLittleEndian<uint16_t>(c.data() + ke);
+      uint64_t klen = LoadLittleEndian<uint16_t>(c.data() + ke + w);
+      if (koff > size || klen > size - koff) return Corruption("JSON key out of bounds");
+      AppendJsonString({reinterpret_cast<const char*>(c.data() + koff), klen}, out);
+      out->push_back(':');
+    }
+    size_t ve = header + (object ? count * key_entry : 0) + i * value_entry;
+    uint8_t vt = c[ve];
+    FLOE_RETURN_IF_ERROR(AppendValue(c, vt, ve + 1, large, depth + 1, out));
+  }
+  out->push_back(object ? '}' : ']');
+  return Ok();
+}
+
+// An opaque value (0x0f): a MySQL column type, a length and the field's
+// binary form; DECIMAL and temporal types as text, others as base64.
+Status AppendOpaque(std::span<const uint8_t> b, std::string* out) {
+  size_t off = 0;
+  auto need = [&](size_t n) { return b.size() - off >= n; };
+  if (!need(1)) return Corruption("truncated JSON opaque");
+  uint8_t ft = b[off++];
+  uint64_t len = 0;
+  if (!ReadVarLength(b, &off, &len) || len > b.size() - off)
+    return Corruption("truncated JSON opaque");
+  std::span<const uint8_t> data = b.subspan(off, len);
+  if (ft == column_type::kNewDecimal && len >= 2) {
+    types::int128_t unscaled = 0;
+    std::string text;
+    int precision = data[0], scale = data[1];
+    auto used = DecodeBinaryDecimal(data.subspan(2), precision, scale, &unscaled, &text);
+    if (!used) return std::unexpected(used.error());
+    if (precision <= 38) {
+      text.clear();
+      bool neg = unscaled < 0;
+      unsigned __int128 u = neg ? -static_cast<unsigned __int128>(unscaled)
+                                : static_cast<unsigned __int128>(unscaled);
+      std::string digits;
+      do {
+        digits.push_back(static_cast<char>('0' + static_cast<int>(u % 10)));
+        u /= 10;
+      } while (u > 0);
+      while (static_cast<int>(digits.size()) <= scale) digits.push_back('0');
+      std::string r(digits.rbegin(), digits.rend());
+      if (scale > 0) r.insert(r.size() - static_cast<size_t>(scale), ".");
+      text = (neg ? "-" : "") + r;
+    }
+    out->append(text);
+    return Ok();
+  }
+  if ((ft == column_type::kDate || ft == column_type::kTime || ft == column_type::kDateTime ||
+       ft == column_type::kTimestamp) &&
+      len >= 8) {
+    AppendPackedTemporal(ft, LoadLittleEndian<int64_t>(data.data()), out);
+    return Ok();
+  }
+  std::string s = fmt::format("base64:type{}:", ft);
+  Base64Encode({reinterpret_cast<const char*>(data.data()), data.size()}, &s);
+  AppendJsonString(s, out);
+  return Ok();
+}
+
 Status AppendScalarOrContainer(std::span<const uint8_t> b, uint8_t type, int depth,
                                std::string* out) {
   if (depth > kMaxDepth) return Corruption("JSON nested deeper than {}", kMaxDepth);
@@ -86,41 +173,8 @@ Status AppendScalarOrContainer(std::span<const uint8_t> b, uint8_t type, int dep
     case 0x00:
     case 0x01:
     case 0x02:
-    case 0x03: {
-      bool large = type == 0x01 || type == 0x03;
-      bool object = type <= 0x01;
-      size_t w = large ? 4 : 2;
-      if (!need(2 * w)) return Corruption("truncated JSON container header");
-      uint64_t count =
-          large ? LoadLittleEndian<uint32_t>(b.data()) : LoadLittleEndian<uint16_t>(b.data());
-      uint64_t size = large ? LoadLittleEndian<uint32_t>(b.data() + w)
-                            : LoadLittleEndian<uint16_t>(b.data() + w);
-      if (size > b.size()) return Corruption("JSON container size {} > {} bytes", size, b.size());
-      std::span<const uint8_t> c = b.subspan(0, size);
-      size_t header = 2 * w;
-      size_t key_entry = w + 2, value_entry = 1 + w;
-      if (count > size || header + count * ((object ? key_entry : 0) + value_entry) > size) {
-        return Corruption("JSON container of {} elements does not fit {} bytes", count, size);
-      }
-      out->push_back(object ? '{' : '[');
-      for (uint64_t i = 0; i < count; ++i) {
-        if (i) out->push_back(',');
-        if (object) {
-          size_t ke = header + i * key_entry;
-          uint64_t koff = large ? LoadLittleEndian<uint32_t>(c.data() + ke)
-                                : LoadLittleEndian<uint16_t>(c.data() + ke);
-          uint64_t klen = LoadLittleEndian<uint16_t>(c.data() + ke + w);
-          if (koff > size || klen > size - koff) return Corruption("JSON key out of bounds");
-          AppendJsonString({reinterpret_cast<const char*>(c.data() + koff), klen}, out);
-          out->push_back(':');
-        }
-        size_t ve = header + (object ? count * key_entry : 0) + i * value_entry;
-        uint8_t vt = c[ve];
-        FLOE_RETURN_IF_ERROR(AppendValue(c, vt, ve + 1, large, depth + 1, out));
-      }
-      out->push_back(object ? '}' : ']');
-      return Ok();
-    }
+    case 0x03:
+      return AppendContainer(b, type, depth, out);
     case 0x04:
       if (!need(1)) return Corruption("truncated JSON literal");
       if (b[0] == 0)
@@ -173,48 +227,8 @@ Status AppendScalarOrContainer(std::span<const uint8_t> b, uint8_t type, int dep
       AppendJsonString({reinterpret_cast<const char*>(b.data() + off), len}, out);
       return Ok();
     }
-    case 0x0f: {
-      if (!need(1)) return Corruption("truncated JSON opaque");
-      uint8_t ft = b[off++];
-      uint64_t len = 0;
-      if (!ReadVarLength(b, &off, &len) || len > b.size() - off)
-        return Corruption("truncated JSON opaque");
-      std::span<const uint8_t> data = b.subspan(off, len);
-      if (ft == column_type::kNewDecimal && len >= 2) {
-        types::int128_t unscaled = 0;
-        std::string text;
-        int precision = data[0], scale = data[1];
-        auto used = DecodeBinaryDecimal(data.subspan(2), precision, scale, &unscaled, &text);
-        if (!used) return std::unexpected(used.error());
-        if (precision <= 38) {
-          text.clear();
-          bool neg = unscaled < 0;
-          unsigned __int128 u = neg ? -static_cast<unsigned __int128>(unscaled)
-                                    : static_cast<unsigned __int128>(unscaled);
-          std::string digits;
-          do {
-            digits.push_back(static_cast<char>('0' + static_cast<int>(u % 10)));
-            u /= 10;
-          } while (u > 0);
-          while (static_cast<int>(digits.size()) <= scale) digits.push_back('0');
-          std::string r(digits.rbegin(), digits.rend());
-          if (scale > 0) r.insert(r.size() - static_cast<size_t>(scale), ".");
-          text = (neg ? "-" : "") + r;
-        }
-        out->append(text);
-        return Ok();
-      }
-      if ((ft == column_type::kDate || ft == column_type::kTime || ft == column_type::kDateTime ||
-           ft == column_type::kTimestamp) &&
-          len >= 8) {
-        AppendPackedTemporal(ft, LoadLittleEndian<int64_t>(data.data()), out);
-        return Ok();
-      }
-      std::string s = fmt::format("base64:type{}:", ft);
-      Base64Encode({reinterpret_cast<const char*>(data.data()), data.size()}, &s);
-      AppendJsonString(s, out);
-      return Ok();
-    }
+    case 0x0f:
+      return AppendOpaque(b, out);
     default:
       return Corruption("unknown JSON value type 0x{:02x}", type);
   }
