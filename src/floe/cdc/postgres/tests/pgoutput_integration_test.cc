@@ -247,35 +247,34 @@ class PgoutputIntegrationTest : public ::testing::Test {
     return std::nullopt;
   }
 
-  std::string host_, port_, replication_conninfo_, suffix_;
-  std::string table_, full_table_, publication_, slot_;
-  bool slot_created_ = false;
-  Conn sql_, replication_;
-};
-
-TEST_F(PgoutputIntegrationTest, DecodesAWorkloadStreamedByTheServer) {
-  Exec("SET TimeZone = 'UTC'");
-  Exec("CREATE TABLE " + table_ +
-       " (id int PRIMARY KEY, name text, amount numeric(12,3), flag boolean, created timestamptz,"
-       " payload bytea, doc jsonb, big text)");
-  // Stored out of line, uncompressed: over 2 kB it is TOASTed for sure.
-  Exec("ALTER TABLE " + table_ + " ALTER COLUMN big SET STORAGE EXTERNAL");
-  Exec("CREATE TABLE " + full_table_ + " (k int, v text)");
-  Exec("ALTER TABLE " + full_table_ + " REPLICA IDENTITY FULL");
-  Exec("CREATE PUBLICATION " + publication_ + " FOR TABLE " + table_ + ", " + full_table_);
-
-  replication_ = Conn(PQconnectdb(replication_conninfo_.c_str()));
-  ASSERT_EQ(PQstatus(replication_.get()), CONNECTION_OK) << PQerrorMessage(replication_.get());
-  {
-    PgResult r(PQexec(replication_.get(), "IDENTIFY_SYSTEM"));
-    ASSERT_EQ(PQresultStatus(r.get()), PGRES_TUPLES_OK) << PQresultErrorMessage(r.get());
-    ASSERT_EQ(std::string(PQfname(r.get(), 2)), "xlogpos");
-    auto xlogpos = Lsn::Parse(PQgetvalue(r.get(), 0, 2));
-    ASSERT_TRUE(xlogpos) << xlogpos.error().ToString();
-    EXPECT_TRUE(xlogpos->valid());
+  // The two tables (one under REPLICA IDENTITY FULL) and their publication.
+  void CreateTables() {
+    ASSERT_NO_FATAL_FAILURE(Exec("SET TimeZone = 'UTC'"));
+    ASSERT_NO_FATAL_FAILURE(Exec(
+        "CREATE TABLE " + table_ +
+        " (id int PRIMARY KEY, name text, amount numeric(12,3), flag boolean, created timestamptz,"
+        " payload bytea, doc jsonb, big text)"));
+    // Stored out of line, uncompressed: over 2 kB it is TOASTed for sure.
+    ASSERT_NO_FATAL_FAILURE(
+        Exec("ALTER TABLE " + table_ + " ALTER COLUMN big SET STORAGE EXTERNAL"));
+    ASSERT_NO_FATAL_FAILURE(Exec("CREATE TABLE " + full_table_ + " (k int, v text)"));
+    ASSERT_NO_FATAL_FAILURE(Exec("ALTER TABLE " + full_table_ + " REPLICA IDENTITY FULL"));
+    ASSERT_NO_FATAL_FAILURE(
+        Exec("CREATE PUBLICATION " + publication_ + " FOR TABLE " + table_ + ", " + full_table_));
   }
-  Lsn consistent_point;
-  {
+
+  // Connects for replication, checks IDENTIFY_SYSTEM and creates the slot.
+  void CreateSlot(Lsn* consistent_point) {
+    replication_ = Conn(PQconnectdb(replication_conninfo_.c_str()));
+    ASSERT_EQ(PQstatus(replication_.get()), CONNECTION_OK) << PQerrorMessage(replication_.get());
+    {
+      PgResult r(PQexec(replication_.get(), "IDENTIFY_SYSTEM"));
+      ASSERT_EQ(PQresultStatus(r.get()), PGRES_TUPLES_OK) << PQresultErrorMessage(r.get());
+      ASSERT_EQ(std::string(PQfname(r.get(), 2)), "xlogpos");
+      auto xlogpos = Lsn::Parse(PQgetvalue(r.get(), 0, 2));
+      ASSERT_TRUE(xlogpos) << xlogpos.error().ToString();
+      EXPECT_TRUE(xlogpos->valid());
+    }
     PgResult r(PQexec(
         replication_.get(),
         ("CREATE_REPLICATION_SLOT " + slot_ + " LOGICAL pgoutput (SNAPSHOT 'nothing')").c_str()));
@@ -284,36 +283,36 @@ TEST_F(PgoutputIntegrationTest, DecodesAWorkloadStreamedByTheServer) {
     ASSERT_EQ(std::string(PQfname(r.get(), 1)), "consistent_point");
     auto lsn = Lsn::Parse(PQgetvalue(r.get(), 0, 1));
     ASSERT_TRUE(lsn) << lsn.error().ToString();
-    consistent_point = *lsn;
+    *consistent_point = *lsn;
     EXPECT_EQ(lsn->ToString(), PQgetvalue(r.get(), 0, 1));
   }
 
-  // The workload, one transaction per statement unless said otherwise.
-  std::string big;
-  for (int i = 0; big.size() < 3000; ++i) big += "toast-" + std::to_string(i * 7919 % 10007) + ";";
-  Exec("INSERT INTO " + table_ + " VALUES (1, 'one', 12.345, true, '2024-01-02 03:04:05+00', " +
-       "'\\x00ff', '{\"a\": 1}', '" + big + "'), (2, NULL, NULL, NULL, NULL, NULL, NULL, NULL)");
-  Exec("UPDATE " + table_ + " SET name = 'uno' WHERE id = 1");  // big: unchanged TOAST
-  Exec("UPDATE " + table_ + " SET id = 3 WHERE id = 2");        // the key changes
-  Exec("DELETE FROM " + table_ + " WHERE id = 3");
-  Exec("INSERT INTO " + full_table_ + " VALUES (1, 'a')");
-  Exec("UPDATE " + full_table_ + " SET v = 'b'");
-  Exec("DELETE FROM " + full_table_);
-  Exec("SELECT pg_logical_emit_message(true, 'floe', 'hello')");
-  Exec("TRUNCATE " + table_ + ", " + full_table_);
-  constexpr int kStreamedRows = 2000;
-  // Large enough (about 400 kB) to be streamed before it commits...
-  Exec("INSERT INTO " + full_table_ + " SELECT g, repeat('z', 200) FROM generate_series(1, " +
-       std::to_string(kStreamedRows) + ") g");
-  // ... and one that is streamed, then rolled back.
-  Exec("BEGIN");
-  Exec("INSERT INTO " + full_table_ + " SELECT g, repeat('y', 200) FROM generate_series(1, " +
-       std::to_string(kStreamedRows) + ") g");
-  Exec("ROLLBACK");
-  Exec("INSERT INTO " + table_ + " (id, name) VALUES (100, 'last')");
-  const std::string wal_after_workload = Query("SELECT pg_current_wal_insert_lsn()");
+  // The workload, one transaction per statement unless said otherwise; `big`
+  // is the TOASTed value. Returns the WAL insert position after it.
+  std::string RunWorkload(const std::string& big, int streamed_rows) {
+    Exec("INSERT INTO " + table_ + " VALUES (1, 'one', 12.345, true, '2024-01-02 03:04:05+00', " +
+         "'\\x00ff', '{\"a\": 1}', '" + big + "'), (2, NULL, NULL, NULL, NULL, NULL, NULL, NULL)");
+    Exec("UPDATE " + table_ + " SET name = 'uno' WHERE id = 1");  // big: unchanged TOAST
+    Exec("UPDATE " + table_ + " SET id = 3 WHERE id = 2");        // the key changes
+    Exec("DELETE FROM " + table_ + " WHERE id = 3");
+    Exec("INSERT INTO " + full_table_ + " VALUES (1, 'a')");
+    Exec("UPDATE " + full_table_ + " SET v = 'b'");
+    Exec("DELETE FROM " + full_table_);
+    Exec("SELECT pg_logical_emit_message(true, 'floe', 'hello')");
+    Exec("TRUNCATE " + table_ + ", " + full_table_);
+    // Large enough (about 400 kB) to be streamed before it commits...
+    Exec("INSERT INTO " + full_table_ + " SELECT g, repeat('z', 200) FROM generate_series(1, " +
+         std::to_string(streamed_rows) + ") g");
+    // ... and one that is streamed, then rolled back.
+    Exec("BEGIN");
+    Exec("INSERT INTO " + full_table_ + " SELECT g, repeat('y', 200) FROM generate_series(1, " +
+         std::to_string(streamed_rows) + ") g");
+    Exec("ROLLBACK");
+    Exec("INSERT INTO " + table_ + " (id, name) VALUES (100, 'last')");
+    return Query("SELECT pg_current_wal_insert_lsn()");
+  }
 
-  {
+  void StartStreaming() {
     const std::string start = "START_REPLICATION SLOT " + slot_ +
                               " LOGICAL 0/0 (proto_version '2', " + "publication_names '" +
                               publication_ + "', streaming 'on', messages 'true')";
@@ -321,78 +320,83 @@ TEST_F(PgoutputIntegrationTest, DecodesAWorkloadStreamedByTheServer) {
     ASSERT_EQ(PQresultStatus(r.get()), PGRES_COPY_BOTH) << PQresultErrorMessage(r.get());
   }
 
-  // Read until the Commit of the last insert, acknowledging each commit.
-  PgoutputDecoder decoder(PgoutputVersion::kV2);
-  std::vector<Event> events;
-  Lsn acknowledged;
-  int keepalives = 0;
-  bool done = false;
-  const auto deadline = Clock::now() + std::chrono::seconds(60);
-  while (!done) {
-    auto frame = NextFrame(deadline);
-    ASSERT_TRUE(frame) << "no Commit of the last insert within 60 s; " << events.size()
-                       << " messages so far";
-    auto copy_data = DecodeReplicationMessage(*frame);
-    ASSERT_TRUE(copy_data) << copy_data.error().ToString();
-    if (auto* k = std::get_if<PrimaryKeepalive>(&*copy_data)) {
-      ++keepalives;
-      EXPECT_TRUE(k->wal_end.valid());
-      if (k->reply_requested) {
-        ASSERT_NO_FATAL_FAILURE(SendStatus(acknowledged, false));
+  // Reads until the Commit of the last insert, acknowledging each commit.
+  void ReadUntilLastCommit(std::vector<Event>* events, Lsn* acknowledged, int* keepalives) {
+    PgoutputDecoder decoder(PgoutputVersion::kV2);
+    const auto deadline = Clock::now() + std::chrono::seconds(60);
+    while (true) {
+      auto frame = NextFrame(deadline);
+      ASSERT_TRUE(frame) << "no Commit of the last insert within 60 s; " << events->size()
+                         << " messages so far";
+      auto copy_data = DecodeReplicationMessage(*frame);
+      ASSERT_TRUE(copy_data) << copy_data.error().ToString();
+      if (auto* k = std::get_if<PrimaryKeepalive>(&*copy_data)) {
+        ++*keepalives;
+        EXPECT_TRUE(k->wal_end.valid());
+        if (k->reply_requested) {
+          ASSERT_NO_FATAL_FAILURE(SendStatus(*acknowledged, false));
+        }
+        continue;
       }
-      continue;
-    }
-    const XLogData& x = std::get<XLogData>(*copy_data);
-    EXPECT_LE(x.wal_start, x.wal_end);
-    auto message = decoder.Decode(x.data);
-    ASSERT_TRUE(message) << "at " << x.wal_start.ToString() << ": " << message.error().ToString();
-    events.push_back(Summarize(*message));
-    const Event& e = events.back();
-    if (e.name == "Commit" || e.name == "Stream Commit") {
-      acknowledged = e.end_lsn;
-      ASSERT_NO_FATAL_FAILURE(SendStatus(acknowledged, false));
-    }
-    if (e.name == "Insert" && e.new_columns.size() == 8 && e.new_columns[1].data == "last") {
-      // The next message is its Commit.
-      auto next = NextFrame(deadline);
-      ASSERT_TRUE(next);
-      auto last = DecodeReplicationMessage(*next);
-      ASSERT_TRUE(last && std::holds_alternative<XLogData>(*last));
-      auto commit = decoder.Decode(std::get<XLogData>(*last).data);
-      ASSERT_TRUE(commit) << commit.error().ToString();
-      events.push_back(Summarize(*commit));
-      ASSERT_EQ(events.back().name, "Commit");
-      acknowledged = events.back().end_lsn;
-      done = true;
+      const XLogData& x = std::get<XLogData>(*copy_data);
+      EXPECT_LE(x.wal_start, x.wal_end);
+      auto message = decoder.Decode(x.data);
+      ASSERT_TRUE(message) << "at " << x.wal_start.ToString() << ": " << message.error().ToString();
+      events->push_back(Summarize(*message));
+      const Event& e = events->back();
+      if (e.name == "Commit" || e.name == "Stream Commit") {
+        *acknowledged = e.end_lsn;
+        ASSERT_NO_FATAL_FAILURE(SendStatus(*acknowledged, false));
+      }
+      if (e.name == "Insert" && e.new_columns.size() == 8 && e.new_columns[1].data == "last") {
+        // The next message is its Commit.
+        auto next = NextFrame(deadline);
+        ASSERT_TRUE(next);
+        auto last = DecodeReplicationMessage(*next);
+        ASSERT_TRUE(last && std::holds_alternative<XLogData>(*last));
+        auto commit = decoder.Decode(std::get<XLogData>(*last).data);
+        ASSERT_TRUE(commit) << commit.error().ToString();
+        events->push_back(Summarize(*commit));
+        ASSERT_EQ(events->back().name, "Commit");
+        *acknowledged = events->back().end_lsn;
+        return;
+      }
     }
   }
 
   // The server confirms our flushed position: ask for a reply, wait for its
   // keepalive, then read the slot.
-  ASSERT_NO_FATAL_FAILURE(SendStatus(acknowledged, true));
-  bool replied = false;
-  const auto reply_deadline = Clock::now() + std::chrono::seconds(10);
-  while (!replied) {
-    auto frame = NextFrame(reply_deadline);
-    ASSERT_TRUE(frame) << "no keepalive after a standby status update asking for one";
-    auto copy_data = DecodeReplicationMessage(*frame);
-    ASSERT_TRUE(copy_data) << copy_data.error().ToString();
-    replied = std::holds_alternative<PrimaryKeepalive>(*copy_data);
+  void ExpectSlotConfirmed(Lsn acknowledged) {
+    ASSERT_NO_FATAL_FAILURE(SendStatus(acknowledged, true));
+    bool replied = false;
+    const auto reply_deadline = Clock::now() + std::chrono::seconds(10);
+    while (!replied) {
+      auto frame = NextFrame(reply_deadline);
+      ASSERT_TRUE(frame) << "no keepalive after a standby status update asking for one";
+      auto copy_data = DecodeReplicationMessage(*frame);
+      ASSERT_TRUE(copy_data) << copy_data.error().ToString();
+      replied = std::holds_alternative<PrimaryKeepalive>(*copy_data);
+    }
+    std::string confirmed;
+    for (int i = 0; i < 50; ++i) {
+      confirmed = Query("SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = '" +
+                        slot_ + "'");
+      if (confirmed == acknowledged.ToString()) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    EXPECT_EQ(confirmed, acknowledged.ToString()) << "the slot's confirmed_flush_lsn";
   }
-  std::string confirmed;
-  for (int i = 0; i < 50; ++i) {
-    confirmed = Query("SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = '" +
-                      slot_ + "'");
-    if (confirmed == acknowledged.ToString()) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  EXPECT_EQ(confirmed, acknowledged.ToString()) << "the slot's confirmed_flush_lsn";
-  auto wal_after = Lsn::Parse(wal_after_workload);
-  ASSERT_TRUE(wal_after);
-  EXPECT_GT(acknowledged, consistent_point);
-  EXPECT_LE(acknowledged, *wal_after);
 
-  // --- The sequence.
+  std::string host_, port_, replication_conninfo_, suffix_;
+  std::string table_, full_table_, publication_, slot_;
+  bool slot_created_ = false;
+  Conn sql_, replication_;
+};
+
+// The Relation messages of the two tables: their ids (`items`, `full`) and
+// the columns of the first.
+void ExpectRelations(const std::vector<Event>& events, const std::string& table,
+                     const std::string& full_table, uint32_t* items, uint32_t* full) {
   std::map<std::string, uint32_t> relation_ids;  // "public.<table>" -> id
   std::map<uint32_t, const Event*> relations;
   for (const Event& e : events) {
@@ -401,12 +405,12 @@ TEST_F(PgoutputIntegrationTest, DecodesAWorkloadStreamedByTheServer) {
       relations[e.relation_id] = &e;
     }
   }
-  ASSERT_EQ(relation_ids.count("public." + table_), 1u);
-  ASSERT_EQ(relation_ids.count("public." + full_table_), 1u);
-  const uint32_t items = relation_ids["public." + table_];
-  const uint32_t full = relation_ids["public." + full_table_];
+  ASSERT_EQ(relation_ids.count("public." + table), 1u);
+  ASSERT_EQ(relation_ids.count("public." + full_table), 1u);
+  *items = relation_ids["public." + table];
+  *full = relation_ids["public." + full_table];
 
-  const Event& items_rel = *relations[items];
+  const Event& items_rel = *relations[*items];
   EXPECT_EQ(items_rel.text2, "d");
   ASSERT_EQ(items_rel.columns.size(), 8u);
   const std::vector<std::string> names = {"id",      "name",    "amount", "flag",
@@ -419,9 +423,11 @@ TEST_F(PgoutputIntegrationTest, DecodesAWorkloadStreamedByTheServer) {
   }
   EXPECT_EQ(items_rel.columns[2].type_modifier, ((12 << 16) | 3) + 4);  // numeric(12,3)
   EXPECT_EQ(items_rel.columns[1].type_modifier, -1);
-  EXPECT_EQ(relations[full]->text2, "f");
+  EXPECT_EQ(relations[*full]->text2, "f");
+}
 
-  // Outside streams: Begin ... Commit pairs with matching LSNs, in commit order.
+// Outside streams: Begin ... Commit pairs with matching LSNs, in commit order.
+void ExpectBeginCommitPairs(const std::vector<Event>& events) {
   Lsn last_commit;
   const Event* begin = nullptr;
   for (const Event& e : events) {
@@ -438,8 +444,22 @@ TEST_F(PgoutputIntegrationTest, DecodesAWorkloadStreamedByTheServer) {
     }
   }
   EXPECT_EQ(begin, nullptr);
+}
 
-  // The row changes, in order, outside the stream blocks.
+Column Text(const std::string& s) { return Column{ColumnValue::Kind::kText, s}; }
+
+void ExpectColumns(const std::vector<Column>& got, const std::vector<Column>& want,
+                   const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(got[i].kind, want[i].kind) << what << " column " << i;
+    EXPECT_EQ(got[i].data, want[i].data) << what << " column " << i;
+  }
+}
+
+// The row changes, in order, outside the stream blocks.
+void ExpectRowChanges(const std::vector<Event>& events, uint32_t items, uint32_t full,
+                      const std::string& big) {
   std::vector<const Event*> changes;
   for (const Event& e : events) {
     if ((e.name == "Insert" || e.name == "Update" || e.name == "Delete" || e.name == "Truncate" ||
@@ -449,58 +469,49 @@ TEST_F(PgoutputIntegrationTest, DecodesAWorkloadStreamedByTheServer) {
     }
   }
   ASSERT_EQ(changes.size(), 11u);
-  auto text = [](const std::string& s) { return Column{ColumnValue::Kind::kText, s}; };
-  auto expect_columns = [](const std::vector<Column>& got, const std::vector<Column>& want,
-                           const std::string& what) {
-    ASSERT_EQ(got.size(), want.size()) << what;
-    for (size_t i = 0; i < want.size(); ++i) {
-      EXPECT_EQ(got[i].kind, want[i].kind) << what << " column " << i;
-      EXPECT_EQ(got[i].data, want[i].data) << what << " column " << i;
-    }
-  };
   const Column null{ColumnValue::Kind::kNull, ""};
   const Column unchanged{ColumnValue::Kind::kUnchangedToast, ""};
 
   EXPECT_EQ(changes[0]->name, "Insert");
   EXPECT_EQ(changes[0]->relation_id, items);
-  expect_columns(changes[0]->new_columns,
-                 {text("1"), text("one"), text("12.345"), text("t"), text("2024-01-02 03:04:05+00"),
-                  text("\\x00ff"), text("{\"a\": 1}"), text(big)},
-                 "first insert");
+  ExpectColumns(changes[0]->new_columns,
+                {Text("1"), Text("one"), Text("12.345"), Text("t"), Text("2024-01-02 03:04:05+00"),
+                 Text("\\x00ff"), Text("{\"a\": 1}"), Text(big)},
+                "first insert");
   EXPECT_EQ(changes[1]->name, "Insert");
-  expect_columns(changes[1]->new_columns, {text("2"), null, null, null, null, null, null, null},
-                 "second insert");
+  ExpectColumns(changes[1]->new_columns, {Text("2"), null, null, null, null, null, null, null},
+                "second insert");
 
   // The update that left `big` alone: 'u', never a null or a value.
   EXPECT_EQ(changes[2]->name, "Update");
   EXPECT_EQ(changes[2]->old_kind, OldTupleKind::kNone);
-  expect_columns(changes[2]->new_columns,
-                 {text("1"), text("uno"), text("12.345"), text("t"), text("2024-01-02 03:04:05+00"),
-                  text("\\x00ff"), text("{\"a\": 1}"), unchanged},
-                 "update of name");
+  ExpectColumns(changes[2]->new_columns,
+                {Text("1"), Text("uno"), Text("12.345"), Text("t"), Text("2024-01-02 03:04:05+00"),
+                 Text("\\x00ff"), Text("{\"a\": 1}"), unchanged},
+                "update of name");
 
   // The key changed: the old key comes first, the other old columns null.
   EXPECT_EQ(changes[3]->name, "Update");
   EXPECT_EQ(changes[3]->old_kind, OldTupleKind::kKey);
-  expect_columns(changes[3]->old_columns, {text("2"), null, null, null, null, null, null, null},
-                 "old key");
+  ExpectColumns(changes[3]->old_columns, {Text("2"), null, null, null, null, null, null, null},
+                "old key");
   EXPECT_EQ(changes[3]->new_columns[0].data, "3");
 
   EXPECT_EQ(changes[4]->name, "Delete");
   EXPECT_EQ(changes[4]->old_kind, OldTupleKind::kKey);
-  expect_columns(changes[4]->old_columns, {text("3"), null, null, null, null, null, null, null},
-                 "deleted key");
+  ExpectColumns(changes[4]->old_columns, {Text("3"), null, null, null, null, null, null, null},
+                "deleted key");
 
   // REPLICA IDENTITY FULL: the whole old row.
   EXPECT_EQ(changes[5]->name, "Insert");
   EXPECT_EQ(changes[5]->relation_id, full);
   EXPECT_EQ(changes[6]->name, "Update");
   EXPECT_EQ(changes[6]->old_kind, OldTupleKind::kOld);
-  expect_columns(changes[6]->old_columns, {text("1"), text("a")}, "old row");
-  expect_columns(changes[6]->new_columns, {text("1"), text("b")}, "new row");
+  ExpectColumns(changes[6]->old_columns, {Text("1"), Text("a")}, "old row");
+  ExpectColumns(changes[6]->new_columns, {Text("1"), Text("b")}, "new row");
   EXPECT_EQ(changes[7]->name, "Delete");
   EXPECT_EQ(changes[7]->old_kind, OldTupleKind::kOld);
-  expect_columns(changes[7]->old_columns, {text("1"), text("b")}, "deleted row");
+  ExpectColumns(changes[7]->old_columns, {Text("1"), Text("b")}, "deleted row");
 
   EXPECT_EQ(changes[8]->name, "Message");
   EXPECT_TRUE(changes[8]->flag);
@@ -517,9 +528,11 @@ TEST_F(PgoutputIntegrationTest, DecodesAWorkloadStreamedByTheServer) {
 
   EXPECT_EQ(changes[10]->name, "Insert");
   EXPECT_EQ(changes[10]->new_columns[0].data, "100");
+}
 
-  // The two large transactions came in stream blocks: every data message in a
-  // block carries the block's xid; one ends in Stream Commit, one in Stream Abort.
+// The two large transactions came in stream blocks: every data message in a
+// block carries the block's xid; one ends in Stream Commit, one in Stream Abort.
+void ExpectStreamBlocks(const std::vector<Event>& events, uint32_t full, int streamed_rows) {
   std::map<uint32_t, int> streamed_inserts;
   std::map<uint32_t, int> first_segments;
   std::vector<std::string> endings;
@@ -537,10 +550,10 @@ TEST_F(PgoutputIntegrationTest, DecodesAWorkloadStreamedByTheServer) {
       ASSERT_EQ(streamed_inserts.count(e.xid), 1u) << e.name << " of a transaction never streamed";
       // A commit streams what is left; an abort drops what was not streamed yet.
       if (e.name == "Stream Commit") {
-        EXPECT_EQ(streamed_inserts[e.xid], kStreamedRows);
+        EXPECT_EQ(streamed_inserts[e.xid], streamed_rows);
       } else {
         EXPECT_GT(streamed_inserts[e.xid], 0);
-        EXPECT_LE(streamed_inserts[e.xid], kStreamedRows);
+        EXPECT_LE(streamed_inserts[e.xid], streamed_rows);
       }
       EXPECT_EQ(first_segments[e.xid], 1) << e.name;
       if (e.name == "Stream Abort") {
@@ -558,6 +571,34 @@ TEST_F(PgoutputIntegrationTest, DecodesAWorkloadStreamedByTheServer) {
     }
   }
   EXPECT_EQ(endings, (std::vector<std::string>{"Stream Commit", "Stream Abort"}));
+}
+
+TEST_F(PgoutputIntegrationTest, DecodesAWorkloadStreamedByTheServer) {
+  ASSERT_NO_FATAL_FAILURE(CreateTables());
+  Lsn consistent_point;
+  ASSERT_NO_FATAL_FAILURE(CreateSlot(&consistent_point));
+
+  std::string big;
+  for (int i = 0; big.size() < 3000; ++i) big += "toast-" + std::to_string(i * 7919 % 10007) + ";";
+  constexpr int kStreamedRows = 2000;
+  const std::string wal_after_workload = RunWorkload(big, kStreamedRows);
+  ASSERT_NO_FATAL_FAILURE(StartStreaming());
+
+  std::vector<Event> events;
+  Lsn acknowledged;
+  int keepalives = 0;
+  ASSERT_NO_FATAL_FAILURE(ReadUntilLastCommit(&events, &acknowledged, &keepalives));
+  ASSERT_NO_FATAL_FAILURE(ExpectSlotConfirmed(acknowledged));
+  auto wal_after = Lsn::Parse(wal_after_workload);
+  ASSERT_TRUE(wal_after);
+  EXPECT_GT(acknowledged, consistent_point);
+  EXPECT_LE(acknowledged, *wal_after);
+
+  uint32_t items = 0, full = 0;
+  ASSERT_NO_FATAL_FAILURE(ExpectRelations(events, table_, full_table_, &items, &full));
+  ASSERT_NO_FATAL_FAILURE(ExpectBeginCommitPairs(events));
+  ASSERT_NO_FATAL_FAILURE(ExpectRowChanges(events, items, full, big));
+  ExpectStreamBlocks(events, full, kStreamedRows);
   RecordProperty("messages", static_cast<int>(events.size()));
   RecordProperty("keepalives", keepalives);
 }
