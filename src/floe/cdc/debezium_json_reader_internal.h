@@ -1,6 +1,6 @@
 #pragma once
 /// Internal to the Debezium JSON reader (debezium_json_reader.cc and the
-/// per-kernel decoders built from debezium_json_reader_decode.inc). Not part
+/// per-kernel decoders built from debezium_json_reader_decode*.inc). Not part
 /// of the module's API: `floe ingest` uses debezium_json_reader.h only.
 ///
 /// The reader turns every schema (a Debezium `schema` block, or the `known`
@@ -11,7 +11,7 @@
 /// (debezium_json_reader_onepass.cc, on types/json_cursor.h) takes the
 /// common events — row changes whose schema block is cached or absent — and
 /// hands every other event, and every event it finds malformed, to the
-/// simdjson On-Demand decoder (debezium_json_reader_decode.inc), which
+/// simdjson On-Demand decoder (debezium_json_reader_decode*.inc), which
 /// decides and words the errors. Both give the same event for what they
 /// both accept (the fuzz target and the unit tests compare them).
 
