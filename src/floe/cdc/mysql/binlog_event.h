@@ -333,7 +333,11 @@ class RowImageDecoder {
   Status TextValue(const ColumnInfo& column, std::string_view charset, std::string_view raw,
                    Arena* arena, types::Value* out);
   /// kCorruption unless `n` bytes remain for a `what` value of `column`.
-  Status Need(size_t n, const char* what, const ColumnInfo& column) const;
+  Status Need(size_t n, const char* what, const ColumnInfo& column) const {
+    if (rows_.rows.size() - offset_ >= n) return Ok();
+    return Truncated(what, column);
+  }
+  std::unexpected<Error> Truncated(const char* what, const ColumnInfo& column) const;
   std::unexpected<Error> Corrupt(std::string_view what) const;
 
   const TableMapEvent* table_ = nullptr;

@@ -205,11 +205,8 @@ Result<size_t> DecodeBinaryDecimal(std::span<const uint8_t> bytes, int precision
   return size;
 }
 
-Status RowImageDecoder::Need(size_t n, const char* what, const ColumnInfo& c) const {
-  if (rows_.rows.size() - offset_ < n) {
-    return Corrupt(fmt::format("truncated {} value of column '{}'", what, c.name));
-  }
-  return Ok();
+std::unexpected<Error> RowImageDecoder::Truncated(const char* what, const ColumnInfo& c) const {
+  return Corrupt(fmt::format("truncated {} value of column '{}'", what, c.name));
 }
 
 Status RowImageDecoder::DecodeValue(const ColumnInfo& c, Arena* arena, Value* out) {

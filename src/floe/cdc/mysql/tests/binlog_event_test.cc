@@ -483,7 +483,9 @@ TEST_F(DecoderTest, TruncatedRowIsCorruption) {
     Bytes tm2;
     tm2.b.assign(t.table_map.b.begin(), t.table_map.b.begin() + static_cast<long>(cut));
     auto r = decoder_.Decode(Event(et::kTableMap, tm2, 5000));
-    if (!r) EXPECT_EQ(r.error().code(), ErrorCode::kCorruption) << r.error().ToString();
+    if (!r) {
+      EXPECT_EQ(r.error().code(), ErrorCode::kCorruption) << r.error().ToString();
+    }
   }
 }
 
