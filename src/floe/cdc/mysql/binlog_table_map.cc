@@ -79,51 +79,76 @@ Result<bool> ReadOneColumnMetadata(Reader& m, const EventContext& ctx, const Tab
   return ok;
 }
 
-// The column-index lists the optional metadata fields refer to.
-struct ColumnGroups {
-  std::vector<uint32_t> chars, enum_set, enums, sets, geometry, numeric;
-};
+// The kinds of columns the optional metadata fields refer to, in column order.
+// Membership depends only on the column types, which the fields never change.
+enum class Group { kChars, kEnumSet, kEnums, kSets, kGeometry, kNumeric };
 
-ColumnGroups GroupColumns(const std::vector<ColumnInfo>& cols, bool mariadb) {
-  ColumnGroups g;
-  for (uint32_t i = 0; i < cols.size(); ++i) {
-    const ColumnInfo& c = cols[i];
-    // MariaDB counts GEOMETRY (a BLOB underneath) among the character columns; MySQL does not.
-    if (IsCharacterType(c.type, c.real_type) || (mariadb && c.type == column_type::kGeometry)) {
-      g.chars.push_back(i);
-    }
-    if (IsEnumOrSet(c)) g.enum_set.push_back(i);
-    if (c.real_type == column_type::kEnum) g.enums.push_back(i);
-    if (c.real_type == column_type::kSet) g.sets.push_back(i);
-    if (c.type == column_type::kGeometry) g.geometry.push_back(i);
-    if (c.in_signedness_bitmap(mariadb)) g.numeric.push_back(i);
+bool InGroup(const ColumnInfo& c, Group g, bool mariadb) {
+  switch (g) {
+    case Group::kChars:
+      // MariaDB counts GEOMETRY (a BLOB underneath) among the character columns; MySQL does not.
+      return IsCharacterType(c.type, c.real_type) || (mariadb && c.type == column_type::kGeometry);
+    case Group::kEnumSet:
+      return IsEnumOrSet(c);
+    case Group::kEnums:
+      return c.real_type == column_type::kEnum;
+    case Group::kSets:
+      return c.real_type == column_type::kSet;
+    case Group::kGeometry:
+      return c.type == column_type::kGeometry;
+    case Group::kNumeric:
+      return c.in_signedness_bitmap(mariadb);
   }
-  return g;
+  return false;
 }
+
+// The columns of one group, walked without building a list.
+struct GroupOf {
+  const std::vector<ColumnInfo>& cols;
+  Group group;
+  bool mariadb;
+
+  // The first column of the group at or after `from`, or cols.size().
+  size_t Next(size_t from) const {
+    while (from < cols.size() && !InGroup(cols[from], group, mariadb)) ++from;
+    return from;
+  }
+  size_t Count() const {
+    size_t n = 0;
+    for (size_t i = Next(0); i < cols.size(); i = Next(i + 1)) ++n;
+    return n;
+  }
+  // The index of the group's `k`-th column, or cols.size().
+  size_t Nth(uint64_t k) const {
+    size_t i = Next(0);
+    for (; i < cols.size() && k > 0; --k) i = Next(i + 1);
+    return i;
+  }
+};
 
 std::unexpected<Error> BadMetadata(const TableMapEvent& t, std::string_view what) {
   return Corruption("TABLE_MAP {}.{}: optional metadata: {}", t.db, t.table, what);
 }
 
 // SIGNEDNESS: one bit per numeric column, most significant bit first.
-Status ReadSignedness(std::span<const uint8_t> v, const std::vector<uint32_t>& numeric,
-                      TableMapEvent* t) {
-  if (v.size() < (numeric.size() + 7) / 8) return BadMetadata(*t, "short signedness bitmap");
-  for (size_t k = 0; k < numeric.size(); ++k) {
-    t->columns[numeric[k]].is_unsigned = (v[k / 8] >> (7 - k % 8)) & 1;
+Status ReadSignedness(std::span<const uint8_t> v, const GroupOf& numeric, TableMapEvent* t) {
+  if (v.size() < (numeric.Count() + 7) / 8) return BadMetadata(*t, "short signedness bitmap");
+  size_t k = 0;
+  for (size_t i = numeric.Next(0); i < t->columns.size(); i = numeric.Next(i + 1), ++k) {
+    t->columns[i].is_unsigned = (v[k / 8] >> (7 - k % 8)) & 1;
   }
   t->has_signedness = true;
   return Ok();
 }
 
 // DEFAULT_CHARSET (a default, then index/collation pairs for the exceptions)
-// or COLUMN_CHARSET (one collation per column), for the columns `targets`.
-Status ReadCharsets(std::span<const uint8_t> v, const std::vector<uint32_t>& targets,
-                    bool with_default, TableMapEvent* t) {
+// or COLUMN_CHARSET (one collation per column), for the columns of `targets`.
+Status ReadCharsets(std::span<const uint8_t> v, const GroupOf& targets, bool with_default,
+                    TableMapEvent* t) {
   auto& cols = t->columns;
   Reader f(v);
   if (!with_default) {
-    for (uint32_t i : targets) {
+    for (size_t i = targets.Next(0); i < cols.size(); i = targets.Next(i + 1)) {
       uint64_t coll = 0;
       if (!f.LenEnc(&coll)) return BadMetadata(*t, "truncated column charsets");
       cols[i].collation = static_cast<uint32_t>(coll);
@@ -132,21 +157,23 @@ Status ReadCharsets(std::span<const uint8_t> v, const std::vector<uint32_t>& tar
   }
   uint64_t def = 0;
   if (!f.LenEnc(&def)) return BadMetadata(*t, "truncated default charset");
-  for (uint32_t i : targets) cols[i].collation = static_cast<uint32_t>(def);
+  for (size_t i = targets.Next(0); i < cols.size(); i = targets.Next(i + 1)) {
+    cols[i].collation = static_cast<uint32_t>(def);
+  }
   while (f.remaining() > 0) {
     uint64_t idx = 0, coll = 0;
     if (!f.LenEnc(&idx) || !f.LenEnc(&coll)) return BadMetadata(*t, "truncated charset pair");
-    if (idx >= targets.size()) return BadMetadata(*t, "charset for a column out of range");
-    cols[targets[idx]].collation = static_cast<uint32_t>(coll);
+    size_t column = targets.Nth(idx);
+    if (column >= cols.size()) return BadMetadata(*t, "charset for a column out of range");
+    cols[column].collation = static_cast<uint32_t>(coll);
   }
   return Ok();
 }
 
-// ENUM_STR_VALUE / SET_STR_VALUE: the member names of each column in `targets`.
-Status ReadEnumValues(std::span<const uint8_t> v, const std::vector<uint32_t>& targets,
-                      TableMapEvent* t) {
+// ENUM_STR_VALUE / SET_STR_VALUE: the member names of each column of `targets`.
+Status ReadEnumValues(std::span<const uint8_t> v, const GroupOf& targets, TableMapEvent* t) {
   Reader f(v);
-  for (uint32_t i : targets) {
+  for (size_t i = targets.Next(0); i < t->columns.size(); i = targets.Next(i + 1)) {
     auto& values = t->columns[i].enum_values;
     uint64_t count = 0;
     if (!f.LenEnc(&count) || count > f.remaining()) {
@@ -177,10 +204,9 @@ Status ReadColumnNames(std::span<const uint8_t> v, TableMapEvent* t) {
   return Ok();
 }
 
-Status ReadGeometryTypes(std::span<const uint8_t> v, const std::vector<uint32_t>& geometry,
-                         TableMapEvent* t) {
+Status ReadGeometryTypes(std::span<const uint8_t> v, const GroupOf& geometry, TableMapEvent* t) {
   Reader f(v);
-  for (uint32_t i : geometry) {
+  for (size_t i = geometry.Next(0); i < t->columns.size(); i = geometry.Next(i + 1)) {
     uint64_t g = 0;
     if (!f.LenEnc(&g)) return BadMetadata(*t, "truncated geometry types");
     t->columns[i].geometry_type = static_cast<uint32_t>(g);
@@ -204,31 +230,32 @@ Status ReadPrimaryKey(std::span<const uint8_t> v, bool with_prefix, TableMapEven
   return Ok();
 }
 
-Status ApplyOptionalField(uint8_t type, std::span<const uint8_t> v, const ColumnGroups& g,
+Status ApplyOptionalField(uint8_t type, std::span<const uint8_t> v, bool mariadb,
                           TableMapEvent* t) {
+  auto group = [&](Group g) { return GroupOf{t->columns, g, mariadb}; };
   switch (type) {
     case 1:
-      return ReadSignedness(v, g.numeric, t);
+      return ReadSignedness(v, group(Group::kNumeric), t);
     case 2:
-      return ReadCharsets(v, g.chars, true, t);
+      return ReadCharsets(v, group(Group::kChars), true, t);
     case 3:
-      return ReadCharsets(v, g.chars, false, t);
+      return ReadCharsets(v, group(Group::kChars), false, t);
     case 4:
       return ReadColumnNames(v, t);
     case 5:
-      return ReadEnumValues(v, g.sets, t);
+      return ReadEnumValues(v, group(Group::kSets), t);
     case 6:
-      return ReadEnumValues(v, g.enums, t);
+      return ReadEnumValues(v, group(Group::kEnums), t);
     case 7:
-      return ReadGeometryTypes(v, g.geometry, t);
+      return ReadGeometryTypes(v, group(Group::kGeometry), t);
     case 8:
       return ReadPrimaryKey(v, false, t);
     case 9:
       return ReadPrimaryKey(v, true, t);
     case 10:
-      return ReadCharsets(v, g.enum_set, true, t);
+      return ReadCharsets(v, group(Group::kEnumSet), true, t);
     case 11:
-      return ReadCharsets(v, g.enum_set, false, t);
+      return ReadCharsets(v, group(Group::kEnumSet), false, t);
     default:
       return Ok();  // COLUMN_VISIBILITY and future fields
   }
@@ -253,7 +280,6 @@ bool IsCharacterType(uint8_t type, uint8_t real_type) {
 }
 
 Status ParseOptionalMetadata(std::span<const uint8_t> bytes, bool mariadb, TableMapEvent* t) {
-  const ColumnGroups groups = GroupColumns(t->columns, mariadb);
   Reader r(bytes);
   while (r.remaining() > 0) {
     uint8_t type = 0;
@@ -262,7 +288,7 @@ Status ParseOptionalMetadata(std::span<const uint8_t> bytes, bool mariadb, Table
     if (!r.U8(&type) || !r.LenEnc(&len) || !r.Bytes(len, &v)) {
       return BadMetadata(*t, "truncated field");
     }
-    FLOE_RETURN_IF_ERROR(ApplyOptionalField(type, v, groups, t));
+    FLOE_RETURN_IF_ERROR(ApplyOptionalField(type, v, mariadb, t));
   }
   return Ok();
 }
