@@ -19,11 +19,11 @@
 #include <vector>
 
 #include "floe/iceberg/catalog/hadoop_catalog.h"
-#include "floe/iceberg/expression_parser.h"
-#include "floe/iceberg/fast_append.h"
-#include "floe/iceberg/file_filter.h"
+#include "floe/iceberg/expression/expression_parser.h"
+#include "floe/iceberg/expression/file_filter.h"
 #include "floe/iceberg/table.h"
-#include "floe/iceberg/table_metadata_builder.h"
+#include "floe/iceberg/update/fast_append.h"
+#include "floe/iceberg/update/table_metadata_builder.h"
 
 using namespace floe;
 using namespace floe::iceberg;

@@ -37,10 +37,11 @@ constexpr const char* kReader = R"({"type":"record","name":"entry","fields":[
   {"name":"id","type":["null","double"],"field-id":1}]})";
 
 struct Fixture {
-  floe::avro::Schema writer = *floe::avro::Schema::Parse(kWriter);
-  floe::avro::Schema reader = *floe::avro::Schema::Parse(kReader);
-  floe::avro::DatumReader plain = *floe::avro::DatumReader::Make(writer);
-  floe::avro::DatumReader resolving = *floe::avro::DatumReader::Make(writer, reader);
+  floe::format::avro::Schema writer = *floe::format::avro::Schema::Parse(kWriter);
+  floe::format::avro::Schema reader = *floe::format::avro::Schema::Parse(kReader);
+  floe::format::avro::DatumReader plain = *floe::format::avro::DatumReader::Make(writer);
+  floe::format::avro::DatumReader resolving =
+      *floe::format::avro::DatumReader::Make(writer, reader);
 };
 
 }  // namespace
@@ -50,37 +51,37 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string bytes(reinterpret_cast<const char*>(data), size);
 
   // 1. As a container file, printing every record as JSON too.
-  floe::avro::ReaderOptions options;
+  floe::format::avro::ReaderOptions options;
   options.max_block_bytes = 16u << 20;
-  auto reader = floe::avro::DataFileReader::Open(
-      std::make_unique<floe::avro::MemoryInputFile>("fuzz.avro", bytes), options);
+  auto reader = floe::format::avro::DataFileReader::Open(
+      std::make_unique<floe::format::avro::MemoryInputFile>("fuzz.avro", bytes), options);
   if (reader) {
-    floe::avro::Datum datum;
+    floe::format::avro::Datum datum;
     std::string json;
     for (int i = 0; i < 100000; ++i) {
       auto more = (*reader)->Next(&datum);
       if (!more || !*more) break;
       json.clear();
-      floe::avro::AppendDatumJson((*reader)->schema().root(), datum, {}, &json);
+      floe::format::avro::AppendDatumJson((*reader)->schema().root(), datum, {}, &json);
     }
     (void)(*reader)->writer_schema().ToString(2);
   }
 
   // 2. As one datum of a fixed nested schema, plainly and resolved.
   for (const auto* datum_reader : {&fixture->plain, &fixture->resolving}) {
-    floe::avro::BinaryDecoder decoder(std::span<const uint8_t>(data, size));
-    floe::avro::Datum datum;
+    floe::format::avro::BinaryDecoder decoder(std::span<const uint8_t>(data, size));
+    floe::format::avro::Datum datum;
     if (datum_reader->Read(&decoder, &datum)) {
       // Re-encoding what was decoded with the writer schema must succeed.
       if (datum_reader == &fixture->plain) {
-        auto again = floe::avro::EncodeBinary(fixture->writer, datum);
+        auto again = floe::format::avro::EncodeBinary(fixture->writer, datum);
         if (!again) __builtin_trap();
       }
     }
   }
 
   // 3. As schema JSON text.
-  auto schema = floe::avro::Schema::Parse(bytes);
+  auto schema = floe::format::avro::Schema::Parse(bytes);
   if (schema) (void)schema->ToString();
   return 0;
 }

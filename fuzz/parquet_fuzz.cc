@@ -37,11 +37,11 @@ class MemoryInputFile final : public floe::io::InputFile {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  floe::parquet::ReaderOptions options;
+  floe::format::parquet::ReaderOptions options;
   options.max_page_size = 1 << 20;
   options.max_page_values = 1 << 16;
-  auto reader =
-      floe::parquet::ParquetReader::Open(std::make_unique<MemoryInputFile>(data, size), options);
+  auto reader = floe::format::parquet::ParquetReader::Open(
+      std::make_unique<MemoryInputFile>(data, size), options);
   if (!reader) return 0;
   for (int g = 0; g < (*reader)->num_row_groups(); ++g) {
     (void)(*reader)->ReadRowGroupStats(g);

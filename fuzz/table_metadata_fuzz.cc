@@ -1,4 +1,4 @@
-// Fuzzes the Iceberg table metadata reader (floe/iceberg/metadata_json.h): the
+// Fuzzes the Iceberg table metadata reader (floe/iceberg/json/metadata_json.h): the
 // input is a vN.metadata.json file (or gzip of one). Nothing may crash, hang
 // or fail an assertion; errors are fine. Accepted metadata must pass
 // Validate, answer its lookups, and write back: the written text must parse
@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "floe/iceberg/metadata_json.h"
+#include "floe/iceberg/json/metadata_json.h"
 
 namespace {
 

@@ -11,22 +11,22 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::span<const uint8_t> bytes(data, size);
-  auto metadata = floe::parquet::ParseFileMetaData(bytes);
+  auto metadata = floe::format::parquet::ParseFileMetaData(bytes);
   if (metadata) {
     floe::ByteBuffer out;
-    if (floe::parquet::SerializeFileMetaData(*metadata, &out)) {
-      auto again = floe::parquet::ParseFileMetaData(out.span());
+    if (floe::format::parquet::SerializeFileMetaData(*metadata, &out)) {
+      auto again = floe::format::parquet::ParseFileMetaData(out.span());
       if (!again || !(*again == *metadata)) std::abort();
     }
   }
   size_t consumed = 0;
-  auto header = floe::parquet::ParsePageHeader(bytes, &consumed);
+  auto header = floe::format::parquet::ParsePageHeader(bytes, &consumed);
   if (header) {
     if (consumed > size) std::abort();
     floe::ByteBuffer out;
-    floe::parquet::SerializePageHeader(*header, &out);
+    floe::format::parquet::SerializePageHeader(*header, &out);
     size_t consumed2 = 0;
-    auto again = floe::parquet::ParsePageHeader(out.span(), &consumed2);
+    auto again = floe::format::parquet::ParsePageHeader(out.span(), &consumed2);
     if (!again || !(*again == *header) || consumed2 != out.size()) std::abort();
   }
   return 0;

@@ -1,4 +1,4 @@
-// Fuzzes the filter parser of `--where` (floe/iceberg/expression_parser.h):
+// Fuzzes the filter parser of `--where` (floe/iceberg/expression/expression_parser.h):
 // the input is the filter text. Nothing may crash, hang or overflow the
 // stack, however deep the parentheses or NOTs; errors are fine. An accepted
 // filter is printed and bound against a small schema (binding may fail on
@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "floe/iceberg/expression.h"
-#include "floe/iceberg/expression_parser.h"
+#include "floe/iceberg/expression/expression.h"
+#include "floe/iceberg/expression/expression_parser.h"
 #include "floe/types/schema.h"
 
 namespace {

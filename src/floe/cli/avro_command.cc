@@ -27,19 +27,19 @@ void Fail(const Error& error, int* exit_code) {
   *exit_code = kExitFailure;
 }
 
-Result<avro::Schema> ReadSchemaFile(const std::string& path) {
+Result<format::avro::Schema> ReadSchemaFile(const std::string& path) {
   io::LocalFileIO fs;
   FLOE_ASSIGN_OR_RETURN(std::string text, fs.ReadAll(path));
-  auto schema = avro::Schema::Parse(text);
+  auto schema = format::avro::Schema::Parse(text);
   if (!schema) return std::unexpected(std::move(schema).error().WithContext(path));
   return schema;
 }
 
-Result<std::unique_ptr<avro::DataFileReader>> OpenReader(const std::string& path,
-                                                         avro::ReaderOptions options) {
+Result<std::unique_ptr<format::avro::DataFileReader>> OpenReader(
+    const std::string& path, format::avro::ReaderOptions options) {
   io::LocalFileIO fs;
   FLOE_ASSIGN_OR_RETURN(auto file, fs.OpenInput(path));
-  return avro::DataFileReader::Open(std::move(file), std::move(options));
+  return format::avro::DataFileReader::Open(std::move(file), std::move(options));
 }
 
 Status RunSchema(const std::string& path, bool schema_only) {
@@ -48,10 +48,10 @@ Status RunSchema(const std::string& path, bool schema_only) {
   if (schema_only) {
     text = reader->writer_schema().ToString(2);
   } else {
-    avro::Json out = avro::Json::object();
+    format::avro::Json out = format::avro::Json::object();
     out["schema"] = reader->writer_schema().ToJson();
-    out["codec"] = avro::CodecName(reader->codec());
-    avro::Json metadata = avro::Json::object();
+    out["codec"] = format::avro::CodecName(reader->codec());
+    format::avro::Json metadata = format::avro::Json::object();
     for (const auto& [key, value] : reader->metadata()) {
       if (key != "avro.schema") metadata[key] = value;
     }
@@ -71,20 +71,20 @@ struct CatArgs {
 };
 
 Status RunCat(const CatArgs& args) {
-  avro::ReaderOptions options;
+  format::avro::ReaderOptions options;
   if (!args.reader_schema.empty()) {
     FLOE_ASSIGN_OR_RETURN(options.reader_schema, ReadSchemaFile(args.reader_schema));
   }
   FLOE_ASSIGN_OR_RETURN(auto reader, OpenReader(args.path, std::move(options)));
-  avro::JsonOptions json_options{.logical_types = !args.raw};
-  const avro::Node& root = reader->schema().root();
-  avro::Datum datum;
+  format::avro::JsonOptions json_options{.logical_types = !args.raw};
+  const format::avro::Node& root = reader->schema().root();
+  format::avro::Datum datum;
   std::string line;
   for (int64_t n = 0; args.limit < 0 || n < args.limit; ++n) {
     FLOE_ASSIGN_OR_RETURN(bool more, reader->Next(&datum));
     if (!more) break;
     line.clear();
-    avro::AppendDatumJson(root, datum, json_options, &line);
+    format::avro::AppendDatumJson(root, datum, json_options, &line);
     line.push_back('\n');
     if (std::fwrite(line.data(), 1, line.size(), stdout) != line.size()) {
       return IoError("writing to standard output failed");
@@ -103,9 +103,9 @@ struct WriteArgs {
 };
 
 Status RunWrite(const WriteArgs& args) {
-  FLOE_ASSIGN_OR_RETURN(avro::Schema schema, ReadSchemaFile(args.schema_path));
-  avro::WriterOptions options;
-  FLOE_ASSIGN_OR_RETURN(options.codec, avro::ParseCodec(args.codec));
+  FLOE_ASSIGN_OR_RETURN(format::avro::Schema schema, ReadSchemaFile(args.schema_path));
+  format::avro::WriterOptions options;
+  FLOE_ASSIGN_OR_RETURN(options.codec, format::avro::ParseCodec(args.codec));
   options.block_size_bytes = args.block_size;
   for (const std::string& kv : args.metadata) {
     auto eq = kv.find('=');
@@ -122,16 +122,16 @@ Status RunWrite(const WriteArgs& args) {
   io::LocalFileIO fs;
   AtomicOutput output(fs, args.output);
   FLOE_ASSIGN_OR_RETURN(auto out, output.Create());
-  FLOE_ASSIGN_OR_RETURN(auto writer,
-                        avro::DataFileWriter::Make(std::move(out), schema, std::move(options)));
+  FLOE_ASSIGN_OR_RETURN(
+      auto writer, format::avro::DataFileWriter::Make(std::move(out), schema, std::move(options)));
   std::string line;
   for (uint64_t line_no = 1; std::getline(*in, line); ++line_no) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
-    avro::Json json = avro::Json::parse(line, nullptr, /*allow_exceptions=*/false);
+    format::avro::Json json = format::avro::Json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (json.is_discarded())
       return InvalidArgument("{} line {}: invalid JSON", args.input, line_no);
-    auto datum = avro::DatumFromJson(schema.root(), json);
+    auto datum = format::avro::DatumFromJson(schema.root(), json);
     if (!datum) {
       return std::unexpected(
           std::move(datum).error().WithContext(fmt::format("{} line {}", args.input, line_no)));

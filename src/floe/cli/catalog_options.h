@@ -12,7 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "floe/common/result.h"
-#include "floe/iceberg/catalog/catalog.h"
+#include "floe/iceberg/catalog.h"
 #include "floe/io/file_io.h"
 
 namespace floe::cli {

@@ -24,7 +24,7 @@
 namespace floe::cli {
 namespace {
 
-using parquet::ParquetReader;
+using format::parquet::ParquetReader;
 
 void Fail(const Error& error, int* exit_code) {
   PrintError(error);
@@ -41,7 +41,7 @@ Result<std::unique_ptr<ParquetReader>> OpenReader(const std::string& path) {
 
 /// Prints the flat schema as a tree, parquet-mr's "message" style:
 ///   optional fixed_len_byte_array(16) u (UUID) = 7;
-void PrintSchemaElements(const std::vector<parquet::SchemaElement>& elements, size_t* pos,
+void PrintSchemaElements(const std::vector<format::parquet::SchemaElement>& elements, size_t* pos,
                          int indent, int depth, std::string* out) {
   if (*pos >= elements.size() || depth > 2 * types::kMaxTypeDepth + 1) return;
   const auto& e = elements[(*pos)++];
@@ -50,18 +50,19 @@ void PrintSchemaElements(const std::vector<parquet::SchemaElement>& elements, si
   if (depth == 0) {
     *out += fmt::format("message {} {{\n", EscapeControlCharacters(e.name));
   } else {
-    std::string rep = e.repetition_type ? AsciiLower(parquet::RepetitionName(*e.repetition_type))
-                                        : std::string("required");
-    std::string type = group ? "group" : AsciiLower(parquet::TypeName(*e.type));
-    if (!group && *e.type == parquet::Type::kFixedLenByteArray) {
+    std::string rep = e.repetition_type
+                          ? AsciiLower(format::parquet::RepetitionName(*e.repetition_type))
+                          : std::string("required");
+    std::string type = group ? "group" : AsciiLower(format::parquet::TypeName(*e.type));
+    if (!group && *e.type == format::parquet::Type::kFixedLenByteArray) {
       type += fmt::format("({})", e.type_length.value_or(0));
     }
     std::string annotation;
     if (e.logical_type) {
-      annotation = parquet::LogicalTypeToString(*e.logical_type);
+      annotation = format::parquet::LogicalTypeToString(*e.logical_type);
     } else if (e.converted_type) {
-      annotation = parquet::ConvertedTypeName(*e.converted_type);
-      if (*e.converted_type == parquet::ConvertedType::kDecimal) {
+      annotation = format::parquet::ConvertedTypeName(*e.converted_type);
+      if (*e.converted_type == format::parquet::ConvertedType::kDecimal) {
         annotation += fmt::format("({},{})", e.precision.value_or(0), e.scale.value_or(0));
       }
     }
@@ -138,7 +139,7 @@ Status RunMeta(const std::string& path) {
     for (size_t c = 0; c < rg.columns.size() && c < leaves.size(); ++c) {
       const auto& leaf = leaves[c];
       out += fmt::format("  column {} ({}) field_id {} type {}\n", fmt::join(leaf.path, "."),
-                         parquet::TypeName(leaf.physical_type), leaf.field_id,
+                         format::parquet::TypeName(leaf.physical_type), leaf.field_id,
                          leaf.type ? leaf.type->ToString() : "?");
       const auto& md = rg.columns[c].meta_data;
       if (!md) {
@@ -146,9 +147,10 @@ Status RunMeta(const std::string& path) {
         continue;
       }
       std::vector<std::string> encodings;
-      for (auto e : md->encodings) encodings.push_back(parquet::EncodingName(e));
-      out += fmt::format("    codec {}, encodings {}, values {}\n", parquet::CodecName(md->codec),
-                         fmt::join(encodings, ","), md->num_values);
+      for (auto e : md->encodings) encodings.push_back(format::parquet::EncodingName(e));
+      out += fmt::format("    codec {}, encodings {}, values {}\n",
+                         format::parquet::CodecName(md->codec), fmt::join(encodings, ","),
+                         md->num_values);
       out += fmt::format(
           "    compressed {} bytes, uncompressed {} bytes, data_page_offset {}, "
           "dictionary_page_offset {}\n",

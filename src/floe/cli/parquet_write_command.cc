@@ -99,11 +99,11 @@ bool IsBlank(std::string_view s) {
 }
 
 // Converts; on error the message is printed by the caller.
-Result<parquet::DataFileMetrics> Convert(const WriteArgs& args, AtomicOutput& output,
-                                         std::string* where) {
+Result<format::parquet::DataFileMetrics> Convert(const WriteArgs& args, AtomicOutput& output,
+                                                 std::string* where) {
   FLOE_ASSIGN_OR_RETURN(types::Schema schema, types::ReadSchemaFile(args.schema_path));
-  parquet::WriterOptions options;
-  FLOE_ASSIGN_OR_RETURN(options.codec, parquet::ParseCodecName(args.codec));
+  format::parquet::WriterOptions options;
+  FLOE_ASSIGN_OR_RETURN(options.codec, format::parquet::ParseCodecName(args.codec));
   options.compression_level = args.compression_level;
   options.row_group_size_bytes = args.row_group_size;
   options.page_size_bytes = args.page_size;
@@ -124,7 +124,8 @@ Result<parquet::DataFileMetrics> Convert(const WriteArgs& args, AtomicOutput& ou
   } closer{fd};
 
   FLOE_ASSIGN_OR_RETURN(auto out, output.Create());
-  FLOE_ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Open(std::move(out), schema, options));
+  FLOE_ASSIGN_OR_RETURN(auto writer,
+                        format::parquet::ParquetWriter::Open(std::move(out), schema, options));
   types::JsonRowParser parser(schema);
   Arena arena(1 << 20);
   LineReader reader(fd);

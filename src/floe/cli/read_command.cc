@@ -20,8 +20,8 @@
 #include "floe/cli/catalog_options.h"
 #include "floe/cli/cli_values.h"
 #include "floe/cli/commands.h"
-#include "floe/iceberg/expression_parser.h"
-#include "floe/source/iceberg/read_job.h"
+#include "floe/iceberg/expression/expression_parser.h"
+#include "floe/source/read_job.h"
 
 namespace floe::cli {
 namespace {

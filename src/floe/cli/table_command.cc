@@ -21,20 +21,20 @@
 #include "floe/common/json_dump.h"
 #include "floe/common/printable.h"
 #include "floe/format/parquet/reader.h"
-#include "floe/iceberg/data_writer.h"
-#include "floe/iceberg/delete_files.h"
-#include "floe/iceberg/expire_snapshots.h"
-#include "floe/iceberg/expression_parser.h"
-#include "floe/iceberg/fast_append.h"
-#include "floe/iceberg/literal.h"
-#include "floe/iceberg/metadata_json.h"
-#include "floe/iceberg/partition_spec_json.h"
+#include "floe/iceberg/data/data_writer.h"
+#include "floe/iceberg/data/delete_files.h"
+#include "floe/iceberg/expression/expression_parser.h"
+#include "floe/iceberg/expression/literal.h"
+#include "floe/iceberg/json/metadata_json.h"
+#include "floe/iceberg/json/partition_spec_json.h"
+#include "floe/iceberg/json/sort_order_json.h"
 #include "floe/iceberg/single_value.h"
 #include "floe/iceberg/sort_order.h"
-#include "floe/iceberg/sort_order_json.h"
 #include "floe/iceberg/table.h"
-#include "floe/iceberg/table_metadata_builder.h"
-#include "floe/iceberg/update_operations.h"
+#include "floe/iceberg/update/expire_snapshots.h"
+#include "floe/iceberg/update/fast_append.h"
+#include "floe/iceberg/update/table_metadata_builder.h"
+#include "floe/iceberg/update/update_operations.h"
 #include "floe/types/row_json.h"
 #include "floe/types/schema_json.h"
 #include "floe/types/temporal.h"
@@ -313,7 +313,7 @@ Result<iceberg::DataFile> ParquetAsDataFile(io::FileIO& io, const std::string& p
                                             const types::Schema& table_schema) {
   FLOE_ASSIGN_OR_RETURN(auto input, io.OpenInput(path));
   uint64_t size = input->size();
-  FLOE_ASSIGN_OR_RETURN(auto reader, parquet::ParquetReader::Open(std::move(input)));
+  FLOE_ASSIGN_OR_RETURN(auto reader, format::parquet::ParquetReader::Open(std::move(input)));
   FLOE_RETURN_IF_ERROR(MapParquetColumns(table_schema, reader->schema(), path));
   iceberg::DataFile f;
   f.file_path = path;
@@ -367,7 +367,7 @@ Result<iceberg::DataFile> ParquetAsDataFile(io::FileIO& io, const std::string& p
 Status CopyParquetRows(io::FileIO& io, const std::string& path, const types::Schema& schema,
                        iceberg::DataWriter& writer, int64_t* rows) {
   FLOE_ASSIGN_OR_RETURN(auto input, io.OpenInput(path));
-  FLOE_ASSIGN_OR_RETURN(auto reader, parquet::ParquetReader::Open(std::move(input)));
+  FLOE_ASSIGN_OR_RETURN(auto reader, format::parquet::ParquetReader::Open(std::move(input)));
   FLOE_ASSIGN_OR_RETURN(auto source, MapParquetColumns(schema, reader->schema(), path));
   const size_t width = reader->schema().fields().size();
   Arena arena;

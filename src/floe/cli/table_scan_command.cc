@@ -20,9 +20,9 @@
 #include "floe/cli/commands.h"
 #include "floe/common/arena.h"
 #include "floe/common/json_dump.h"
-#include "floe/iceberg/data_reader.h"
-#include "floe/iceberg/expression_parser.h"
-#include "floe/iceberg/table_scan.h"
+#include "floe/iceberg/data/data_reader.h"
+#include "floe/iceberg/data/table_scan.h"
+#include "floe/iceberg/expression/expression_parser.h"
 #include "floe/types/row_json.h"
 #include "floe/types/temporal.h"
 

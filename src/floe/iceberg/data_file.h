@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "floe/common/result.h"
-#include "floe/iceberg/literal.h"
+#include "floe/iceberg/expression/literal.h"
 #include "floe/iceberg/snapshot.h"
 
 namespace floe::iceberg {

@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "floe/common/result.h"
-#include "floe/iceberg/literal.h"
+#include "floe/iceberg/expression/literal.h"
 #include "floe/types/type.h"
 #include "floe/types/value.h"
 

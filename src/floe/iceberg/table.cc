@@ -1,8 +1,8 @@
 #include "floe/iceberg/table.h"
 
-#include "floe/iceberg/expire_snapshots.h"
-#include "floe/iceberg/manifest.h"
-#include "floe/iceberg/transaction.h"
+#include "floe/iceberg/manifest/manifest.h"
+#include "floe/iceberg/update/expire_snapshots.h"
+#include "floe/iceberg/update/transaction.h"
 
 namespace floe::iceberg {
 

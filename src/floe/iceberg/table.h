@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "floe/common/result.h"
-#include "floe/iceberg/catalog/catalog.h"
+#include "floe/iceberg/catalog.h"
 #include "floe/iceberg/table_metadata.h"
 
 namespace floe::iceberg {

@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "floe/common/result.h"
-#include "floe/iceberg/schema_update.h"
+#include "floe/iceberg/update/schema_update.h"
 #include "floe/types/schema.h"
 
 namespace floe::ingest {

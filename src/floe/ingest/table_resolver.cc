@@ -6,12 +6,12 @@
 #include <fmt/format.h>
 
 #include "floe/iceberg/partition_spec.h"
-#include "floe/iceberg/schema_update.h"
 #include "floe/iceberg/table.h"
-#include "floe/iceberg/table_metadata_builder.h"
-#include "floe/iceberg/table_update.h"
-#include "floe/iceberg/transaction.h"
-#include "floe/iceberg/update_operations.h"
+#include "floe/iceberg/update/schema_update.h"
+#include "floe/iceberg/update/table_metadata_builder.h"
+#include "floe/iceberg/update/table_update.h"
+#include "floe/iceberg/update/transaction.h"
+#include "floe/iceberg/update/update_operations.h"
 #include "floe/ingest/schema_mirror.h"
 #include "floe/ingest/type_fit.h"
 

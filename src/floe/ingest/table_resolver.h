@@ -40,7 +40,7 @@
 #include <vector>
 
 #include "floe/common/result.h"
-#include "floe/iceberg/catalog/catalog.h"
+#include "floe/iceberg/catalog.h"
 #include "floe/ingest/ingest_stats.h"
 #include "floe/ingest/schema_mirror.h"
 #include "floe/sink/record.h"

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "floe/common/result.h"
-#include "floe/iceberg/catalog/catalog.h"
+#include "floe/iceberg/catalog.h"
 #include "floe/iceberg/partition_field.h"
 
 namespace floe::pipeline {

@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "floe/common/result.h"
-#include "floe/iceberg/catalog/catalog.h"
+#include "floe/iceberg/catalog.h"
 #include "floe/iceberg/catalog/catalog_config.h"
 #include "floe/pipeline/environment.h"
 #include "floe/pipeline/partition_key.h"

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "floe/common/result.h"
-#include "floe/iceberg/catalog/catalog.h"
+#include "floe/iceberg/catalog.h"
 
 namespace floe::pipeline {
 

@@ -18,7 +18,7 @@
 #include "floe/engine/checkpoint_store.h"
 #include "floe/iceberg/snapshot_summary.h"
 #include "floe/iceberg/table.h"
-#include "floe/iceberg/update_operations.h"
+#include "floe/iceberg/update/update_operations.h"
 #include "floe/ingest/row_change_writer.h"
 #include "floe/run/run_metrics.h"
 #include "floe/sink/router.h"

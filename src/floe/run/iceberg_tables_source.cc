@@ -11,14 +11,14 @@
 #include <nlohmann/json.hpp>
 
 #include "floe/common/arena.h"
-#include "floe/iceberg/data_reader.h"
-#include "floe/iceberg/expression.h"
+#include "floe/iceberg/data/data_reader.h"
+#include "floe/iceberg/expression/expression.h"
 #include "floe/ingest/row_change_writer.h"
 #include "floe/run/run_metrics.h"
 #include "floe/sink/committed_checkpoints.h"
 #include "floe/sink/router.h"
-#include "floe/source/iceberg/changelog.h"
-#include "floe/source/iceberg/split_enumerator.h"
+#include "floe/source/changelog.h"
+#include "floe/source/split_enumerator.h"
 #include "floe/types/row_json.h"
 
 namespace floe::run {

@@ -47,7 +47,7 @@
 #include "floe/ingest/table_resolver.h"
 #include "floe/sink/record.h"
 #include "floe/sink/sink_options.h"
-#include "floe/source/iceberg/split_planner.h"
+#include "floe/source/split_planner.h"
 
 namespace floe::run {
 

@@ -59,7 +59,7 @@
 
 #include "floe/common/result.h"
 #include "floe/engine/operator.h"
-#include "floe/iceberg/catalog/catalog.h"
+#include "floe/iceberg/catalog.h"
 #include "floe/ingest/change_event_handler.h"
 #include "floe/ingest/ingest_source.h"
 #include "floe/ingest/ingest_stats.h"

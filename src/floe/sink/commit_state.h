@@ -14,8 +14,8 @@
 
 #include "floe/common/result.h"
 #include "floe/engine/checkpoint_store.h"
-#include "floe/iceberg/catalog/catalog.h"
-#include "floe/iceberg/manifest.h"
+#include "floe/iceberg/catalog.h"
+#include "floe/iceberg/manifest/manifest.h"
 
 namespace floe::sink {
 

@@ -15,7 +15,7 @@
 
 #include "floe/common/result.h"
 #include "floe/engine/checkpoint_store.h"
-#include "floe/iceberg/catalog/catalog.h"
+#include "floe/iceberg/catalog.h"
 #include "floe/iceberg/table_metadata.h"
 
 namespace floe::sink {

@@ -9,9 +9,9 @@
 #include <thread>
 
 #include "floe/common/random.h"
-#include "floe/iceberg/manifest.h"
+#include "floe/iceberg/manifest/manifest.h"
 #include "floe/iceberg/table.h"
-#include "floe/iceberg/transaction.h"
+#include "floe/iceberg/update/transaction.h"
 #include "floe/sink/commit_state.h"
 #include "floe/sink/committed_checkpoints.h"
 #include "floe/sink/parallel_for.h"

@@ -22,7 +22,7 @@
 
 #include "floe/common/arena.h"
 #include "floe/engine/checkpoint_store.h"
-#include "floe/iceberg/catalog/catalog.h"
+#include "floe/iceberg/catalog.h"
 #include "floe/iceberg/data_file.h"
 #include "floe/iceberg/table_metadata.h"
 #include "floe/types/value.h"

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "floe/common/result.h"
-#include "floe/iceberg/catalog/catalog.h"
+#include "floe/iceberg/catalog.h"
 
 namespace floe::sink {
 

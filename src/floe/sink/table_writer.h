@@ -27,8 +27,8 @@
 #include <vector>
 
 #include "floe/common/result.h"
-#include "floe/iceberg/data_writer.h"
-#include "floe/iceberg/equality_delete_writer.h"
+#include "floe/iceberg/data/data_writer.h"
+#include "floe/iceberg/data/equality_delete_writer.h"
 #include "floe/io/file_io.h"
 #include "floe/sink/record.h"
 #include "floe/sink/row_key.h"

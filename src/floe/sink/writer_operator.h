@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "floe/engine/operator.h"
-#include "floe/iceberg/catalog/catalog.h"
+#include "floe/iceberg/catalog.h"
 #include "floe/io/deferred_sync_file_io.h"
 #include "floe/sink/memory_budget.h"
 #include "floe/sink/record.h"

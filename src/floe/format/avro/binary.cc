@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-namespace floe::avro {
+namespace floe::format::avro {
 
 void AppendVarLong(int64_t value, ByteBuffer* out) {
   uint64_t n = (static_cast<uint64_t>(value) << 1) ^ static_cast<uint64_t>(value >> 63);
@@ -407,4 +407,4 @@ Result<Datum> DecodeBinary(const Schema& writer, const Schema& reader, std::stri
   return DecodeAll(datum_reader, bytes);
 }
 
-}  // namespace floe::avro
+}  // namespace floe::format::avro

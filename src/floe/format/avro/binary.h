@@ -19,7 +19,7 @@
 #include "floe/format/avro/datum.h"
 #include "floe/format/avro/schema.h"
 
-namespace floe::avro {
+namespace floe::format::avro {
 
 /// Appends the zigzag varint encoding of `value` (Avro "long"; "int" uses the
 /// same encoding).
@@ -130,4 +130,4 @@ Result<Datum> DecodeBinary(const Schema& writer, const Schema& reader, std::stri
 /// Errors: kSchemaIncompatible naming what did not fit.
 Result<Datum> DefaultToDatum(const Node& schema, const Json& value);
 
-}  // namespace floe::avro
+}  // namespace floe::format::avro

@@ -8,7 +8,7 @@
 
 #include "floe/common/zstd_contexts.h"
 
-namespace floe::avro {
+namespace floe::format::avro {
 
 std::string_view CodecName(Codec codec) {
   switch (codec) {
@@ -245,4 +245,4 @@ Status Decompress(Codec codec, std::string_view input, size_t max_output, std::s
   return InternalError("bad codec");
 }
 
-}  // namespace floe::avro
+}  // namespace floe::format::avro

@@ -10,7 +10,7 @@
 #include "floe/common/bytes.h"
 #include "floe/common/result.h"
 
-namespace floe::avro {
+namespace floe::format::avro {
 
 enum class Codec { kNull, kDeflate, kSnappy, kZstandard };
 
@@ -31,4 +31,4 @@ Status Compress(Codec codec, std::string_view input, int level, ByteBuffer* out)
 Status Decompress(Codec codec, std::string_view input, size_t max_output, std::string_view context,
                   ByteBuffer* out);
 
-}  // namespace floe::avro
+}  // namespace floe::format::avro

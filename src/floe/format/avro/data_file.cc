@@ -5,7 +5,7 @@
 
 #include "floe/common/random.h"
 
-namespace floe::avro {
+namespace floe::format::avro {
 
 namespace {
 
@@ -280,4 +280,4 @@ Result<bool> DataFileReader::Next(Datum* out) {
   return true;
 }
 
-}  // namespace floe::avro
+}  // namespace floe::format::avro

@@ -18,7 +18,7 @@
 #include "floe/format/avro/schema.h"
 #include "floe/io/file_io.h"
 
-namespace floe::avro {
+namespace floe::format::avro {
 
 using SyncMarker = std::array<uint8_t, 16>;
 
@@ -173,4 +173,4 @@ class MemoryOutputFile final : public io::OutputFile {
   bool closed_ = false;
 };
 
-}  // namespace floe::avro
+}  // namespace floe::format::avro

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-namespace floe::avro {
+namespace floe::format::avro {
 
 Datum Datum::Boolean(bool v) {
   Datum d;
@@ -146,4 +146,4 @@ std::string Datum::DebugString() const {
   return "?";
 }
 
-}  // namespace floe::avro
+}  // namespace floe::format::avro

@@ -18,7 +18,7 @@
 
 #include "floe/format/avro/schema.h"
 
-namespace floe::avro {
+namespace floe::format::avro {
 
 class Datum {
  public:
@@ -140,4 +140,4 @@ class Datum {
   std::vector<std::string> keys_;
 };
 
-}  // namespace floe::avro
+}  // namespace floe::format::avro

@@ -10,7 +10,7 @@
 #include "floe/common/base64.h"
 #include "floe/format/avro/binary.h"
 
-namespace floe::avro {
+namespace floe::format::avro {
 
 namespace {
 
@@ -445,4 +445,4 @@ Result<Datum> DatumFromJson(const Node& schema, const Json& value) {
   return FromJson(schema, value);
 }
 
-}  // namespace floe::avro
+}  // namespace floe::format::avro

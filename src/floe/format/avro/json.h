@@ -21,7 +21,7 @@
 #include "floe/format/avro/datum.h"
 #include "floe/format/avro/schema.h"
 
-namespace floe::avro {
+namespace floe::format::avro {
 
 struct JsonOptions {
   /// Render logical types as text (see above). Default true; false prints the
@@ -37,4 +37,4 @@ void AppendDatumJson(const Node& schema, const Datum& datum, const JsonOptions& 
 /// naming the field path, e.g. "field 'a.b': expected long, got string".
 Result<Datum> DatumFromJson(const Node& schema, const Json& value);
 
-}  // namespace floe::avro
+}  // namespace floe::format::avro

@@ -7,7 +7,7 @@
 
 #include "floe/format/avro/binary.h"
 
-namespace floe::avro {
+namespace floe::format::avro {
 
 struct DatumReader::Plan {
   enum class Op : uint8_t {
@@ -583,4 +583,4 @@ Status DatumReader::Read(BinaryDecoder* decoder, Datum* out) const {
 const Schema& DatumReader::schema() const { return state_->reader; }
 const Schema& DatumReader::writer_schema() const { return state_->writer; }
 
-}  // namespace floe::avro
+}  // namespace floe::format::avro

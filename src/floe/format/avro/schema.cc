@@ -8,7 +8,7 @@
 
 #include "floe/common/json_scan.h"
 
-namespace floe::avro {
+namespace floe::format::avro {
 
 std::string_view TypeName(Type type) {
   switch (type) {
@@ -589,4 +589,4 @@ const std::string& Schema::CompactText() const {
   return graph_->compact_text;
 }
 
-}  // namespace floe::avro
+}  // namespace floe::format::avro

@@ -21,7 +21,7 @@
 
 #include "floe/common/result.h"
 
-namespace floe::avro {
+namespace floe::format::avro {
 
 /// JSON with insertion order kept, so properties print in the order they came.
 using Json = nlohmann::ordered_json;
@@ -166,4 +166,4 @@ class Schema {
   const Node* root_ = nullptr;
 };
 
-}  // namespace floe::avro
+}  // namespace floe::format::avro

@@ -6,7 +6,7 @@
 #include "floe/format/parquet/compression.h"
 #include "floe/format/parquet/rle_decoder.h"
 
-namespace floe::parquet {
+namespace floe::format::parquet {
 
 using types::Value;
 
@@ -27,8 +27,8 @@ Status DecompressHadoopLz4(std::span<const uint8_t> in, size_t uncompressed_size
     if (csize > in.size() - ip || usize > uncompressed_size - op) {
       return Corruption("LZ4 (Hadoop) frame sizes out of range");
     }
-    FLOE_RETURN_IF_ERROR(
-        parquet::Decompress(CompressionCodec::kLz4Raw, in.subspan(ip, csize), usize, out + op));
+    FLOE_RETURN_IF_ERROR(format::parquet::Decompress(CompressionCodec::kLz4Raw,
+                                                     in.subspan(ip, csize), usize, out + op));
     ip += csize;
     op += usize;
   }
@@ -43,9 +43,9 @@ Status DecompressPage(CompressionCodec codec, std::span<const uint8_t> in, size_
   if (codec == CompressionCodec::kLz4) {
     auto hadoop = DecompressHadoopLz4(in, uncompressed_size, out);
     if (hadoop) return Ok();
-    return parquet::Decompress(CompressionCodec::kLz4Raw, in, uncompressed_size, out);
+    return format::parquet::Decompress(CompressionCodec::kLz4Raw, in, uncompressed_size, out);
   }
-  return parquet::Decompress(codec, in, uncompressed_size, out);
+  return format::parquet::Decompress(codec, in, uncompressed_size, out);
 }
 
 ColumnChunkReader::ColumnChunkReader(const ReaderLeaf* leaf, PageLimits limits)
@@ -303,4 +303,4 @@ Status ColumnChunkReader::ReadDataPageV2(const PageHeader& h, std::span<const ui
   return DecodeValues(dh.encoding, data, n);
 }
 
-}  // namespace floe::parquet
+}  // namespace floe::format::parquet

@@ -18,7 +18,7 @@
 #include "floe/io/file_io.h"
 #include "floe/types/value.h"
 
-namespace floe::parquet {
+namespace floe::format::parquet {
 
 /// Limits against hostile files (see ReaderOptions).
 struct PageLimits {
@@ -124,4 +124,4 @@ class ColumnChunkReader {
   size_t value_pos_ = 0;
 };
 
-}  // namespace floe::parquet
+}  // namespace floe::format::parquet

@@ -6,7 +6,7 @@
 
 #include "floe/format/parquet/compression.h"
 
-namespace floe::parquet {
+namespace floe::format::parquet {
 
 namespace {
 
@@ -399,4 +399,4 @@ void ColumnWriter::Reset() {
   stats_.Reset();
 }
 
-}  // namespace floe::parquet
+}  // namespace floe::format::parquet

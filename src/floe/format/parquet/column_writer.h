@@ -35,7 +35,7 @@
 #include "floe/format/parquet/schema_mapping.h"
 #include "floe/format/parquet/statistics.h"
 
-namespace floe::parquet {
+namespace floe::format::parquet {
 
 struct ColumnWriterOptions {
   CompressionCodec codec = CompressionCodec::kZstd;
@@ -189,4 +189,4 @@ class ColumnWriter {
   uint8_t decimal_scratch_[16] = {};
 };
 
-}  // namespace floe::parquet
+}  // namespace floe::format::parquet

@@ -12,7 +12,7 @@
 #include "floe/common/ascii.h"
 #include "floe/common/zstd_contexts.h"
 
-namespace floe::parquet {
+namespace floe::format::parquet {
 namespace {
 
 Status CompressGzip(std::span<const uint8_t> in, ByteBuffer* out, int level) {
@@ -181,4 +181,4 @@ Result<CompressionCodec> ParseCodecName(std::string_view name) {
       name);
 }
 
-}  // namespace floe::parquet
+}  // namespace floe::format::parquet

@@ -16,7 +16,7 @@
 #include "floe/common/result.h"
 #include "floe/format/parquet/metadata.h"
 
-namespace floe::parquet {
+namespace floe::format::parquet {
 
 /// The codec a user names, as Iceberg's `write.parquet.compression-codec`
 /// and `floe parquet write --codec` take it, case-insensitively: `zstd`,
@@ -45,4 +45,4 @@ Status Compress(CompressionCodec codec, std::span<const uint8_t> in, ByteBuffer*
 Status Decompress(CompressionCodec codec, std::span<const uint8_t> in, size_t uncompressed_size,
                   uint8_t* out);
 
-}  // namespace floe::parquet
+}  // namespace floe::format::parquet

@@ -7,7 +7,7 @@
 #include "floe/common/bytes.h"
 #include "floe/format/parquet/rle_decoder.h"
 
-namespace floe::parquet {
+namespace floe::format::parquet {
 
 using types::Value;
 
@@ -488,4 +488,4 @@ Status ValueDecoder::Convert(Value* values, size_t n) {
   return Ok();
 }
 
-}  // namespace floe::parquet
+}  // namespace floe::format::parquet

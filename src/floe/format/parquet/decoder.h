@@ -18,7 +18,7 @@
 #include "floe/format/parquet/schema_reader.h"
 #include "floe/types/value.h"
 
-namespace floe::parquet {
+namespace floe::format::parquet {
 
 /// Decodes DELTA_BINARY_PACKED integers.
 class DeltaBitPackedDecoder {
@@ -91,4 +91,4 @@ class ValueDecoder {
   std::vector<int64_t> prefixes_;
 };
 
-}  // namespace floe::parquet
+}  // namespace floe::format::parquet

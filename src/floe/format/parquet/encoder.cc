@@ -2,7 +2,7 @@
 
 #include <bit>
 
-namespace floe::parquet {
+namespace floe::format::parquet {
 namespace {
 
 constexpr size_t kInitialSlots = 64;
@@ -92,4 +92,4 @@ void BytesDictionary::Grow() {
   }
 }
 
-}  // namespace floe::parquet
+}  // namespace floe::format::parquet

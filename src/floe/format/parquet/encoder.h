@@ -11,7 +11,7 @@
 
 #include "floe/common/bytes.h"
 
-namespace floe::parquet {
+namespace floe::format::parquet {
 
 /// A 64-bit hash of a byte string (not stable across floe versions; in-memory only).
 uint64_t HashBytes(const uint8_t* p, size_t n);
@@ -160,4 +160,4 @@ class BytesDictionary {
   ByteBuffer plain_;
 };
 
-}  // namespace floe::parquet
+}  // namespace floe::format::parquet

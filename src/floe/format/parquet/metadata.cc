@@ -6,13 +6,13 @@
 
 #include "floe/format/thrift/compact_protocol.h"
 
-namespace floe::parquet {
+namespace floe::format::parquet {
 
-using thrift::CompactReader;
-using thrift::CompactType;
-using thrift::CompactWriter;
-using thrift::FieldHeader;
-using thrift::ListHeader;
+using format::thrift::CompactReader;
+using format::thrift::CompactType;
+using format::thrift::CompactWriter;
+using format::thrift::FieldHeader;
+using format::thrift::ListHeader;
 
 namespace {
 
@@ -971,4 +971,4 @@ std::string LogicalTypeToString(const LogicalType& t) {
   return fmt::format("LOGICAL({})", static_cast<int>(t.kind));
 }
 
-}  // namespace floe::parquet
+}  // namespace floe::format::parquet

@@ -21,7 +21,7 @@
 #include "floe/common/bytes.h"
 #include "floe/common/result.h"
 
-namespace floe::parquet {
+namespace floe::format::parquet {
 
 /// Physical types.
 enum class Type : int32_t {
@@ -339,4 +339,4 @@ std::string PageTypeName(PageType type);
 /// "STRING", "DECIMAL(9,2)", "TIMESTAMP(MICROS,true)", "INTEGER(16,false)".
 std::string LogicalTypeToString(const LogicalType& type);
 
-}  // namespace floe::parquet
+}  // namespace floe::format::parquet

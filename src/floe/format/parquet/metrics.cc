@@ -3,7 +3,7 @@
 
 #include <charconv>
 
-namespace floe::parquet {
+namespace floe::format::parquet {
 namespace {
 
 // Byte length of the UTF-8 sequence starting with `lead` (1 for invalid bytes,
@@ -93,4 +93,4 @@ std::optional<std::string> TruncateBinaryUpperBound(std::string_view value, int 
   return std::nullopt;
 }
 
-}  // namespace floe::parquet
+}  // namespace floe::format::parquet

@@ -12,7 +12,7 @@
 
 #include "floe/common/result.h"
 
-namespace floe::parquet {
+namespace floe::format::parquet {
 
 /// `write.metadata.metrics.default`: what metrics to keep for a column.
 struct MetricsConfig {
@@ -58,4 +58,4 @@ std::optional<std::string> TruncateStringUpperBound(std::string_view value, int 
 std::string TruncateBinaryLowerBound(std::string_view value, int length);
 std::optional<std::string> TruncateBinaryUpperBound(std::string_view value, int length);
 
-}  // namespace floe::parquet
+}  // namespace floe::format::parquet

@@ -6,7 +6,7 @@
 
 #include "floe/format/parquet/decoder.h"
 
-namespace floe::parquet {
+namespace floe::format::parquet {
 
 using types::Value;
 
@@ -361,4 +361,4 @@ Result<bool> ParquetReader::Next(Arena* arena, std::vector<Value>* row) {
   return n == 1;
 }
 
-}  // namespace floe::parquet
+}  // namespace floe::format::parquet

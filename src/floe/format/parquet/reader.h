@@ -41,7 +41,7 @@
 #include "floe/types/schema.h"
 #include "floe/types/value.h"
 
-namespace floe::parquet {
+namespace floe::format::parquet {
 
 struct ReaderOptions {
   /// Footers larger than this are kCorruption. Default 64 MiB.
@@ -148,4 +148,4 @@ class ParquetReader {
   bool failed_ = false;
 };
 
-}  // namespace floe::parquet
+}  // namespace floe::format::parquet

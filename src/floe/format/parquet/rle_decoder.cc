@@ -4,7 +4,7 @@
 
 #include "floe/common/bytes.h"
 
-namespace floe::parquet {
+namespace floe::format::parquet {
 
 uint64_t ReadPackedBits(const uint8_t* data, size_t size, uint64_t bit, int width) {
   if (width == 0) return 0;
@@ -159,4 +159,4 @@ Status DecodeLegacyBitPacked(std::span<const uint8_t> data, int bit_width, int16
   return Ok();
 }
 
-}  // namespace floe::parquet
+}  // namespace floe::format::parquet

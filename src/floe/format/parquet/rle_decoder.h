@@ -10,7 +10,7 @@
 
 #include "floe/common/result.h"
 
-namespace floe::parquet {
+namespace floe::format::parquet {
 
 /// Reads `width` (0..64) bits at bit offset `bit` of `data`, LSB first.
 /// The caller guarantees `bit + width <= 8 * size`.
@@ -55,4 +55,4 @@ Status DecodeLegacyBitPacked(std::span<const uint8_t> data, int bit_width, int16
 /// longer than 10 bytes.
 Result<uint64_t> ReadUleb128(std::span<const uint8_t> data, size_t* pos);
 
-}  // namespace floe::parquet
+}  // namespace floe::format::parquet

@@ -2,7 +2,7 @@
 
 #include <bit>
 
-namespace floe::parquet {
+namespace floe::format::parquet {
 namespace {
 
 void PutVarint(ByteBuffer* out, uint64_t v) {
@@ -122,4 +122,4 @@ void EncodeRleLevels(std::span<const int16_t> levels, int bit_width, ByteBuffer*
   encoder.Flush();
 }
 
-}  // namespace floe::parquet
+}  // namespace floe::format::parquet

@@ -16,7 +16,7 @@
 
 #include "floe/common/bytes.h"
 
-namespace floe::parquet {
+namespace floe::format::parquet {
 
 /// The number of bits needed to store `max_value` (0 for 0).
 int BitWidth(uint64_t max_value);
@@ -70,4 +70,4 @@ class RleBitPackedEncoder {
 /// Encodes `levels` as one RLE/bit-packed stream appended to `*out`.
 void EncodeRleLevels(std::span<const int16_t> levels, int bit_width, ByteBuffer* out);
 
-}  // namespace floe::parquet
+}  // namespace floe::format::parquet

@@ -1,6 +1,6 @@
 #include "floe/format/parquet/schema_mapping.h"
 
-namespace floe::parquet {
+namespace floe::format::parquet {
 namespace {
 
 using types::TypeId;
@@ -174,4 +174,4 @@ Result<ParquetSchema> MapSchema(const types::Schema& schema) {
   return out;
 }
 
-}  // namespace floe::parquet
+}  // namespace floe::format::parquet

@@ -25,7 +25,7 @@
 #include "floe/format/parquet/metadata.h"
 #include "floe/types/schema.h"
 
-namespace floe::parquet {
+namespace floe::format::parquet {
 
 /// The bytes of a FIXED_LEN_BYTE_ARRAY holding any unscaled decimal of `precision`
 /// digits in two's complement (decimal(38, s) -> 16).
@@ -68,4 +68,4 @@ struct ParquetSchema {
 /// longer than 2^31 - 1, which the type system already forbids).
 Result<ParquetSchema> MapSchema(const types::Schema& schema);
 
-}  // namespace floe::parquet
+}  // namespace floe::format::parquet

@@ -5,7 +5,7 @@
 
 #include "floe/types/schema_json.h"
 
-namespace floe::parquet {
+namespace floe::format::parquet {
 
 namespace {
 
@@ -489,4 +489,4 @@ Result<ProjectedSchema> ProjectSchema(const FileSchema& file,
   return p;
 }
 
-}  // namespace floe::parquet
+}  // namespace floe::format::parquet

@@ -23,7 +23,7 @@
 #include "floe/format/parquet/metadata.h"
 #include "floe/types/schema.h"
 
-namespace floe::parquet {
+namespace floe::format::parquet {
 
 /// How a leaf's physical values become `types::Value`s.
 enum class LeafConversion : uint8_t {
@@ -102,4 +102,4 @@ struct ProjectedSchema {
 Result<ProjectedSchema> ProjectSchema(const FileSchema& file,
                                       const std::vector<int32_t>& field_ids);
 
-}  // namespace floe::parquet
+}  // namespace floe::format::parquet

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-namespace floe::parquet {
+namespace floe::format::parquet {
 
 ColumnStatistics::ColumnStatistics(Type physical, const types::Type* type, int32_t type_length)
     : physical_(physical), type_(type), type_length_(type_length) {}
@@ -129,4 +129,4 @@ Statistics ColumnStatistics::ToThrift() const {
   return stats;
 }
 
-}  // namespace floe::parquet
+}  // namespace floe::format::parquet

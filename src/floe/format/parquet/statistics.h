@@ -16,7 +16,7 @@
 #include "floe/types/type.h"
 #include "floe/types/value.h"
 
-namespace floe::parquet {
+namespace floe::format::parquet {
 
 /// Statistics longer than this many bytes are left out of the footer (Arrow's
 /// default `max_statistics_size`); the values are still kept for metrics.
@@ -113,4 +113,4 @@ void StoreDecimalBigEndian(types::int128_t v, int length, uint8_t* out);
 /// The shortest big-endian two's-complement bytes of `v` (Java's BigInteger.toByteArray()).
 std::string MinimalDecimalBytes(types::int128_t v);
 
-}  // namespace floe::parquet
+}  // namespace floe::format::parquet

@@ -5,7 +5,7 @@
 #include "floe/format/parquet/statistics.h"
 #include "floe/types/schema_json.h"
 
-namespace floe::parquet {
+namespace floe::format::parquet {
 namespace {
 
 using types::TypeId;
@@ -502,4 +502,4 @@ Result<DataFileMetrics> ParquetWriter::Close() {
   return BuildMetrics();
 }
 
-}  // namespace floe::parquet
+}  // namespace floe::format::parquet

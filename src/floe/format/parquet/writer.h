@@ -27,7 +27,7 @@
 #include "floe/types/schema.h"
 #include "floe/types/value.h"
 
-namespace floe::parquet {
+namespace floe::format::parquet {
 
 /// Writer settings; the defaults are Iceberg's table-property defaults.
 struct WriterOptions {
@@ -139,4 +139,4 @@ class ParquetWriter {
   bool closed_ = false;
 };
 
-}  // namespace floe::parquet
+}  // namespace floe::format::parquet

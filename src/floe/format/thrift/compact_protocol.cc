@@ -3,7 +3,7 @@
 #include <bit>
 #include <cstring>
 
-namespace floe::thrift {
+namespace floe::format::thrift {
 
 // ---------------------------------------------------------------- writer
 
@@ -350,4 +350,4 @@ Status CompactReader::SkipDepth(CompactType type) {
   return Corruption("thrift: cannot skip type {} at offset {}", static_cast<int>(type), pos_);
 }
 
-}  // namespace floe::thrift
+}  // namespace floe::format::thrift

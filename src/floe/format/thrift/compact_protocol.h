@@ -25,7 +25,7 @@
 #include "floe/common/bytes.h"
 #include "floe/common/result.h"
 
-namespace floe::thrift {
+namespace floe::format::thrift {
 
 /// Compact-protocol type codes (the low nibble of a field header).
 enum class CompactType : uint8_t {
@@ -174,4 +174,4 @@ class CompactReader {
   int pending_bool_ = -1;  ///< -1 none, else 0/1 from the last bool field header
 };
 
-}  // namespace floe::thrift
+}  // namespace floe::format::thrift

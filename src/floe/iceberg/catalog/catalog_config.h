@@ -48,7 +48,7 @@
 #include <memory>
 #include <string>
 
-#include "floe/iceberg/catalog/catalog.h"
+#include "floe/iceberg/catalog.h"
 #include "floe/io/resolving_file_io.h"
 
 namespace floe::iceberg {

@@ -18,7 +18,7 @@
 /// properties are not stored (as in Iceberg's HadoopCatalog); renaming a
 /// table is not supported (its files hold absolute paths).
 
-#include "floe/iceberg/catalog/catalog.h"
+#include "floe/iceberg/catalog.h"
 
 namespace floe::iceberg {
 

@@ -28,7 +28,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "floe/iceberg/catalog/catalog.h"
+#include "floe/iceberg/catalog.h"
 #include "floe/io/s3/http.h"
 #include "floe/io/s3/s3_options.h"
 

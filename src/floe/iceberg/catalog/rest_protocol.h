@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "floe/common/result.h"
-#include "floe/iceberg/catalog/catalog.h"
-#include "floe/iceberg/table_requirement.h"
-#include "floe/iceberg/table_update.h"
+#include "floe/iceberg/catalog.h"
+#include "floe/iceberg/update/table_requirement.h"
+#include "floe/iceberg/update/table_update.h"
 
 namespace floe::iceberg::rest {
 

@@ -8,7 +8,7 @@
 
 #include <fmt/ranges.h>
 
-#include "floe/iceberg/metadata_json.h"
+#include "floe/iceberg/json/metadata_json.h"
 
 namespace floe::iceberg {
 namespace {

@@ -25,7 +25,7 @@
 #include <mutex>
 #include <vector>
 
-#include "floe/iceberg/catalog/catalog.h"
+#include "floe/iceberg/catalog.h"
 #include "floe/io/deferred_sync_file_io.h"
 
 struct sqlite3;

@@ -7,8 +7,8 @@
 #include <gtest/gtest.h>
 
 #include "floe/format/parquet/reader.h"
-#include "floe/iceberg/data_reader.h"
-#include "floe/iceberg/expression_parser.h"
+#include "floe/iceberg/data/data_reader.h"
+#include "floe/iceberg/expression/expression_parser.h"
 #include "floe/iceberg/tests/scan_test_util.h"
 
 namespace floe::iceberg {
@@ -124,14 +124,14 @@ TEST(DataReaderEvolutionTest, PositionsCountFromTheFileStartAcrossSkippedRowGrou
   TestTable t("positions", schema);
   std::vector<RowValues> rows;
   for (int64_t i = 0; i < 3000; ++i) rows.push_back({Value::Int64(i), Str("padding-value")});
-  parquet::WriterOptions small;
+  format::parquet::WriterOptions small;
   small.row_group_size_bytes = 2048;
   small.page_row_limit = 100;
   small.dictionary_enabled = false;
   DataFile f = t.WriteData(rows, {}, small);
   {
     auto in = t.io().OpenInput(f.file_path);
-    auto r = parquet::ParquetReader::Open(std::move(*in));
+    auto r = format::parquet::ParquetReader::Open(std::move(*in));
     ASSERT_TRUE(r.has_value());
     ASSERT_GT((*r)->num_row_groups(), 3) << "the test needs several row groups";
   }

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "floe/format/parquet/reader.h"
-#include "floe/iceberg/data_writer.h"
+#include "floe/iceberg/data/data_writer.h"
 #include "floe/iceberg/tests/scan_test_util.h"
 
 namespace floe::iceberg {
@@ -24,7 +24,7 @@ types::Schema TwoColumns() {
 std::vector<int64_t> ReadIds(io::FileIO& io, const std::string& path) {
   auto in = io.OpenInput(path);
   EXPECT_TRUE(in);
-  auto reader = parquet::ParquetReader::Open(std::move(*in));
+  auto reader = format::parquet::ParquetReader::Open(std::move(*in));
   EXPECT_TRUE(reader);
   std::vector<int64_t> out;
   Arena arena;

@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include "floe/iceberg/delete_filter.h"
-#include "floe/iceberg/expression_parser.h"
+#include "floe/iceberg/data/delete_filter.h"
+#include "floe/iceberg/expression/expression_parser.h"
 #include "floe/iceberg/tests/scan_test_util.h"
 
 namespace floe::iceberg {

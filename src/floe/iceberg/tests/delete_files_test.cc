@@ -2,16 +2,16 @@
 // position deletes over real Parquet files written by DataWriter), and
 // OverwriteFiles / ReplaceFiles selections and validation.
 
-#include "floe/iceberg/delete_files.h"
+#include "floe/iceberg/data/delete_files.h"
 
 #include "floe/common/arena.h"
 #include "floe/format/parquet/reader.h"
-#include "floe/iceberg/data_writer.h"
-#include "floe/iceberg/expression_parser.h"
-#include "floe/iceberg/fast_append.h"
-#include "floe/iceberg/overwrite_files.h"
-#include "floe/iceberg/replace_files.h"
+#include "floe/iceberg/data/data_writer.h"
+#include "floe/iceberg/expression/expression_parser.h"
 #include "floe/iceberg/tests/producer_test_util.h"
+#include "floe/iceberg/update/fast_append.h"
+#include "floe/iceberg/update/overwrite_files.h"
+#include "floe/iceberg/update/replace_files.h"
 
 namespace floe::iceberg::testing {
 namespace {
@@ -49,7 +49,7 @@ std::vector<std::pair<std::string, int64_t>> ReadPositionDeletes(const std::stri
   io::LocalFileIO io;
   auto in = io.OpenInput(path);
   EXPECT_TRUE(in);
-  auto reader = parquet::ParquetReader::Open(std::move(*in));
+  auto reader = format::parquet::ParquetReader::Open(std::move(*in));
   EXPECT_TRUE(reader);
   std::vector<std::pair<std::string, int64_t>> out;
   Arena arena;

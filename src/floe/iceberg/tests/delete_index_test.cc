@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "floe/iceberg/delete_index.h"
+#include "floe/iceberg/data/delete_index.h"
 #include "floe/iceberg/tests/scan_test_util.h"
 
 namespace floe::iceberg {

@@ -2,7 +2,7 @@
 // equality_ids, land in the partition of their key, and delete the matching
 // rows of older data files when scanned.
 
-#include "floe/iceberg/equality_delete_writer.h"
+#include "floe/iceberg/data/equality_delete_writer.h"
 
 #include <algorithm>
 
@@ -37,7 +37,7 @@ PartitionSpec RegionSpec() {
 std::vector<std::string> ReadKeys(io::FileIO& io, const std::string& path, size_t* width) {
   auto in = io.OpenInput(path);
   EXPECT_TRUE(in);
-  auto reader = parquet::ParquetReader::Open(std::move(*in));
+  auto reader = format::parquet::ParquetReader::Open(std::move(*in));
   EXPECT_TRUE(reader) << reader.error().ToString();
   *width = (*reader)->schema().fields().size();
   std::vector<std::string> out;

@@ -1,12 +1,12 @@
-#include "floe/iceberg/evaluator.h"
+#include "floe/iceberg/expression/evaluator.h"
 
 #include <cmath>
 #include <limits>
 
 #include <gtest/gtest.h>
 
-#include "floe/iceberg/expression_parser.h"
-#include "floe/iceberg/projection.h"
+#include "floe/iceberg/expression/expression_parser.h"
+#include "floe/iceberg/expression/projection.h"
 #include "floe/iceberg/single_value.h"
 #include "floe/types/temporal.h"
 

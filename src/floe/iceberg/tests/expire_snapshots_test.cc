@@ -1,13 +1,13 @@
 // ExpireSnapshots: which snapshots go, and that exactly the files no kept
 // snapshot reaches are deleted.
 
-#include "floe/iceberg/expire_snapshots.h"
+#include "floe/iceberg/update/expire_snapshots.h"
 
 #include <fstream>
 
-#include "floe/iceberg/delete_files.h"
-#include "floe/iceberg/fast_append.h"
+#include "floe/iceberg/data/delete_files.h"
 #include "floe/iceberg/tests/producer_test_util.h"
+#include "floe/iceberg/update/fast_append.h"
 
 namespace floe::iceberg::testing {
 namespace {

@@ -1,8 +1,8 @@
-#include "floe/iceberg/expression.h"
+#include "floe/iceberg/expression/expression.h"
 
 #include <gtest/gtest.h>
 
-#include "floe/iceberg/expression_parser.h"
+#include "floe/iceberg/expression/expression_parser.h"
 #include "floe/types/temporal.h"
 
 namespace floe::iceberg {

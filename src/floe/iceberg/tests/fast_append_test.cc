@@ -1,10 +1,10 @@
 // FastAppend, the commit loop (conflicts between two Table handles, retries
 // and their limit) and transactions.
 
-#include "floe/iceberg/fast_append.h"
+#include "floe/iceberg/update/fast_append.h"
 
 #include "floe/iceberg/tests/producer_test_util.h"
-#include "floe/iceberg/transaction.h"
+#include "floe/iceberg/update/transaction.h"
 
 namespace floe::iceberg::testing {
 namespace {

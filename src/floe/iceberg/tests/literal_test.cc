@@ -1,4 +1,4 @@
-#include "floe/iceberg/literal.h"
+#include "floe/iceberg/expression/literal.h"
 
 #include <cmath>
 #include <limits>

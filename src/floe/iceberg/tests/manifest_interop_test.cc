@@ -16,8 +16,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "floe/iceberg/manifest.h"
-#include "floe/iceberg/metadata_json.h"
+#include "floe/iceberg/json/metadata_json.h"
+#include "floe/iceberg/manifest/manifest.h"
 #include "floe/iceberg/tests/manifest_test_util.h"
 #include "floe/types/temporal.h"
 

@@ -3,10 +3,10 @@
 // a commit reads and writes a bounded amount), and merged manifests keep
 // every file with its sequence numbers.
 
-#include "floe/iceberg/manifest_merge.h"
+#include "floe/iceberg/manifest/manifest_merge.h"
 
-#include "floe/iceberg/fast_append.h"
 #include "floe/iceberg/tests/producer_test_util.h"
+#include "floe/iceberg/update/fast_append.h"
 
 namespace floe::iceberg::testing {
 namespace {

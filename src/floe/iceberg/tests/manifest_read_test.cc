@@ -7,8 +7,8 @@
 #include <gtest/gtest.h>
 
 #include "floe/format/avro/data_file.h"
-#include "floe/iceberg/manifest.h"
-#include "floe/iceberg/manifest_avro_schema.h"
+#include "floe/iceberg/manifest/manifest.h"
+#include "floe/iceberg/manifest/manifest_avro_schema.h"
 #include "floe/iceberg/tests/manifest_test_util.h"
 
 namespace floe::iceberg {
@@ -74,13 +74,13 @@ TEST(ManifestReadTest, V1ManifestAndListReadWithSequenceNumbersZero) {
 
   // v1 manifest schema: no content, no sequence numbers, required snapshot id,
   // the deprecated block_size_in_bytes.
-  auto reader = avro::DataFileReader::Open(io.OpenInput(dir / "m.avro").value());
+  auto reader = format::avro::DataFileReader::Open(io.OpenInput(dir / "m.avro").value());
   ASSERT_TRUE(reader.has_value());
-  const avro::Node& root = (*reader)->writer_schema().root();
+  const format::avro::Node& root = (*reader)->writer_schema().root();
   EXPECT_EQ(FieldIndexById(root, manifest_field::kSequenceNumber), -1);
   EXPECT_EQ(root.fields()[static_cast<size_t>(FieldIndexById(root, 1))].type->type(),
-            avro::Type::kLong);
-  const avro::Node* df = UnwrapRecord(root.fields()[2].type);
+            format::avro::Type::kLong);
+  const format::avro::Node* df = UnwrapRecord(root.fields()[2].type);
   ASSERT_NE(df, nullptr);
   EXPECT_EQ(FieldIndexById(*df, manifest_field::kContent), -1);
   EXPECT_GE(FieldIndexById(*df, manifest_field::kBlockSizeInBytes), 0);
@@ -198,13 +198,14 @@ TEST(ManifestReadTest, InheritanceFromTheManifestList) {
 /// Writes a manifest by hand with the Avro library: `entry_json` is the
 /// manifest_entry schema and `records` its datums.
 void WriteRawAvro(const std::string& path, const std::string& schema_json,
-                  const std::vector<avro::Datum>& records, avro::FileMetadata meta = {}) {
+                  const std::vector<format::avro::Datum>& records,
+                  format::avro::FileMetadata meta = {}) {
   io::LocalFileIO io;
-  auto schema = avro::Schema::Parse(schema_json);
+  auto schema = format::avro::Schema::Parse(schema_json);
   ASSERT_TRUE(schema.has_value()) << schema.error().ToString();
-  avro::WriterOptions options;
+  format::avro::WriterOptions options;
   options.metadata = std::move(meta);
-  auto w = avro::DataFileWriter::Make(io.CreateOutput(path).value(), *schema, options);
+  auto w = format::avro::DataFileWriter::Make(io.CreateOutput(path).value(), *schema, options);
   ASSERT_TRUE(w.has_value());
   for (const auto& r : records) {
     auto st = (*w)->Append(r);
@@ -234,8 +235,8 @@ constexpr const char* kForeignSchema = R"({
     {"name": "seq", "field-id": 3, "type": ["null", "long"]}
   ]})";
 
-avro::Datum ForeignEntry(int32_t status, std::optional<int64_t> seq) {
-  using avro::Datum;
+format::avro::Datum ForeignEntry(int32_t status, std::optional<int64_t> seq) {
+  using format::avro::Datum;
   Datum part = Datum::Record({Datum::Int(19000), Datum::String("apac")});
   Datum df = Datum::Record({part, Datum::String("x.parquet"), Datum::String("PARQUET"),
                             Datum::Int(7), Datum::Long(70), Datum::Int(2),
@@ -322,7 +323,7 @@ TEST(ManifestReadTest, CorruptFilesAreCorruptionNamingTheFile) {
   // A valid Avro file that is neither a manifest nor a manifest list.
   WriteRawAvro(dir / "other.avro",
                R"({"type":"record","name":"x","fields":[{"name":"a","type":"int"}]})",
-               {avro::Datum::Record({avro::Datum::Int(1)})});
+               {format::avro::Datum::Record({format::avro::Datum::Int(1)})});
   expect_corrupt("other_copy.avro", ReadBytes(dir / "other.avro"));
   // A manifest list read as a manifest, and the reverse.
   expect_corrupt("list_as_manifest.avro", good_list, /*also_as_list=*/false);

@@ -6,8 +6,8 @@
 #include <gtest/gtest.h>
 
 #include "floe/format/avro/data_file.h"
-#include "floe/iceberg/manifest.h"
-#include "floe/iceberg/manifest_avro_schema.h"
+#include "floe/iceberg/manifest/manifest.h"
+#include "floe/iceberg/manifest/manifest_avro_schema.h"
 #include "floe/iceberg/single_value.h"
 #include "floe/iceberg/tests/manifest_test_util.h"
 
@@ -347,7 +347,7 @@ TEST(ManifestRoundTripTest, V3FieldsAndFirstRowIds) {
   ASSERT_EQ(del_entries->size(), 1u);
   ExpectSameFile((*del_entries)[0].data_file, dv.data_file);
 
-  auto reader = avro::DataFileReader::Open(io.OpenInput(dir / "list.avro").value());
+  auto reader = format::avro::DataFileReader::Open(io.OpenInput(dir / "list.avro").value());
   ASSERT_TRUE(reader.has_value());
   EXPECT_EQ((*reader)->metadata().at("first-row-id"), "500");
   EXPECT_EQ((*reader)->metadata().at("format-version"), "3");
@@ -366,7 +366,7 @@ TEST(ManifestRoundTripTest, AvroSchemaAndMetadataFollowTheSpec) {
   EXPECT_EQ(mf->added_files_count, 0);
   EXPECT_FALSE(mf->has_added_files());
 
-  auto reader = avro::DataFileReader::Open(io.OpenInput(dir / "m.avro").value());
+  auto reader = format::avro::DataFileReader::Open(io.OpenInput(dir / "m.avro").value());
   ASSERT_TRUE(reader.has_value()) << reader.error().ToString();
   const auto& meta = (*reader)->metadata();
   EXPECT_EQ(meta.at("format-version"), "2");
@@ -466,7 +466,7 @@ TEST(ManifestRoundTripTest, AvroSchemaAndMetadataFollowTheSpec) {
 
   // The manifest list schema.
   ASSERT_TRUE(WriteManifestList(io, dir / "l.avro", 2, 1, std::nullopt, 1, {*mf}).has_value());
-  auto lreader = avro::DataFileReader::Open(io.OpenInput(dir / "l.avro").value());
+  auto lreader = format::avro::DataFileReader::Open(io.OpenInput(dir / "l.avro").value());
   ASSERT_TRUE(lreader.has_value());
   EXPECT_EQ((*lreader)->metadata().at("snapshot-id"), "1");
   EXPECT_EQ((*lreader)->metadata().at("parent-snapshot-id"), "null");

@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-#include "floe/iceberg/manifest.h"
+#include "floe/iceberg/manifest/manifest.h"
 #include "floe/iceberg/table_metadata.h"
 #include "floe/io/file_io.h"
 

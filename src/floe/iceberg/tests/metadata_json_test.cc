@@ -1,4 +1,4 @@
-#include "floe/iceberg/metadata_json.h"
+#include "floe/iceberg/json/metadata_json.h"
 
 #include <zlib.h>
 

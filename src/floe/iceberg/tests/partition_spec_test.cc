@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "floe/iceberg/partition_spec_json.h"
+#include "floe/iceberg/json/partition_spec_json.h"
 #include "floe/types/temporal.h"
 
 namespace floe::iceberg {

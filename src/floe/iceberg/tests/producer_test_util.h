@@ -13,9 +13,9 @@
 #include "floe/iceberg/catalog/hadoop_catalog.h"
 #include "floe/iceberg/catalog/sql_catalog.h"
 #include "floe/iceberg/partition_spec.h"
-#include "floe/iceberg/snapshot_producer.h"
 #include "floe/iceberg/table.h"
-#include "floe/iceberg/table_metadata_builder.h"
+#include "floe/iceberg/update/snapshot_producer.h"
+#include "floe/iceberg/update/table_metadata_builder.h"
 
 namespace floe::iceberg::testing {
 

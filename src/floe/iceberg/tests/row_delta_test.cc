@@ -1,11 +1,11 @@
 // RowDelta: sequence numbers (an equality delete applies only to older data)
 // and the validation of referenced data files against concurrent commits.
 
-#include "floe/iceberg/row_delta.h"
+#include "floe/iceberg/update/row_delta.h"
 
-#include "floe/iceberg/delete_files.h"
-#include "floe/iceberg/fast_append.h"
+#include "floe/iceberg/data/delete_files.h"
 #include "floe/iceberg/tests/producer_test_util.h"
+#include "floe/iceberg/update/fast_append.h"
 
 namespace floe::iceberg::testing {
 namespace {

@@ -18,11 +18,11 @@
 
 #include "floe/common/arena.h"
 #include "floe/format/parquet/writer.h"
-#include "floe/iceberg/data_reader.h"
-#include "floe/iceberg/delete_index.h"
-#include "floe/iceberg/manifest.h"
+#include "floe/iceberg/data/data_reader.h"
+#include "floe/iceberg/data/delete_index.h"
+#include "floe/iceberg/data/table_scan.h"
+#include "floe/iceberg/manifest/manifest.h"
 #include "floe/iceberg/table_metadata.h"
-#include "floe/iceberg/table_scan.h"
 #include "floe/io/file_io.h"
 #include "floe/types/row_json.h"
 
@@ -94,11 +94,11 @@ class TestTable {
   /// Writes rows of `schema` as a Parquet file; returns its DataFile with metrics.
   DataFile WriteParquet(const types::Schema& schema, const std::vector<RowValues>& rows,
                         std::vector<Literal> partition, DataFileContent content,
-                        const std::string& stem, parquet::WriterOptions options = {}) {
+                        const std::string& stem, format::parquet::WriterOptions options = {}) {
     std::string path = NewPath(stem);
     auto out = io_.CreateOutput(path);
     EXPECT_TRUE(out.has_value()) << path;
-    auto writer = parquet::ParquetWriter::Open(std::move(*out), schema, options);
+    auto writer = format::parquet::ParquetWriter::Open(std::move(*out), schema, options);
     EXPECT_TRUE(writer.has_value()) << (writer ? "" : writer.error().ToString());
     for (const RowValues& r : rows) {
       auto s = (*writer)->Append(types::Row(r.data(), r.size()));
@@ -122,7 +122,7 @@ class TestTable {
   }
 
   DataFile WriteData(const std::vector<RowValues>& rows, std::vector<Literal> partition = {},
-                     parquet::WriterOptions options = {}) {
+                     format::parquet::WriterOptions options = {}) {
     return WriteParquet(schema(), rows, std::move(partition), DataFileContent::kData, "data",
                         options);
   }

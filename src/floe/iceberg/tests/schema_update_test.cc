@@ -1,8 +1,8 @@
-#include "floe/iceberg/schema_update.h"
+#include "floe/iceberg/update/schema_update.h"
 
 #include <gtest/gtest.h>
 
-#include "floe/iceberg/table_metadata_builder.h"
+#include "floe/iceberg/update/table_metadata_builder.h"
 
 namespace floe::iceberg {
 namespace {

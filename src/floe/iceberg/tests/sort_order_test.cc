@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "floe/iceberg/sort_order_json.h"
+#include "floe/iceberg/json/sort_order_json.h"
 
 namespace floe::iceberg {
 namespace {

@@ -1,11 +1,11 @@
-#include "floe/iceberg/table_metadata_builder.h"
+#include "floe/iceberg/update/table_metadata_builder.h"
 
 #include <fstream>
 #include <sstream>
 
 #include <gtest/gtest.h>
 
-#include "floe/iceberg/metadata_json.h"
+#include "floe/iceberg/json/metadata_json.h"
 #include "floe/types/schema_json.h"
 
 namespace floe::iceberg {

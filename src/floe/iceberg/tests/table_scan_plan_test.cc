@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include "floe/iceberg/expression_parser.h"
-#include "floe/iceberg/table_scan.h"
+#include "floe/iceberg/data/table_scan.h"
+#include "floe/iceberg/expression/expression_parser.h"
 #include "floe/iceberg/tests/scan_test_util.h"
 
 namespace floe::iceberg {

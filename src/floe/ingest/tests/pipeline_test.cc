@@ -11,8 +11,8 @@
 #include <fstream>
 #include <set>
 
-#include "floe/iceberg/data_reader.h"
-#include "floe/iceberg/table_scan.h"
+#include "floe/iceberg/data/data_reader.h"
+#include "floe/iceberg/data/table_scan.h"
 #include "floe/ingest/tests/test_catalog.h"
 #include "floe/types/row_json.h"
 

@@ -9,7 +9,7 @@
 
 #include "floe/ingest/tests/schema_columns.h"
 
-#include "floe/iceberg/schema_update.h"
+#include "floe/iceberg/update/schema_update.h"
 #include "floe/ingest/type_fit.h"
 
 namespace floe::ingest {

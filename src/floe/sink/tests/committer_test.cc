@@ -9,10 +9,10 @@
 #include <chrono>
 #include <set>
 
-#include "floe/iceberg/expire_snapshots.h"
-#include "floe/iceberg/snapshot_producer.h"
 #include "floe/iceberg/table.h"
-#include "floe/iceberg/transaction.h"
+#include "floe/iceberg/update/expire_snapshots.h"
+#include "floe/iceberg/update/snapshot_producer.h"
+#include "floe/iceberg/update/transaction.h"
 #include "floe/sink/check_commit_sink.h"
 #include "floe/sink/commit_state.h"
 #include "floe/sink/committed_checkpoints.h"

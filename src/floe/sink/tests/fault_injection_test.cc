@@ -11,8 +11,8 @@
 #include <thread>
 
 #include "floe/engine/job.h"
-#include "floe/iceberg/expire_snapshots.h"
 #include "floe/iceberg/table.h"
+#include "floe/iceberg/update/expire_snapshots.h"
 #include "floe/sink/check_commit_sink.h"
 #include "floe/sink/committed_checkpoints.h"
 #include "floe/sink/committer_operator.h"

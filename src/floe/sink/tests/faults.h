@@ -22,7 +22,7 @@
 #include <string>
 
 #include "floe/common/result.h"
-#include "floe/iceberg/catalog/catalog.h"
+#include "floe/iceberg/catalog.h"
 #include "floe/io/file_io.h"
 
 namespace floe::sink::testing {

@@ -49,7 +49,7 @@ class TableWriterTest : public ::testing::Test {
 std::vector<std::pair<std::string, int64_t>> ReadPositions(io::FileIO& io, const DataFile& f) {
   auto in = io.OpenInput(f.file_path);
   EXPECT_TRUE(in);
-  auto reader = parquet::ParquetReader::Open(std::move(*in));
+  auto reader = format::parquet::ParquetReader::Open(std::move(*in));
   EXPECT_TRUE(reader);
   std::vector<std::pair<std::string, int64_t>> out;
   Arena arena;
@@ -67,7 +67,7 @@ std::vector<std::pair<std::string, int64_t>> ReadPositions(io::FileIO& io, const
 std::vector<int64_t> ReadFirstColumn(io::FileIO& io, const std::string& path, size_t* width) {
   auto in = io.OpenInput(path);
   EXPECT_TRUE(in);
-  auto reader = parquet::ParquetReader::Open(std::move(*in));
+  auto reader = format::parquet::ParquetReader::Open(std::move(*in));
   EXPECT_TRUE(reader);
   *width = (*reader)->schema().fields().size();
   std::vector<int64_t> out;
@@ -377,10 +377,10 @@ TEST_F(TableWriterTest, RollsAtTargetSizeWithJobOverridesAndAborts) {
   ASSERT_EQ(results[0].data_files.size(), 3u);
   auto in = table_->io().OpenInput(results[0].data_files[0].file_path);
   ASSERT_TRUE(in);
-  auto reader = parquet::ParquetReader::Open(std::move(*in));
+  auto reader = format::parquet::ParquetReader::Open(std::move(*in));
   ASSERT_TRUE(reader);
   EXPECT_EQ((*reader)->metadata().row_groups[0].columns[0].meta_data->codec,
-            parquet::CompressionCodec::kSnappy);
+            format::parquet::CompressionCodec::kSnappy);
 
   // Rows written after the last Complete are deleted by Abort; completed ones stay.
   FLOE_ASSERT_OK(Put(*w, RowKind::kInsert, Person{9, "eu", "x", 9}));

@@ -7,7 +7,7 @@
 
 #include "floe/format/avro/binary.h"
 
-namespace floe::avro {
+namespace floe::format::avro {
 namespace {
 
 std::string Hex(std::string_view bytes) {
@@ -250,4 +250,4 @@ TEST(AvroBinaryTest, DecodeReusesDatum) {
 }
 
 }  // namespace
-}  // namespace floe::avro
+}  // namespace floe::format::avro

@@ -6,7 +6,7 @@
 
 #include "floe/format/avro/data_file.h"
 
-namespace floe::avro {
+namespace floe::format::avro {
 namespace {
 
 constexpr const char* kSchema = R"({"type":"record","name":"manifest_file","fields":[
@@ -294,4 +294,4 @@ TEST(AvroDataFileTest, DecompressionBombIsBounded) {
 }
 
 }  // namespace
-}  // namespace floe::avro
+}  // namespace floe::format::avro

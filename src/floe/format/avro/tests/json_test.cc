@@ -7,7 +7,7 @@
 
 #include "floe/format/avro/json.h"
 
-namespace floe::avro {
+namespace floe::format::avro {
 namespace {
 
 std::string ToJson(std::string_view schema_text, const Datum& d, bool logical = true) {
@@ -109,4 +109,4 @@ TEST(AvroJsonTest, FromJson) {
 }
 
 }  // namespace
-}  // namespace floe::avro
+}  // namespace floe::format::avro

@@ -5,7 +5,7 @@
 
 #include "floe/format/avro/binary.h"
 
-namespace floe::avro {
+namespace floe::format::avro {
 namespace {
 
 Schema MustParse(std::string_view json) {
@@ -209,4 +209,4 @@ TEST(AvroResolveTest, BadDefaultIsIncompatible) {
 }
 
 }  // namespace
-}  // namespace floe::avro
+}  // namespace floe::format::avro

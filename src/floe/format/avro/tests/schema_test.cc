@@ -5,7 +5,7 @@
 
 #include "floe/format/avro/schema.h"
 
-namespace floe::avro {
+namespace floe::format::avro {
 namespace {
 
 // An Iceberg manifest-entry-like schema with field ids and custom properties.
@@ -173,4 +173,4 @@ TEST(AvroSchemaTest, RejectsDeepNesting) {
 }
 
 }  // namespace
-}  // namespace floe::avro
+}  // namespace floe::format::avro

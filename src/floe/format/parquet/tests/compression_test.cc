@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace floe::parquet {
+namespace floe::format::parquet {
 namespace {
 
 std::vector<uint8_t> SampleBytes() {
@@ -88,4 +88,4 @@ TEST(CompressionTest, CodecNamesAreParsedOneWayForTablesAndTheCli) {
 }
 
 }  // namespace
-}  // namespace floe::parquet
+}  // namespace floe::format::parquet

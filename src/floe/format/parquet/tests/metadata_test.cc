@@ -7,7 +7,7 @@
 
 #include "floe/format/parquet/metadata.h"
 
-namespace floe::parquet {
+namespace floe::format::parquet {
 namespace {
 
 FileMetaData FullMetadata() {
@@ -302,4 +302,4 @@ TEST(MetadataTest, Names) {
 }
 
 }  // namespace
-}  // namespace floe::parquet
+}  // namespace floe::format::parquet

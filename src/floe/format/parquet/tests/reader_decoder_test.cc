@@ -9,7 +9,7 @@
 #include "floe/format/parquet/decoder.h"
 #include "floe/format/parquet/rle_decoder.h"
 
-namespace floe::parquet {
+namespace floe::format::parquet {
 namespace {
 
 using types::Value;
@@ -269,4 +269,4 @@ TEST(ReaderDecoderTest, Conversions) {
 }
 
 }  // namespace
-}  // namespace floe::parquet
+}  // namespace floe::format::parquet

@@ -14,7 +14,7 @@
 #include "floe/types/row_json.h"
 #include "floe/types/schema_json.h"
 
-namespace floe::parquet {
+namespace floe::format::parquet {
 namespace {
 
 using types::Value;
@@ -386,4 +386,4 @@ TEST(ReaderFilesTest, MutatedPyarrowFilesNeverCrash) {
 }
 
 }  // namespace
-}  // namespace floe::parquet
+}  // namespace floe::format::parquet

@@ -16,7 +16,7 @@
 #include "floe/io/file_io.h"
 #include "floe/types/row_json.h"
 
-namespace floe::parquet {
+namespace floe::format::parquet {
 namespace {
 
 std::string DataPath(const std::string& name) {
@@ -266,4 +266,4 @@ TEST(ReaderPyarrowTest, RowGroupStatsAndFilter) {
 }
 
 }  // namespace
-}  // namespace floe::parquet
+}  // namespace floe::format::parquet

@@ -7,7 +7,7 @@
 
 #include "writer_test_util.h"
 
-namespace floe::parquet {
+namespace floe::format::parquet {
 namespace {
 
 std::vector<uint8_t> Encode(const std::vector<uint32_t>& values, int bit_width) {
@@ -93,4 +93,4 @@ TEST(RleEncoderTest, PutRepeatedMatchesPut) {
 }
 
 }  // namespace
-}  // namespace floe::parquet
+}  // namespace floe::format::parquet

@@ -8,7 +8,7 @@
 #include "floe/format/parquet/column_writer.h"
 #include "floe/format/parquet/encoder.h"
 
-namespace floe::parquet {
+namespace floe::format::parquet {
 namespace {
 
 uint32_t Insert(BytesDictionary& dict, const std::string& v, bool* inserted) {
@@ -123,4 +123,4 @@ TEST(WriterDictionaryTest, RepeatsInTheFirstPageKeepTheDictionary) {
 }
 
 }  // namespace
-}  // namespace floe::parquet
+}  // namespace floe::format::parquet

@@ -11,7 +11,7 @@
 #include "floe/format/parquet/writer.h"
 #include "writer_test_util.h"
 
-namespace floe::parquet {
+namespace floe::format::parquet {
 namespace {
 
 using types::NestedField;
@@ -192,4 +192,4 @@ TEST(WriterTest, RejectsRequiredNullWithoutWriting) {
 }
 
 }  // namespace
-}  // namespace floe::parquet
+}  // namespace floe::format::parquet

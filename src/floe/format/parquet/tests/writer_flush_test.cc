@@ -13,7 +13,7 @@
 #include "floe/io/file_io.h"
 #include "floe/types/schema_json.h"
 
-namespace floe::parquet {
+namespace floe::format::parquet {
 namespace {
 
 using types::Type;
@@ -166,4 +166,4 @@ TEST(WriterFlushTest, OpenRefusesTypesNestedDeeperThanTheReaderReads) {
 }
 
 }  // namespace
-}  // namespace floe::parquet
+}  // namespace floe::format::parquet

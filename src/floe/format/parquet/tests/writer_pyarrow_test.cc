@@ -17,7 +17,7 @@
 #include "floe/format/parquet/writer.h"
 #include "floe/io/file_io.h"
 
-namespace floe::parquet {
+namespace floe::format::parquet {
 namespace {
 
 using types::NestedField;
@@ -147,4 +147,4 @@ print('ok')
 }
 
 }  // namespace
-}  // namespace floe::parquet
+}  // namespace floe::format::parquet

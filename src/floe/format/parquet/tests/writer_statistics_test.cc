@@ -8,7 +8,7 @@
 #include "floe/format/parquet/schema_mapping.h"
 #include "floe/format/parquet/statistics.h"
 
-namespace floe::parquet {
+namespace floe::format::parquet {
 namespace {
 
 template <typename T>
@@ -185,4 +185,4 @@ TEST(MetricsConfigTest, Parse) {
 }
 
 }  // namespace
-}  // namespace floe::parquet
+}  // namespace floe::format::parquet

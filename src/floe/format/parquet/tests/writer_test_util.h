@@ -12,7 +12,7 @@
 #include "floe/common/bytes.h"
 #include "floe/io/file_io.h"
 
-namespace floe::parquet::test {
+namespace floe::format::parquet::test {
 
 class MemoryOutputFile : public io::OutputFile {
  public:
@@ -71,11 +71,11 @@ inline std::vector<uint32_t> DecodeRle(const std::vector<uint8_t>& in, int bit_w
   return out;
 }
 
-}  // namespace floe::parquet::test
+}  // namespace floe::format::parquet::test
 
 #include "floe/format/parquet/metadata.h"
 
-namespace floe::parquet::test {
+namespace floe::format::parquet::test {
 
 /// The levels of one column chunk of a v1, UNCOMPRESSED, PLAIN-only file.
 struct ChunkLevels {
@@ -127,4 +127,4 @@ inline ChunkLevels ReadChunkLevels(const std::string& file, const ColumnMetaData
   return out;
 }
 
-}  // namespace floe::parquet::test
+}  // namespace floe::format::parquet::test

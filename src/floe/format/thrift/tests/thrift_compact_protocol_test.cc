@@ -7,7 +7,7 @@
 
 #include "floe/format/thrift/compact_protocol.h"
 
-namespace floe::thrift {
+namespace floe::format::thrift {
 namespace {
 
 std::vector<uint8_t> Bytes(std::initializer_list<int> b) {
@@ -286,4 +286,4 @@ TEST(ThriftCompactTest, DoubleIsLittleEndian) {
 }
 
 }  // namespace
-}  // namespace floe::thrift
+}  // namespace floe::format::thrift

@@ -1,0 +1,199 @@
+#include "floe/iceberg/expression/file_filter.h"
+
+#include <vector>
+
+#include "floe/iceberg/expression/literal.h"
+#include "floe/iceberg/expression/projection.h"
+#include "floe/iceberg/single_value.h"
+
+namespace floe::iceberg {
+
+namespace {
+
+struct ColumnFacts {
+  std::optional<int64_t> nulls;
+  std::optional<int64_t> nans;
+  std::optional<Literal> lower, upper;
+};
+
+bool IsFloating(const types::Type& t) {
+  return t.id() == types::TypeId::kFloat || t.id() == types::TypeId::kDouble;
+}
+
+/// What the file's metadata says about column `field_id`.
+ColumnFacts Facts(const Expression& pred, const DataFile& file, const PartitionSpec* spec) {
+  ColumnFacts f;
+  const int32_t id = pred.field_id();
+  if (spec != nullptr) {
+    const auto& fields = spec->fields();
+    for (size_t i = 0; i < fields.size() && i < file.partition.size(); ++i) {
+      if (fields[i].source_id != id || !fields[i].transform.is_identity()) continue;
+      const Literal& v = file.partition[i];
+      if (v.is_null()) {
+        f.nulls = file.record_count;
+        return f;
+      }
+      auto converted = v.To(pred.type());
+      if (!converted) break;
+      f.nulls = 0;
+      f.nans = IsNaN(converted->value()) ? file.record_count : 0;
+      f.lower = *converted;
+      f.upper = *converted;
+      return f;
+    }
+  }
+  if (auto it = file.null_value_counts.find(id); it != file.null_value_counts.end()) {
+    f.nulls = it->second;
+  }
+  if (IsFloating(*pred.type())) {
+    if (auto it = file.nan_value_counts.find(id); it != file.nan_value_counts.end()) {
+      f.nans = it->second;
+    }
+  } else {
+    f.nans = 0;
+  }
+  if (auto it = file.lower_bounds.find(id); it != file.lower_bounds.end()) {
+    if (auto v = DeserializeBoundLiteral(pred.type(), it->second)) f.lower = std::move(*v);
+  }
+  if (auto it = file.upper_bounds.find(id); it != file.upper_bounds.end()) {
+    if (auto v = DeserializeBoundLiteral(pred.type(), it->second)) f.upper = std::move(*v);
+  }
+  return f;
+}
+
+int Compare(const Expression& pred, const Literal& a, const Literal& b) {
+  return CompareValues(*pred.type(), a.value(), b.value());
+}
+
+/// True only when every row of the file satisfies `e`.
+bool StrictEval(const Expression& e, const DataFile& file, const PartitionSpec* spec) {
+  switch (e.op()) {
+    case Operation::kTrue:
+      return true;
+    case Operation::kFalse:
+      return false;
+    case Operation::kAnd:
+      return StrictEval(*e.left(), file, spec) && StrictEval(*e.right(), file, spec);
+    case Operation::kOr:
+      return StrictEval(*e.left(), file, spec) || StrictEval(*e.right(), file, spec);
+    case Operation::kNot:
+      return false;
+    default:
+      break;
+  }
+  ColumnFacts f = Facts(e, file, spec);
+  if (e.op() == Operation::kIsNull) return f.nulls && *f.nulls == file.record_count;
+  if (e.op() == Operation::kNotNull) return f.nulls && *f.nulls == 0;
+  // Every other predicate needs a value in every row.
+  if (!f.nulls || *f.nulls != 0 || !f.nans || *f.nans != 0) return false;
+  if (!f.lower || !f.upper || f.lower->is_null() || f.upper->is_null()) return false;
+  const auto& lits = e.literals();
+  switch (e.op()) {
+    case Operation::kLt:
+      return Compare(e, *f.upper, lits[0]) < 0;
+    case Operation::kLtEq:
+      return Compare(e, *f.upper, lits[0]) <= 0;
+    case Operation::kGt:
+      return Compare(e, *f.lower, lits[0]) > 0;
+    case Operation::kGtEq:
+      return Compare(e, *f.lower, lits[0]) >= 0;
+    case Operation::kEq:
+      return Compare(e, *f.lower, lits[0]) == 0 && Compare(e, *f.upper, lits[0]) == 0;
+    case Operation::kNotEq:
+      return Compare(e, lits[0], *f.lower) < 0 || Compare(e, lits[0], *f.upper) > 0;
+    case Operation::kIn:
+      if (Compare(e, *f.lower, *f.upper) != 0) return false;
+      for (const auto& l : lits) {
+        if (Compare(e, *f.lower, l) == 0) return true;
+      }
+      return false;
+    case Operation::kNotIn:
+      for (const auto& l : lits) {
+        if (!(Compare(e, l, *f.lower) < 0 || Compare(e, l, *f.upper) > 0)) return false;
+      }
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+Result<FileFilter> FileFilter::Make(const ExprPtr& filter, const TableMetadata& metadata) {
+  const types::Schema* schema = metadata.CurrentSchema();
+  if (schema == nullptr) return InvalidArgument("table has no current schema");
+  ExprPtr bound = filter;
+  if (!filter->is_bound() && filter->op() != Operation::kTrue &&
+      filter->op() != Operation::kFalse) {
+    FLOE_ASSIGN_OR_RETURN(bound, Bind(filter, *schema, /*case_sensitive=*/false));
+  }
+  FLOE_ASSIGN_OR_RETURN(auto metrics, InclusiveMetricsEvaluator::Make(bound));
+  return FileFilter(std::move(bound), &metadata, std::move(metrics));
+}
+
+Result<const ManifestEvaluator*> FileFilter::ManifestEvaluatorFor(int32_t spec_id) {
+  auto it = manifest_evaluators_.find(spec_id);
+  if (it != manifest_evaluators_.end()) return it->second.get();
+  const PartitionSpec* spec = metadata_->SpecById(spec_id);
+  if (spec == nullptr)
+    return Corruption("manifest uses partition spec {}, which the table lacks", spec_id);
+  FLOE_ASSIGN_OR_RETURN(auto ev,
+                        ManifestEvaluator::Make(bound_, *spec, *metadata_->CurrentSchema()));
+  auto* p = new ManifestEvaluator(std::move(ev));
+  manifest_evaluators_[spec_id].reset(p);
+  return p;
+}
+
+Result<const RowEvaluator*> FileFilter::PartitionEvaluatorFor(int32_t spec_id) {
+  auto it = partition_evaluators_.find(spec_id);
+  if (it != partition_evaluators_.end()) return it->second.get();
+  const PartitionSpec* spec = metadata_->SpecById(spec_id);
+  if (spec == nullptr)
+    return Corruption("file uses partition spec {}, which the table lacks", spec_id);
+  FLOE_ASSIGN_OR_RETURN(ExprPtr projected,
+                        ProjectInclusive(bound_, *spec, *metadata_->CurrentSchema()));
+  FLOE_ASSIGN_OR_RETURN(auto ev, RowEvaluator::Make(projected));
+  auto* p = new RowEvaluator(std::move(ev));
+  partition_evaluators_[spec_id].reset(p);
+  return p;
+}
+
+Result<bool> FileFilter::ManifestMayMatch(const ManifestFile& manifest) {
+  if (bound_->op() == Operation::kTrue) return true;
+  FLOE_ASSIGN_OR_RETURN(const ManifestEvaluator* ev,
+                        ManifestEvaluatorFor(manifest.partition_spec_id));
+  std::vector<PartitionFieldSummaryView> views;
+  views.reserve(manifest.partitions.size());
+  for (const auto& s : manifest.partitions) {
+    PartitionFieldSummaryView v;
+    v.contains_null = s.contains_null;
+    v.contains_nan = s.contains_nan;
+    if (s.lower_bound) v.lower_bound = std::string_view(*s.lower_bound);
+    if (s.upper_bound) v.upper_bound = std::string_view(*s.upper_bound);
+    views.push_back(v);
+  }
+  return ev->Eval(views);
+}
+
+Result<FileMatch> FileFilter::Match(const DataFile& file, int32_t spec_id) {
+  if (bound_->op() == Operation::kTrue) return FileMatch::kAll;
+  if (bound_->op() == Operation::kFalse) return FileMatch::kNone;
+  const PartitionSpec* spec = metadata_->SpecById(spec_id);
+  FLOE_ASSIGN_OR_RETURN(const RowEvaluator* partition_ev, PartitionEvaluatorFor(spec_id));
+  std::vector<types::Value> tuple;
+  tuple.reserve(file.partition.size());
+  for (const auto& l : file.partition) tuple.push_back(l.value());
+  if (!partition_ev->Eval(tuple)) return FileMatch::kNone;
+  FileMetrics m;
+  m.record_count = file.record_count;
+  m.value_counts = &file.value_counts;
+  m.null_value_counts = &file.null_value_counts;
+  m.nan_value_counts = &file.nan_value_counts;
+  m.lower_bounds = &file.lower_bounds;
+  m.upper_bounds = &file.upper_bounds;
+  if (!metrics_.Eval(m)) return FileMatch::kNone;
+  if (file.record_count == 0) return FileMatch::kAll;
+  return StrictEval(*bound_, file, spec) ? FileMatch::kAll : FileMatch::kSome;
+}
+
+}  // namespace floe::iceberg

@@ -1,0 +1,564 @@
+// RestCatalog against a scripted transport: the requests it builds (URLs,
+// namespace encoding, commit requirements and updates from a metadata diff),
+// and how it maps the server's answers to error codes. The real server is
+// exercised by tests/interop/iceberg/test_rest_catalog.py.
+
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <functional>
+#include <mutex>
+
+#include "floe/iceberg/catalog/catalog_config.h"
+#include "floe/iceberg/catalog/rest_catalog.h"
+#include "floe/iceberg/catalog/rest_protocol.h"
+#include "floe/iceberg/json/metadata_json.h"
+
+namespace floe::iceberg {
+namespace {
+
+using io::s3::HttpRequest;
+using io::s3::HttpResponse;
+
+/// Answers requests from a queue of scripted answers, recording each request.
+class ScriptedTransport : public io::s3::HttpTransport {
+ public:
+  struct Seen {
+    std::string method, url, body;
+    std::vector<std::pair<std::string, std::string>> headers;
+    std::string Header(std::string_view name) const {
+      for (const auto& [k, v] : headers) {
+        if (k == name) return v;
+      }
+      return "";
+    }
+  };
+  void Answer(long status, std::string body) {
+    answers_.push_back([=](const HttpRequest&) -> Result<HttpResponse> {
+      HttpResponse r;
+      r.status = status;
+      r.body = body;
+      return r;
+    });
+  }
+  void Fail(Error error) {
+    answers_.push_back(
+        [=](const HttpRequest&) -> Result<HttpResponse> { return std::unexpected(error); });
+  }
+  Result<HttpResponse> Send(const HttpRequest& request) override {
+    std::lock_guard lock(mu_);
+    seen.push_back({request.method, request.url,
+                    std::string(request.body.begin(), request.body.end()), request.headers});
+    if (answers_.empty()) return InternalError("no scripted answer for {}", request.url);
+    auto answer = std::move(answers_.front());
+    answers_.pop_front();
+    return answer(request);
+  }
+  std::vector<Seen> seen;
+
+ private:
+  std::mutex mu_;
+  std::deque<std::function<Result<HttpResponse>(const HttpRequest&)>> answers_;
+};
+
+constexpr const char* kUuid = "9c12d441-03fe-4693-9a96-a0705ddf69c1";
+
+SnapshotRef BranchAt(SnapshotId id) {
+  SnapshotRef ref;
+  ref.snapshot_id = id;
+  return ref;
+}
+
+TableMetadata BaseMetadata() {
+  TableMetadata m;
+  m.format_version = 2;
+  m.table_uuid = kUuid;
+  m.location = "/lake/db/t";
+  m.last_updated_ms = 1'700'000'000'000;
+  m.last_column_id = 1;
+  m.schemas.push_back(
+      types::Schema({types::NestedField{1, "id", true, types::Type::Long(), ""}}, 0));
+  m.current_schema_id = 0;
+  m.partition_specs.push_back(PartitionSpec());
+  m.sort_orders.push_back(SortOrder());
+  m.properties = {{"keep", "1"}, {"gone", "x"}};
+  return m;
+}
+
+Snapshot MakeSnapshot(SnapshotId id, std::optional<SnapshotId> parent, int64_t sequence) {
+  Snapshot s;
+  s.snapshot_id = id;
+  s.parent_snapshot_id = parent;
+  s.sequence_number = sequence;
+  s.timestamp_ms = 1'700'000'000'000 + sequence;
+  s.manifest_list = "/lake/db/t/metadata/snap-" + std::to_string(id) + ".avro";
+  s.operation = "append";
+  s.schema_id = 0;
+  return s;
+}
+
+std::string LoadAnswer(const TableMetadata& m, const std::string& location) {
+  nlohmann::ordered_json j;
+  j["metadata-location"] = location;
+  j["metadata"] = TableMetadataToJson(m);
+  return j.dump();
+}
+
+std::vector<std::string> Actions(const rest::CommitChanges& changes) {
+  std::vector<std::string> out;
+  for (const auto& u : changes.updates) out.emplace_back(TableUpdateAction(u));
+  return out;
+}
+
+std::vector<std::string> Types(const rest::CommitChanges& changes) {
+  std::vector<std::string> out;
+  for (const auto& r : changes.requirements) out.emplace_back(TableRequirementType(r));
+  return out;
+}
+
+// ---------------------------------------------------------------- encoding
+
+TEST(RestProtocolTest, NamespacesAreJoinedByTheEncodedUnitSeparator) {
+  EXPECT_EQ(rest::EncodeNamespace({"sales"}), "sales");
+  EXPECT_EQ(rest::EncodeNamespace({"sales", "eu"}), "sales%1Feu");
+  EXPECT_EQ(rest::EncodeNamespace({"a b", "c/d", "e%f", "ü"}), "a%20b%1Fc%2Fd%1Fe%25f%1F%C3%BC");
+  // A server's own separator, as its config sends it.
+  EXPECT_EQ(rest::EncodeNamespace({"a", "b", "c"}, "%2E"), "a%2Eb%2Ec");
+  // A dot inside a level stays a dot: only the separator is "%2E".
+  EXPECT_EQ(rest::EncodeNamespace({"a.b", "c"}, "%2E"), "a.b%2Ec");
+}
+
+TEST(RestProtocolTest, PercentDecodeRefusesBrokenEscapes) {
+  EXPECT_EQ(*rest::PercentDecode("%2E"), ".");
+  EXPECT_EQ(*rest::PercentDecode("a%1Fb"),
+            "a\x1f"
+            "b");
+  EXPECT_FALSE(rest::PercentDecode("%2"));
+  EXPECT_FALSE(rest::PercentDecode("%zz"));
+  EXPECT_FALSE(rest::PercentDecode("abc%"));
+}
+
+// ------------------------------------------------------------ metadata diff
+
+TEST(RestProtocolTest, AppendAssertsUuidAndMainAndAddsSnapshotThenRef) {
+  TableMetadata base = BaseMetadata();
+  TableMetadata next = base;
+  next.snapshots.push_back(MakeSnapshot(11, std::nullopt, 1));
+  next.current_snapshot_id = 11;
+  next.refs["main"] = BranchAt(11);
+  next.properties["floe.checkpoint-id"] = "7";
+  auto changes = rest::DiffForCommit(base, next);
+  ASSERT_TRUE(changes) << changes.error().ToString();
+  EXPECT_EQ(Types(*changes),
+            (std::vector<std::string>{"assert-table-uuid", "assert-ref-snapshot-id"}));
+  EXPECT_EQ(Actions(*changes),
+            (std::vector<std::string>{"set-properties", "add-snapshot", "set-snapshot-ref"}));
+  auto json = rest::CommitRequestJson({{"db"}, "t"}, *changes, 2);
+  EXPECT_EQ(json["identifier"]["namespace"], nlohmann::json({"db"}));
+  EXPECT_EQ(json["requirements"][0]["uuid"], kUuid);
+  // main did not exist: the requirement says so with a null snapshot id.
+  EXPECT_EQ(json["requirements"][1]["ref"], "main");
+  EXPECT_TRUE(json["requirements"][1]["snapshot-id"].is_null());
+  EXPECT_EQ(json["updates"][0]["updates"]["floe.checkpoint-id"], "7");
+  EXPECT_EQ(json["updates"][1]["snapshot"]["snapshot-id"], 11);
+  EXPECT_EQ(json["updates"][2]["ref-name"], "main");
+  EXPECT_EQ(json["updates"][2]["snapshot-id"], 11);
+}
+
+TEST(RestProtocolTest, SecondAppendAssertsTheBaseSnapshotOfMain) {
+  TableMetadata base = BaseMetadata();
+  base.snapshots.push_back(MakeSnapshot(11, std::nullopt, 1));
+  base.current_snapshot_id = 11;
+  base.refs["main"] = BranchAt(11);
+  TableMetadata next = base;
+  // Two snapshots in one commit, listed newest first: sent oldest first.
+  next.snapshots.push_back(MakeSnapshot(13, 12, 3));
+  next.snapshots.push_back(MakeSnapshot(12, 11, 2));
+  next.current_snapshot_id = 13;
+  next.refs["main"] = BranchAt(13);
+  auto changes = rest::DiffForCommit(base, next);
+  ASSERT_TRUE(changes);
+  auto json = rest::CommitRequestJson({{"db"}, "t"}, *changes, 2);
+  EXPECT_EQ(json["requirements"][1]["snapshot-id"], 11);
+  ASSERT_EQ(Actions(*changes),
+            (std::vector<std::string>{"add-snapshot", "add-snapshot", "set-snapshot-ref"}));
+  EXPECT_EQ(json["updates"][0]["snapshot"]["snapshot-id"], 12);
+  EXPECT_EQ(json["updates"][1]["snapshot"]["snapshot-id"], 13);
+}
+
+TEST(RestProtocolTest, SchemaSpecAndPropertyChanges) {
+  TableMetadata base = BaseMetadata();
+  TableMetadata next = base;
+  next.schemas.push_back(
+      types::Schema({types::NestedField{1, "id", true, types::Type::Long(), ""},
+                     types::NestedField{2, "v", false, types::Type::String(), ""}},
+                    1));
+  next.current_schema_id = 1;
+  next.last_column_id = 2;
+  next.partition_specs.push_back(
+      PartitionSpec(1, {PartitionField{1, 1000, "id_bucket", *Transform::Bucket(4)}}));
+  next.default_spec_id = 1;
+  next.last_partition_id = 1000;
+  next.properties.erase("gone");
+  next.properties["keep"] = "2";
+  auto changes = rest::DiffForCommit(base, next);
+  ASSERT_TRUE(changes) << changes.error().ToString();
+  EXPECT_EQ(Types(*changes), (std::vector<std::string>{
+                                 "assert-table-uuid", "assert-ref-snapshot-id",
+                                 "assert-last-assigned-field-id", "assert-current-schema-id",
+                                 "assert-last-assigned-partition-id", "assert-default-spec-id"}));
+  EXPECT_EQ(Actions(*changes),
+            (std::vector<std::string>{"add-schema", "set-current-schema", "add-spec",
+                                      "set-default-spec", "set-properties", "remove-properties"}));
+  auto json = rest::CommitRequestJson({{"db"}, "t"}, *changes, 2);
+  EXPECT_EQ(json["requirements"][2]["last-assigned-field-id"], 1);
+  EXPECT_EQ(json["requirements"][3]["current-schema-id"], 0);
+  // The new schema and spec are named "the one just added": the server numbers them.
+  EXPECT_EQ(json["updates"][1]["schema-id"], -1);
+  EXPECT_EQ(json["updates"][3]["spec-id"], -1);
+  EXPECT_EQ(json["updates"][4]["updates"], nlohmann::json({{"keep", "2"}}));
+  EXPECT_EQ(json["updates"][5]["removals"], nlohmann::json({"gone"}));
+}
+
+TEST(RestProtocolTest, NothingChangedSendsOnlyRequirements) {
+  auto changes = rest::DiffForCommit(BaseMetadata(), BaseMetadata());
+  ASSERT_TRUE(changes);
+  EXPECT_TRUE(changes->updates.empty());
+  EXPECT_EQ(changes->requirements.size(), 2u);
+}
+
+TEST(RestProtocolTest, RefusesAnotherUuidAndEncryptionKeys) {
+  TableMetadata next = BaseMetadata();
+  next.table_uuid = "00000000-0000-0000-0000-000000000000";
+  auto other = rest::DiffForCommit(BaseMetadata(), next);
+  ASSERT_FALSE(other);
+  EXPECT_EQ(other.error().code(), ErrorCode::kInvalidArgument);
+  next = BaseMetadata();
+  next.encryption_keys.push_back(EncryptionKey{"k1", {{"encrypted-key-metadata", "c2VjcmV0"}}});
+  auto keys = rest::DiffForCommit(BaseMetadata(), next);
+  ASSERT_FALSE(keys);
+  EXPECT_EQ(keys.error().code(), ErrorCode::kNotSupported);
+}
+
+// ------------------------------------------------------------ error mapping
+
+TEST(RestProtocolTest, ErrorMapping) {
+  const std::string body =
+      R"({"error":{"message":"Table does not exist: db.t","type":"NoSuchTableException","code":404,"stack":["at x"]}})";
+  Error e = rest::ErrorForAnswer(rest::Call::kRead, 404, body, "loading table db.t");
+  EXPECT_EQ(e.code(), ErrorCode::kNotFound);
+  EXPECT_EQ(e.message(),
+            "loading table db.t: Table does not exist: db.t (HTTP 404 NoSuchTableException)");
+  using rest::Call;
+  EXPECT_EQ(rest::ErrorForAnswer(Call::kCommit, 409, "{}", "x").code(), ErrorCode::kCommitConflict);
+  EXPECT_EQ(rest::ErrorForAnswer(Call::kCreate, 409, "{}", "x").code(), ErrorCode::kAlreadyExists);
+  EXPECT_EQ(rest::ErrorForAnswer(Call::kDropNamespace, 409, "{}", "x").code(),
+            ErrorCode::kInvalidArgument);
+  for (long status : {500L, 502L, 503L, 504L}) {
+    EXPECT_EQ(rest::ErrorForAnswer(Call::kCommit, status, "", "x").code(),
+              ErrorCode::kCommitStateUnknown)
+        << status;
+    EXPECT_EQ(rest::ErrorForAnswer(Call::kRead, status, "", "x").code(), ErrorCode::kIo) << status;
+  }
+  EXPECT_EQ(rest::ErrorForAnswer(Call::kRead, 400, "", "x").code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(rest::ErrorForAnswer(Call::kRead, 429, "", "x").code(), ErrorCode::kIo);
+  EXPECT_EQ(rest::ErrorForAnswer(Call::kRead, 501, "", "x").code(), ErrorCode::kNotSupported);
+  Error auth = rest::ErrorForAnswer(Call::kRead, 401, "<html>denied</html>", "listing namespaces");
+  EXPECT_EQ(auth.code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(auth.message().find("not authorized"), std::string::npos);
+  EXPECT_NE(auth.message().find("<html>denied</html>"), std::string::npos);
+}
+
+// ------------------------------------------------------ catalog over a fake
+
+class RestCatalogTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<RestCatalog> Open(RestCatalogOptions options,
+                                    std::string config = R"({"defaults":{},"overrides":{}})") {
+    transport_->Answer(200, config);
+    options.retry.base_backoff = std::chrono::milliseconds(0);  // retries without waiting
+    auto catalog = RestCatalog::Open("remote", std::move(options), &io_, transport_);
+    EXPECT_TRUE(catalog) << catalog.error().ToString();
+    return catalog ? std::move(*catalog) : nullptr;
+  }
+  io::LocalFileIO io_;
+  std::shared_ptr<ScriptedTransport> transport_ = std::make_shared<ScriptedTransport>();
+};
+
+TEST_F(RestCatalogTest, ConfigSetsPrefixAndSeparatorAndTheTokenIsSent) {
+  RestCatalogOptions options;
+  options.uri = "http://rest.test:8181/";
+  options.warehouse = "s3://bucket/wh";
+  options.token = "t0ken";
+  auto catalog =
+      Open(options, R"({"defaults":{"prefix":"ignored","a":"1"},"overrides":{"prefix":"cat/1",)"
+                    R"("namespace-separator":"%2E"}})");
+  ASSERT_TRUE(catalog);
+  EXPECT_EQ(transport_->seen[0].url,
+            "http://rest.test:8181/v1/config?warehouse=s3%3A%2F%2Fbucket%2Fwh");
+  EXPECT_EQ(transport_->seen[0].Header("Authorization"), "Bearer t0ken");
+  EXPECT_EQ(catalog->prefix(), "cat/1");
+  EXPECT_EQ(catalog->namespace_separator(), "%2E");
+  EXPECT_EQ(catalog->properties().at("a"), "1");
+
+  transport_->Answer(200, R"({"namespaces":[["a","b"]],"next-page-token":"p2"})");
+  transport_->Answer(200, R"({"namespaces":[["a","c"]]})");
+  auto listed = catalog->ListNamespaces({"a"});
+  ASSERT_TRUE(listed) << listed.error().ToString();
+  EXPECT_EQ(*listed, (std::vector<Namespace>{{"a", "b"}, {"a", "c"}}));
+  EXPECT_EQ(transport_->seen[1].url, "http://rest.test:8181/v1/cat/1/namespaces?parent=a");
+  EXPECT_EQ(transport_->seen[2].url,
+            "http://rest.test:8181/v1/cat/1/namespaces?parent=a&pageToken=p2");
+
+  transport_->Answer(204, "");
+  ASSERT_TRUE(catalog->TableExists({{"a", "b c"}, "t 1"}));
+  EXPECT_EQ(transport_->seen[3].method, "HEAD");
+  EXPECT_EQ(transport_->seen[3].url,
+            "http://rest.test:8181/v1/cat/1/namespaces/a%2Eb%20c/tables/t%201");
+}
+
+TEST_F(RestCatalogTest, DefaultSeparatorIsTheUnitSeparator) {
+  RestCatalogOptions options;
+  options.uri = "http://rest.test";
+  auto catalog = Open(options);
+  ASSERT_TRUE(catalog);
+  transport_->Answer(200, R"({"namespace":["a","b"],"properties":{"location":"/w/a/b"}})");
+  auto props = catalog->LoadNamespaceProperties({"a", "b"});
+  ASSERT_TRUE(props);
+  EXPECT_EQ(transport_->seen[1].url, "http://rest.test/v1/namespaces/a%1Fb");
+  EXPECT_TRUE(transport_->seen[1].Header("Authorization").empty());
+}
+
+TEST_F(RestCatalogTest, CommitOutcomes) {
+  RestCatalogOptions options;
+  options.uri = "http://rest.test";
+  options.token = "sekr1t-token";
+  auto catalog = Open(options);
+  ASSERT_TRUE(catalog);
+  LoadedTable base{{{"db"}, "t"}, "/lake/db/t/metadata/00000-a.metadata.json", BaseMetadata()};
+  TableMetadata next = base.metadata;
+  next.properties["k"] = "v";
+
+  // Accepted: the result is the server's metadata.
+  TableMetadata written = next;
+  written.last_updated_ms += 5;
+  transport_->Answer(200, LoadAnswer(written, "/lake/db/t/metadata/00001-b.metadata.json"));
+  auto ok = catalog->CommitTable(base, next);
+  ASSERT_TRUE(ok) << ok.error().ToString();
+  EXPECT_EQ(ok->metadata_location, "/lake/db/t/metadata/00001-b.metadata.json");
+  EXPECT_EQ(ok->metadata.last_updated_ms, written.last_updated_ms);
+  EXPECT_EQ(transport_->seen.back().method, "POST");
+  EXPECT_EQ(transport_->seen.back().url, "http://rest.test/v1/namespaces/db/tables/t");
+  auto sent = nlohmann::json::parse(transport_->seen.back().body);
+  EXPECT_EQ(sent["updates"][0]["action"], "set-properties");
+
+  transport_->Answer(409, R"({"error":{"message":"Requirement failed: branch main has changed",)"
+                          R"("type":"CommitFailedException","code":409}})");
+  auto conflict = catalog->CommitTable(base, next);
+  ASSERT_FALSE(conflict);
+  EXPECT_EQ(conflict.error().code(), ErrorCode::kCommitConflict);
+  EXPECT_NE(conflict.error().message().find("db.t"), std::string::npos);
+  EXPECT_NE(conflict.error().message().find("branch main has changed"), std::string::npos);
+
+  transport_->Answer(502, "bad gateway");
+  auto gateway = catalog->CommitTable(base, next);
+  ASSERT_FALSE(gateway);
+  EXPECT_EQ(gateway.error().code(), ErrorCode::kCommitStateUnknown);
+
+  transport_->Fail(Error(ErrorCode::kTimedOut, "POST http://rest.test/...: Timeout was reached"));
+  auto timeout = catalog->CommitTable(base, next);
+  ASSERT_FALSE(timeout);
+  EXPECT_EQ(timeout.error().code(), ErrorCode::kCommitStateUnknown);
+  EXPECT_NE(timeout.error().message().find("db.t"), std::string::npos);
+
+  // Nothing was sent: tried again; then an ordinary I/O error, the commit
+  // certainly did not happen.
+  const size_t before = transport_->seen.size();
+  for (int i = 0; i < options.retry.max_attempts; ++i) {
+    transport_->Fail(
+        Error(ErrorCode::kIo, "POST http://rest.test/...: Couldn't connect to server"));
+  }
+  auto refused = catalog->CommitTable(base, next);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code(), ErrorCode::kIo);
+  EXPECT_EQ(transport_->seen.size() - before, static_cast<size_t>(options.retry.max_attempts));
+
+  for (const auto* r : {&conflict, &gateway, &timeout, &refused}) {
+    EXPECT_EQ(r->error().message().find("sekr1t"), std::string::npos);
+  }
+}
+
+// Reads are sent again after busy or lost answers; a commit only when the
+// server cannot have acted on it (429), never after a 5xx or a lost answer.
+TEST_F(RestCatalogTest, RetriesReadsAndThrottledCallsButNeverALostCommit) {
+  RestCatalogOptions options;
+  options.uri = "http://rest.test";
+  auto catalog = Open(options);
+  ASSERT_TRUE(catalog);
+  const std::string load = LoadAnswer(BaseMetadata(), "/lake/db/t/metadata/00000-a.metadata.json");
+
+  size_t before = transport_->seen.size();
+  transport_->Answer(503, "busy");
+  transport_->Fail(Error(ErrorCode::kTimedOut, "GET http://rest.test/...: Timeout was reached"));
+  transport_->Answer(429, "slow down");
+  transport_->Answer(504, "gateway timeout");
+  transport_->Answer(200, load);
+  auto loaded = catalog->LoadTable({{"db"}, "t"});
+  ASSERT_TRUE(loaded) << loaded.error().ToString();
+  EXPECT_EQ(transport_->seen.size() - before, 5u);
+
+  // A read that stays busy fails after the last attempt with the server's answer.
+  before = transport_->seen.size();
+  for (int i = 0; i < options.retry.max_attempts; ++i) transport_->Answer(503, "busy");
+  auto busy = catalog->LoadTable({{"db"}, "t"});
+  ASSERT_FALSE(busy);
+  EXPECT_EQ(busy.error().code(), ErrorCode::kIo);
+  EXPECT_EQ(transport_->seen.size() - before, static_cast<size_t>(options.retry.max_attempts));
+
+  // A not-found answer is final.
+  before = transport_->seen.size();
+  transport_->Answer(
+      404, R"({"error":{"message":"no such table","type":"NoSuchTableException","code":404}})");
+  auto missing = catalog->LoadTable({{"db"}, "gone"});
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().code(), ErrorCode::kNotFound);
+  EXPECT_EQ(transport_->seen.size() - before, 1u);
+
+  LoadedTable base = *loaded;
+  TableMetadata next = base.metadata;
+  next.properties["k"] = "v";
+  // Throttled: the server did nothing, the commit is sent again.
+  before = transport_->seen.size();
+  transport_->Answer(429, "slow down");
+  transport_->Answer(200, load);
+  ASSERT_TRUE(catalog->CommitTable(base, next));
+  EXPECT_EQ(transport_->seen.size() - before, 2u);
+  // A 503 or a lost answer: the commit may have happened; it is not sent again.
+  before = transport_->seen.size();
+  transport_->Answer(503, "busy");
+  auto unavailable = catalog->CommitTable(base, next);
+  ASSERT_FALSE(unavailable);
+  EXPECT_EQ(unavailable.error().code(), ErrorCode::kCommitStateUnknown);
+  transport_->Fail(Error(ErrorCode::kIo, "POST http://rest.test/...: Empty reply from server"));
+  auto lost = catalog->CommitTable(base, next);
+  ASSERT_FALSE(lost);
+  EXPECT_EQ(lost.error().code(), ErrorCode::kCommitStateUnknown);
+  EXPECT_EQ(transport_->seen.size() - before, 2u);
+}
+
+TEST_F(RestCatalogTest, CreateSendsSchemaSpecOrderAndFormatVersion) {
+  RestCatalogOptions options;
+  options.uri = "http://rest.test";
+  auto catalog = Open(options);
+  ASSERT_TRUE(catalog);
+  TableMetadata m = BaseMetadata();
+  m.location.clear();
+  transport_->Answer(200, LoadAnswer(BaseMetadata(), "/lake/db/t/metadata/00000-a.metadata.json"));
+  auto created = catalog->CreateTable({{"db"}, "t"}, m);
+  ASSERT_TRUE(created) << created.error().ToString();
+  EXPECT_EQ(created->metadata.table_uuid, kUuid);
+  auto sent = nlohmann::json::parse(transport_->seen.back().body);
+  EXPECT_EQ(transport_->seen.back().url, "http://rest.test/v1/namespaces/db/tables");
+  EXPECT_EQ(sent["name"], "t");
+  EXPECT_FALSE(sent.contains("location"));
+  EXPECT_EQ(sent["schema"]["fields"][0]["name"], "id");
+  EXPECT_TRUE(sent.contains("partition-spec"));
+  EXPECT_TRUE(sent.contains("write-order"));
+  EXPECT_EQ(sent["properties"]["format-version"], "2");
+  EXPECT_EQ(sent["stage-create"], false);
+
+  transport_->Answer(
+      409,
+      R"({"error":{"message":"Table already exists: db.t","type":"AlreadyExistsException","code":409}})");
+  auto again = catalog->CreateTable({{"db"}, "t"}, m);
+  ASSERT_FALSE(again);
+  EXPECT_EQ(again.error().code(), ErrorCode::kAlreadyExists);
+}
+
+TEST_F(RestCatalogTest, DropRenameAndNamespaceErrors) {
+  RestCatalogOptions options;
+  options.uri = "http://rest.test/v1";  // a trailing /v1 is tolerated
+  auto catalog = Open(options);
+  ASSERT_TRUE(catalog);
+  EXPECT_EQ(transport_->seen[0].url, "http://rest.test/v1/config");
+  transport_->Answer(204, "");
+  ASSERT_TRUE(catalog->DropTable({{"db"}, "t"}, /*purge=*/true));
+  EXPECT_EQ(transport_->seen.back().method, "DELETE");
+  EXPECT_EQ(transport_->seen.back().url,
+            "http://rest.test/v1/namespaces/db/tables/t?purgeRequested=true");
+  transport_->Answer(204, "");
+  ASSERT_TRUE(catalog->RenameTable({{"db"}, "t"}, {{"db2"}, "u"}));
+  auto rename = nlohmann::json::parse(transport_->seen.back().body);
+  EXPECT_EQ(rename["source"]["name"], "t");
+  EXPECT_EQ(rename["destination"]["namespace"], nlohmann::json({"db2"}));
+  transport_->Answer(
+      409,
+      R"({"error":{"message":"Namespace not empty: db","type":"NamespaceNotEmptyException","code":409}})");
+  auto not_empty = catalog->DropNamespace({"db"});
+  ASSERT_FALSE(not_empty);
+  EXPECT_EQ(not_empty.error().code(), ErrorCode::kInvalidArgument);
+  transport_->Answer(
+      404,
+      R"({"error":{"message":"Namespace does not exist: zz","type":"NoSuchNamespaceException","code":404}})");
+  auto missing = catalog->LoadNamespaceProperties({"zz"});
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().code(), ErrorCode::kNotFound);
+}
+
+TEST_F(RestCatalogTest, CredentialIsExchangedForAToken) {
+  RestCatalogOptions options;
+  options.uri = "http://rest.test";
+  options.credential = "client:s3cret";
+  transport_->Answer(200, R"({"access_token":"tok-123","token_type":"bearer","expires_in":3600})");
+  auto catalog = Open(options);
+  ASSERT_TRUE(catalog);
+  EXPECT_EQ(transport_->seen[0].url, "http://rest.test/v1/oauth/tokens");
+  EXPECT_EQ(transport_->seen[0].body,
+            "grant_type=client_credentials&client_id=client&client_secret=s3cret&scope=catalog");
+  EXPECT_EQ(transport_->seen[1].Header("Authorization"), "Bearer tok-123");
+
+  auto refused_transport = std::make_shared<ScriptedTransport>();
+  refused_transport->Answer(401, R"({"error":"invalid_client","error_description":"bad secret"})");
+  auto refused = RestCatalog::Open("remote", options, &io_, refused_transport);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(refused.error().message().find("invalid_client: bad secret"), std::string::npos);
+  EXPECT_EQ(refused.error().message().find("s3cret"), std::string::npos);
+}
+
+TEST_F(RestCatalogTest, DefaultTableLocation) {
+  RestCatalogOptions options;
+  options.uri = "http://rest.test";
+  options.warehouse = "/lake/wh";
+  auto catalog = Open(options);
+  ASSERT_TRUE(catalog);
+  transport_->Answer(200, R"({"namespace":["a"],"properties":{"location":"/ns/a/"}})");
+  EXPECT_EQ(catalog->DefaultTableLocation({{"a"}, "t"}), "/ns/a/t");
+  transport_->Answer(200, R"({"namespace":["a","b"],"properties":{}})");
+  EXPECT_EQ(catalog->DefaultTableLocation({{"a", "b"}, "t"}), "/lake/wh/a/b/t");
+  // A warehouse that is a name or a remote URI gives no location: the server chooses.
+  for (const char* warehouse : {"my_warehouse", "s3://bucket/wh"}) {
+    options.warehouse = warehouse;
+    auto named = Open(options);
+    ASSERT_TRUE(named);
+    transport_->Answer(
+        404, R"({"error":{"message":"no","type":"NoSuchNamespaceException","code":404}})");
+    EXPECT_EQ(named->DefaultTableLocation({{"a"}, "t"}), "") << warehouse;
+  }
+}
+
+TEST_F(RestCatalogTest, ConfigFileOpensARestCatalog) {
+  auto config = ParseCatalogConfig("catalog:\n  r:\n    type: rest\n", "test.yaml", "r");
+  ASSERT_TRUE(config);
+  auto missing_uri = OpenCatalog(*config, &io_);
+  ASSERT_FALSE(missing_uri);
+  EXPECT_EQ(missing_uri.error().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(missing_uri.error().message().find("uri"), std::string::npos);
+  config->properties["uri"] = "ftp://x";
+  auto bad_uri = OpenCatalog(*config, &io_);
+  ASSERT_FALSE(bad_uri);
+  EXPECT_EQ(bad_uri.error().code(), ErrorCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace floe::iceberg

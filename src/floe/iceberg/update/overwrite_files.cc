@@ -1,0 +1,103 @@
+#include "floe/iceberg/update/overwrite_files.h"
+
+#include "floe/iceberg/table.h"
+
+namespace floe::iceberg {
+
+OverwriteFiles& OverwriteFiles::OverwriteByRowFilter(ExprPtr filter) {
+  filter_ = filter_ ? Expression::Or(filter_, std::move(filter)) : std::move(filter);
+  return *this;
+}
+
+OverwriteFiles& OverwriteFiles::OverwritePartitions() {
+  dynamic_ = true;
+  return *this;
+}
+
+OverwriteFiles& OverwriteFiles::DeleteFile(std::string path) {
+  paths_.insert(std::move(path));
+  return *this;
+}
+
+OverwriteFiles& OverwriteFiles::AddFile(DataFile file) {
+  return AddFile(std::move(file), table_->metadata().default_spec_id);
+}
+
+OverwriteFiles& OverwriteFiles::AddFile(DataFile file, int32_t spec_id) {
+  bool seen = false;
+  for (const auto& [id, tuple] : partitions_) {
+    if (id == spec_id && tuple == file.partition) seen = true;
+  }
+  if (!seen) partitions_.emplace_back(spec_id, file.partition);
+  AddDataFile(std::move(file), spec_id);
+  return *this;
+}
+
+OverwriteFiles& OverwriteFiles::ValidateNoConflictingData() {
+  validate_no_conflicts_ = true;
+  return *this;
+}
+
+bool OverwriteFiles::InAddedPartition(const DataFile& file, int32_t spec_id) const {
+  for (const auto& [id, tuple] : partitions_) {
+    if (id == spec_id && tuple == file.partition) return true;
+  }
+  return false;
+}
+
+Status OverwriteFiles::Validate(const TableMetadata& base, OperationContext& ctx) {
+  file_filter_.reset();
+  if (filter_) {
+    FLOE_ASSIGN_OR_RETURN(auto f, FileFilter::Make(filter_, base));
+    file_filter_.emplace(std::move(f));
+  }
+  if (!validate_no_conflicts_) return Ok();
+  FLOE_ASSIGN_OR_RETURN(auto added,
+                        FilesAddedSince(*ctx.io, base, validate_from_, ManifestContent::kData));
+  for (const auto& f : added) {
+    bool conflict = dynamic_ && InAddedPartition(f.entry.data_file, f.spec_id);
+    if (!conflict && file_filter_) {
+      FLOE_ASSIGN_OR_RETURN(FileMatch m, file_filter_->Match(f.entry.data_file, f.spec_id));
+      conflict = m != FileMatch::kNone;
+    }
+    if (conflict) {
+      return CommitConflict("a concurrent commit added data file {}, which this overwrite selects",
+                            f.entry.data_file.file_path);
+    }
+  }
+  return Ok();
+}
+
+Result<bool> OverwriteFiles::ManifestMayHoldRemovals(const ManifestFile& manifest,
+                                                     const TableMetadata& base) {
+  if (!paths_.empty() || dynamic_) return true;
+  if (file_filter_) return file_filter_->ManifestMayMatch(manifest);
+  return false;
+}
+
+Result<bool> OverwriteFiles::Removes(const ManifestEntry& entry, int32_t spec_id,
+                                     const TableMetadata& base) {
+  const DataFile& file = entry.data_file;
+  if (file.is_delete()) return false;
+  if (paths_.contains(file.file_path)) return true;
+  if (dynamic_ && InAddedPartition(file, spec_id)) return true;
+  if (!file_filter_) return false;
+  FLOE_ASSIGN_OR_RETURN(FileMatch m, file_filter_->Match(file, spec_id));
+  if (m == FileMatch::kSome) {
+    return InvalidArgument(
+        "cannot overwrite by filter {}: data file {} holds rows that may not match it",
+        file_filter_->bound_filter()->ToString(), file.file_path);
+  }
+  return m == FileMatch::kAll;
+}
+
+Status OverwriteFiles::CheckRemoved(const std::set<std::string>& removed_paths) {
+  for (const auto& p : paths_) {
+    if (!removed_paths.contains(p)) {
+      return CommitConflict("data file {} to overwrite is no longer in the table", p);
+    }
+  }
+  return Ok();
+}
+
+}  // namespace floe::iceberg
