@@ -17,7 +17,7 @@
 #                REST catalog server
 #   pytest       tests/ (interop with pyarrow, DuckDB, fastavro, PyIceberg;
 #                integration) in .cache/venv, with FLOE_BIN=build/floe
-#   fuzz         scripts/fuzz.sh (FLOE_FUZZ_SECONDS per target, default 30)
+#   fuzz         scripts/fuzz.sh (FLOE_FUZZ_SECONDS per target, default 20)
 #
 # Environment: FLOE_JOBS (build parallelism, default: cores), FLOE_FUZZ_SECONDS.
 set -uo pipefail
@@ -27,7 +27,7 @@ cd "${ROOT}"
 exec </dev/null
 
 JOBS="${FLOE_JOBS:-$(nproc)}"
-FUZZ_SECONDS="${FLOE_FUZZ_SECONDS:-30}"
+FUZZ_SECONDS="${FLOE_FUZZ_SECONDS:-20}"
 VENV_PY="${ROOT}/.cache/venv/bin/python"
 
 export FLOE_TEST_MYSQL_HOST="${FLOE_TEST_MYSQL_HOST:-127.0.0.1}"
