@@ -98,75 +98,112 @@ std::map<std::string, std::map<std::string, std::string>> ParseIni(std::string_v
   return out;
 }
 
-Result<S3Options> S3OptionsFromProperties(const std::map<std::string, std::string>& properties,
-                                          const EnvLookup& env) {
-  S3Options o;
-  auto env_or = [&](std::string_view name) { return env(name); };
+namespace {
 
-  // Profiles: credentials file, then config file.
-  std::optional<std::string> home = env_or("HOME");
-  std::string profile_name = env_or("AWS_PROFILE").value_or("");
-  bool profile_named = !profile_name.empty();
-  if (!profile_named) profile_name = "default";
-  std::string credentials_path =
-      env_or("AWS_SHARED_CREDENTIALS_FILE").value_or(home ? *home + "/.aws/credentials" : "");
-  std::string config_path = env_or("AWS_CONFIG_FILE").value_or(home ? *home + "/.aws/config" : "");
-  std::map<std::string, std::string> profile_credentials;
-  std::map<std::string, std::string> profile_config;
-  bool profile_found = false;
-  if (!credentials_path.empty()) {
-    if (auto text = ReadFile(credentials_path)) {
+// The AWS profile the environment selects (AWS_PROFILE, else "default"): its
+// sections of the shared credentials file and of the config file.
+struct AwsProfile {
+  std::string name;
+  bool named = false;  ///< AWS_PROFILE set
+  bool found = false;  ///< either file has the profile
+  std::string credentials_path, config_path;
+  std::map<std::string, std::string> credentials, config;
+};
+
+AwsProfile LoadAwsProfile(const EnvLookup& env) {
+  AwsProfile profile;
+  std::optional<std::string> home = env("HOME");
+  profile.name = env("AWS_PROFILE").value_or("");
+  profile.named = !profile.name.empty();
+  if (!profile.named) profile.name = "default";
+  profile.credentials_path =
+      env("AWS_SHARED_CREDENTIALS_FILE").value_or(home ? *home + "/.aws/credentials" : "");
+  profile.config_path = env("AWS_CONFIG_FILE").value_or(home ? *home + "/.aws/config" : "");
+  if (!profile.credentials_path.empty()) {
+    if (auto text = ReadFile(profile.credentials_path)) {
       auto ini = ParseIni(*text);
-      if (auto it = ini.find(profile_name); it != ini.end()) {
-        profile_credentials = it->second;
-        profile_found = true;
+      if (auto it = ini.find(profile.name); it != ini.end()) {
+        profile.credentials = it->second;
+        profile.found = true;
       }
     }
   }
-  if (!config_path.empty()) {
-    if (auto text = ReadFile(config_path)) {
+  if (!profile.config_path.empty()) {
+    if (auto text = ReadFile(profile.config_path)) {
       auto ini = ParseIni(*text);
-      auto it = ini.find(profile_name == "default" ? "default" : "profile " + profile_name);
-      if (it == ini.end()) it = ini.find(profile_name);
+      auto it = ini.find(profile.name == "default" ? "default" : "profile " + profile.name);
+      if (it == ini.end()) it = ini.find(profile.name);
       if (it != ini.end()) {
-        profile_config = it->second;
-        profile_found = true;
+        profile.config = it->second;
+        profile.found = true;
       }
     }
   }
-  bool profile_needed = true;
+  return profile;
+}
 
-  // Endpoint.
+// s3.endpoint, AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, the profile's
+// endpoint_url: the first set, without trailing slashes; empty when none is.
+Result<std::string> ResolveEndpoint(const std::map<std::string, std::string>& properties,
+                                    const EnvLookup& env, const AwsProfile& profile) {
+  std::string endpoint;
   if (auto* v = Find(properties, "s3.endpoint")) {
-    o.endpoint = *v;
-  } else if (auto e = env_or("AWS_ENDPOINT_URL_S3")) {
-    o.endpoint = *e;
-  } else if (auto e2 = env_or("AWS_ENDPOINT_URL")) {
-    o.endpoint = *e2;
-  } else if (auto* p = Find(profile_config, "endpoint_url")) {
-    o.endpoint = *p;
+    endpoint = *v;
+  } else if (auto e = env("AWS_ENDPOINT_URL_S3")) {
+    endpoint = *e;
+  } else if (auto e2 = env("AWS_ENDPOINT_URL")) {
+    endpoint = *e2;
+  } else if (auto* p = Find(profile.config, "endpoint_url")) {
+    endpoint = *p;
   }
-  while (!o.endpoint.empty() && o.endpoint.back() == '/') o.endpoint.pop_back();
-  if (!o.endpoint.empty() && !o.endpoint.starts_with("http://") &&
-      !o.endpoint.starts_with("https://")) {
+  while (!endpoint.empty() && endpoint.back() == '/') endpoint.pop_back();
+  if (!endpoint.empty() && !endpoint.starts_with("http://") && !endpoint.starts_with("https://")) {
     return InvalidArgument("s3.endpoint: '{}' is not an http:// or https:// URL",
-                           o.endpoint.substr(0, 200));
+                           endpoint.substr(0, 200));
   }
+  return endpoint;
+}
 
-  // Region.
-  if (auto* v = Find(properties, "s3.region")) {
-    o.region = *v;
-  } else if (auto* c = Find(properties, "client.region")) {
-    o.region = *c;
-  } else if (auto e = env_or("AWS_REGION")) {
-    o.region = *e;
-  } else if (auto e2 = env_or("AWS_DEFAULT_REGION")) {
-    o.region = *e2;
-  } else if (auto* p = Find(profile_config, "region")) {
-    o.region = *p;
+// s3.region, client.region, AWS_REGION, AWS_DEFAULT_REGION, the profile's
+// region: the first set; nullopt when none is.
+std::optional<std::string> ResolveRegion(const std::map<std::string, std::string>& properties,
+                                         const EnvLookup& env, const AwsProfile& profile) {
+  if (auto* v = Find(properties, "s3.region")) return *v;
+  if (auto* c = Find(properties, "client.region")) return *c;
+  if (auto e = env("AWS_REGION")) return *e;
+  if (auto e2 = env("AWS_DEFAULT_REGION")) return *e2;
+  if (auto* p = Find(profile.config, "region")) return *p;
+  return std::nullopt;
+}
+
+// The first profile section (credentials file, then config file) with a key
+// pair; leaves `o` without credentials when neither has one.
+Status CredentialsFromProfile(const AwsProfile& profile, S3Options& o) {
+  for (const auto* section : {&profile.credentials, &profile.config}) {
+    const std::string* pid = Find(*section, "aws_access_key_id");
+    const std::string* psecret = Find(*section, "aws_secret_access_key");
+    if (!pid && !psecret) continue;
+    const std::string& where =
+        section == &profile.credentials ? profile.credentials_path : profile.config_path;
+    if (!pid || !psecret) {
+      return InvalidArgument("profile '{}' of {} has {} but not {}", profile.name, where,
+                             pid ? "aws_access_key_id" : "aws_secret_access_key",
+                             pid ? "aws_secret_access_key" : "aws_access_key_id");
+    }
+    o.credentials.access_key_id = *pid;
+    o.credentials.secret_access_key = *psecret;
+    if (auto* t = Find(*section, "aws_session_token")) o.credentials.session_token = *t;
+    o.credentials_source = fmt::format("profile '{}' of {}", profile.name, where);
+    break;
   }
+  return {};
+}
 
-  // Credentials: the three sources are never mixed.
+// Credentials from the properties, else the environment, else the profile:
+// the three sources are never mixed.
+Status ResolveCredentials(const std::map<std::string, std::string>& properties,
+                          const EnvLookup& env, const AwsProfile& profile, S3Options& o) {
+  bool profile_needed = true;
   const std::string* key_id = Find(properties, "s3.access-key-id");
   const std::string* secret = Find(properties, "s3.secret-access-key");
   if (key_id || secret) {
@@ -180,7 +217,7 @@ Result<S3Options> S3OptionsFromProperties(const std::map<std::string, std::strin
     if (auto* t = Find(properties, "s3.session-token")) o.credentials.session_token = *t;
     o.credentials_source = "s3.access-key-id";
     profile_needed = false;
-  } else if (auto e_id = env_or("AWS_ACCESS_KEY_ID"), e_secret = env_or("AWS_SECRET_ACCESS_KEY");
+  } else if (auto e_id = env("AWS_ACCESS_KEY_ID"), e_secret = env("AWS_SECRET_ACCESS_KEY");
              e_id || e_secret) {
     if (!e_id || !e_secret) {
       return InvalidArgument("{} is set but {} is not: set both",
@@ -189,37 +226,26 @@ Result<S3Options> S3OptionsFromProperties(const std::map<std::string, std::strin
     }
     o.credentials.access_key_id = *e_id;
     o.credentials.secret_access_key = *e_secret;
-    o.credentials.session_token = env_or("AWS_SESSION_TOKEN").value_or("");
+    o.credentials.session_token = env("AWS_SESSION_TOKEN").value_or("");
     o.credentials_source = "AWS_ACCESS_KEY_ID";
     profile_needed = false;
   } else {
-    for (const auto* section : {&profile_credentials, &profile_config}) {
-      const std::string* pid = Find(*section, "aws_access_key_id");
-      const std::string* psecret = Find(*section, "aws_secret_access_key");
-      if (!pid && !psecret) continue;
-      std::string where = section == &profile_credentials ? credentials_path : config_path;
-      if (!pid || !psecret) {
-        return InvalidArgument("profile '{}' of {} has {} but not {}", profile_name, where,
-                               pid ? "aws_access_key_id" : "aws_secret_access_key",
-                               pid ? "aws_secret_access_key" : "aws_access_key_id");
-      }
-      o.credentials.access_key_id = *pid;
-      o.credentials.secret_access_key = *psecret;
-      if (auto* t = Find(*section, "aws_session_token")) o.credentials.session_token = *t;
-      o.credentials_source = fmt::format("profile '{}' of {}", profile_name, where);
-      break;
-    }
+    FLOE_RETURN_IF_ERROR(CredentialsFromProfile(profile, o));
   }
-  if (profile_named && profile_needed && !profile_found) {
+  if (profile.named && profile_needed && !profile.found) {
     return InvalidArgument("AWS_PROFILE names profile '{}', which neither {} nor {} has",
-                           profile_name, credentials_path, config_path);
+                           profile.name, profile.credentials_path, profile.config_path);
   }
   if (o.credentials.access_key_id.empty()) {
     return InvalidArgument(
         "no S3 credentials: set s3.access-key-id and s3.secret-access-key, or "
         "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or a profile in ~/.aws/credentials");
   }
+  return {};
+}
 
+// Addressing, multipart, retry and timeout properties, each checked.
+Status ReadTransferProperties(const std::map<std::string, std::string>& properties, S3Options& o) {
   if (auto* v = Find(properties, "s3.path-style-access")) {
     FLOE_ASSIGN_OR_RETURN(o.path_style, ParseBool("s3.path-style-access", *v));
   }
@@ -248,6 +274,19 @@ Result<S3Options> S3OptionsFromProperties(const std::map<std::string, std::strin
   if (auto* v = Find(properties, "s3.request-timeout")) {
     FLOE_ASSIGN_OR_RETURN(o.idle_timeout, ParseSeconds("s3.request-timeout", *v));
   }
+  return {};
+}
+
+}  // namespace
+
+Result<S3Options> S3OptionsFromProperties(const std::map<std::string, std::string>& properties,
+                                          const EnvLookup& env) {
+  S3Options o;
+  const AwsProfile profile = LoadAwsProfile(env);
+  FLOE_ASSIGN_OR_RETURN(o.endpoint, ResolveEndpoint(properties, env, profile));
+  if (auto region = ResolveRegion(properties, env, profile)) o.region = std::move(*region);
+  FLOE_RETURN_IF_ERROR(ResolveCredentials(properties, env, profile, o));
+  FLOE_RETURN_IF_ERROR(ReadTransferProperties(properties, o));
   return o;
 }
 
