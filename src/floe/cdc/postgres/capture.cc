@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "floe/cdc/postgres/row_errors.h"
 #include "floe/cdc/postgres/type_mapping.h"
 #include "floe/common/base64.h"
 #include "floe/common/json_text.h"
@@ -120,21 +121,11 @@ void AppendValue(const types::Type& type, const Value& v, std::string* out) {
 }  // namespace
 
 ChangeAssembler::ChangeAssembler(PgoutputVersion version, Options options)
-    : version_(version), options_(std::move(options)), decoder_(version) {
+    : version_(version),
+      options_(std::move(options)),
+      transactions_(version),
+      domains_(options_.resolve_type) {
   if (!options_.now_ms) options_.now_ms = SystemNowMs;
-}
-
-std::pair<uint32_t, int32_t> ChangeAssembler::Resolve(uint32_t oid, int32_t mod) {
-  for (int depth = 0; depth < 8; ++depth) {
-    if (IsMappedScalar(oid) || ArrayElementOid(oid) != 0 || !options_.resolve_type) break;
-    auto it = resolved_types_.find(oid);
-    if (it == resolved_types_.end())
-      it = resolved_types_.emplace(oid, options_.resolve_type(oid)).first;
-    if (!it->second) break;
-    oid = it->second->first;
-    if (it->second->second != -1) mod = it->second->second;
-  }
-  return {oid, mod};
 }
 
 void ChangeAssembler::OnRelation(const RelationMessage& m) {
@@ -146,7 +137,7 @@ void ChangeAssembler::OnRelation(const RelationMessage& m) {
   for (const RelationColumn& c : m.columns) {
     Column col;
     col.name = c.name;
-    std::tie(col.type_oid, col.type_modifier) = Resolve(c.type_oid, c.type_modifier);
+    std::tie(col.type_oid, col.type_modifier) = domains_.Resolve(c.type_oid, c.type_modifier);
     col.key = c.is_key();
     rel.columns.push_back(std::move(col));
   }
@@ -161,25 +152,9 @@ void ChangeAssembler::OnRelation(const RelationMessage& m) {
   relations_[m.relation_id] = std::move(rel);
 }
 
-Result<const ChangeAssembler::Relation*> ChangeAssembler::Find(uint32_t relation_id,
-                                                               std::string_view what,
-                                                               Lsn lsn) const {
-  auto it = relations_.find(relation_id);
-  if (it == relations_.end()) {
-    return Corruption("{} at {} refers to relation {}, which no Relation message described", what,
-                      lsn.ToString(), relation_id);
-  }
-  return &it->second;
-}
-
 Status ChangeAssembler::AppendRow(const Relation& rel, const TupleData& tuple, const TupleData* old,
                                   OldTupleKind old_kind, Lsn lsn, std::string* out) {
-  if (tuple.columns.size() != rel.columns.size() ||
-      (old && old->columns.size() != rel.columns.size())) {
-    return Corruption("a row of {}.{} at {} has {} columns; its Relation message has {}",
-                      rel.schema, rel.name, lsn.ToString(), tuple.columns.size(),
-                      rel.columns.size());
-  }
+  FLOE_RETURN_IF_ERROR(CheckRowWidth(rel.schema, rel.name, lsn, tuple, old, rel.columns.size()));
   out->push_back('{');
   for (size_t i = 0; i < rel.columns.size(); ++i) {
     const Column& col = rel.columns[i];
@@ -192,11 +167,7 @@ Status ChangeAssembler::AppendRow(const Relation& rel, const TupleData& tuple, c
           old->columns[i].kind != ColumnValue::Kind::kUnchangedToast) {
         cv = &old->columns[i];
       } else {
-        return NotSupported(
-            "{}.{} column {} at {}: an update left this TOASTed value unchanged, so the server "
-            "did not send it, and the table's replica identity does not send the old row to take "
-            "it from; run ALTER TABLE {}.{} REPLICA IDENTITY FULL",
-            rel.schema, rel.name, col.name, lsn.ToString(), rel.schema, rel.name);
+        return UnchangedToastWithoutOldRow(rel.schema, rel.name, col.name, lsn);
       }
     }
     switch (cv->kind) {
@@ -205,16 +176,12 @@ Status ChangeAssembler::AppendRow(const Relation& rel, const TupleData& tuple, c
         break;
       case ColumnValue::Kind::kText: {
         auto v = ParseTextValue(col.type_oid, col.type_modifier, cv->data, &arena_);
-        if (!v) {
-          return InvalidArgument("{}.{} column {} at {}: {}", rel.schema, rel.name, col.name,
-                                 lsn.ToString(), v.error().message());
-        }
+        if (!v) return UnreadableValue(rel.schema, rel.name, col.name, lsn, v.error());
         AppendValue(*col.type, *v, out);
         break;
       }
       case ColumnValue::Kind::kBinary:
-        return NotSupported("{}.{} column {} at {}: binary-format values are not read", rel.schema,
-                            rel.name, col.name, lsn.ToString());
+        return BinaryValue(rel.schema, rel.name, col.name, lsn);
       case ColumnValue::Kind::kUnchangedToast:
         break;  // handled above
     }
@@ -246,13 +213,15 @@ Status ChangeAssembler::Handle(const PgoutputMessage& message, Lsn lsn, const Tr
   if (const auto* m = std::get_if<RelationMessage>(&message)) {
     OnRelation(*m);
   } else if (const auto* m = std::get_if<InsertMessage>(&message)) {
-    FLOE_ASSIGN_OR_RETURN(const Relation* rel, Find(m->relation_id, "Insert", lsn));
+    FLOE_ASSIGN_OR_RETURN(const Relation* rel,
+                          FindRelation(relations_, m->relation_id, "Insert", lsn));
     if (!rel->printed) return Ok();
     out_.append("{\"before\":null,\"after\":");
     FLOE_RETURN_IF_ERROR(AppendRow(*rel, m->new_tuple, nullptr, OldTupleKind::kNone, lsn, &out_));
     AppendEnvelopeEnd(*rel, txn, lsn, 'c', &out_);
   } else if (const auto* m = std::get_if<UpdateMessage>(&message)) {
-    FLOE_ASSIGN_OR_RETURN(const Relation* rel, Find(m->relation_id, "Update", lsn));
+    FLOE_ASSIGN_OR_RETURN(const Relation* rel,
+                          FindRelation(relations_, m->relation_id, "Update", lsn));
     if (!rel->printed) return Ok();
     const TupleData* old = m->old_kind == OldTupleKind::kNone ? nullptr : &m->old_tuple;
     out_.append("{\"before\":");
@@ -265,7 +234,8 @@ Status ChangeAssembler::Handle(const PgoutputMessage& message, Lsn lsn, const Tr
     FLOE_RETURN_IF_ERROR(AppendRow(*rel, m->new_tuple, old, m->old_kind, lsn, &out_));
     AppendEnvelopeEnd(*rel, txn, lsn, 'u', &out_);
   } else if (const auto* m = std::get_if<DeleteMessage>(&message)) {
-    FLOE_ASSIGN_OR_RETURN(const Relation* rel, Find(m->relation_id, "Delete", lsn));
+    FLOE_ASSIGN_OR_RETURN(const Relation* rel,
+                          FindRelation(relations_, m->relation_id, "Delete", lsn));
     if (!rel->printed) return Ok();
     out_.append("{\"before\":");
     FLOE_RETURN_IF_ERROR(AppendRow(*rel, m->old_tuple, nullptr, OldTupleKind::kNone, lsn, &out_));
@@ -273,7 +243,7 @@ Status ChangeAssembler::Handle(const PgoutputMessage& message, Lsn lsn, const Tr
     AppendEnvelopeEnd(*rel, txn, lsn, 'd', &out_);
   } else if (const auto* m = std::get_if<TruncateMessage>(&message)) {
     for (uint32_t id : m->relation_ids) {
-      FLOE_ASSIGN_OR_RETURN(const Relation* rel, Find(id, "Truncate", lsn));
+      FLOE_ASSIGN_OR_RETURN(const Relation* rel, FindRelation(relations_, id, "Truncate", lsn));
       if (!rel->printed) continue;
       out_.append("{\"before\":null,\"after\":null");
       AppendEnvelopeEnd(*rel, txn, lsn, 't', &out_);
@@ -294,50 +264,29 @@ Status ChangeAssembler::Commit(uint32_t xid, Lsn end_lsn, const Sink& sink) {
 }
 
 Status ChangeAssembler::Feed(Lsn wal_start, std::string_view bytes, const Sink& sink) {
-  const bool was_in_stream = decoder_.in_stream();
-  const uint32_t stream_xid = decoder_.stream_xid();
-  auto decoded = decoder_.Decode(bytes);
-  if (!decoded)
-    return std::unexpected(std::move(decoded).error().WithContext(
-        fmt::format("pgoutput message at {}", wal_start.ToString())));
-  const PgoutputMessage& message = *decoded;
-  if (was_in_stream) {
-    if (std::holds_alternative<StreamStopMessage>(message)) return Ok();
-    // A change of streamed transaction `stream_xid`: kept until it commits.
-    streams_.Hold(stream_xid, wal_start, bytes);
-    return Ok();
-  }
-  if (const auto* m = std::get_if<BeginMessage>(&message)) {
+  FLOE_ASSIGN_OR_RETURN(const PgoutputMessage* message, transactions_.Next(wal_start, bytes));
+  if (message == nullptr) return Ok();
+  if (const auto* m = std::get_if<BeginMessage>(message)) {
     open_ = Transaction{m->xid, m->commit_time};
     out_.clear();
     out_events_ = 0;
     return Ok();
   }
-  if (const auto* m = std::get_if<CommitMessage>(&message)) {
-    if (!open_) return Corruption("Commit at {} without Begin", wal_start.ToString());
+  if (const auto* m = std::get_if<StreamCommitMessage>(message)) {
+    Transaction txn{m->xid, m->commit_time};
+    out_.clear();
+    out_events_ = 0;
+    FLOE_RETURN_IF_ERROR(transactions_.CommitStream(
+        m->xid, [&](const PgoutputMessage& held, Lsn lsn) { return Handle(held, lsn, txn); }));
+    return Commit(m->xid, m->end_lsn, sink);
+  }
+  if (!open_) return OutsideTransaction(*message, wal_start);
+  if (const auto* m = std::get_if<CommitMessage>(message)) {
     uint32_t xid = open_->xid;
     open_.reset();
     return Commit(xid, m->end_lsn, sink);
   }
-  if (std::holds_alternative<StreamStartMessage>(message)) return Ok();
-  if (const auto* m = std::get_if<StreamAbortMessage>(&message)) return streams_.Abort(*m);
-  if (const auto* m = std::get_if<StreamCommitMessage>(&message)) {
-    Transaction txn{m->xid, m->commit_time};
-    out_.clear();
-    out_events_ = 0;
-    FLOE_RETURN_IF_ERROR(streams_.Commit(
-        m->xid, [&](const PgoutputMessage& held, Lsn lsn) { return Handle(held, lsn, txn); }));
-    return Commit(m->xid, m->end_lsn, sink);
-  }
-  if (std::holds_alternative<OriginMessage>(message) ||
-      std::holds_alternative<LogicalMessage>(message)) {
-    return Ok();
-  }
-  if (!open_) {
-    return Corruption("{} at {} outside a transaction", PgoutputMessageName(message),
-                      wal_start.ToString());
-  }
-  return Handle(message, wal_start, *open_);
+  return Handle(*message, wal_start, *open_);
 }
 
 Result<std::unique_ptr<PostgresCapture>> PostgresCapture::Open(CaptureOptions options) {
@@ -352,17 +301,10 @@ Result<std::unique_ptr<PostgresCapture>> PostgresCapture::Open(CaptureOptions op
   }
   FLOE_ASSIGN_OR_RETURN(capture->client_, ReplicationClient::Connect(capture->options_.client));
   ReplicationClient& c = *capture->client_;
-  if (c.options().autocreate == PublicationAutocreate::kFiltered) {
-    FLOE_ASSIGN_OR_RETURN(
-        auto rows, c.Query("SELECT schemaname, tablename FROM pg_tables WHERE schemaname NOT IN "
-                           "('pg_catalog', 'information_schema') ORDER BY 1, 2"));
-    std::vector<std::string> names;
-    for (const auto& r : rows) {
-      std::string name = r[0].value_or("") + "." + r[1].value_or("");
-      if (std::regex_match(name, tables)) names.push_back(name);
-    }
-    c.set_publication_tables(std::move(names));
-  }
+  FLOE_RETURN_IF_ERROR(
+      c.SelectPublicationTables([&tables](std::string_view schema, std::string_view table) {
+        return std::regex_match(std::string(schema) + "." + std::string(table), tables);
+      }));
   FLOE_ASSIGN_OR_RETURN(SlotInfo slot, c.Prepare());
   spdlog::info("slot {}: {} at {}", c.options().slot, slot.created ? "created" : "found",
                slot.confirmed_flush_lsn.ToString());
@@ -412,11 +354,7 @@ Status PostgresCapture::Run(const ChangeAssembler::Sink& sink, const std::atomic
     if (options_.max_events > 0 && assembler.events() >= options_.max_events) break;
   }
   // The last word to the server: what is flushed (never more).
-  if (result) {
-    FLOE_RETURN_IF_ERROR(c.SendStatus());
-  } else {
-    (void)c.SendStatus();
-  }
+  result = c.SendFinalStatus(std::move(result));
   spdlog::info("stopped: {} row events; flushed up to {}", assembler.events(),
                c.flushed().ToString());
   return result;

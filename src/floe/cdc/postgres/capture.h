@@ -41,7 +41,8 @@
 #include "floe/cdc/postgres/lsn.h"
 #include "floe/cdc/postgres/pgoutput.h"
 #include "floe/cdc/postgres/replication_client.h"
-#include "floe/cdc/postgres/streamed_transactions.h"
+#include "floe/cdc/postgres/transaction_decoder.h"
+#include "floe/cdc/postgres/type_mapping.h"
 #include "floe/common/arena.h"
 #include "floe/common/result.h"
 #include "floe/types/type.h"
@@ -63,7 +64,7 @@ class ChangeAssembler {
   /// The base type (oid, type modifier) of a domain type, or nullopt when
   /// `type_oid` is not a domain or cannot be looked up (the column is then a
   /// string). Called once per unknown type oid.
-  using TypeResolver = std::function<std::optional<std::pair<uint32_t, int32_t>>(uint32_t)>;
+  using TypeResolver = DomainResolver::Lookup;
 
   struct Options {
     std::string database;                ///< source.db
@@ -96,7 +97,7 @@ class ChangeAssembler {
   /// Row events printed so far.
   int64_t events() const { return events_; }
   /// Streamed transactions buffered now (waiting for Stream Commit or Abort).
-  size_t buffered_transactions() const { return streams_.size(); }
+  size_t buffered_transactions() const { return transactions_.held_transactions(); }
 
  private:
   struct Column {
@@ -120,19 +121,16 @@ class ChangeAssembler {
   Status Handle(const PgoutputMessage& m, Lsn lsn, const Transaction& txn);
   Status Commit(uint32_t xid, Lsn end_lsn, const Sink& sink);
   void OnRelation(const RelationMessage& m);
-  Result<const Relation*> Find(uint32_t relation_id, std::string_view what, Lsn lsn) const;
   Status AppendRow(const Relation& rel, const TupleData& tuple, const TupleData* old,
                    OldTupleKind old_kind, Lsn lsn, std::string* out);
   void AppendEnvelopeEnd(const Relation& rel, const Transaction& txn, Lsn lsn, char op,
                          std::string* out);
-  std::pair<uint32_t, int32_t> Resolve(uint32_t oid, int32_t mod);
 
   PgoutputVersion version_;
   Options options_;
-  PgoutputDecoder decoder_;
+  TransactionDecoder transactions_;
+  DomainResolver domains_;
   std::unordered_map<uint32_t, Relation> relations_;
-  std::unordered_map<uint32_t, std::optional<std::pair<uint32_t, int32_t>>> resolved_types_;
-  StreamedTransactions streams_;
   std::optional<Transaction> open_;  // between Begin and Commit
   std::string out_;
   size_t out_events_ = 0;

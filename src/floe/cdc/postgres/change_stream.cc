@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
 
+#include "floe/cdc/postgres/row_errors.h"
 #include "floe/cdc/postgres/type_mapping.h"
 
 namespace floe::cdc::postgres {
@@ -25,20 +26,10 @@ std::optional<Lsn> LsnOfPosition(const BinlogFilePos& position) {
 }
 
 ChangeBatchAssembler::ChangeBatchAssembler(PgoutputVersion version, Options options)
-    : version_(version), options_(std::move(options)), decoder_(version) {}
-
-std::pair<uint32_t, int32_t> ChangeBatchAssembler::Resolve(uint32_t oid, int32_t mod) {
-  for (int depth = 0; depth < 8; ++depth) {
-    if (IsMappedScalar(oid) || ArrayElementOid(oid) != 0 || !options_.resolve_type) break;
-    auto it = resolved_types_.find(oid);
-    if (it == resolved_types_.end())
-      it = resolved_types_.emplace(oid, options_.resolve_type(oid)).first;
-    if (!it->second) break;
-    oid = it->second->first;
-    if (it->second->second != -1) mod = it->second->second;
-  }
-  return {oid, mod};
-}
+    : version_(version),
+      options_(std::move(options)),
+      transactions_(version),
+      domains_(options_.resolve_type) {}
 
 void ChangeBatchAssembler::BuildDefinition(Relation& rel) {
   auto def = std::make_shared<TableDefinition>();
@@ -80,7 +71,7 @@ Status ChangeBatchAssembler::OnRelation(const RelationMessage& m, Lsn lsn) {
   for (const RelationColumn& c : m.columns) {
     Column col;
     col.name = c.name;
-    std::tie(col.type_oid, col.type_modifier) = Resolve(c.type_oid, c.type_modifier);
+    std::tie(col.type_oid, col.type_modifier) = domains_.Resolve(c.type_oid, c.type_modifier);
     col.key = c.is_key();
     if (catalog) {
       for (const CatalogColumn& known : *catalog) {
@@ -193,25 +184,9 @@ void ChangeBatchAssembler::DiffRelations(const Relation& before, const Relation&
   for (auto& c : changes) target.emplace_back(std::move(c));
 }
 
-Result<const ChangeBatchAssembler::Relation*> ChangeBatchAssembler::Find(uint32_t relation_id,
-                                                                         std::string_view what,
-                                                                         Lsn lsn) const {
-  auto it = relations_.find(relation_id);
-  if (it == relations_.end()) {
-    return Corruption("{} at {} refers to relation {}, which no Relation message described", what,
-                      lsn.ToString(), relation_id);
-  }
-  return &it->second;
-}
-
 Result<types::Row> ChangeBatchAssembler::ReadRow(const Relation& rel, const TupleData& tuple,
                                                  const TupleData* old, bool before_image, Lsn lsn) {
-  if (tuple.columns.size() != rel.columns.size() ||
-      (old && old->columns.size() != rel.columns.size())) {
-    return Corruption("a row of {}.{} at {} has {} columns; its Relation message has {}",
-                      rel.schema, rel.name, lsn.ToString(), tuple.columns.size(),
-                      rel.columns.size());
-  }
+  FLOE_RETURN_IF_ERROR(CheckRowWidth(rel.schema, rel.name, lsn, tuple, old, rel.columns.size()));
   values_.assign(rel.columns.size(), types::Value::Null());
   for (size_t i = 0; i < rel.columns.size(); ++i) {
     const Column& col = rel.columns[i];
@@ -221,11 +196,7 @@ Result<types::Row> ChangeBatchAssembler::ReadRow(const Relation& rel, const Tupl
       if (old && old->columns[i].kind == ColumnValue::Kind::kText) {
         cv = &old->columns[i];
       } else {
-        return NotSupported(
-            "{}.{} column {} at {}: an update left this TOASTed value unchanged, so the server "
-            "did not send it, and the table's replica identity does not send the old row to take "
-            "it from; run ALTER TABLE {}.{} REPLICA IDENTITY FULL",
-            rel.schema, rel.name, col.name, lsn.ToString(), rel.schema, rel.name);
+        return UnchangedToastWithoutOldRow(rel.schema, rel.name, col.name, lsn);
       }
     }
     switch (cv->kind) {
@@ -234,16 +205,12 @@ Result<types::Row> ChangeBatchAssembler::ReadRow(const Relation& rel, const Tupl
         break;
       case ColumnValue::Kind::kText: {
         auto v = ParseTextValue(col.type_oid, col.type_modifier, cv->data, batch_.arena.get());
-        if (!v) {
-          return InvalidArgument("{}.{} column {} at {}: {}", rel.schema, rel.name, col.name,
-                                 lsn.ToString(), v.error().message());
-        }
+        if (!v) return UnreadableValue(rel.schema, rel.name, col.name, lsn, v.error());
         values_[i] = *v;
         break;
       }
       case ColumnValue::Kind::kBinary:
-        return NotSupported("{}.{} column {} at {}: binary-format values are not read", rel.schema,
-                            rel.name, col.name, lsn.ToString());
+        return BinaryValue(rel.schema, rel.name, col.name, lsn);
     }
   }
   // The values' bytes are in the batch's arena already; the row itself goes there too.
@@ -270,12 +237,14 @@ Status ChangeBatchAssembler::Handle(const PgoutputMessage& message, Lsn lsn) {
     return OnRelation(*m, lsn);
   }
   if (const auto* m = std::get_if<InsertMessage>(&message)) {
-    FLOE_ASSIGN_OR_RETURN(const Relation* rel, Find(m->relation_id, "Insert", lsn));
+    FLOE_ASSIGN_OR_RETURN(const Relation* rel,
+                          FindRelation(relations_, m->relation_id, "Insert", lsn));
     if (!rel->selected) return Ok();
     FLOE_ASSIGN_OR_RETURN(types::Row after, ReadRow(*rel, m->new_tuple, nullptr, false, lsn));
     AddRow(m->relation_id, *rel, ChangeOp::kInsert, {}, after);
   } else if (const auto* m = std::get_if<UpdateMessage>(&message)) {
-    FLOE_ASSIGN_OR_RETURN(const Relation* rel, Find(m->relation_id, "Update", lsn));
+    FLOE_ASSIGN_OR_RETURN(const Relation* rel,
+                          FindRelation(relations_, m->relation_id, "Update", lsn));
     if (!rel->selected) return Ok();
     const TupleData* old = m->old_kind == OldTupleKind::kNone ? nullptr : &m->old_tuple;
     types::Row before;
@@ -286,13 +255,14 @@ Status ChangeBatchAssembler::Handle(const PgoutputMessage& message, Lsn lsn) {
     FLOE_ASSIGN_OR_RETURN(types::Row after, ReadRow(*rel, m->new_tuple, full_old, false, lsn));
     AddRow(m->relation_id, *rel, ChangeOp::kUpdate, before, after);
   } else if (const auto* m = std::get_if<DeleteMessage>(&message)) {
-    FLOE_ASSIGN_OR_RETURN(const Relation* rel, Find(m->relation_id, "Delete", lsn));
+    FLOE_ASSIGN_OR_RETURN(const Relation* rel,
+                          FindRelation(relations_, m->relation_id, "Delete", lsn));
     if (!rel->selected) return Ok();
     FLOE_ASSIGN_OR_RETURN(types::Row before, ReadRow(*rel, m->old_tuple, nullptr, true, lsn));
     AddRow(m->relation_id, *rel, ChangeOp::kDelete, before, {});
   } else if (const auto* m = std::get_if<TruncateMessage>(&message)) {
     for (uint32_t id : m->relation_ids) {
-      FLOE_ASSIGN_OR_RETURN(const Relation* rel, Find(id, "Truncate", lsn));
+      FLOE_ASSIGN_OR_RETURN(const Relation* rel, FindRelation(relations_, id, "Truncate", lsn));
       if (!rel->selected) continue;
       SchemaChange c;
       c.kind = SchemaChangeKind::kTruncateTable;
@@ -338,50 +308,26 @@ Status ChangeBatchAssembler::Finish(Lsn end_lsn, const Sink& sink) {
 }
 
 Status ChangeBatchAssembler::Feed(Lsn wal_start, std::string_view bytes, const Sink& sink) {
-  const bool was_in_stream = decoder_.in_stream();
-  const uint32_t stream_xid = decoder_.stream_xid();
-  auto decoded = decoder_.Decode(bytes);
-  if (!decoded)
-    return std::unexpected(std::move(decoded).error().WithContext(
-        fmt::format("pgoutput message at {}", wal_start.ToString())));
-  const PgoutputMessage& message = *decoded;
-  if (was_in_stream) {
-    if (std::holds_alternative<StreamStopMessage>(message)) return Ok();
-    // A change of streamed transaction `stream_xid`: kept until it commits.
-    streams_.Hold(stream_xid, wal_start, bytes);
-    return Ok();
-  }
-  if (const auto* m = std::get_if<BeginMessage>(&message)) {
+  FLOE_ASSIGN_OR_RETURN(const PgoutputMessage* message, transactions_.Next(wal_start, bytes));
+  if (message == nullptr) return Ok();
+  if (const auto* m = std::get_if<BeginMessage>(message)) {
     open_ = Begin(m->xid, m->final_lsn, m->commit_time);
     return Ok();
   }
-  if (const auto* m = std::get_if<CommitMessage>(&message)) {
-    if (!open_) return Corruption("Commit at {} without Begin", wal_start.ToString());
-    return Finish(m->end_lsn, sink);
-  }
-  if (std::holds_alternative<StreamStartMessage>(message)) return Ok();
-  if (const auto* m = std::get_if<StreamAbortMessage>(&message)) return streams_.Abort(*m);
-  if (const auto* m = std::get_if<StreamCommitMessage>(&message)) {
+  if (const auto* m = std::get_if<StreamCommitMessage>(message)) {
     open_ = Begin(m->xid, m->commit_lsn, m->commit_time);
-    FLOE_RETURN_IF_ERROR(streams_.Commit(
+    FLOE_RETURN_IF_ERROR(transactions_.CommitStream(
         m->xid, [this](const PgoutputMessage& held, Lsn lsn) { return Handle(held, lsn); }));
     return Finish(m->end_lsn, sink);
   }
-  if (std::holds_alternative<OriginMessage>(message) ||
-      std::holds_alternative<LogicalMessage>(message)) {
-    return Ok();
-  }
-  if (!open_) {
-    return Corruption("{} at {} outside a transaction", PgoutputMessageName(message),
-                      wal_start.ToString());
-  }
-  return Handle(message, wal_start);
+  if (!open_) return OutsideTransaction(*message, wal_start);
+  if (const auto* m = std::get_if<CommitMessage>(message)) return Finish(m->end_lsn, sink);
+  return Handle(*message, wal_start);
 }
 
 void ChangeBatchAssembler::Restart(Lsn resume) {
   open_.reset();
-  streams_ = StreamedTransactions();
-  decoder_.Reset();
+  transactions_.Reset();
   batch_.Clear();
   skip_through_ = std::max(skip_through_, resume);
 }
@@ -392,7 +338,8 @@ Status ChangeBatchAssembler::SnapshotRelation(const RelationMessage& m) {
 
 Status ChangeBatchAssembler::SnapshotRows(uint32_t relation_id, std::span<const TupleData> rows,
                                           Lsn consistent_point, const Sink& sink) {
-  FLOE_ASSIGN_OR_RETURN(const Relation* rel, Find(relation_id, "a snapshot row", consistent_point));
+  FLOE_ASSIGN_OR_RETURN(const Relation* rel,
+                        FindRelation(relations_, relation_id, "a snapshot row", consistent_point));
   batch_.Clear();
   auto source = std::make_shared<ChangeSource>();
   source->position = PositionOfLsn(consistent_point);
@@ -556,17 +503,10 @@ Result<std::unique_ptr<PostgresChangeStream>> PostgresChangeStream::Open(
   stream->client_options_ = client_options;
   stream->client_options_.export_snapshot = false;  // a reconnection streams on
   ReplicationClient& c = *stream->client_;
-  if (c.options().autocreate == PublicationAutocreate::kFiltered) {
-    FLOE_ASSIGN_OR_RETURN(
-        auto rows, c.Query("SELECT schemaname, tablename FROM pg_tables WHERE schemaname NOT IN "
-                           "('pg_catalog', 'information_schema') ORDER BY 1, 2"));
-    std::vector<std::string> names;
-    for (const auto& r : rows) {
-      std::string schema = r[0].value_or(""), table = r[1].value_or("");
-      if (!o.selector || o.selector(schema, table)) names.push_back(schema + "." + table);
-    }
-    c.set_publication_tables(std::move(names));
-  }
+  FLOE_RETURN_IF_ERROR(
+      c.SelectPublicationTables([&o](std::string_view schema, std::string_view table) {
+        return !o.selector || o.selector(schema, table);
+      }));
   FLOE_ASSIGN_OR_RETURN(SlotInfo slot, PrepareWaiting(c));
   if (snapshot && !slot.created) {
     spdlog::warn(
@@ -796,12 +736,7 @@ Status PostgresChangeStream::Stream(const Sink& sink, const std::atomic<bool>& s
     last_change = Clock::now();
     if (result = assembler_->Feed((*frame)->wal_start, (*frame)->data, on_commit); !result) break;
   }
-  if (result) {
-    FLOE_RETURN_IF_ERROR(c.SendStatus());
-  } else {
-    (void)c.SendStatus();
-  }
-  return result;
+  return c.SendFinalStatus(std::move(result));
 }
 
 }  // namespace floe::cdc::postgres

@@ -45,7 +45,8 @@
 #include "floe/cdc/postgres/lsn.h"
 #include "floe/cdc/postgres/pgoutput.h"
 #include "floe/cdc/postgres/replication_client.h"
-#include "floe/cdc/postgres/streamed_transactions.h"
+#include "floe/cdc/postgres/transaction_decoder.h"
+#include "floe/cdc/postgres/type_mapping.h"
 #include "floe/common/result.h"
 
 namespace floe::cdc::postgres {
@@ -71,7 +72,7 @@ class ChangeBatchAssembler {
     /// Whether a table is mirrored (others are passed over).
     std::function<bool(std::string_view schema, std::string_view table)> selector;
     /// The base type (oid, modifier) of a domain; nullopt when not one.
-    std::function<std::optional<std::pair<uint32_t, int32_t>>(uint32_t)> resolve_type;
+    DomainResolver::Lookup resolve_type;
     /// The relation's columns in the catalog now; nullopt when it cannot
     /// tell (the key then comes from the Relation message's key flags).
     std::function<std::optional<std::vector<CatalogColumn>>(uint32_t relation_id)> describe;
@@ -109,7 +110,7 @@ class ChangeBatchAssembler {
   /// Transactions ending at or before `lsn` are passed over (not given to the sink).
   void SkipThrough(Lsn lsn) { skip_through_ = lsn; }
   /// Whether a transaction is open or a streamed one is held.
-  bool busy() const { return open_.has_value() || !streams_.empty() || decoder_.in_stream(); }
+  bool busy() const { return open_.has_value() || transactions_.busy(); }
 
   /// The relation cache as JSON text, and its restore: a resumed stream
   /// compares the server's Relation messages with what it knew.
@@ -150,19 +151,16 @@ class ChangeBatchAssembler {
   Status OnRelation(const RelationMessage& m, Lsn lsn);
   void BuildDefinition(Relation& rel);
   void DiffRelations(const Relation& before, const Relation& after);
-  Result<const Relation*> Find(uint32_t relation_id, std::string_view what, Lsn lsn) const;
   Result<types::Row> ReadRow(const Relation& rel, const TupleData& tuple, const TupleData* old,
                              bool before_image, Lsn lsn);
   void AddRow(uint32_t relation_id, const Relation& rel, ChangeOp op, types::Row before,
               types::Row after);
-  std::pair<uint32_t, int32_t> Resolve(uint32_t oid, int32_t mod);
 
   PgoutputVersion version_;
   Options options_;
-  PgoutputDecoder decoder_;
+  TransactionDecoder transactions_;
+  DomainResolver domains_;
   std::unordered_map<uint32_t, Relation> relations_;
-  std::unordered_map<uint32_t, std::optional<std::pair<uint32_t, int32_t>>> resolved_types_;
-  StreamedTransactions streams_;
   std::optional<Open> open_;
   ChangeBatch batch_;
   std::vector<types::Value> values_;

@@ -319,6 +319,27 @@ Status ReplicationClient::StartStreaming(Lsn start) {
   return Ok();
 }
 
+Status ReplicationClient::SendFinalStatus(Status result) {
+  Status sent = SendStatus();
+  if (!result) return result;
+  return sent;
+}
+
+Status ReplicationClient::SelectPublicationTables(
+    const std::function<bool(std::string_view schema, std::string_view table)>& selected) {
+  if (options_.autocreate != PublicationAutocreate::kFiltered) return Ok();
+  FLOE_ASSIGN_OR_RETURN(auto rows,
+                        Query("SELECT schemaname, tablename FROM pg_tables WHERE schemaname NOT IN "
+                              "('pg_catalog', 'information_schema') ORDER BY 1, 2"));
+  std::vector<std::string> names;
+  for (const auto& r : rows) {
+    std::string schema = r[0].value_or(""), table = r[1].value_or("");
+    if (selected(schema, table)) names.push_back(schema + "." + table);
+  }
+  set_publication_tables(std::move(names));
+  return Ok();
+}
+
 Status ReplicationClient::SendStatus(bool reply_requested) {
   StandbyStatusUpdate u;
   u.written = std::max(received_, flushed_);

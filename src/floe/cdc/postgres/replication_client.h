@@ -15,6 +15,7 @@
 /// connections; `Next` returns views into a frame it keeps until the next call.
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -123,6 +124,10 @@ class ReplicationClient {
   /// position, flushed and applied = `flushed()`). Errors: kIo.
   Status SendStatus(bool reply_requested = false);
 
+  /// The last status update of a stream that ends with `result`: sent in
+  /// either case. Returns `result` when it is an error, else SendStatus's.
+  Status SendFinalStatus(Status result);
+
   /// Drops the slot (from the catalog connection; the slot must not be
   /// streaming: call before StartStreaming or on another client). Retries
   /// for up to `wait` while the slot is still active (a walsender that is
@@ -146,6 +151,13 @@ class ReplicationClient {
   void set_publication_tables(std::vector<std::string> tables) {
     options_.tables = std::move(tables);
   }
+
+  /// With publication.autocreate.mode filtered, sets the tables of the
+  /// publication to the user tables (outside pg_catalog and
+  /// information_schema) that `selected` accepts; otherwise does nothing.
+  /// Call before Prepare. Errors: Query's.
+  Status SelectPublicationTables(
+      const std::function<bool(std::string_view schema, std::string_view table)>& selected);
 
   int server_version() const { return server_version_; }  ///< e.g. 150004
   PgoutputVersion protocol_version() const { return protocol_; }

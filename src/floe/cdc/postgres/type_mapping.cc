@@ -574,4 +574,16 @@ Result<Value> ParseTextValue(uint32_t type_oid, int32_t type_modifier, std::stri
   return ParseScalar(type_oid, type_modifier, text, arena);
 }
 
+std::pair<uint32_t, int32_t> DomainResolver::Resolve(uint32_t type_oid, int32_t type_modifier) {
+  for (int depth = 0; depth < 8; ++depth) {
+    if (IsMappedScalar(type_oid) || ArrayElementOid(type_oid) != 0 || !lookup_) break;
+    auto it = known_.find(type_oid);
+    if (it == known_.end()) it = known_.emplace(type_oid, lookup_(type_oid)).first;
+    if (!it->second) break;
+    type_oid = it->second->first;
+    if (it->second->second != -1) type_modifier = it->second->second;
+  }
+  return {type_oid, type_modifier};
+}
+
 }  // namespace floe::cdc::postgres

@@ -22,7 +22,11 @@
 /// UTC, IntervalStyle postgres and bytea_output hex (the replication client
 /// sets them when it connects).
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
 
 #include "floe/common/arena.h"
 #include "floe/common/result.h"
@@ -68,5 +72,27 @@ types::TypePtr IcebergTypeOf(uint32_t type_oid, int32_t type_modifier, int32_t* 
 /// multi-dimensional array or one with explicit bounds.
 Result<types::Value> ParseTextValue(uint32_t type_oid, int32_t type_modifier, std::string_view text,
                                     Arena* arena);
+
+/// Resolves domain types to their base types, asking `lookup` once per
+/// unknown type oid (a domain of a domain is followed, up to 8 levels).
+class DomainResolver {
+ public:
+  /// The base type (oid, type modifier) of a domain type, or nullopt when
+  /// `type_oid` is not a domain or cannot be looked up.
+  using Lookup = std::function<std::optional<std::pair<uint32_t, int32_t>>(uint32_t type_oid)>;
+
+  /// `lookup` may be empty: then no type is resolved.
+  explicit DomainResolver(Lookup lookup) : lookup_(std::move(lookup)) {}
+
+  /// The (oid, modifier) a column of type (`type_oid`, `type_modifier`) is
+  /// read as: a mapped type or an array of one as it is, a domain as its
+  /// base type (whose own modifier, when it has one, replaces the column's),
+  /// anything else as it is.
+  std::pair<uint32_t, int32_t> Resolve(uint32_t type_oid, int32_t type_modifier);
+
+ private:
+  Lookup lookup_;
+  std::unordered_map<uint32_t, std::optional<std::pair<uint32_t, int32_t>>> known_;
+};
 
 }  // namespace floe::cdc::postgres
