@@ -29,16 +29,6 @@ inline constexpr int kDefaultFormatVersion = 2;
 /// `last-partition-id` of a table that never had a partition field.
 inline constexpr int32_t kInitialLastPartitionId = kFirstPartitionFieldId - 1;
 
-/// Table properties the metadata layer itself reads.
-namespace property {
-/// How many previous metadata files `metadata-log` keeps. Default 100.
-inline constexpr std::string_view kMetadataPreviousVersionsMax =
-    "write.metadata.previous-versions-max";
-inline constexpr int kMetadataPreviousVersionsMaxDefault = 100;
-/// Set by catalogs to request a format version at create time.
-inline constexpr std::string_view kFormatVersion = "format-version";
-}  // namespace property
-
 /// A table statistics (Puffin) file. Read and written whole; floe keeps it so
 /// that a rewrite loses nothing, and drops it with its snapshot.
 struct StatisticsFile {

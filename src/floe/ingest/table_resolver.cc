@@ -7,6 +7,7 @@
 
 #include "floe/iceberg/partition_spec.h"
 #include "floe/iceberg/table.h"
+#include "floe/iceberg/table_properties.h"
 #include "floe/iceberg/update/schema_update.h"
 #include "floe/iceberg/update/table_metadata_builder.h"
 #include "floe/iceberg/update/table_update.h"
@@ -27,7 +28,6 @@ using types::TypePtr;
 
 namespace {
 
-constexpr std::string_view kUpsertProperty = "write.upsert.enabled";
 /// Locations tried for a new table: the default, then "-2" ... "-N".
 constexpr int kMaxLocationSuffix = 64;
 
@@ -297,13 +297,14 @@ Result<sink::TableTargetPtr> TableResolver::MakeTarget(const LoadedTable& loaded
   target->equality_field_ids = schema->identifier_field_ids();
   target->upsert = options_.upsert.has_value()
                        ? *options_.upsert
-                       : loaded.metadata.Property(kUpsertProperty, "false") == "true";
+                       : loaded.metadata.Property(iceberg::table_properties::kWriteUpsertEnabled,
+                                                  "false") == "true";
   if (target->upsert) {
     if (options_.overwrite) {
       return InvalidArgument(
           "table {}: upsert (table property {}) cannot be combined with "
           "overwrite",
-          target->key, kUpsertProperty);
+          target->key, iceberg::table_properties::kWriteUpsertEnabled);
     }
     if (target->equality_field_ids.empty()) {
       return InvalidArgument(

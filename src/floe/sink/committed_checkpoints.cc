@@ -3,6 +3,7 @@
 #include <charconv>
 #include <unordered_map>
 
+#include "floe/iceberg/table_properties.h"
 #include "floe/sink/sink_options.h"
 
 namespace floe::sink {
@@ -41,7 +42,8 @@ Status WalkHistory(const iceberg::TableMetadata& metadata, Visit visit) {
 }  // namespace
 
 std::string CommittedCheckpointProperty(std::string_view pipeline_id) {
-  return std::string(kPropertyCommittedCheckpointPrefix) + std::string(pipeline_id);
+  return std::string(iceberg::table_properties::kFloeCommittedCheckpointPrefix) +
+         std::string(pipeline_id);
 }
 
 Result<engine::CheckpointId> MaxCommittedCheckpoint(const iceberg::TableMetadata& metadata,

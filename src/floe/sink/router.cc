@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "floe/iceberg/partition_spec.h"
+#include "floe/iceberg/table_properties.h"
 #include "floe/sink/row_key.h"
 
 namespace floe::sink {
@@ -71,7 +72,7 @@ Status RowBatcher::Impl::Configure(Table& t, const TableTargetPtr& target) {
   if (options.distribution_mode) {
     t.mode = *options.distribution_mode;
   } else {
-    std::string text = m.Property("write.distribution-mode", "none");
+    std::string text = m.Property(iceberg::table_properties::kWriteDistributionMode, "none");
     auto mode = ParseDistributionMode(text);
     if (!mode) {
       return std::unexpected(

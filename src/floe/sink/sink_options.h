@@ -67,12 +67,10 @@ struct SinkOptions {
   CatalogFactory catalog;
 };
 
-/// Summary and property keys.
+/// Snapshot summary keys a sink commit sets (table property names are in
+/// iceberg/table_properties.h).
 inline constexpr std::string_view kSummaryPipelineId = "floe.pipeline-id";
 inline constexpr std::string_view kSummaryCheckpointId = "floe.checkpoint-id";
 inline constexpr std::string_view kSummarySourcePosition = "floe.source-position";
-/// Table property `floe.committed-checkpoint.<pipeline-id>`: the max committed
-/// checkpoint id, set in the same commit, so it survives snapshot expiry.
-inline constexpr std::string_view kPropertyCommittedCheckpointPrefix = "floe.committed-checkpoint.";
 
 }  // namespace floe::sink

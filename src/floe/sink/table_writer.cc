@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "floe/iceberg/table_properties.h"
+
 namespace floe::sink {
 
 namespace {
@@ -36,11 +38,12 @@ Result<iceberg::DataWriterOptions> ResolveWriterOptions(const TableTarget& targe
   iceberg::TableMetadata props;
   props.properties = target.metadata->properties;
   if (options.target_file_size_bytes) {
-    props.properties["write.target-file-size-bytes"] =
+    props.properties[std::string(iceberg::table_properties::kWriteTargetFileSizeBytes)] =
         std::to_string(*options.target_file_size_bytes);
   }
   if (options.compression_codec) {
-    props.properties["write.parquet.compression-codec"] = *options.compression_codec;
+    props.properties[std::string(iceberg::table_properties::kWriteParquetCompressionCodec)] =
+        *options.compression_codec;
   }
   auto resolved = iceberg::DataWriterOptions::FromProperties(props);
   if (!resolved) {

@@ -4,6 +4,8 @@
 #include <charconv>
 #include <memory>
 
+#include "floe/iceberg/table_properties.h"
+
 namespace floe::source {
 namespace {
 
@@ -62,9 +64,9 @@ SplitOptions SplitOptionsFor(const std::map<std::string, std::string>& propertie
     auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     if (ec == std::errc() && end == s.data() + s.size() && v > 0) *out = v;
   };
-  read("read.split.target-size", &options.target_size);
-  read("read.split.open-file-cost", &options.open_file_cost);
-  read("read.split.planning-lookback", &options.lookback);
+  read(iceberg::table_properties::kReadSplitTargetSize, &options.target_size);
+  read(iceberg::table_properties::kReadSplitOpenFileCost, &options.open_file_cost);
+  read(iceberg::table_properties::kReadSplitPlanningLookback, &options.lookback);
   if (overrides.target_size > 0) options.target_size = overrides.target_size;
   if (overrides.open_file_cost > 0) options.open_file_cost = overrides.open_file_cost;
   if (overrides.lookback > 0) options.lookback = overrides.lookback;

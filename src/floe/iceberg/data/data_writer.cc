@@ -6,6 +6,7 @@
 
 #include "floe/format/parquet/compression.h"
 #include "floe/iceberg/single_value.h"
+#include "floe/iceberg/table_properties.h"
 #include "floe/iceberg/update/table_metadata_builder.h"
 
 namespace floe::iceberg {
@@ -53,25 +54,25 @@ std::string PartitionDir(const std::string& location, const PartitionSpec& spec,
 Result<DataWriterOptions> DataWriterOptions::FromProperties(const TableMetadata& m) {
   DataWriterOptions o;
   o.target_file_size_bytes = std::max<int64_t>(
-      1, m.PropertyAsInt("write.target-file-size-bytes", o.target_file_size_bytes));
-  auto codec =
-      format::parquet::ParseCodecName(m.Property("write.parquet.compression-codec", "zstd"));
+      1, m.PropertyAsInt(table_properties::kWriteTargetFileSizeBytes, o.target_file_size_bytes));
+  auto codec = format::parquet::ParseCodecName(
+      m.Property(table_properties::kWriteParquetCompressionCodec, "zstd"));
   if (!codec) {
-    return InvalidArgument("table property write.parquet.compression-codec: {}",
+    return InvalidArgument("table property {}: {}", table_properties::kWriteParquetCompressionCodec,
                            codec.error().message());
   }
   o.parquet.codec = *codec;
   o.parquet.compression_level =
-      static_cast<int>(m.PropertyAsInt("write.parquet.compression-level", 0));
-  o.parquet.row_group_size_bytes = static_cast<size_t>(
-      std::max<int64_t>(1024, m.PropertyAsInt("write.parquet.row-group-size-bytes", 128LL << 20)));
-  o.parquet.page_size_bytes = static_cast<size_t>(
-      std::max<int64_t>(64, m.PropertyAsInt("write.parquet.page-size-bytes", 1 << 20)));
+      static_cast<int>(m.PropertyAsInt(table_properties::kWriteParquetCompressionLevel, 0));
+  o.parquet.row_group_size_bytes = static_cast<size_t>(std::max<int64_t>(
+      1024, m.PropertyAsInt(table_properties::kWriteParquetRowGroupSizeBytes, 128LL << 20)));
+  o.parquet.page_size_bytes = static_cast<size_t>(std::max<int64_t>(
+      64, m.PropertyAsInt(table_properties::kWriteParquetPageSizeBytes, 1 << 20)));
   o.parquet.page_row_limit = static_cast<size_t>(
-      std::max<int64_t>(1, m.PropertyAsInt("write.parquet.page-row-limit", 20000)));
+      std::max<int64_t>(1, m.PropertyAsInt(table_properties::kWriteParquetPageRowLimit, 20000)));
   o.parquet.dict_size_bytes = static_cast<size_t>(
-      std::max<int64_t>(0, m.PropertyAsInt("write.parquet.dict-size-bytes", 2 << 20)));
-  std::string metrics = m.Property("write.metadata.metrics.default", "");
+      std::max<int64_t>(0, m.PropertyAsInt(table_properties::kWriteParquetDictSizeBytes, 2 << 20)));
+  std::string metrics = m.Property(table_properties::kWriteMetadataMetricsDefault, "");
   if (!metrics.empty()) {
     FLOE_ASSIGN_OR_RETURN(o.parquet.metrics, format::parquet::MetricsConfig::Parse(metrics));
   }

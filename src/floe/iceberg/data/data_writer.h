@@ -20,6 +20,7 @@
 #include "floe/iceberg/data_file.h"
 #include "floe/iceberg/partition_spec.h"
 #include "floe/iceberg/table_metadata.h"
+#include "floe/iceberg/table_properties.h"
 #include "floe/io/file_io.h"
 #include "floe/types/schema.h"
 
@@ -27,7 +28,7 @@ namespace floe::iceberg {
 
 struct DataWriterOptions {
   /// `write.target-file-size-bytes`, default 512 MiB.
-  int64_t target_file_size_bytes = 512LL << 20;
+  int64_t target_file_size_bytes = table_properties::kWriteTargetFileSizeBytesDefault;
   /// The Parquet settings (`write.parquet.*`, `write.metadata.metrics.default`).
   format::parquet::WriterOptions parquet;
 

@@ -3,17 +3,18 @@
 #include <map>
 #include <utility>
 
+#include "floe/common/ascii.h"
+
 namespace floe::iceberg {
 
 ManifestMergeOptions ManifestMergeOptions::FromProperties(const TableMetadata& m) {
   ManifestMergeOptions o;
-  std::string enabled = m.Property("commit.manifest-merge.enabled", "true");
-  for (char& c : enabled) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  o.enabled = enabled != "false";
+  o.enabled =
+      !EqualsIgnoreAsciiCase(m.Property(table_properties::kCommitManifestMergeEnabled), "false");
   o.min_count_to_merge = std::max<int64_t>(
-      2, m.PropertyAsInt("commit.manifest.min-count-to-merge", o.min_count_to_merge));
+      2, m.PropertyAsInt(table_properties::kCommitManifestMinCountToMerge, o.min_count_to_merge));
   o.target_size_bytes = std::max<int64_t>(
-      1, m.PropertyAsInt("commit.manifest.target-size-bytes", o.target_size_bytes));
+      1, m.PropertyAsInt(table_properties::kCommitManifestTargetSizeBytes, o.target_size_bytes));
   return o;
 }
 

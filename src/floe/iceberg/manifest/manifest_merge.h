@@ -20,6 +20,7 @@
 #include "floe/common/result.h"
 #include "floe/iceberg/manifest/manifest.h"
 #include "floe/iceberg/table_metadata.h"
+#include "floe/iceberg/table_properties.h"
 #include "floe/io/file_io.h"
 
 namespace floe::iceberg {
@@ -28,9 +29,9 @@ struct ManifestMergeOptions {
   /// `commit.manifest-merge.enabled`, default true.
   bool enabled = true;
   /// `commit.manifest.min-count-to-merge`, default 100.
-  int64_t min_count_to_merge = 100;
+  int64_t min_count_to_merge = table_properties::kCommitManifestMinCountToMergeDefault;
   /// `commit.manifest.target-size-bytes`, default 8 MiB.
-  int64_t target_size_bytes = 8 << 20;
+  int64_t target_size_bytes = table_properties::kCommitManifestTargetSizeBytesDefault;
 
   static ManifestMergeOptions FromProperties(const TableMetadata& metadata);
 };

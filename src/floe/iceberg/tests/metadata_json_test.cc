@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/iceberg/table_properties.h"
 #include "floe/types/schema_json.h"
 
 namespace floe::iceberg {
@@ -86,7 +87,7 @@ TEST(MetadataJsonTest, V2RoundTripsWithoutLosingFields) {
   ASSERT_EQ(m->partition_statistics.size(), 1u);
   EXPECT_EQ(m->partition_statistics[0].file_size_in_bytes, 43);
   EXPECT_EQ(m->metadata_log.size(), 1u);
-  EXPECT_EQ(m->PropertyAsInt(property::kMetadataPreviousVersionsMax, 100), 2);
+  EXPECT_EQ(m->PropertyAsInt(table_properties::kWriteMetadataPreviousVersionsMax, 100), 2);
   EXPECT_TRUE(m->extra.contains("x-vendor-extension"));
 
   json written = json::parse(SerializeTableMetadata(*m));

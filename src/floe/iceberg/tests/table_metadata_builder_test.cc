@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "floe/iceberg/json/metadata_json.h"
+#include "floe/iceberg/table_properties.h"
 #include "floe/types/schema_json.h"
 
 namespace floe::iceberg {
@@ -123,8 +124,8 @@ TEST(TableMetadataBuilderTest, MetadataLogIsPrunedToPreviousVersionsMax) {
   TableMetadata m = NewTable();
   {
     auto b = TableMetadataBuilder::ForUpdate(m, "");
-    ASSERT_TRUE(
-        b.Apply(up::SetProperties{{{std::string(property::kMetadataPreviousVersionsMax), "2"}}}));
+    ASSERT_TRUE(b.Apply(up::SetProperties{
+        {{std::string(table_properties::kWriteMetadataPreviousVersionsMax), "2"}}}));
     m = *b.Build();
   }
   for (int i = 1; i <= 5; ++i) {

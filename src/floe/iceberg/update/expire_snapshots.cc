@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "floe/iceberg/table.h"
+#include "floe/iceberg/table_properties.h"
 
 namespace floe::iceberg {
 
@@ -34,10 +35,11 @@ ExpireSnapshots& ExpireSnapshots::DeleteOutsideLocation(bool allow) {
 std::vector<std::string> TableFolders(const TableMetadata& metadata) {
   std::vector<std::string> out;
   if (!metadata.location.empty()) out.push_back(metadata.location);
-  for (const char* key : {"write.data.path", "write.metadata.path", "write.object-storage.path",
-                          "write.folder-storage.path"}) {
-    auto it = metadata.properties.find(key);
-    if (it != metadata.properties.end() && !it->second.empty()) out.push_back(it->second);
+  for (std::string_view key :
+       {table_properties::kWriteDataPath, table_properties::kWriteMetadataPath,
+        table_properties::kWriteObjectStoragePath, table_properties::kWriteFolderStoragePath}) {
+    std::string folder = metadata.Property(key);
+    if (!folder.empty()) out.push_back(std::move(folder));
   }
   return out;
 }
@@ -52,9 +54,11 @@ bool IsInsideTable(const TableMetadata& metadata, std::string_view path) {
 Result<std::vector<SnapshotId>> ExpireSnapshots::SnapshotsToExpire(const TableMetadata& base,
                                                                    int64_t now_ms) const {
   const int64_t default_cutoff = older_than_ms_.value_or(
-      now_ms - base.PropertyAsInt(property::kMaxSnapshotAgeMs, property::kMaxSnapshotAgeMsDefault));
+      now_ms - base.PropertyAsInt(table_properties::kHistoryExpireMaxSnapshotAgeMs,
+                                  table_properties::kHistoryExpireMaxSnapshotAgeMsDefault));
   const int default_keep = retain_last_.value_or(static_cast<int>(std::max<int64_t>(
-      1, base.PropertyAsInt(property::kMinSnapshotsToKeep, property::kMinSnapshotsToKeepDefault))));
+      1, base.PropertyAsInt(table_properties::kHistoryExpireMinSnapshotsToKeep,
+                            table_properties::kHistoryExpireMinSnapshotsToKeepDefault))));
   std::set<SnapshotId> keep;
   std::set<SnapshotId> on_branch;
   std::set<SnapshotId> heads;

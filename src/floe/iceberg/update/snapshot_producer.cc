@@ -37,14 +37,14 @@ bool OnlyOldDeletes(const ManifestFile& m, SnapshotId snapshot_id) {
 
 CommitRetryOptions CommitRetryOptions::FromProperties(const TableMetadata& m) {
   CommitRetryOptions o;
-  o.num_retries = static_cast<int>(
-      std::max<int64_t>(0, m.PropertyAsInt(property::kCommitNumRetries, o.num_retries)));
+  o.num_retries = static_cast<int>(std::max<int64_t>(
+      0, m.PropertyAsInt(table_properties::kCommitRetryNumRetries, o.num_retries)));
   o.min_wait_ms =
-      std::max<int64_t>(0, m.PropertyAsInt(property::kCommitMinRetryWaitMs, o.min_wait_ms));
+      std::max<int64_t>(0, m.PropertyAsInt(table_properties::kCommitRetryMinWaitMs, o.min_wait_ms));
   o.max_wait_ms = std::max<int64_t>(
-      o.min_wait_ms, m.PropertyAsInt(property::kCommitMaxRetryWaitMs, o.max_wait_ms));
-  o.total_timeout_ms =
-      std::max<int64_t>(0, m.PropertyAsInt(property::kCommitTotalRetryTimeMs, o.total_timeout_ms));
+      o.min_wait_ms, m.PropertyAsInt(table_properties::kCommitRetryMaxWaitMs, o.max_wait_ms));
+  o.total_timeout_ms = std::max<int64_t>(
+      0, m.PropertyAsInt(table_properties::kCommitRetryTotalTimeoutMs, o.total_timeout_ms));
   return o;
 }
 

@@ -34,6 +34,7 @@
 #include "floe/iceberg/manifest/manifest.h"
 #include "floe/iceberg/snapshot_summary.h"
 #include "floe/iceberg/table_metadata.h"
+#include "floe/iceberg/table_properties.h"
 #include "floe/iceberg/update/table_update.h"
 #include "floe/io/file_io.h"
 
@@ -41,35 +42,12 @@ namespace floe::iceberg {
 
 class Table;
 
-/// Table properties read by the commit machinery, with their defaults.
-namespace property {
-inline constexpr std::string_view kCommitNumRetries = "commit.retry.num-retries";
-inline constexpr int64_t kCommitNumRetriesDefault = 4;
-inline constexpr std::string_view kCommitMinRetryWaitMs = "commit.retry.min-wait-ms";
-inline constexpr int64_t kCommitMinRetryWaitMsDefault = 100;
-inline constexpr std::string_view kCommitMaxRetryWaitMs = "commit.retry.max-wait-ms";
-inline constexpr int64_t kCommitMaxRetryWaitMsDefault = 60000;
-inline constexpr std::string_view kCommitTotalRetryTimeMs = "commit.retry.total-timeout-ms";
-inline constexpr int64_t kCommitTotalRetryTimeMsDefault = 1800000;
-inline constexpr std::string_view kManifestMinMergeCount = "commit.manifest.min-count-to-merge";
-inline constexpr int64_t kManifestMinMergeCountDefault = 100;
-inline constexpr std::string_view kManifestTargetSizeBytes = "commit.manifest.target-size-bytes";
-inline constexpr int64_t kManifestTargetSizeBytesDefault = 8 << 20;
-inline constexpr std::string_view kManifestMergeEnabled = "commit.manifest-merge.enabled";
-inline constexpr std::string_view kWriteTargetFileSizeBytes = "write.target-file-size-bytes";
-inline constexpr int64_t kWriteTargetFileSizeBytesDefault = 512LL << 20;
-inline constexpr std::string_view kMaxSnapshotAgeMs = "history.expire.max-snapshot-age-ms";
-inline constexpr int64_t kMaxSnapshotAgeMsDefault = 5LL * 24 * 3600 * 1000;
-inline constexpr std::string_view kMinSnapshotsToKeep = "history.expire.min-snapshots-to-keep";
-inline constexpr int64_t kMinSnapshotsToKeepDefault = 1;
-}  // namespace property
-
 /// The `commit.retry.*` settings.
 struct CommitRetryOptions {
-  int num_retries = property::kCommitNumRetriesDefault;
-  int64_t min_wait_ms = property::kCommitMinRetryWaitMsDefault;
-  int64_t max_wait_ms = property::kCommitMaxRetryWaitMsDefault;
-  int64_t total_timeout_ms = property::kCommitTotalRetryTimeMsDefault;
+  int num_retries = table_properties::kCommitRetryNumRetriesDefault;
+  int64_t min_wait_ms = table_properties::kCommitRetryMinWaitMsDefault;
+  int64_t max_wait_ms = table_properties::kCommitRetryMaxWaitMsDefault;
+  int64_t total_timeout_ms = table_properties::kCommitRetryTotalTimeoutMsDefault;
   static CommitRetryOptions FromProperties(const TableMetadata& metadata);
 };
 

@@ -5,12 +5,12 @@
 #include <chrono>
 
 #include "floe/common/random.h"
+#include "floe/iceberg/table_properties.h"
 #include "floe/types/schema_json.h"
 
 namespace floe::iceberg {
 
 namespace {
-constexpr std::string_view kFormatVersionProperty = "format-version";
 // Iceberg Java's other reserved table properties: derived from the metadata,
 // never stored (TableProperties.RESERVED_PROPERTIES).
 constexpr std::string_view kDerivedProperties[] = {"uuid",
@@ -126,7 +126,7 @@ Status TableMetadataBuilder::Apply(const TableUpdate& u) {
           [&](const up::SetProperties& a) -> Status {
             up::SetProperties stored;
             for (const auto& [k, v] : a.updates) {
-              if (k == kFormatVersionProperty) {
+              if (k == table_properties::kFormatVersion) {
                 FLOE_RETURN_IF_ERROR(SetFormatVersionProperty(v));
                 continue;
               }
@@ -145,7 +145,7 @@ Status TableMetadataBuilder::Apply(const TableUpdate& u) {
           },
           [&](const up::RemoveProperties& a) -> Status {
             for (const auto& k : a.removals) {
-              if (k == kFormatVersionProperty) {
+              if (k == table_properties::kFormatVersion) {
                 return InvalidArgument(
                     "remove-properties: '{}' is reserved: it is the table's format version, "
                     "not a property",
@@ -535,9 +535,9 @@ Status TableMetadataBuilder::Finish(TableMetadata& m) const {
   m.last_updated_ms = updated;
   if (base_last_updated_ms_ && !base_location_.empty()) {
     m.metadata_log.push_back({*base_last_updated_ms_, base_location_});
-    int64_t keep =
-        std::max<int64_t>(1, m.PropertyAsInt(property::kMetadataPreviousVersionsMax,
-                                             property::kMetadataPreviousVersionsMaxDefault));
+    int64_t keep = std::max<int64_t>(
+        1, m.PropertyAsInt(table_properties::kWriteMetadataPreviousVersionsMax,
+                           table_properties::kWriteMetadataPreviousVersionsMaxDefault));
     if (static_cast<int64_t>(m.metadata_log.size()) > keep) {
       m.metadata_log.erase(m.metadata_log.begin(),
                            m.metadata_log.end() - static_cast<std::ptrdiff_t>(keep));
