@@ -1,6 +1,7 @@
 # floe_module(NAME <name> SOURCES ... DEPS ...)
 #   One static library per module, target floe_<name>, alias floe::<name>.
-#   Unit tests in the module's tests/ folder become floe_<name>_tests.
+#   Unit tests in the module's tests/ folder become floe_<name>_tests, linked
+#   with floe::testing (src/floe/testing) and gtest.
 function(floe_module)
   cmake_parse_arguments(M "" "NAME" "SOURCES;DEPS;TEST_DEPS" ${ARGN})
   string(REPLACE "/" "_" target_suffix ${M_NAME})
@@ -13,7 +14,7 @@ function(floe_module)
     file(GLOB test_sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/tests/*_test.cc)
     if(test_sources)
       add_executable(${target}_tests ${test_sources})
-      target_link_libraries(${target}_tests PRIVATE ${target} ${M_TEST_DEPS}
+      target_link_libraries(${target}_tests PRIVATE ${target} ${M_TEST_DEPS} floe::testing
                             GTest::gtest GTest::gtest_main)
       target_compile_definitions(${target}_tests PRIVATE
         FLOE_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data")

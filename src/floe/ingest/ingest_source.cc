@@ -1,13 +1,6 @@
 #include "floe/ingest/ingest_source.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
 #include <optional>
 #include <span>
 #include <unordered_map>
@@ -22,6 +15,7 @@
 #include "floe/common/json_dump.h"
 #include "floe/ingest/decode_pool.h"
 #include "floe/ingest/line_source.h"
+#include "floe/io/file_io.h"
 #include "floe/sink/router.h"
 #include "floe/sink/row_key.h"
 #include "floe/types/row_json.h"
@@ -125,76 +119,51 @@ Result<SourceState> ParseState(std::string_view text) {
   }
 }
 
-/// The dead-letter file: appended by the source, fsynced at checkpoints,
+/// The dead-letter file: appended by the source, synced at checkpoints,
 /// truncated back to the checkpointed size on restore.
 class DeadLetterFile {
  public:
-  ~DeadLetterFile() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-
-  Status Open(const std::string& path, int64_t size) {
-    path_ = path;
-    std::error_code ec;
-    auto parent = std::filesystem::path(path).parent_path();
-    if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-    if (fd_ < 0) return IoError("dead-letter file {}: cannot open: {}", path, std::strerror(errno));
-    struct stat st {};
-    if (::fstat(fd_, &st) != 0) {
-      return IoError("dead-letter file {}: cannot stat: {}", path, std::strerror(errno));
+  Status Open(io::FileIO& file_io, const std::string& path, int64_t size) {
+    auto opened = file_io.OpenAppend(path);
+    if (!opened) {
+      return std::unexpected(std::move(opened).error().WithContext("opening the dead-letter file"));
     }
-    if (st.st_size < size) {
+    file_ = std::move(*opened);
+    auto length = static_cast<int64_t>(file_->size());
+    if (length < size) {
       spdlog::warn(
           "dead-letter file {} has {} bytes, fewer than the {} recorded at the "
           "checkpoint; keeping it as it is",
-          path, st.st_size, size);
-      size = st.st_size;
+          path, length, size);
+      size = length;
     }
-    if (st.st_size > size) {
+    if (length > size) {
       // Bad events after the checkpoint are read again: drop their letters.
-      if (::ftruncate(fd_, size) != 0) {
-        return IoError("dead-letter file {}: cannot truncate to {}: {}", path, size,
-                       std::strerror(errno));
-      }
+      FLOE_RETURN_IF_ERROR_CTX(file_->Truncate(static_cast<uint64_t>(size)), "dead-letter file {}",
+                               path);
+      dirty_ = true;  // the next checkpoint makes the cut durable
     }
-    if (::lseek(fd_, size, SEEK_SET) != size) {
-      return IoError("dead-letter file {}: cannot seek: {}", path, std::strerror(errno));
-    }
-    size_ = size;
     return Ok();
   }
 
   Status Append(std::string_view text) {
-    while (!text.empty()) {
-      ssize_t n = ::write(fd_, text.data(), text.size());
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return IoError("dead-letter file {}: write failed: {}", path_, std::strerror(errno));
-      }
-      text.remove_prefix(static_cast<size_t>(n));
-      size_ += n;
-    }
+    FLOE_RETURN_IF_ERROR_CTX(file_->Append(text), "dead-letter file {}", file_->path());
     dirty_ = true;
     return Ok();
   }
 
   Status Sync() {
     if (!dirty_) return Ok();
-    if (::fsync(fd_) != 0) {
-      return IoError("dead-letter file {}: fsync failed: {}", path_, std::strerror(errno));
-    }
+    FLOE_RETURN_IF_ERROR_CTX(file_->Sync(), "dead-letter file {}", file_->path());
     dirty_ = false;
     return Ok();
   }
 
-  bool is_open() const { return fd_ >= 0; }
-  int64_t size() const { return size_; }
+  bool is_open() const { return file_ != nullptr; }
+  int64_t size() const { return static_cast<int64_t>(file_->size()); }
 
  private:
-  std::string path_;
-  int fd_ = -1;
-  int64_t size_ = 0;
+  std::unique_ptr<io::AppendFile> file_;
   bool dirty_ = false;
 };
 
@@ -652,8 +621,9 @@ Status IngestSource::Open(const engine::OperatorContext& context,
   if (!s.pool) s.StartDecoders();
   if (!s.options.dead_letter_path.empty()) {
     // A fresh start (no checkpoint) also truncates: nothing read before is kept.
-    FLOE_RETURN_IF_ERROR(
-        s.dead_letters.Open(s.options.dead_letter_path, restored.dead_letter_bytes));
+    if (!s.options.file_io) s.options.file_io = std::make_shared<io::LocalFileIO>();
+    FLOE_RETURN_IF_ERROR(s.dead_letters.Open(*s.options.file_io, s.options.dead_letter_path,
+                                             restored.dead_letter_bytes));
   }
   if (state.own) {
     spdlog::info("ingest: resuming {} at offset {} (line {}) from checkpoint {}", s.source->path(),

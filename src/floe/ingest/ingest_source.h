@@ -81,6 +81,7 @@
 #include "floe/ingest/change_event_handler.h"
 #include "floe/ingest/ingest_stats.h"
 #include "floe/ingest/table_resolver.h"
+#include "floe/io/file_io.h"
 #include "floe/sink/record.h"
 #include "floe/sink/sink_options.h"
 
@@ -110,6 +111,8 @@ struct IngestSourceOptions {
   /// Where skipped bad events go (required with kSkip; when set, it is also
   /// truncated to its checkpointed size on restore).
   std::string dead_letter_path;
+  /// What the dead-letter file is written through (null: a LocalFileIO).
+  std::shared_ptr<io::FileIO> file_io;
   /// Destination tables, creation and evolution.
   TableResolverOptions tables;
   /// Tables that already hold more than the restored checkpoint (its state

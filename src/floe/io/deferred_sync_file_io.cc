@@ -109,6 +109,10 @@ Result<std::vector<FileInfo>> DeferredSyncFileIO::List(std::string_view dir) {
   return inner_.List(dir);
 }
 
+Result<std::unique_ptr<AppendFile>> DeferredSyncFileIO::OpenAppend(std::string_view path) {
+  return inner_.OpenAppend(path);
+}
+
 Status DeferredSyncFileIO::DeleteDirectory(std::string_view dir) {
   return inner_.DeleteDirectory(dir);
 }

@@ -52,6 +52,9 @@ class DeferredSyncFileIO final : public FileIO {
   Status Rename(std::string_view from, std::string_view to, bool replace) override;
   Result<std::vector<FileInfo>> List(std::string_view dir) override;
   Status DeleteDirectory(std::string_view dir) override;
+  /// The wrapped FileIO's append file, unchanged: its Sync() syncs at once
+  /// (a log is synced when its records must survive, not at a barrier).
+  Result<std::unique_ptr<AppendFile>> OpenAppend(std::string_view path) override;
   bool SupportsSyncFiles() const override { return inner_.SupportsSyncFiles(); }
   Status SyncFiles(std::span<const std::string> paths) override { return inner_.SyncFiles(paths); }
 

@@ -5,7 +5,8 @@
 /// refuses any other scheme (`s3://...`) with kNotSupported.
 ///
 /// Durability contract: data written to an OutputFile is durable only after
-/// `Sync()` succeeds. `Close()` without `Sync()` may lose it on a crash.
+/// `Sync()` succeeds. `Close()` without `Sync()` may lose it on a crash. The
+/// same holds for bytes appended to (or cut from) an AppendFile.
 
 #include <cstdint>
 #include <memory>
@@ -66,6 +67,39 @@ class OutputFile {
   virtual Status Close() = 0;
 };
 
+/// A file opened for appending (FileIO::OpenAppend): a log that grows at its
+/// end and may be cut back to a length it had (the dead-letter file, the
+/// MySQL schema history). Not thread-safe; one AppendFile per file.
+///
+/// Appended bytes and truncations are durable only after `Sync()` succeeds;
+/// a crash before that may leave the file at any length between the last
+/// synced one and the current one, ending in a torn record. Readers of such
+/// logs therefore find the end of the last whole record and cut the rest off
+/// (`Truncate`) before appending again.
+class AppendFile {
+ public:
+  virtual ~AppendFile() = default;
+  virtual const std::string& path() const = 0;
+  /// The file's length: its length at open, plus the bytes appended since,
+  /// or the length given to the last Truncate.
+  virtual uint64_t size() const = 0;
+  /// Appends `bytes` at the end of the file. On error a prefix of them may
+  /// have been written (size() counts it): a caller that needs whole records
+  /// truncates back to the size it had before the call.
+  virtual Status Append(std::span<const uint8_t> bytes) = 0;
+  Status Append(std::string_view bytes) {
+    return Append({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()});
+  }
+  /// Cuts the file to its first `length` bytes; later appends go after them.
+  /// kInvalidArgument if `length` is more than size().
+  virtual Status Truncate(uint64_t length) = 0;
+  /// Makes the appends and truncations so far durable.
+  virtual Status Sync() = 0;
+  /// Closes the file; further calls fail with kInvalidArgument. Idempotent.
+  /// Does not sync.
+  virtual Status Close() = 0;
+};
+
 struct FileInfo {
   std::string path;
   uint64_t size = 0;
@@ -109,6 +143,12 @@ class FileIO {
   /// skipped (they were deleted). kNotSupported unless SupportsSyncFiles().
   /// See DeferredSyncFileIO.
   virtual Status SyncFiles(std::span<const std::string> paths);
+  /// Opens `path` for appending, creating it (and the folders above it) when
+  /// it does not exist; a file it creates is named durably (its folder is
+  /// synced) before this returns, so only the appended bytes wait for Sync.
+  /// The default is kNotSupported naming the path: object stores cannot
+  /// append to an object (S3FileIO), so logs live on local disks.
+  virtual Result<std::unique_ptr<AppendFile>> OpenAppend(std::string_view path);
   /// Removes folder `dir` if it is empty (object stores have no folders: Ok).
   /// kInvalidArgument if it is not empty; Ok if it does not exist.
   virtual Status DeleteDirectory(std::string_view dir) { return Ok(); }
@@ -177,6 +217,9 @@ class LocalFileIO final : public FileIO {
   Status RenameUnsynced(std::string_view from, std::string_view to, bool replace) override;
   Result<std::vector<FileInfo>> List(std::string_view dir) override;
   Status DeleteDirectory(std::string_view dir) override;
+  /// O_APPEND writes, ftruncate, fdatasync; syncs the folder when it creates
+  /// the file.
+  Result<std::unique_ptr<AppendFile>> OpenAppend(std::string_view path) override;
   /// Files and folders alike. Fewer than kSyncfsMinFiles files on one file system: each is opened
   /// and fdatasync'ed. More: one syncfs(2) of that file system (one device flush for all of them;
   /// it also writes back other dirty data of that file system). syncfs reports a write-back error

@@ -124,6 +124,60 @@ class LocalOutputFile final : public OutputFile {
   uint64_t position_ = 0;
 };
 
+class LocalAppendFile final : public AppendFile {
+ public:
+  LocalAppendFile(std::string path, int fd, uint64_t size)
+      : path_(std::move(path)), fd_(fd), size_(size) {}
+  ~LocalAppendFile() override {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  const std::string& path() const override { return path_; }
+  uint64_t size() const override { return size_; }
+  Status Append(std::span<const uint8_t> bytes) override {
+    if (fd_ < 0) return InvalidArgument("{}: append after close", path_);
+    size_t done = 0;
+    while (done < bytes.size()) {
+      ssize_t n = ::write(fd_, bytes.data() + done, bytes.size() - done);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return Errno("appending to", path_, errno);
+      }
+      done += static_cast<size_t>(n);
+      size_ += static_cast<uint64_t>(n);
+    }
+    return Ok();
+  }
+  Status Truncate(uint64_t length) override {
+    if (fd_ < 0) return InvalidArgument("{}: truncate after close", path_);
+    if (length > size_) {
+      return InvalidArgument("{}: cannot truncate to {} bytes, the file has {}", path_, length,
+                             size_);
+    }
+    if (::ftruncate(fd_, static_cast<off_t>(length)) != 0) {
+      return Errno(fmt::format("truncating to {} bytes", length), path_, errno);
+    }
+    size_ = length;
+    return Ok();
+  }
+  Status Sync() override {
+    if (fd_ < 0) return InvalidArgument("{}: sync after close", path_);
+    if (::fdatasync(fd_) != 0) return Errno("syncing", path_, errno);
+    return Ok();
+  }
+  Status Close() override {
+    if (fd_ < 0) return Ok();
+    int rc = ::close(fd_);
+    fd_ = -1;
+    if (rc != 0) return Errno("closing", path_, errno);
+    return Ok();
+  }
+
+ private:
+  std::string path_;
+  int fd_;
+  uint64_t size_;
+};
+
 }  // namespace
 
 std::string_view LocalPath(std::string_view path_or_uri) {
@@ -175,6 +229,35 @@ Result<std::unique_ptr<OutputFile>> LocalFileIO::CreateOutput(std::string_view p
   int fd = ::open(path.c_str(), flags, 0644);
   if (fd < 0) return Errno("creating", path, errno);
   return std::make_unique<LocalOutputFile>(path, fd);
+}
+
+Result<std::unique_ptr<AppendFile>> LocalFileIO::OpenAppend(std::string_view path_in) {
+  FLOE_RETURN_IF_ERROR(CheckLocal(path_in));
+  std::string path(LocalPath(path_in));
+  constexpr int kFlags = O_WRONLY | O_APPEND | O_CLOEXEC;
+  int fd = ::open(path.c_str(), kFlags);
+  bool created = false;
+  if (fd < 0 && errno == ENOENT) {
+    FLOE_RETURN_IF_ERROR(CreateDirectories(ParentOf(path)));
+    fd = ::open(path.c_str(), kFlags | O_CREAT | O_EXCL, 0644);
+    created = fd >= 0;
+    if (fd < 0 && errno == EEXIST) fd = ::open(path.c_str(), kFlags);  // created meanwhile
+  }
+  if (fd < 0 && errno == EISDIR) return InvalidArgument("{} is a folder, not a file", path);
+  if (fd < 0) return Errno("opening for append", path, errno);
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    int err = errno;
+    ::close(fd);
+    return Errno("reading size of", path, err);
+  }
+  if (S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    return InvalidArgument("{} is a folder, not a file", path);
+  }
+  auto file = std::make_unique<LocalAppendFile>(path, fd, static_cast<uint64_t>(st.st_size));
+  if (created) FLOE_RETURN_IF_ERROR(SyncDirectory(ParentOf(path)));
+  return file;
 }
 
 Status LocalFileIO::Delete(std::string_view path_in) {
@@ -257,6 +340,11 @@ Status LocalFileIO::DeleteDirectory(std::string_view dir_in) {
     return Errno("removing folder", dir, errno);
   }
   return Ok();
+}
+
+Result<std::unique_ptr<AppendFile>> FileIO::OpenAppend(std::string_view path) {
+  return NotSupported("{}: this file system cannot append to a file (logs need a local path)",
+                      RedactUri(path));
 }
 
 Status FileIO::SyncFiles(std::span<const std::string> /*paths*/) {

@@ -131,6 +131,11 @@ Result<std::vector<FileInfo>> ResolvingFileIO::List(std::string_view dir) {
   return io->List(dir);
 }
 
+Result<std::unique_ptr<AppendFile>> ResolvingFileIO::OpenAppend(std::string_view path) {
+  FLOE_ASSIGN_OR_RETURN(FileIO * io, For(path));
+  return io->OpenAppend(path);
+}
+
 Status ResolvingFileIO::DeleteDirectory(std::string_view dir) {
   FLOE_ASSIGN_OR_RETURN(FileIO * io, For(dir));
   return io->DeleteDirectory(dir);

@@ -91,6 +91,9 @@ class ResolvingFileIO final : public FileIO {
   Status RenameUnsynced(std::string_view from, std::string_view to, bool replace) override;
   Result<std::vector<FileInfo>> List(std::string_view dir) override;
   Status DeleteDirectory(std::string_view dir) override;
+  /// The FileIO of the path's scheme appends: local paths can, object-store
+  /// paths are kNotSupported.
+  Result<std::unique_ptr<AppendFile>> OpenAppend(std::string_view path) override;
   bool SupportsSyncFiles() const override { return true; }
   Status SyncFiles(std::span<const std::string> paths) override;
   Status WriteAtomically(std::string_view path, std::string_view bytes) override;

@@ -1,11 +1,5 @@
 #include "floe/cdc/mysql/schema_history.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <map>
 #include <utility>
 
@@ -16,30 +10,18 @@
 namespace floe::cdc::mysql {
 namespace {
 
-Result<std::string> ReadWholeFile(const std::string& path, bool* missing) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT && missing != nullptr) {
+/// The whole file; a missing file is empty (and *missing is set) when
+/// `missing` is given, else kNotFound.
+Result<std::string> ReadWholeFile(io::FileIO& file_io, const std::string& path, bool* missing) {
+  auto data = file_io.ReadAll(path);
+  if (!data) {
+    if (data.error().code() == ErrorCode::kNotFound && missing != nullptr) {
       *missing = true;
       return std::string();
     }
-    return IoError("schema history {}: open: {}", path, std::strerror(errno));
+    return std::unexpected(std::move(data).error().WithContext("schema history " + path));
   }
-  std::string data;
-  char buf[65536];
-  while (true) {
-    ssize_t n = ::read(fd, buf, sizeof(buf));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int e = errno;
-      ::close(fd);
-      return IoError("schema history {}: read: {}", path, std::strerror(e));
-    }
-    if (n == 0) break;
-    data.append(buf, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  return data;
+  return std::move(*data);
 }
 
 Result<SchemaHistoryRecord> ParseRecord(std::string_view line, const std::string& path,
@@ -93,49 +75,36 @@ Result<std::vector<SchemaHistoryRecord>> ParseAll(const std::string& data, const
 
 }  // namespace
 
-Result<std::vector<SchemaHistoryRecord>> ReadSchemaHistory(const std::string& path) {
+Result<std::vector<SchemaHistoryRecord>> ReadSchemaHistory(io::FileIO& file_io,
+                                                           const std::string& path) {
   bool missing = false;
-  FLOE_ASSIGN_OR_RETURN(std::string data, ReadWholeFile(path, &missing));
+  FLOE_ASSIGN_OR_RETURN(std::string data, ReadWholeFile(file_io, path, &missing));
   if (missing) return NotFound("schema history {}: no such file", path);
   return ParseAll(data, path, nullptr);
 }
 
-Result<SchemaHistory> SchemaHistory::Open(std::string path) {
+Result<SchemaHistory> SchemaHistory::Open(io::FileIO& file_io, std::string path) {
   bool missing = false;
-  FLOE_ASSIGN_OR_RETURN(std::string data, ReadWholeFile(path, &missing));
+  FLOE_ASSIGN_OR_RETURN(std::string data, ReadWholeFile(file_io, path, &missing));
   size_t complete = 0;
   FLOE_ASSIGN_OR_RETURN(auto records, ParseAll(data, path, &complete));
   (void)records;
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) return IoError("schema history {}: open: {}", path, std::strerror(errno));
-  if (complete < data.size()) {
-    if (::ftruncate(fd, static_cast<off_t>(complete)) != 0 || ::fsync(fd) != 0) {
-      int e = errno;
-      ::close(fd);
-      return IoError("schema history {}: cutting off a torn last line: {}", path, std::strerror(e));
-    }
+  auto file = file_io.OpenAppend(path);
+  if (!file) return std::unexpected(std::move(file).error().WithContext("schema history " + path));
+  if (complete < (*file)->size()) {
+    Status cut = (*file)->Truncate(complete);
+    if (cut) cut = (*file)->Sync();
+    FLOE_RETURN_IF_ERROR_CTX(cut, "schema history {}: cutting off a torn last line", path);
   }
-  return SchemaHistory(std::move(path), fd);
-}
-
-SchemaHistory::SchemaHistory(SchemaHistory&& other) noexcept
-    : path_(std::move(other.path_)), fd_(std::exchange(other.fd_, -1)) {}
-
-SchemaHistory& SchemaHistory::operator=(SchemaHistory&& other) noexcept {
-  if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
-    path_ = std::move(other.path_);
-    fd_ = std::exchange(other.fd_, -1);
-  }
-  return *this;
-}
-
-SchemaHistory::~SchemaHistory() {
-  if (fd_ >= 0) ::close(fd_);
+  return SchemaHistory(file_io, std::move(path), std::move(*file));
 }
 
 Status SchemaHistory::Append(const std::vector<SchemaHistoryRecord>& records) {
-  if (fd_ < 0) return InvalidArgument("schema history {}: not open", path_);
+  if (!file_) return InvalidArgument("schema history {}: not open", path_);
+  if (torn_) {
+    return IoError("schema history {}: a failed append left a torn line; reopen the history",
+                   path_);
+  }
   std::string out;
   for (const auto& r : records) {
     nlohmann::json j = nlohmann::json::object();
@@ -148,23 +117,20 @@ Status SchemaHistory::Append(const std::vector<SchemaHistoryRecord>& records) {
     out += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     out += '\n';
   }
-  size_t done = 0;
-  while (done < out.size()) {
-    ssize_t n = ::write(fd_, out.data() + done, out.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return IoError("schema history {}: write: {}", path_, std::strerror(errno));
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (::fsync(fd_) != 0) {
-    return IoError("schema history {}: fsync: {}", path_, std::strerror(errno));
+  uint64_t before = file_->size();
+  Status written = file_->Append(out);
+  if (written) written = file_->Sync();
+  if (!written) {
+    // Cut the records of this call off, so that a later Append does not
+    // follow a torn line.
+    if (!file_->Truncate(before)) torn_ = true;
+    return std::unexpected(std::move(written).error().WithContext("schema history " + path_));
   }
   return Ok();
 }
 
 Result<std::vector<SchemaHistoryRecord>> SchemaHistory::ReadAll() const {
-  FLOE_ASSIGN_OR_RETURN(std::string data, ReadWholeFile(path_, nullptr));
+  FLOE_ASSIGN_OR_RETURN(std::string data, ReadWholeFile(*file_io_, path_, nullptr));
   return ParseAll(data, path_, nullptr);
 }
 

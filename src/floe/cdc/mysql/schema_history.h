@@ -9,13 +9,17 @@
 ///    "schema": <TableSchema JSON> | null, "ddl": "ALTER TABLE ..."}
 /// `schema: null` means the table stopped existing at that position (dropped,
 /// or renamed away). Records are appended in binlog order. Each `Append` call
-/// writes its records and fsyncs before returning, so a record that was
+/// writes its records and syncs before returning, so a record that was
 /// acknowledged survives a crash. A torn last line (a crash mid-write) is
 /// ignored when reading and cut off when the file is reopened for appending.
+///
+/// The file is read and appended through a FileIO (FileIO::OpenAppend), so
+/// it must be on a FileIO that can append (a local path).
 ///
 /// Not thread-safe; one writer per file.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,6 +28,7 @@
 #include "floe/cdc/mysql/table_schema.h"
 #include "floe/cdc/position.h"
 #include "floe/common/result.h"
+#include "floe/io/file_io.h"
 
 namespace floe::cdc::mysql {
 
@@ -41,19 +46,23 @@ struct SchemaHistoryRecord {
 
 class SchemaHistory {
  public:
-  /// Opens (creating if missing) the history file at `path` for appending;
-  /// cuts off a torn last line. Errors: kIo naming the path; kCorruption if a
-  /// complete line does not parse (naming path and line number).
-  static Result<SchemaHistory> Open(std::string path);
+  /// Opens (creating if missing) the history file at `path` of `file_io`
+  /// for appending; cuts off a torn last line (and syncs the cut). `file_io`
+  /// must outlive the history. Errors: kIo naming the path; kCorruption if a
+  /// complete line does not parse (naming path and line number);
+  /// kNotSupported if `file_io` cannot append to `path`.
+  static Result<SchemaHistory> Open(io::FileIO& file_io, std::string path);
 
-  SchemaHistory(SchemaHistory&& other) noexcept;
-  SchemaHistory& operator=(SchemaHistory&& other) noexcept;
+  SchemaHistory(SchemaHistory&& other) noexcept = default;
+  SchemaHistory& operator=(SchemaHistory&& other) noexcept = default;
   SchemaHistory(const SchemaHistory&) = delete;
   SchemaHistory& operator=(const SchemaHistory&) = delete;
-  ~SchemaHistory();
+  ~SchemaHistory() = default;
 
-  /// Appends the records (in order) and fsyncs. kIo on a failed write or
-  /// fsync; the file may then end in a torn line, which readers skip.
+  /// Appends the records (in order) and syncs. kIo on a failed write or
+  /// sync; the file is then cut back to its length before the call. If even
+  /// that fails, the file may end in a torn line (readers skip it, Open cuts
+  /// it off) and every later Append fails until the history is reopened.
   Status Append(const std::vector<SchemaHistoryRecord>& records);
 
   /// Every record in the file, in order.
@@ -69,13 +78,18 @@ class SchemaHistory {
   const std::string& path() const { return path_; }
 
  private:
-  SchemaHistory(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+  SchemaHistory(io::FileIO& file_io, std::string path, std::unique_ptr<io::AppendFile> file)
+      : file_io_(&file_io), path_(std::move(path)), file_(std::move(file)) {}
+  io::FileIO* file_io_;
   std::string path_;
-  int fd_ = -1;
+  std::unique_ptr<io::AppendFile> file_;
+  /// A failed Append could not cut its torn line off.
+  bool torn_ = false;
 };
 
 /// Reads the records of a history file without opening it for writing.
 /// Errors as `SchemaHistory::Open`; a missing file is kNotFound.
-Result<std::vector<SchemaHistoryRecord>> ReadSchemaHistory(const std::string& path);
+Result<std::vector<SchemaHistoryRecord>> ReadSchemaHistory(io::FileIO& file_io,
+                                                           const std::string& path);
 
 }  // namespace floe::cdc::mysql

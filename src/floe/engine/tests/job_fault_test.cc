@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "floe/engine/job.h"
+#include "floe/testing/temp_dir.h"
 
 namespace floe::engine {
 namespace {
@@ -75,14 +76,7 @@ class Latch {
 
 class JobFaultTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("floe_job_fault_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    store_ = std::make_unique<CheckpointStore>(&io_, dir_.string(), 3);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
+  void SetUp() override { store_ = std::make_unique<CheckpointStore>(&io_, dir_.string(), 3); }
 
   /// The id of the newest checkpoint in the store, 0 if none.
   CheckpointId StoredCheckpoint() {
@@ -92,7 +86,8 @@ class JobFaultTest : public ::testing::Test {
   }
 
   io::LocalFileIO io_;
-  std::filesystem::path dir_;
+  floe::testing::TempDir temp_dir_{"job_fault_test"};
+  std::filesystem::path dir_ = temp_dir_.path();
   std::unique_ptr<CheckpointStore> store_;
 };
 

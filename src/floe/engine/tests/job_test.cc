@@ -9,6 +9,8 @@
 #include <set>
 #include <thread>
 
+#include "floe/testing/temp_dir.h"
+
 namespace floe::engine {
 namespace {
 
@@ -135,14 +137,6 @@ class Committer : public Operator<std::vector<int>, Nothing> {
 
 class JobTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("floe_job_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   Status RunPipeline(int limit, std::atomic<int>* fail_after, FakeTable* table,
                      CheckpointId* last_completed = nullptr) {
     CheckpointStore store(&io_, dir_.string(), 2);
@@ -164,7 +158,8 @@ class JobTest : public ::testing::Test {
   }
 
   io::LocalFileIO io_;
-  std::filesystem::path dir_;
+  floe::testing::TempDir temp_dir_{"job_test"};
+  std::filesystem::path dir_ = temp_dir_.path();
 };
 
 TEST_F(JobTest, DeliversEveryRecordOnceAndTakesAFinalCheckpoint) {

@@ -1,4 +1,5 @@
 #include "floe/io/deferred_sync_file_io.h"
+#include "floe/testing/temp_dir.h"
 
 #include <gtest/gtest.h>
 
@@ -73,13 +74,6 @@ class CountingFileIO final : public FileIO {
 
 class DeferredSyncFileIOTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("floe_deferred_sync_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
   std::string Path(const std::string& name) { return (dir_ / name).string(); }
 
   static void WriteSynced(FileIO& io, const std::string& path, std::string_view bytes) {
@@ -90,7 +84,8 @@ class DeferredSyncFileIOTest : public ::testing::Test {
     ASSERT_TRUE((*out)->Close());
   }
 
-  std::filesystem::path dir_;
+  floe::testing::TempDir temp_dir_{"deferred_sync_test"};
+  std::filesystem::path dir_ = temp_dir_.path();
 };
 
 TEST_F(DeferredSyncFileIOTest, SyncsAreRecordedAndMadeDurableTogether) {

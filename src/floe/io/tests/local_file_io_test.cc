@@ -3,22 +3,17 @@
 #include <filesystem>
 
 #include "floe/io/file_io.h"
+#include "floe/testing/temp_dir.h"
 
 namespace floe::io {
 namespace {
 
 class LocalFileIOTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("floe_io_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
   std::string Path(const char* name) { return (dir_ / name).string(); }
 
-  std::filesystem::path dir_;
+  floe::testing::TempDir temp_dir_{"io_test"};
+  std::filesystem::path dir_ = temp_dir_.path();
   LocalFileIO io_;
 };
 

@@ -1,6 +1,7 @@
 // ResolvingFileIO: each path goes to the FileIO of its scheme; the object
 // store's FileIO is made lazily, once, from the properties in force then.
 #include "floe/io/resolving_file_io.h"
+#include "floe/testing/temp_dir.h"
 
 #include <gtest/gtest.h>
 
@@ -48,14 +49,7 @@ class FolderAsBucketIO final : public FileIO {
 
 class ResolvingFileIOTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("floe_resolving_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_ / "bucket");
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
+  void SetUp() override { std::filesystem::create_directories(dir_ / "bucket"); }
 
   ResolvingFileIO::Factory Factory() {
     return [this](std::string_view scheme,
@@ -71,7 +65,8 @@ class ResolvingFileIOTest : public ::testing::Test {
   }
   std::string Local(const char* name) { return (dir_ / name).string(); }
 
-  std::filesystem::path dir_;
+  floe::testing::TempDir temp_dir_{"resolving_test"};
+  std::filesystem::path dir_ = temp_dir_.path();
   std::atomic<int> made_ = 0;
   std::vector<std::string> schemes_;
   ResolvingFileIO::Properties made_with_;
