@@ -147,36 +147,50 @@ Result<ServerIdRange> ParseServerId(std::string_view text) {
   return range;
 }
 
+/// Reads the "a,b" patterns of `key` into `selector`; false when the key is absent.
+Result<bool> ReadTableSelector(BlockReader& r, std::string_view key, TableSelector* selector) {
+  FLOE_ASSIGN_OR_RETURN(auto text, r.StringOrList(key));
+  if (!text) return false;
+  auto parsed = ParseTableSelector(*text);
+  if (!parsed) return r.Fail(*r.Get(key), "{}", parsed.error().message());
+  *selector = std::move(*parsed);
+  return true;
+}
+
+/// Reads `tables` (required: its absence fails the block with "needs 'tables'
+/// (`what`)") and `tables.exclude` into `tables`.
+Status ReadSourceTables(BlockReader& r, std::string_view what, SourceTables* tables) {
+  FLOE_ASSIGN_OR_RETURN(bool found, ReadTableSelector(r, "tables", &tables->include));
+  if (!found) return r.FailBlock(fmt::format("needs 'tables' ({})", what));
+  FLOE_ASSIGN_OR_RETURN(found, ReadTableSelector(r, "tables.exclude", &tables->exclude));
+  return Ok();
+}
+
+/// Reads the server and login of a database source: `hostname` and
+/// `username` (required), `port` and `password` (secret).
+template <typename Definition>
+Status ReadServerLogin(BlockReader& r, Definition* s) {
+  FLOE_ASSIGN_OR_RETURN(auto hostname, r.String("hostname"));
+  if (!hostname || hostname->empty()) return r.FailBlock("needs 'hostname' (the server to read)");
+  s->hostname = *hostname;
+  FLOE_ASSIGN_OR_RETURN(auto port, r.Integer("port", 1, 65535));
+  if (port) s->port = static_cast<int>(*port);
+  FLOE_ASSIGN_OR_RETURN(auto username, r.String("username"));
+  if (!username || username->empty()) return r.FailBlock("needs 'username'");
+  s->username = *username;
+  FLOE_ASSIGN_OR_RETURN(auto password, r.String("password"));
+  if (password) s->password = SettingValue{*password, true};
+  return Ok();
+}
+
 Result<MySqlSourceDefinition> ParseMySql(BlockReader& r) {
   MySqlSourceDefinition s;
   using std::chrono::milliseconds;
 
-  FLOE_ASSIGN_OR_RETURN(auto hostname, r.String("hostname"));
-  if (!hostname || hostname->empty()) return r.FailBlock("needs 'hostname' (the server to read)");
-  s.hostname = *hostname;
-  FLOE_ASSIGN_OR_RETURN(auto port, r.Integer("port", 1, 65535));
-  if (port) s.port = static_cast<int>(*port);
-  FLOE_ASSIGN_OR_RETURN(auto username, r.String("username"));
-  if (!username || username->empty()) return r.FailBlock("needs 'username'");
-  s.username = *username;
-  FLOE_ASSIGN_OR_RETURN(auto password, r.String("password"));
-  if (password) s.password = SettingValue{*password, true};
+  FLOE_RETURN_IF_ERROR(ReadServerLogin(r, &s));
 
-  FLOE_ASSIGN_OR_RETURN(auto tables, r.StringOrList("tables"));
-  if (!tables) {
-    return r.FailBlock(
-        "needs 'tables' (the tables to mirror, e.g. \"shop.\\.*\" for every table "
-        "of shop)");
-  }
-  auto include = ParseTableSelector(*tables);
-  if (!include) return r.Fail(*r.Get("tables"), "{}", include.error().message());
-  s.tables.include = std::move(*include);
-  FLOE_ASSIGN_OR_RETURN(auto exclude, r.StringOrList("tables.exclude"));
-  if (exclude) {
-    auto parsed = ParseTableSelector(*exclude);
-    if (!parsed) return r.Fail(*r.Get("tables.exclude"), "{}", parsed.error().message());
-    s.tables.exclude = std::move(*parsed);
-  }
+  FLOE_RETURN_IF_ERROR(ReadSourceTables(
+      r, "the tables to mirror, e.g. \"shop.\\.*\" for every table of shop", &s.tables));
 
   FLOE_ASSIGN_OR_RETURN(auto server_id, r.String("server-id"));
   if (server_id) {
@@ -273,16 +287,7 @@ Result<MySqlSourceDefinition> ParseMySql(BlockReader& r) {
 Result<PostgresSourceDefinition> ParsePostgres(BlockReader& r) {
   PostgresSourceDefinition s;
   using std::chrono::milliseconds;
-  FLOE_ASSIGN_OR_RETURN(auto hostname, r.String("hostname"));
-  if (!hostname || hostname->empty()) return r.FailBlock("needs 'hostname' (the server to read)");
-  s.hostname = *hostname;
-  FLOE_ASSIGN_OR_RETURN(auto port, r.Integer("port", 1, 65535));
-  if (port) s.port = static_cast<int>(*port);
-  FLOE_ASSIGN_OR_RETURN(auto username, r.String("username"));
-  if (!username || username->empty()) return r.FailBlock("needs 'username'");
-  s.username = *username;
-  FLOE_ASSIGN_OR_RETURN(auto password, r.String("password"));
-  if (password) s.password = SettingValue{*password, true};
+  FLOE_RETURN_IF_ERROR(ReadServerLogin(r, &s));
   FLOE_ASSIGN_OR_RETURN(auto database, r.String("database-name"));
   if (!database || database->empty()) {
     return r.FailBlock("needs 'database-name' (the database whose changes are read)");
@@ -298,21 +303,10 @@ Result<PostgresSourceDefinition> ParsePostgres(BlockReader& r) {
     }
     s.schema_name = *schema;
   }
-  FLOE_ASSIGN_OR_RETURN(auto tables, r.StringOrList("tables"));
-  if (!tables) {
-    return r.FailBlock(
-        "needs 'tables' (the tables to mirror, as schema.table patterns, e.g. \"public.\\.*\" "
-        "for every table of the schema public)");
-  }
-  auto include = ParseTableSelector(*tables);
-  if (!include) return r.Fail(*r.Get("tables"), "{}", include.error().message());
-  s.tables.include = std::move(*include);
-  FLOE_ASSIGN_OR_RETURN(auto exclude, r.StringOrList("tables.exclude"));
-  if (exclude) {
-    auto parsed = ParseTableSelector(*exclude);
-    if (!parsed) return r.Fail(*r.Get("tables.exclude"), "{}", parsed.error().message());
-    s.tables.exclude = std::move(*parsed);
-  }
+  FLOE_RETURN_IF_ERROR(ReadSourceTables(r,
+                                        "the tables to mirror, as schema.table patterns, e.g. "
+                                        "\"public.\\.*\" for every table of the schema public",
+                                        &s.tables));
   FLOE_ASSIGN_OR_RETURN(auto slot, r.String("slot.name"));
   if (!slot || slot->empty()) {
     return r.FailBlock(
@@ -348,28 +342,14 @@ Result<PostgresSourceDefinition> ParsePostgres(BlockReader& r) {
   return s;
 }
 
-/// Reads "a,b" patterns of `key` into `selector` (required when `required`).
-Status ReadTables(BlockReader& r, std::string_view key, bool required, TableSelector* selector) {
-  FLOE_ASSIGN_OR_RETURN(auto text, r.StringOrList(key));
-  if (!text) {
-    if (!required) return Ok();
-    return r.FailBlock(
-        "needs 'tables' (the tables to read, e.g. \"shop.\\.*\" for every table of the "
-        "namespace shop)");
-  }
-  auto parsed = ParseTableSelector(*text);
-  if (!parsed) return r.Fail(*r.Get(key), "{}", parsed.error().message());
-  *selector = std::move(*parsed);
-  return Ok();
-}
-
 Result<IcebergSourceDefinition> ParseIceberg(BlockReader& r, const std::string& base_dir) {
   IcebergSourceDefinition s;
   using std::chrono::milliseconds;
   constexpr int64_t kLongMax = std::numeric_limits<int64_t>::max();
   FLOE_ASSIGN_OR_RETURN(s.catalog, ParseCatalogKey(r, base_dir));
-  FLOE_RETURN_IF_ERROR(ReadTables(r, "tables", true, &s.tables.include));
-  FLOE_RETURN_IF_ERROR(ReadTables(r, "tables.exclude", false, &s.tables.exclude));
+  FLOE_RETURN_IF_ERROR(ReadSourceTables(
+      r, "the tables to read, e.g. \"shop.\\.*\" for every table of the namespace shop",
+      &s.tables));
   FLOE_ASSIGN_OR_RETURN(auto streaming, r.Bool("streaming"));
   if (streaming) s.streaming = *streaming;
   FLOE_ASSIGN_OR_RETURN(auto strategy, r.String("starting-strategy"));
