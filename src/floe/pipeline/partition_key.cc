@@ -2,14 +2,10 @@
 
 #include <cctype>
 
+#include "floe/common/ascii.h"
+
 namespace floe::pipeline {
 namespace {
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 
 /// Rewrites Flink CDC's `name[N](col)` as `name(N, col)`; other text is kept.
 std::string RewriteBracketParameters(std::string_view terms) {
@@ -24,7 +20,7 @@ std::string RewriteBracketParameters(std::string_view terms) {
     }
     out.append(terms, i, open - i);
     out += '(';
-    out.append(Trim(terms.substr(open + 1, close - open - 1)));
+    out.append(TrimAsciiSpace(terms.substr(open + 1, close - open - 1)));
     out += ", ";
     i = close + 2;
   }
@@ -68,15 +64,15 @@ Result<std::vector<TablePartitionKey>> ParsePartitionKeys(std::string_view text)
   while (start <= text.size()) {
     size_t end = text.find(';', start);
     if (end == std::string_view::npos) end = text.size();
-    std::string_view entry = Trim(text.substr(start, end - start));
+    std::string_view entry = TrimAsciiSpace(text.substr(start, end - start));
     start = end + 1;
     if (entry.empty()) continue;
     size_t colon = entry.find(':');
     if (colon == std::string_view::npos) {
       return InvalidArgument("'{}' has no ':': write db.table:column,transform(column),...", entry);
     }
-    std::string_view table = Trim(entry.substr(0, colon));
-    std::string_view terms = Trim(entry.substr(colon + 1));
+    std::string_view table = TrimAsciiSpace(entry.substr(0, colon));
+    std::string_view terms = TrimAsciiSpace(entry.substr(colon + 1));
     TablePartitionKey key;
     FLOE_ASSIGN_OR_RETURN(key.table, iceberg::TableIdentifier::Parse(table));
     if (PartitionKeyFor(keys, key.table) != nullptr) {

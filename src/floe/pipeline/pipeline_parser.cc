@@ -1,8 +1,8 @@
 // pipeline: and the whole file: ParsePipelineDefinition.
 
 #include <algorithm>
-#include <cctype>
 
+#include "floe/common/ascii.h"
 #include "floe/io/file_io.h"
 #include "floe/pipeline/block_reader.h"
 #include "floe/pipeline/document.h"
@@ -20,12 +20,6 @@ const std::vector<std::string> kPipelineKeys = {
 };
 const std::vector<std::string> kBehaviors = {"exception", "evolve", "try_evolve", "lenient",
                                              "ignore"};
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 /// "pipeline.yaml" -> "pipeline"; "dir/shop.yml" -> "dir/shop".
 std::string WithoutExtension(std::string_view file) {
@@ -62,7 +56,7 @@ Result<HttpAddress> ParseHttpAddress(std::string_view text) {
 }  // namespace
 
 bool IsSecretSetting(std::string_view key, bool from_environment) {
-  std::string k = Lower(key);
+  std::string k = AsciiLower(key);
   for (std::string_view word : {"password", "secret", "token", "credential"}) {
     if (k.find(word) != std::string::npos) return true;
   }
@@ -113,7 +107,7 @@ Result<PipelineSettings> ParsePipelineSection(const DocumentEntry* section,
   FLOE_ASSIGN_OR_RETURN(auto time_zone, r.String("local-time-zone"));
   if (time_zone) p.local_time_zone = *time_zone;
   FLOE_ASSIGN_OR_RETURN(auto mode, r.String("execution.runtime-mode"));
-  if (mode && Lower(*mode) != "streaming") {
+  if (mode && AsciiLower(*mode) != "streaming") {
     const DocumentEntry* entry = r.Get("execution.runtime-mode");
     return NotSupported(
         "{}: pipeline.execution.runtime-mode: '{}' is not supported yet (floe "

@@ -1,16 +1,11 @@
 #include "floe/pipeline/table_selector.h"
 
 #include <algorithm>
-#include <cctype>
+
+#include "floe/common/ascii.h"
 
 namespace floe::pipeline {
 namespace {
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 
 /// Splits at commas outside (), [] and {}; a backslash escapes the next character.
 std::vector<std::string_view> SplitPatterns(std::string_view text) {
@@ -135,9 +130,10 @@ bool TableSelector::Matches(std::string_view db, std::string_view table) const {
 Result<TableSelector> ParseTableSelector(std::string_view text) {
   TableSelector selector;
   selector.text = std::string(text);
-  if (Trim(text).empty()) return InvalidArgument("no table pattern (write db.table, ...)");
+  if (TrimAsciiSpace(text).empty())
+    return InvalidArgument("no table pattern (write db.table, ...)");
   for (std::string_view part : SplitPatterns(text)) {
-    std::string_view trimmed = Trim(part);
+    std::string_view trimmed = TrimAsciiSpace(part);
     if (trimmed.empty()) {
       return InvalidArgument("'{}' has an empty pattern between commas", text);
     }

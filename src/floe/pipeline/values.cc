@@ -5,20 +5,10 @@
 #include <charconv>
 #include <limits>
 
+#include "floe/common/ascii.h"
+
 namespace floe::pipeline {
 namespace {
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 struct Unit {
   std::string_view name;
@@ -40,14 +30,14 @@ constexpr std::string_view kDurationHint =
 }  // namespace
 
 Result<std::chrono::milliseconds> ParseDuration(std::string_view text) {
-  std::string_view s = Trim(text);
+  std::string_view s = TrimAsciiSpace(text);
   size_t digits = 0;
   while (digits < s.size() && std::isdigit(static_cast<unsigned char>(s[digits]))) ++digits;
   if (digits == 0) return InvalidArgument("'{}' is not {}", text, kDurationHint);
   int64_t number = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + digits, number);
   if (ec != std::errc()) return InvalidArgument("'{}' is too large a duration", text);
-  std::string unit = Lower(Trim(s.substr(digits)));
+  std::string unit = AsciiLower(TrimAsciiSpace(s.substr(digits)));
   int64_t millis = 1;
   if (!unit.empty()) {
     auto it = std::find_if(std::begin(kUnits), std::end(kUnits),
@@ -76,7 +66,7 @@ std::string FormatDuration(std::chrono::milliseconds duration) {
 }
 
 Result<int64_t> ParseInteger(std::string_view text, int64_t min, int64_t max) {
-  std::string_view s = Trim(text);
+  std::string_view s = TrimAsciiSpace(text);
   if (!s.empty() && s.front() == '+') s.remove_prefix(1);
   int64_t value = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
@@ -91,7 +81,7 @@ Result<int64_t> ParseInteger(std::string_view text, int64_t min, int64_t max) {
 }
 
 Result<bool> ParseBool(std::string_view text) {
-  std::string s = Lower(Trim(text));
+  std::string s = AsciiLower(TrimAsciiSpace(text));
   if (s == "true") return true;
   if (s == "false") return false;
   return InvalidArgument("'{}' is not a boolean (expected true or false)", text);

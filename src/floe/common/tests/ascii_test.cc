@@ -21,5 +21,13 @@ TEST(AsciiTest, ComparesIgnoringCase) {
   EXPECT_FALSE(EqualsIgnoreAsciiCase("\xC3\xA4", "\xC3\x84"));
 }
 
+TEST(AsciiTest, TrimsAsciiSpaceAtBothEnds) {
+  EXPECT_EQ(TrimAsciiSpace(" \t5 s\r\n"), "5 s");
+  EXPECT_EQ(TrimAsciiSpace("\v\f"), "");
+  EXPECT_EQ(TrimAsciiSpace(""), "");
+  // A UTF-8 no-break space (0xC2 0xA0) is not ASCII space.
+  EXPECT_EQ(TrimAsciiSpace("\xC2\xA0x"), "\xC2\xA0x");
+}
+
 }  // namespace
 }  // namespace floe
