@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "floe/cdc/mysql/binlog_event.h"
+#include "floe/cdc/mysql/binlog_row_image.h"
 
 using namespace floe::cdc::mysql;
 

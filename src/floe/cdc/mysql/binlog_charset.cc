@@ -3,7 +3,7 @@
 #include <shared_mutex>
 #include <unordered_map>
 
-#include "floe/cdc/mysql/binlog_event.h"
+#include "floe/cdc/mysql/binlog_row_image.h"
 #include "floe/common/utf8.h"
 
 namespace floe::cdc::mysql {

@@ -9,17 +9,8 @@
 /// not follow its format is kCorruption naming the binlog file:pos of the
 /// event, never a crash or an allocation larger than the event.
 ///
-/// Row images decode into `types::Value`s with the Iceberg mapping of
-/// type_mapping.h (docs/mysql-type-mapping.md):
-///   TINYINT/SMALLINT/MEDIUMINT (any sign), INT -> kInt32; INT UNSIGNED, BIGINT -> kInt64;
-///   BIGINT UNSIGNED -> kDecimal (scale 0); DECIMAL(P<=38) -> kDecimal (unscaled);
-///   DECIMAL(P>38) -> kBytes (decimal text); FLOAT -> kFloat; DOUBLE -> kDouble;
-///   BIT(1) -> kBool; BIT(n>1) -> kBytes (big-endian, (n+7)/8 bytes); YEAR -> kInt32;
-///   DATE -> kInt32 days; DATETIME -> kInt64 micros (wall clock as UTC);
-///   TIMESTAMP -> kInt64 micros UTC; TIME -> kInt64 signed micros;
-///   CHAR/VARCHAR/TEXT/ENUM/SET/JSON -> kBytes UTF-8 (JSON as text);
-///   BINARY/VARBINARY/BLOB -> kBytes; GEOMETRY -> kBytes WKB (the SRID prefix removed).
-/// Zero dates ('0000-00-00', and dates with a zero month or day) decode as null.
+/// The rows of a rows event decode with RowImageDecoder (binlog_row_image.h);
+/// the event and column type codes are in binlog_codes.h.
 ///
 /// Threading: a decoder is used by one thread.
 
@@ -33,56 +24,11 @@
 #include <variant>
 #include <vector>
 
+#include "floe/cdc/mysql/binlog_codes.h"
 #include "floe/cdc/position.h"
-#include "floe/common/arena.h"
 #include "floe/common/result.h"
-#include "floe/types/value.h"
 
 namespace floe::cdc::mysql {
-
-/// Event type codes (MySQL log_event.h / MariaDB log_event.h).
-namespace event_type {
-inline constexpr uint8_t kQuery = 2;
-inline constexpr uint8_t kStop = 3;
-inline constexpr uint8_t kRotate = 4;
-inline constexpr uint8_t kIntvar = 5;
-inline constexpr uint8_t kFormatDescription = 15;
-inline constexpr uint8_t kXid = 16;
-inline constexpr uint8_t kTableMap = 19;
-inline constexpr uint8_t kWriteRowsV1 = 23;
-inline constexpr uint8_t kUpdateRowsV1 = 24;
-inline constexpr uint8_t kDeleteRowsV1 = 25;
-inline constexpr uint8_t kIncident = 26;
-inline constexpr uint8_t kHeartbeat = 27;
-inline constexpr uint8_t kRowsQuery = 29;
-inline constexpr uint8_t kWriteRowsV2 = 30;
-inline constexpr uint8_t kUpdateRowsV2 = 31;
-inline constexpr uint8_t kDeleteRowsV2 = 32;
-inline constexpr uint8_t kGtid = 33;
-inline constexpr uint8_t kAnonymousGtid = 34;
-inline constexpr uint8_t kPreviousGtids = 35;
-inline constexpr uint8_t kPartialUpdateRows = 39;
-inline constexpr uint8_t kHeartbeatV2 = 41;
-inline constexpr uint8_t kMariaAnnotateRows = 160;
-inline constexpr uint8_t kMariaBinlogCheckpoint = 161;
-inline constexpr uint8_t kMariaGtid = 162;
-inline constexpr uint8_t kMariaGtidList = 163;
-inline constexpr uint8_t kMariaStartEncryption = 164;
-inline constexpr uint8_t kMariaQueryCompressed = 165;
-inline constexpr uint8_t kMariaWriteRowsCompressedV1 = 166;
-inline constexpr uint8_t kMariaDeleteRowsCompressed = 171;
-}  // namespace event_type
-
-/// MySQL column type codes as they appear in TABLE_MAP (enum_field_types).
-namespace column_type {
-inline constexpr uint8_t kDecimal = 0, kTiny = 1, kShort = 2, kLong = 3, kFloat = 4, kDouble = 5,
-                         kNull = 6, kTimestamp = 7, kLongLong = 8, kInt24 = 9, kDate = 10,
-                         kTime = 11, kDateTime = 12, kYear = 13, kNewDate = 14, kVarchar = 15,
-                         kBit = 16, kTimestamp2 = 17, kDateTime2 = 18, kTime2 = 19, kJson = 245,
-                         kNewDecimal = 246, kEnum = 247, kSet = 248, kTinyBlob = 249,
-                         kMediumBlob = 250, kLongBlob = 251, kBlob = 252, kVarString = 253,
-                         kString = 254, kGeometry = 255;
-}  // namespace column_type
 
 inline constexpr size_t kEventHeaderSize = 19;
 
@@ -294,86 +240,5 @@ class BinlogDecoder {
   std::string file_;
   std::unordered_map<uint64_t, std::unique_ptr<TableMapEvent>> tables_;
 };
-
-/// Decodes the row images of one rows event into Values. Reuse one decoder
-/// (it keeps its scratch buffers); values are allocated in the arena passed
-/// to `Next`.
-class RowImageDecoder {
- public:
-  /// Prepares to decode `rows` of `table`. `where` names the event for error
-  /// messages ("mariadb-bin.000001:1234"). kNotSupported for a partial row
-  /// image (binlog_row_image=MINIMAL or NOBLOB); kCorruption for a column
-  /// count that does not match the table map.
-  Status Reset(const TableMapEvent& table, const RowsEvent& rows, std::string_view where);
-
-  /// Decodes the next row: for a write, `*after`; a delete, `*before`; an
-  /// update, both. Returns false when there are no more rows. Values are
-  /// allocated in `arena`. kCorruption on bytes that break the format.
-  Result<bool> Next(Arena* arena, types::Row* before, types::Row* after);
-
-  /// Rows decoded so far.
-  uint32_t row_index() const { return row_index_; }
-
- private:
-  Status DecodeImage(std::span<const uint8_t> present, Arena* arena, types::Row* out);
-  Status DecodeValue(const ColumnInfo& column, Arena* arena, types::Value* out);
-  // One decoder per column-type family; each reads one value at offset_.
-  Status DecodeInteger(const ColumnInfo& column, types::Value* out);
-  Status DecodeFloating(const ColumnInfo& column, types::Value* out);
-  Status DecodeNewDecimal(const ColumnInfo& column, Arena* arena, types::Value* out);
-  Status DecodeBit(const ColumnInfo& column, Arena* arena, types::Value* out);
-  Status DecodeDate(const ColumnInfo& column, types::Value* out);
-  Status DecodeTimestamp(const ColumnInfo& column, types::Value* out);
-  Status DecodeDateTime(const ColumnInfo& column, types::Value* out);
-  Status DecodeTime(const ColumnInfo& column, types::Value* out);
-  Status DecodeString(const ColumnInfo& column, Arena* arena, types::Value* out);
-  Status DecodeBlob(const ColumnInfo& column, Arena* arena, types::Value* out);
-  Status DecodeEnumOrSet(const ColumnInfo& column, Arena* arena, types::Value* out);
-  /// `raw` in the column's character set, as UTF-8 bytes in `arena`.
-  Status TextValue(const ColumnInfo& column, std::string_view charset, std::string_view raw,
-                   Arena* arena, types::Value* out);
-  /// kCorruption unless `n` bytes remain for a `what` value of `column`.
-  Status Need(size_t n, const char* what, const ColumnInfo& column) const {
-    if (rows_.rows.size() - offset_ >= n) return Ok();
-    return Truncated(what, column);
-  }
-  std::unexpected<Error> Truncated(const char* what, const ColumnInfo& column) const;
-  std::unexpected<Error> Corrupt(std::string_view what) const;
-
-  const TableMapEvent* table_ = nullptr;
-  RowsEvent rows_;
-  std::string where_;
-  size_t offset_ = 0;
-  uint32_t row_index_ = 0;
-  std::string scratch_;
-};
-
-/// Reads a length-encoded integer (MySQL protocol) at `*offset`. False if the
-/// bytes run out.
-bool ReadLengthEncoded(std::span<const uint8_t> bytes, size_t* offset, uint64_t* value);
-
-/// Converts MySQL's binary JSON (the JSON column of MySQL 5.7+) to JSON text,
-/// appended to `*out`. kCorruption naming the problem.
-Status MySqlJsonToText(std::span<const uint8_t> bytes, std::string* out);
-
-/// The decimal digits of a DECIMAL's binary form: the unscaled value when
-/// precision <= 38 (`*text` untouched), else the decimal text in `*text`.
-/// Returns the number of bytes used; kCorruption if `bytes` is too short.
-Result<size_t> DecodeBinaryDecimal(std::span<const uint8_t> bytes, int precision, int scale,
-                                   types::int128_t* unscaled, std::string* text);
-
-/// The name of a character set for a collation id ("utf8mb4", "latin1",
-/// "binary"), or "" if unknown. Covers the ids of MySQL 8 and MariaDB 10.x
-/// for the character sets floe converts (see ConvertToUtf8).
-std::string_view CharsetOfCollation(uint32_t collation_id);
-
-/// Registers the server's collation ids (information_schema.COLLATIONS) so
-/// `CharsetOfCollation` knows ids the built-in table does not. Thread-safe.
-void RegisterCollation(uint32_t collation_id, std::string_view charset);
-
-/// Appends `bytes` in `charset` as UTF-8. Supported: utf8mb4, utf8mb3/utf8,
-/// ascii, latin1 (MySQL's cp1252 variant), binary (copied), ucs2, utf16,
-/// utf16le, utf32. kNotSupported for other character sets.
-Status ConvertToUtf8(std::string_view charset, std::string_view bytes, std::string* out);
 
 }  // namespace floe::cdc::mysql

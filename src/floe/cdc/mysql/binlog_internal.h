@@ -14,6 +14,14 @@
 #include "floe/common/bytes.h"
 #include "floe/common/result.h"
 
+namespace floe::cdc::mysql {
+
+/// Reads a length-encoded integer (MySQL protocol) at `*offset`. False if the
+/// bytes run out.
+bool ReadLengthEncoded(std::span<const uint8_t> bytes, size_t* offset, uint64_t* value);
+
+}  // namespace floe::cdc::mysql
+
 namespace floe::cdc::mysql::binlog_internal {
 
 /// A bounds-checked little-endian reader over one event's bytes.

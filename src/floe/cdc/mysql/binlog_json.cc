@@ -16,7 +16,7 @@
 #include <iterator>
 
 #include "floe/cdc/debezium_json.h"
-#include "floe/cdc/mysql/binlog_event.h"
+#include "floe/cdc/mysql/binlog_row_image.h"
 #include "floe/common/base64.h"
 #include "floe/common/bytes.h"
 

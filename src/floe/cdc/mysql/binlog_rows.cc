@@ -5,8 +5,8 @@
 #include <cstring>
 #include <iterator>
 
-#include "floe/cdc/mysql/binlog_event.h"
 #include "floe/cdc/mysql/binlog_internal.h"
+#include "floe/cdc/mysql/binlog_row_image.h"
 #include "floe/common/bytes.h"
 
 namespace floe::cdc::mysql {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "floe/cdc/mysql/binlog_event.h"
+#include "floe/cdc/mysql/binlog_row_image.h"
 #include "floe/cdc/mysql/ddl_parser.h"
 #include "floe/cdc/mysql/incremental_snapshot.h"
 #include "floe/cdc/mysql/information_schema.h"

@@ -12,6 +12,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "floe/cdc/mysql/binlog_row_image.h"
 #include "floe/cdc/mysql/snapshot.h"
 
 namespace floe::cdc::mysql {

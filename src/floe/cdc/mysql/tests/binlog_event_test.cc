@@ -3,6 +3,7 @@
 // MySQL 8 events MariaDB never writes (v2 rows with extra data, binary JSON,
 // GTID_LOG_EVENT, PREVIOUS_GTIDS).
 #include "floe/cdc/mysql/binlog_event.h"
+#include "floe/cdc/mysql/binlog_row_image.h"
 
 #include <gtest/gtest.h>
 #include <zlib.h>
