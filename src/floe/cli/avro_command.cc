@@ -13,6 +13,7 @@
 
 #include "floe/cli/atomic_output.h"
 #include "floe/cli/cli_values.h"
+#include "floe/cli/command_runner.h"
 #include "floe/cli/commands.h"
 #include "floe/common/json_dump.h"
 #include "floe/format/avro/data_file.h"
@@ -21,11 +22,6 @@
 
 namespace floe::cli {
 namespace {
-
-void Fail(const Error& error, int* exit_code) {
-  PrintError(error);
-  *exit_code = kExitFailure;
-}
 
 Result<format::avro::Schema> ReadSchemaFile(const std::string& path) {
   io::LocalFileIO fs;
@@ -155,9 +151,8 @@ void AddAvroCommands(CLI::App& app, int* exit_code) {
       avro->add_subcommand("schema", "Print a file's writer schema, codec and metadata as JSON");
   schema->add_option("FILE", *schema_path, "Avro container file")->required();
   schema->add_flag("--schema-only", *schema_only, "Print only the writer schema (an .avsc)");
-  schema->callback([=] {
-    if (Status s = RunSchema(*schema_path, *schema_only); !s) Fail(s.error(), exit_code);
-  });
+  SetCommandBody(*schema, exit_code,
+                 [=]() -> CommandStatus { return RunSchema(*schema_path, *schema_only); });
 
   auto cat_args = std::make_shared<CatArgs>();
   CLI::App* cat = avro->add_subcommand("cat", "Print records as JSON Lines");
@@ -168,9 +163,7 @@ void AddAvroCommands(CLI::App& app, int* exit_code) {
                   "Resolve records to this schema (.avsc file)");
   cat->add_flag("--raw", cat_args->raw,
                 "Print logical types as their underlying values (as `write` reads them)");
-  cat->callback([=] {
-    if (Status s = RunCat(*cat_args); !s) Fail(s.error(), exit_code);
-  });
+  SetCommandBody(*cat, exit_code, [=]() -> CommandStatus { return RunCat(*cat_args); });
 
   auto write_args = std::make_shared<WriteArgs>();
   CLI::App* write = avro->add_subcommand(
@@ -185,9 +178,7 @@ void AddAvroCommands(CLI::App& app, int* exit_code) {
   write->add_option("IN", write_args->input, "JSON Lines input, - for stdin")->required();
   write->add_option("OUT", write_args->output, "Avro file to create (replaced only when complete)")
       ->required();
-  write->callback([=] {
-    if (Status s = RunWrite(*write_args); !s) Fail(s.error(), exit_code);
-  });
+  SetCommandBody(*write, exit_code, [=]() -> CommandStatus { return RunWrite(*write_args); });
 }
 
 }  // namespace floe::cli

@@ -2,9 +2,9 @@
 // JSON Lines on standard output (row changes and schema changes), flushed
 // after every transaction. `floe capture postgres`: a PostgreSQL slot's row
 // changes as Debezium PostgreSQL envelopes, flushed after every transaction,
-// and only then confirmed to the slot. Logs go to standard error. Exit codes:
-// 0 after SIGINT/SIGTERM (or --max-events, --stop-after-idle-ms), 1 on an
-// error while running, 2 on a usage error.
+// and only then confirmed to the slot. Logs go to standard error. Exit codes
+// (command_runner.h): 0 after SIGINT/SIGTERM (or --max-events,
+// --stop-after-idle-ms), 1 on an error while running, 2 on a usage error.
 
 #include <unistd.h>
 
@@ -16,13 +16,14 @@
 #include <limits>
 #include <string>
 
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include "floe/cdc/debezium_json.h"
 #include "floe/cdc/mysql/capture.h"
 #include "floe/cdc/postgres/capture.h"
+#include "floe/cli/command_runner.h"
 #include "floe/cli/commands.h"
+#include "floe/cli/log_format.h"
 
 namespace floe::cli {
 namespace {
@@ -169,6 +170,15 @@ Status DropPgSlot(cdc::postgres::CaptureOptions o) {
   return Ok();
 }
 
+/// The logger of both captures (standard output carries the events) and the
+/// signals that stop them.
+void StartCapture() {
+  // The name and pattern are fixed: the only failure is a bad level or format.
+  (void)SetUpCommandLogging({.name = "capture", .pattern = kDefaultLogPattern});
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGTERM, OnSignal);
+}
+
 }  // namespace
 
 void AddCaptureCommands(CLI::App& app, int* exit_code) {
@@ -250,41 +260,18 @@ void AddCaptureCommands(CLI::App& app, int* exit_code) {
                  "Stop when nothing came from the slot for this long")
       ->check(CLI::Range(int64_t{0}, std::numeric_limits<int64_t>::max()));
   pg->add_flag("--drop-slot", pg_args->drop_slot, "Drop the slot and exit");
-  pg->callback([pg_args, exit_code]() {
-    auto logger = spdlog::stderr_color_mt("capture");
-    spdlog::set_default_logger(logger);
-    std::signal(SIGINT, OnSignal);
-    std::signal(SIGTERM, OnSignal);
+  SetCommandBody(*pg, exit_code, [pg_args]() -> CommandStatus {
+    StartCapture();
     auto options = ToPgOptions(*pg_args);
-    if (!options) {
-      std::fprintf(stderr, "error: %s\n", options.error().ToString().c_str());
-      *exit_code = 2;
-      return;
-    }
-    auto status =
-        pg_args->drop_slot ? DropPgSlot(std::move(*options)) : RunPgCapture(std::move(*options));
-    if (!status) {
-      std::fprintf(stderr, "error: %s\n", status.error().ToString().c_str());
-      *exit_code = 1;
-    }
+    if (!options) return UsageError(std::move(options).error());
+    if (pg_args->drop_slot) return DropPgSlot(std::move(*options));
+    return RunPgCapture(std::move(*options));
   });
-  mysql->callback([args, exit_code]() {
-    auto logger = spdlog::stderr_color_mt("capture");
-    spdlog::set_default_logger(logger);
-    std::signal(SIGINT, OnSignal);
-    std::signal(SIGTERM, OnSignal);
+  SetCommandBody(*mysql, exit_code, [args]() -> CommandStatus {
+    StartCapture();
     auto options = ToOptions(*args);
-    if (!options) {
-      // A usage error, like CLI11's own: exit code 2.
-      std::fprintf(stderr, "error: %s\n", options.error().ToString().c_str());
-      *exit_code = 2;
-      return;
-    }
-    auto status = RunCapture(*args, std::move(*options));
-    if (!status) {
-      std::fprintf(stderr, "error: %s\n", status.error().ToString().c_str());
-      *exit_code = 1;
-    }
+    if (!options) return UsageError(std::move(options).error());
+    return RunCapture(*args, std::move(*options));
   });
 }
 

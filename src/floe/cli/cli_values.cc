@@ -136,13 +136,6 @@ std::optional<int64_t> ParseByteSize(std::string_view text) {
   return *whole + part;
 }
 
-void PrintError(std::string_view message) {
-  std::string text = fmt::format("error: {}\n", PrintableMessage(message));
-  std::fwrite(text.data(), 1, text.size(), stderr);
-}
-
-void PrintError(const Error& error) { PrintError(error.ToString()); }
-
 CLI::Validator IntegerIn(int64_t lo, int64_t hi) {
   return CLI::Validator(
       [lo, hi](std::string& value) -> std::string {

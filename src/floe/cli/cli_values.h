@@ -1,13 +1,8 @@
 #pragma once
-/// Parsing and checking the value forms that several floe commands accept,
-/// and the one way every command reports errors.
-///
-/// Exit codes, the same for every command (docs/errors.md): 0 success,
-/// 1 failure (`error: <message>` on standard error), 2 usage error (a wrong
-/// command line: unknown command or option, a missing argument, an option
-/// value that is not of its form or out of its range). Option values are
-/// checked with the validators below while the command line is parsed, so a
-/// bad value is a usage error before anything is opened or written.
+/// Parsing and checking the value forms that several floe commands accept.
+/// Option values are checked with the validators below while the command
+/// line is parsed, so a bad value is a usage error (exit 2, command_runner.h)
+/// before anything is opened or written.
 
 #include <CLI/CLI.hpp>
 
@@ -21,9 +16,6 @@
 #include "floe/common/result.h"
 
 namespace floe::cli {
-
-inline constexpr int kExitFailure = 1;
-inline constexpr int kExitUsage = 2;
 
 /// Most threads any thread-count option (--parallelism, ...) may ask for.
 inline constexpr int64_t kMaxThreads = 256;
@@ -44,12 +36,6 @@ std::vector<std::string> SplitNames(const std::string& text);
 /// (rounded down to the millisecond), a bare date, or an integer number of
 /// milliseconds. kInvalidArgument naming `option` otherwise.
 Result<int64_t> ParseTimeMillis(std::string_view option, const std::string& text);
-
-/// Prints `error: <message>` on standard error, with control characters
-/// escaped and very long names cut (floe/common/printable.h).
-void PrintError(std::string_view message);
-/// PrintError(error.ToString()).
-void PrintError(const Error& error);
 
 /// An integer option in [lo, hi]: "--limit: -1 is out of range (0 to 9223372036854775807)".
 CLI::Validator IntegerIn(int64_t lo, int64_t hi);

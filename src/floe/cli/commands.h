@@ -1,7 +1,9 @@
 #pragma once
 /// The floe command line: each command family lives in its own file and adds
-/// itself to the CLI11 app. A command's callback stores its exit code in
-/// `*exit_code` (0 success, 1 failure with a message on standard error).
+/// itself to the CLI11 app (cli_app.h builds the app). A command parses its
+/// flags, calls the library, and reports through the one runner
+/// (command_runner.h, SetCommandBody), which stores its exit code in
+/// `*exit_code`: 0 success, 1 failure, 2 usage error.
 
 #include <CLI/CLI.hpp>
 

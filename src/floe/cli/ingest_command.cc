@@ -1,7 +1,7 @@
 // `floe ingest`: change events from files or standard input into Iceberg
 // tables, exactly once (docs/ingest.md). The pipeline is floe::ingest's; this
 // file turns flags into IngestOptions, shows progress on a terminal, prints
-// the summary, and sets the exit code (0 done, 1 failed, 2 bad usage).
+// the summary, and reports through the runner (0 done, 1 failed, 2 bad usage).
 
 #include <atomic>
 #include <chrono>
@@ -11,17 +11,16 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <spdlog/pattern_formatter.h>
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include "floe/cli/catalog_options.h"
 #include "floe/cli/cli_values.h"
+#include "floe/cli/command_runner.h"
 #include "floe/cli/commands.h"
 #include "floe/cli/log_format.h"
 #include "floe/cli/progress_line.h"
-#include "floe/common/json_text.h"
 #include "floe/common/printable.h"
+#include "floe/format/parquet/compression.h"
 #include "floe/ingest/pipeline.h"
 
 namespace floe::cli {
@@ -132,42 +131,6 @@ Result<ingest::IngestOptions> ToOptions(const IngestArgs& a) {
   return o;
 }
 
-/// spdlog flag %J: the message as a JSON string literal (for --log-format json).
-class JsonMessageFlag final : public spdlog::custom_flag_formatter {
- public:
-  void format(const spdlog::details::log_msg& msg, const std::tm&,
-              spdlog::memory_buf_t& dest) override {
-    std::string out;
-    AppendJsonString(std::string_view(msg.payload.data(), msg.payload.size()), &out);
-    dest.append(out.data(), out.data() + out.size());
-  }
-  std::unique_ptr<custom_flag_formatter> clone() const override {
-    return std::make_unique<JsonMessageFlag>();
-  }
-};
-
-Status SetUpLogging(const IngestArgs& a) {
-  auto logger = spdlog::stderr_color_mt("ingest");
-  auto level = spdlog::level::from_str(a.log_level);
-  if (level == spdlog::level::off && a.log_level != "off") {
-    return InvalidArgument("--log-level '{}': one of trace, debug, info, warn, error, off",
-                           a.log_level);
-  }
-  logger->set_level(level);
-  if (a.log_format == "json") {
-    auto formatter = std::make_unique<spdlog::pattern_formatter>(spdlog::pattern_time_type::utc);
-    formatter->add_flag<JsonMessageFlag>('J').set_pattern(
-        R"({"time":"%Y-%m-%dT%H:%M:%S.%fZ","level":"%l","thread":%t,"message":%J})");
-    logger->set_formatter(std::move(formatter));
-  } else if (a.log_format == "text") {
-    logger->set_formatter(EscapedTextFormatter("%Y-%m-%d %H:%M:%S.%e %^%l%$ %E"));
-  } else {
-    return InvalidArgument("--log-format '{}': text or json", a.log_format);
-  }
-  spdlog::set_default_logger(logger);
-  return Ok();
-}
-
 /// The process's peak resident memory in bytes (VmHWM; reset by exec, unlike
 /// getrusage's ru_maxrss, which keeps the peak of the process that forked us).
 int64_t PeakResidentBytes() {
@@ -205,6 +168,36 @@ void PrintSummary(const ingest::IngestSummary& s, double seconds) {
     std::printf("  %-40s %14s rows\n", table.c_str(), Thousands(rows).c_str());
   }
   std::printf("pipeline %s, state in %s\n", s.pipeline_id.c_str(), s.state_dir.c_str());
+}
+
+CommandStatus RunIngestCommand(const IngestArgs& args) {
+  FLOE_RETURN_IF_ERROR(AsUsage(SetUpCommandLogging({.name = "ingest",
+                                                    .level = args.log_level,
+                                                    .format = args.log_format,
+                                                    .under_progress_line = false})));
+  auto options = ToOptions(args);
+  if (!options) return UsageError(std::move(options).error());
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGTERM, OnSignal);
+  ingest::IngestStats stats;
+  auto started = std::chrono::steady_clock::now();
+  Result<ingest::IngestSummary> summary;
+  {
+    auto progress = StartProgressLine(args.progress, &stats);
+    summary = ingest::RunIngest(*options, &stats, &g_stop);
+  }
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (!summary) {
+    spdlog::error("ingest failed: {}", ShortenLongNames(summary.error().ToString()));
+    // Options the pipeline itself finds contradictory, before any event.
+    if (summary.error().code() == ErrorCode::kInvalidArgument && stats.events_read.load() == 0) {
+      return UsageError(std::move(summary).error());
+    }
+    return std::unexpected(std::move(summary).error());
+  }
+  PrintSummary(*summary, seconds);
+  return {};
 }
 
 }  // namespace
@@ -274,7 +267,13 @@ void AddIngestCommand(CLI::App& app, int* exit_code) {
                   "write.target-file-size-bytes, e.g. 128MiB (default: the table's)")
       ->check(ByteSizeIn(1, kMaxBytes));
   cmd->add_option("--compression-codec", args->compression_codec,
-                  "write.parquet.compression-codec (default: the table's, else zstd)");
+                  "write.parquet.compression-codec (default: the table's, else zstd)")
+      ->check(CLI::Validator(
+          [](std::string& value) -> std::string {
+            auto codec = format::parquet::ParseCodecName(value);
+            return codec ? "" : codec.error().message();
+          },
+          "CODEC"));
   cmd->add_option("--memory-budget", args->memory_budget,
                   "Memory for buffered rows over all writers; the largest buffers are flushed "
                   "beyond it")
@@ -285,51 +284,12 @@ void AddIngestCommand(CLI::App& app, int* exit_code) {
                   "record the position")
       ->capture_default_str()
       ->check(IntegerIn(1, 1'000'000));
-  cmd->add_option("--progress", args->progress, "auto (on a terminal), always or never")
-      ->capture_default_str()
-      ->check(OneOf({"auto", "always", "never"}));
+  AddProgressOption(*cmd, &args->progress);
   cmd->add_option("--log-format", args->log_format, "text or json (one object per line)")
       ->capture_default_str()
       ->check(OneOf({"text", "json"}));
-  cmd->add_option("--log-level", args->log_level, "trace, debug, info, warn, error or off")
-      ->capture_default_str();
-  cmd->callback([args, exit_code] {
-    if (auto s = SetUpLogging(*args); !s) {
-      PrintError(s.error());
-      *exit_code = kExitUsage;
-      return;
-    }
-    auto options = ToOptions(*args);
-    if (!options) {
-      PrintError(options.error());
-      *exit_code = kExitUsage;
-      return;
-    }
-    std::signal(SIGINT, OnSignal);
-    std::signal(SIGTERM, OnSignal);
-    bool show_progress = ShowProgress(args->progress);
-    ingest::IngestStats stats;
-    auto started = std::chrono::steady_clock::now();
-    Result<ingest::IngestSummary> summary;
-    {
-      std::unique_ptr<ProgressLine> progress;
-      if (show_progress) progress = std::make_unique<ProgressLine>(&stats);
-      summary = ingest::RunIngest(*options, &stats, &g_stop);
-    }
-    double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    if (!summary) {
-      spdlog::error("ingest failed: {}", ShortenLongNames(summary.error().ToString()));
-      PrintError(summary.error());
-      // Options the pipeline itself finds contradictory, before any event.
-      *exit_code =
-          summary.error().code() == ErrorCode::kInvalidArgument && stats.events_read.load() == 0
-              ? kExitUsage
-              : kExitFailure;
-      return;
-    }
-    PrintSummary(*summary, seconds);
-  });
+  AddLogLevelOption(*cmd, &args->log_level);
+  SetCommandBody(*cmd, exit_code, [args] { return RunIngestCommand(*args); });
 }
 
 }  // namespace floe::cli

@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include "floe/cli/cli_values.h"
+#include "floe/cli/command_runner.h"
 #include "floe/cli/commands.h"
 #include "floe/common/ascii.h"
 #include "floe/common/json_dump.h"
@@ -25,11 +26,6 @@ namespace floe::cli {
 namespace {
 
 using format::parquet::ParquetReader;
-
-void Fail(const Error& error, int* exit_code) {
-  PrintError(error);
-  *exit_code = kExitFailure;
-}
 
 void Print(const std::string& text) { std::fwrite(text.data(), 1, text.size(), stdout); }
 
@@ -221,19 +217,14 @@ void AddParquetCommands(CLI::App& app, int* exit_code) {
       "schema", "Print the Parquet schema tree and the Iceberg schema floe reads it as");
   schema->add_option("file", *schema_path, "Parquet file")->required();
   schema->add_flag("--iceberg", *iceberg_only, "Print only the Iceberg schema JSON");
-  schema->callback([=] {
-    auto st = RunSchema(*schema_path, *iceberg_only);
-    if (!st) Fail(st.error(), exit_code);
-  });
+  SetCommandBody(*schema, exit_code,
+                 [=]() -> CommandStatus { return RunSchema(*schema_path, *iceberg_only); });
 
   auto meta_path = std::make_shared<std::string>();
   CLI::App* meta = parquet->add_subcommand(
       "meta", "Print the footer: row groups, column chunks, encodings, codecs, statistics");
   meta->add_option("file", *meta_path, "Parquet file")->required();
-  meta->callback([=] {
-    auto st = RunMeta(*meta_path);
-    if (!st) Fail(st.error(), exit_code);
-  });
+  SetCommandBody(*meta, exit_code, [=]() -> CommandStatus { return RunMeta(*meta_path); });
 
   auto cat_args = std::make_shared<CatArgs>();
   CLI::App* cat = parquet->add_subcommand("cat", "Print rows as JSON Lines");
@@ -242,10 +233,7 @@ void AddParquetCommands(CLI::App& app, int* exit_code) {
       ->check(IntegerIn(0, std::numeric_limits<int64_t>::max()));
   cat->add_option("--field-id", cat_args->field_ids,
                   "Print only these fields (Iceberg field ids, repeatable)");
-  cat->callback([=] {
-    auto st = RunCat(*cat_args);
-    if (!st) Fail(st.error(), exit_code);
-  });
+  SetCommandBody(*cat, exit_code, [=]() -> CommandStatus { return RunCat(*cat_args); });
 
   AddParquetWriteCommand(*parquet, exit_code);
 }

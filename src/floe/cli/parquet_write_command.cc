@@ -14,6 +14,7 @@
 
 #include "floe/cli/atomic_output.h"
 #include "floe/cli/cli_values.h"
+#include "floe/cli/command_runner.h"
 #include "floe/cli/commands.h"
 #include "floe/common/arena.h"
 #include "floe/format/parquet/compression.h"
@@ -98,7 +99,7 @@ bool IsBlank(std::string_view s) {
   return true;
 }
 
-// Converts; on error the message is printed by the caller.
+// Converts; on an error in a line, sets *where to "FILE:LINE".
 Result<format::parquet::DataFileMetrics> Convert(const WriteArgs& args, AtomicOutput& output,
                                                  std::string* where) {
   FLOE_ASSIGN_OR_RETURN(types::Schema schema, types::ReadSchemaFile(args.schema_path));
@@ -155,28 +156,19 @@ Result<format::parquet::DataFileMetrics> Convert(const WriteArgs& args, AtomicOu
   return writer->Close();
 }
 
-void RunWrite(const WriteArgs& args, int* exit_code) {
+CommandStatus RunWrite(const WriteArgs& args) {
   io::LocalFileIO fio;
   AtomicOutput output(fio, args.output);
   std::string where;
   auto metrics = Convert(args, output, &where);
-  if (metrics) {
-    auto renamed = output.Commit();
-    if (renamed) {
-      fmt::print("wrote {} rows to {} ({} bytes, {} row groups)\n", metrics->record_count,
-                 output.final_path(), metrics->file_size_in_bytes, metrics->split_offsets.size());
-      *exit_code = 0;
-      return;
-    }
-    metrics = std::unexpected(std::move(renamed).error());
+  if (!metrics) {
+    if (where.empty()) return std::unexpected(std::move(metrics).error());
+    return std::unexpected(std::move(metrics).error().WithContext(where));
   }
-  const Error& error = metrics.error();
-  if (where.empty()) {
-    PrintError(error.message());
-  } else {
-    PrintError(fmt::format("{}: {}", where, error.message()));
-  }
-  *exit_code = kExitFailure;
+  FLOE_RETURN_IF_ERROR(output.Commit());
+  fmt::print("wrote {} rows to {} ({} bytes, {} row groups)\n", metrics->record_count,
+             output.final_path(), metrics->file_size_in_bytes, metrics->split_offsets.size());
+  return {};
 }
 
 }  // namespace
@@ -204,7 +196,7 @@ void AddParquetWriteCommand(CLI::App& parquet, int* exit_code) {
       ->check(CLI::IsMember({1, 2}));
   cmd->add_option("input", args->input, "JSON Lines file, or - for standard input")->required();
   cmd->add_option("output", args->output, "Parquet file to write")->required();
-  cmd->callback([args, exit_code] { RunWrite(*args, exit_code); });
+  SetCommandBody(*cmd, exit_code, [args] { return RunWrite(*args); });
 }
 
 }  // namespace floe::cli

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "floe/cli/cli_values.h"
+
 namespace floe::cli {
 
 std::string Thousands(int64_t n) {
@@ -21,6 +23,21 @@ std::string Thousands(int64_t n) {
 
 bool ShowProgress(std::string_view mode) {
   return mode == "always" || (mode == "auto" && isatty(2));
+}
+
+CLI::Option* AddProgressOption(CLI::App& command, std::string* mode) {
+  return command
+      .add_option("--progress", *mode,
+                  "A progress line on standard error: auto (on a terminal), always or never")
+      ->capture_default_str()
+      ->check(OneOf({"auto", "always", "never"}));
+}
+
+std::unique_ptr<ProgressLine> StartProgressLine(std::string_view mode,
+                                                const ingest::IngestStats* stats,
+                                                ProgressLineOptions options) {
+  if (!ShowProgress(mode)) return nullptr;
+  return std::make_unique<ProgressLine>(stats, std::move(options));
 }
 
 ProgressLine::ProgressLine(const ingest::IngestStats* stats, ProgressLineOptions options)

@@ -1,14 +1,20 @@
 #pragma once
-// The progress line of `floe ingest` and `floe run`: one line on standard
-// error, rewritten every second while the command runs, erased at the end.
+/// The progress line of `floe ingest` and `floe run`: one line on standard
+/// error, rewritten every second while the command runs, erased at the end.
+/// Commands add `--progress` with AddProgressOption and start the line with
+/// StartProgressLine; their logs erase it first (log_format.h,
+/// CommandLogOptions::under_progress_line).
 
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
 #include <thread>
+
+#include <CLI/CLI.hpp>
 
 #include "floe/ingest/ingest_stats.h"
 
@@ -20,6 +26,10 @@ std::string Thousands(int64_t n);
 /// Whether to show the line for `--progress MODE`: "always", "never", or
 /// "auto" (when standard error is a terminal).
 bool ShowProgress(std::string_view mode);
+
+/// `--progress MODE` (auto, always, never; default as `*mode` holds), checked
+/// while the command line is parsed.
+CLI::Option* AddProgressOption(CLI::App& command, std::string* mode);
 
 struct ProgressLineOptions {
   /// What IngestStats::events_read counts: "events" (ingest), "changes" (run).
@@ -50,5 +60,10 @@ class ProgressLine {
   bool done_ = false;
   std::thread thread_;
 };
+
+/// A ProgressLine showing `stats` when ShowProgress(mode), else nullptr (no line).
+std::unique_ptr<ProgressLine> StartProgressLine(std::string_view mode,
+                                                const ingest::IngestStats* stats,
+                                                ProgressLineOptions options = {});
 
 }  // namespace floe::cli

@@ -2,7 +2,7 @@
 // following its new snapshots (--follow), with Iceberg's Flink source
 // options; with --state-dir, exactly once across restarts (docs/read.md).
 // The job is floe::source's (read_job.h); this file turns flags into
-// ReadOptions and sets the exit code (0 done, 1 failed, 2 bad usage).
+// ReadOptions and reports through the runner (0 done, 1 failed, 2 bad usage).
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -19,6 +19,7 @@
 
 #include "floe/cli/catalog_options.h"
 #include "floe/cli/cli_values.h"
+#include "floe/cli/command_runner.h"
 #include "floe/cli/commands.h"
 #include "floe/iceberg/expression/expression_parser.h"
 #include "floe/source/read_job.h"
@@ -138,6 +139,30 @@ Status SetUpOutput(const ReadArgs& a, source::ReadOptions* options) {
   return Ok();
 }
 
+/// The read: a usage error for options that are malformed or contradict each
+/// other (before anything is opened), else the job's outcome.
+CommandStatus RunReadCommand(const ReadArgs& args) {
+  auto options = ToOptions(args);
+  if (!options) return UsageError(std::move(options).error());
+  if (auto s = SetUpOutput(args, &*options); !s) {
+    if (s.error().code() == ErrorCode::kInvalidArgument) return UsageError(std::move(s).error());
+    return std::unexpected(std::move(s).error());
+  }
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGTERM, OnSignal);
+  FLOE_ASSIGN_OR_RETURN(source::ReadSummary summary, source::RunRead(std::move(*options), &g_stop));
+  if (args.stats) {
+    std::fprintf(stderr,
+                 "floe read: %d readers, %lld splits (%lld changelog), %lld data file reads, "
+                 "%lld delete file reads\n",
+                 summary.readers, static_cast<long long>(summary.splits_read),
+                 static_cast<long long>(summary.changelog_splits_read),
+                 static_cast<long long>(summary.data_files_read),
+                 static_cast<long long>(summary.delete_files_read));
+  }
+  return {};
+}
+
 }  // namespace
 
 void AddReadCommand(CLI::App& app, int* exit_code) {
@@ -230,35 +255,7 @@ void AddReadCommand(CLI::App& app, int* exit_code) {
   cmd->add_flag("--stats", args->stats,
                 "at the end, print to standard error the splits read and the data and delete "
                 "files opened");
-  cmd->callback([args, exit_code] {
-    auto options = ToOptions(*args);
-    if (!options) {
-      PrintError(options.error());
-      *exit_code = kExitUsage;
-      return;
-    }
-    if (auto s = SetUpOutput(*args, &*options); !s) {
-      PrintError(s.error());
-      *exit_code = s.error().code() == ErrorCode::kInvalidArgument ? kExitUsage : kExitFailure;
-      return;
-    }
-    std::signal(SIGINT, OnSignal);
-    std::signal(SIGTERM, OnSignal);
-    auto summary = source::RunRead(std::move(*options), &g_stop);
-    if (summary && args->stats) {
-      std::fprintf(stderr,
-                   "floe read: %d readers, %lld splits (%lld changelog), %lld data file reads, "
-                   "%lld delete file reads\n",
-                   summary->readers, static_cast<long long>(summary->splits_read),
-                   static_cast<long long>(summary->changelog_splits_read),
-                   static_cast<long long>(summary->data_files_read),
-                   static_cast<long long>(summary->delete_files_read));
-    }
-    if (!summary) {
-      PrintError(summary.error());
-      *exit_code = kExitFailure;
-    }
-  });
+  SetCommandBody(*cmd, exit_code, [args]() -> CommandStatus { return RunReadCommand(*args); });
 }
 
 }  // namespace floe::cli

@@ -16,10 +16,10 @@
 
 #include <fmt/format.h>
 #include <spdlog/sinks/base_sink.h>
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include "floe/cli/cli_values.h"
+#include "floe/cli/command_runner.h"
 #include "floe/cli/commands.h"
 #include "floe/cli/log_format.h"
 #include "floe/cli/progress_line.h"
@@ -86,28 +86,20 @@ Result<pipeline::PipelineDefinition> ReadDefinition(const RunArgs& a) {
   return pipeline::ParsePipelineDefinition(text, a.file, pipeline::Environment::Process(), set);
 }
 
-/// With the progress line on, each log line first erases it (the line comes
-/// back within a second).
-void SetUpRunLogging(const std::string& level_name, bool progress_line) {
-  auto logger = spdlog::stderr_color_mt("run");
-  logger->set_level(spdlog::level::from_str(level_name));
-  logger->set_formatter(EscapedTextFormatter(std::string(progress_line ? "\r\033[K" : "") +
-                                             "%Y-%m-%d %H:%M:%S.%e %^%l%$ %E"));
-  spdlog::set_default_logger(logger);
+/// `error` with the pipeline's secrets removed from its message.
+Error Redacted(const pipeline::PipelineDefinition& definition, const Error& error) {
+  return Error(error.code(), definition.Redact(error.message()));
 }
 
-int Check(const RunArgs& a, const pipeline::PipelineDefinition& definition) {
+CommandStatus Check(const RunArgs& a, const pipeline::PipelineDefinition& definition) {
   auto routes = run::CheckPipeline(definition, a.catalog_config);
-  if (!routes) {
-    PrintError(definition.Redact(routes.error().ToString()));
-    return kExitFailure;
-  }
+  if (!routes) return std::unexpected(Redacted(definition, routes.error()));
   std::printf("%s", definition.Describe().c_str());
   if (definition.source.is_kafka()) {
     std::printf(
         "\nThe brokers answer (and the listed topics exist). The sink tables are those the events "
         "name (after the routes), created when their first event arrives.\n");
-    return 0;
+    return {};
   }
   std::printf("\n%zu source table(s) selected:\n", routes->size());
   size_t keyless = 0;
@@ -123,7 +115,81 @@ int Check(const RunArgs& a, const pipeline::PipelineDefinition& definition) {
         "tables.exclude.\n",
         keyless);
   }
-  return 0;
+  return {};
+}
+
+/// The progress line's text after the counters: tables, snapshot, position.
+ProgressLineOptions RunProgressLine(const run::RunMetrics& metrics) {
+  ProgressLineOptions line;
+  line.noun = "changes";
+  line.extra = [&metrics] {
+    std::string text = fmt::format("  tables {}", metrics.table_count());
+    if (metrics.snapshot_running()) text += "  snapshot";
+    if (std::string position = metrics.position(); !position.empty()) {
+      text += (position.starts_with("lsn:") ? "  " : "  binlog ") + position;
+    }
+    return text;
+  };
+  return line;
+}
+
+CommandStatus RunPipelineCommand(const RunArgs& args) {
+  FLOE_RETURN_IF_ERROR(
+      SetUpCommandLogging({.name = "run",
+                           .level = args.log_level,
+                           .under_progress_line = !args.check && ShowProgress(args.progress)}));
+  auto definition = ReadDefinition(args);
+  if (!definition) {
+    // A file that cannot be read is a failure; one that is not a valid
+    // pipeline is a usage error.
+    if (definition.error().code() == ErrorCode::kIo) return std::unexpected(definition.error());
+    return UsageError(std::move(definition).error());
+  }
+  if (args.check) return Check(args, *definition);
+  if (args.drop_slot) {
+    if (!definition->source.is_postgres()) {
+      return UsageError("--drop-slot: the pipeline's source is not postgres");
+    }
+    if (Status dropped = run::DropPostgresSlot(*definition); !dropped) {
+      return std::unexpected(Redacted(*definition, dropped.error()));
+    }
+    std::printf("dropped replication slot %s\n", definition->source.postgres.slot_name.c_str());
+    return {};
+  }
+  std::signal(SIGINT, OnRunSignal);
+  std::signal(SIGTERM, OnRunSignal);
+  ingest::IngestStats stats;
+  run::RunMetrics metrics;
+  spdlog::default_logger()->sinks().push_back(
+      std::make_shared<LastProblemSink>(&metrics, &*definition));
+  run::RunOptions options;
+  options.catalog_config_path = args.catalog_config;
+  options.stats = &stats;
+  options.stop = &g_run_stop;
+  options.metrics = &metrics;
+  auto started = std::chrono::steady_clock::now();
+  Result<run::RunSummary> summary;
+  {
+    auto progress = StartProgressLine(args.progress, &stats, RunProgressLine(metrics));
+    summary = run::RunPipeline(*definition, options);
+  }
+  spdlog::default_logger()->sinks().pop_back();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (!summary) {
+    Error error = Redacted(*definition, summary.error());
+    spdlog::error("run failed: {}", error.ToString());
+    return std::unexpected(std::move(error));
+  }
+  std::printf(
+      "pipeline %s: %lld changes (%lld rows) in %.1f s, %lld commits, last checkpoint "
+      "%lld, tables created %lld, schema changes %lld\nstate in %s\n",
+      definition->pipeline.name.c_str(), static_cast<long long>(summary->changes),
+      static_cast<long long>(summary->rows), seconds, static_cast<long long>(summary->commits),
+      static_cast<long long>(summary->last_checkpoint),
+      static_cast<long long>(summary->tables_created),
+      static_cast<long long>(summary->schema_changes), summary->state_dir.c_str());
+  return {};
 }
 
 }  // namespace
@@ -152,89 +218,9 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
                 "folder is new)");
   cmd->add_option("--catalog-config", args->catalog_config,
                   "The catalog config file, for a sink whose catalog is given by name");
-  cmd->add_option("--log-level", args->log_level, "trace, debug, info, warn, error or off")
-      ->capture_default_str()
-      ->check(OneOf({"trace", "debug", "info", "warn", "error", "off"}));
-  cmd->add_option("--progress", args->progress,
-                  "A progress line on standard error: auto (on a "
-                  "terminal), always or never")
-      ->capture_default_str()
-      ->check(OneOf({"auto", "always", "never"}));
-  cmd->callback([args, exit_code] {
-    SetUpRunLogging(args->log_level, !args->check && ShowProgress(args->progress));
-    auto definition = ReadDefinition(*args);
-    if (!definition) {
-      PrintError(definition.error());
-      *exit_code = definition.error().code() == ErrorCode::kIo ? kExitFailure : kExitUsage;
-      return;
-    }
-    if (args->check) {
-      *exit_code = Check(*args, *definition);
-      return;
-    }
-    if (args->drop_slot) {
-      if (!definition->source.is_postgres()) {
-        PrintError("--drop-slot: the pipeline's source is not postgres");
-        *exit_code = kExitUsage;
-        return;
-      }
-      if (Status dropped = run::DropPostgresSlot(*definition); !dropped) {
-        PrintError(definition->Redact(dropped.error().ToString()));
-        *exit_code = kExitFailure;
-        return;
-      }
-      std::printf("dropped replication slot %s\n", definition->source.postgres.slot_name.c_str());
-      return;
-    }
-    std::signal(SIGINT, OnRunSignal);
-    std::signal(SIGTERM, OnRunSignal);
-    ingest::IngestStats stats;
-    run::RunMetrics metrics;
-    spdlog::default_logger()->sinks().push_back(
-        std::make_shared<LastProblemSink>(&metrics, &*definition));
-    run::RunOptions options;
-    options.catalog_config_path = args->catalog_config;
-    options.stats = &stats;
-    options.stop = &g_run_stop;
-    options.metrics = &metrics;
-    auto started = std::chrono::steady_clock::now();
-    Result<run::RunSummary> summary;
-    {
-      std::unique_ptr<ProgressLine> progress;
-      if (ShowProgress(args->progress)) {
-        ProgressLineOptions line;
-        line.noun = "changes";
-        line.extra = [&metrics] {
-          std::string text = fmt::format("  tables {}", metrics.table_count());
-          if (metrics.snapshot_running()) text += "  snapshot";
-          if (std::string position = metrics.position(); !position.empty()) {
-            text += (position.starts_with("lsn:") ? "  " : "  binlog ") + position;
-          }
-          return text;
-        };
-        progress = std::make_unique<ProgressLine>(&stats, std::move(line));
-      }
-      summary = run::RunPipeline(*definition, options);
-    }
-    spdlog::default_logger()->sinks().pop_back();
-    double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    if (!summary) {
-      std::string message = definition->Redact(summary.error().ToString());
-      spdlog::error("run failed: {}", message);
-      PrintError(message);
-      *exit_code = kExitFailure;
-      return;
-    }
-    std::printf(
-        "pipeline %s: %lld changes (%lld rows) in %.1f s, %lld commits, last checkpoint "
-        "%lld, tables created %lld, schema changes %lld\nstate in %s\n",
-        definition->pipeline.name.c_str(), static_cast<long long>(summary->changes),
-        static_cast<long long>(summary->rows), seconds, static_cast<long long>(summary->commits),
-        static_cast<long long>(summary->last_checkpoint),
-        static_cast<long long>(summary->tables_created),
-        static_cast<long long>(summary->schema_changes), summary->state_dir.c_str());
-  });
+  AddLogLevelOption(*cmd, &args->log_level);
+  AddProgressOption(*cmd, &args->progress);
+  SetCommandBody(*cmd, exit_code, [args] { return RunPipelineCommand(*args); });
 }
 
 }  // namespace floe::cli

@@ -16,6 +16,7 @@
 
 #include "floe/cli/catalog_options.h"
 #include "floe/cli/cli_values.h"
+#include "floe/cli/command_runner.h"
 #include "floe/cli/commands.h"
 #include "floe/common/arena.h"
 #include "floe/common/json_dump.h"
@@ -47,15 +48,12 @@ using iceberg::TableIdentifier;
 
 void Print(const std::string& text) { std::fwrite(text.data(), 1, text.size(), stdout); }
 
-/// Runs a subcommand body, turning an error into `error: ...` and exit 1.
+/// Runs a subcommand body through the runner (command_runner.h).
 template <typename F>
 std::function<void()> Run(int* exit_code, F body) {
   return [exit_code, body]() {
-    Status s = body();
-    if (!s) {
-      PrintError(s.error());
-      *exit_code = kExitFailure;
-    }
+    CommandStatus s = body();
+    *exit_code = s ? 0 : ReportCommandError(s.error());
   };
 }
 

@@ -2,8 +2,8 @@
 // --as-of TIMESTAMP | --ref NAME] [--limit N] [--plan]`: reads a table (or
 // one snapshot of it) with deletes applied and prints its rows as JSON Lines
 // (docs/json-rows.md), the selected columns in the order asked; with --plan,
-// prints the planned file tasks instead. Errors print `error: <message>` and
-// exit 1.
+// prints the planned file tasks instead. Errors are reported by the runner
+// (command_runner.h).
 
 #include <charconv>
 #include <cstdio>
@@ -17,6 +17,7 @@
 
 #include "floe/cli/catalog_options.h"
 #include "floe/cli/cli_values.h"
+#include "floe/cli/command_runner.h"
 #include "floe/cli/commands.h"
 #include "floe/common/arena.h"
 #include "floe/common/json_dump.h"
@@ -148,14 +149,7 @@ void AddTableScanCommand(CLI::App& table, int* exit_code) {
       ->check(IntegerIn(0, std::numeric_limits<int64_t>::max()));
   cmd->add_flag("--plan", args->plan,
                 "print the planned file tasks (file, record count, deletes) as JSON Lines");
-  cmd->callback([cmd, args, exit_code]() {
-    Status s = RunScan(*cmd, *args);
-    if (!s) {
-      std::fflush(stdout);
-      PrintError(s.error());
-      *exit_code = kExitFailure;
-    }
-  });
+  SetCommandBody(*cmd, exit_code, [cmd, args]() -> CommandStatus { return RunScan(*cmd, *args); });
 }
 
 }  // namespace floe::cli
