@@ -21,6 +21,25 @@ void RenamePkColumn(std::vector<std::string>& pk, std::string_view from, const s
   }
 }
 
+// A change of kind `kind` to `db`.`table`, whose schema is then `after`.
+SchemaChange TableChange(SchemaChangeKind kind, std::string_view db, std::string_view table,
+                         TableSchema after) {
+  SchemaChange c;
+  c.kind = kind;
+  c.db = db;
+  c.table = table;
+  c.after = std::move(after);
+  return c;
+}
+
+// The schema of a table known only by its name (a dropped one has no columns).
+TableSchema NamedTable(std::string_view db, std::string_view table) {
+  TableSchema t;
+  t.db = db;
+  t.table = table;
+  return t;
+}
+
 // Primary-key columns are NOT NULL, as the server makes them.
 void KeyColumnsNotNull(TableSchema& t) {
   for (const auto& k : t.primary_key) {
@@ -229,17 +248,9 @@ Result<std::vector<SchemaChange>> SchemaTracker::ApplyParsed(const DdlStatement&
     case DdlKind::kTruncateTable: {
       TableRef ref = Resolve(st.table, default_db);
       if (IsSelected(ref.db, ref.table)) {
-        SchemaChange c;
-        c.kind = SchemaChangeKind::kTruncateTable;
-        c.db = ref.db;
-        c.table = ref.table;
-        if (const TableSchema* t = Find(ref.db, ref.table)) {
-          c.after = *t;
-        } else {
-          c.after.db = ref.db;
-          c.after.table = ref.table;
-        }
-        out.push_back(std::move(c));
+        const TableSchema* t = Find(ref.db, ref.table);
+        out.push_back(TableChange(SchemaChangeKind::kTruncateTable, ref.db, ref.table,
+                                  t != nullptr ? *t : NamedTable(ref.db, ref.table)));
       }
       break;
     }
@@ -271,13 +282,8 @@ Status SchemaTracker::ApplyCreate(const DdlStatement& st, std::string_view defau
                            ref.db, ref.table);
     }
     if (selected) {
-      SchemaChange drop;
-      drop.kind = SchemaChangeKind::kDropTable;
-      drop.db = ref.db;
-      drop.table = ref.table;
-      drop.after.db = ref.db;
-      drop.after.table = ref.table;
-      out.push_back(std::move(drop));
+      out.push_back(TableChange(SchemaChangeKind::kDropTable, ref.db, ref.table,
+                                NamedTable(ref.db, ref.table)));
     }
   }
   TableSchema t;
@@ -308,14 +314,7 @@ Status SchemaTracker::ApplyCreate(const DdlStatement& st, std::string_view defau
   }
   KeyColumnsNotNull(t);
   AssignFieldIds(t);
-  if (selected) {
-    SchemaChange c;
-    c.kind = SchemaChangeKind::kCreateTable;
-    c.db = ref.db;
-    c.table = ref.table;
-    c.after = t;
-    out.push_back(std::move(c));
-  }
+  if (selected) out.push_back(TableChange(SchemaChangeKind::kCreateTable, ref.db, ref.table, t));
   tables_[KeyOf(ref.db, ref.table)] = std::move(t);
   return Ok();
 }
@@ -346,14 +345,7 @@ Status SchemaTracker::ApplyCreateLike(const DdlStatement& st, std::string_view d
   for (auto& c : t.columns) c.field_id = 0;
   t.last_field_id = 0;
   AssignFieldIds(t);
-  if (selected) {
-    SchemaChange c;
-    c.kind = SchemaChangeKind::kCreateTable;
-    c.db = ref.db;
-    c.table = ref.table;
-    c.after = t;
-    out.push_back(std::move(c));
-  }
+  if (selected) out.push_back(TableChange(SchemaChangeKind::kCreateTable, ref.db, ref.table, t));
   tables_[KeyOf(ref.db, ref.table)] = std::move(t);
   return Ok();
 }
@@ -366,13 +358,8 @@ Status SchemaTracker::ApplyDrop(const DdlStatement& st, std::string_view default
     bool known = Find(ref.db, ref.table) != nullptr;
     tables_.erase(KeyOf(ref.db, ref.table));
     if (IsSelected(ref.db, ref.table) && (known || !st.if_exists)) {
-      SchemaChange c;
-      c.kind = SchemaChangeKind::kDropTable;
-      c.db = ref.db;
-      c.table = ref.table;
-      c.after.db = ref.db;
-      c.after.table = ref.table;
-      out.push_back(std::move(c));
+      out.push_back(TableChange(SchemaChangeKind::kDropTable, ref.db, ref.table,
+                                NamedTable(ref.db, ref.table)));
     }
   }
   return Ok();
@@ -391,13 +378,8 @@ Status SchemaTracker::ApplyRename(const TableRef& from, const TableRef& to,
           from.db, from.table, to.db, to.table, from.db, from.table, to.db, to.table);
     }
     if (from_selected) {
-      SchemaChange c;
-      c.kind = SchemaChangeKind::kDropTable;
-      c.db = from.db;
-      c.table = from.table;
-      c.after.db = to.db;
-      c.after.table = to.table;
-      out.push_back(std::move(c));
+      out.push_back(TableChange(SchemaChangeKind::kDropTable, from.db, from.table,
+                                NamedTable(to.db, to.table)));
     }
     return Ok();
   }
@@ -445,10 +427,7 @@ struct AlterState {
 
   void ColumnChange(SchemaChangeKind kind, const std::string& column,
                     const std::string& old_column) {
-    SchemaChange c;
-    c.kind = kind;
-    c.db = t.db;
-    c.table = t.table;
+    SchemaChange c = TableChange(kind, t.db, t.table, t);
     c.column = column;
     c.old_column = old_column;
     if (kind != SchemaChangeKind::kDropColumn) {
@@ -456,27 +435,17 @@ struct AlterState {
       c.position = i;
       c.after_column = i > 0 ? t.columns[static_cast<size_t>(i - 1)].name : "";
     }
-    c.after = t;
     changes.push_back(std::move(c));
   }
 
   void PrimaryKeyChange(std::vector<std::string> old_pk) {
-    SchemaChange c;
-    c.kind = SchemaChangeKind::kPrimaryKeyChange;
-    c.db = t.db;
-    c.table = t.table;
+    SchemaChange c = TableChange(SchemaChangeKind::kPrimaryKeyChange, t.db, t.table, t);
     c.old_primary_key = std::move(old_pk);
-    c.after = t;
     changes.push_back(std::move(c));
   }
 
   void TableOptionsChange() {
-    SchemaChange c;
-    c.kind = SchemaChangeKind::kTableOptions;
-    c.db = t.db;
-    c.table = t.table;
-    c.after = t;
-    changes.push_back(std::move(c));
+    changes.push_back(TableChange(SchemaChangeKind::kTableOptions, t.db, t.table, t));
   }
 
   // A column's inline PRIMARY KEY (ADD/MODIFY/CHANGE ... PRIMARY KEY).
