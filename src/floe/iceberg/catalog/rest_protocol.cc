@@ -36,6 +36,9 @@ std::optional<SnapshotId> RefSnapshot(const TableMetadata& metadata, const std::
   return std::nullopt;
 }
 
+int32_t SchemaIdOf(const types::Schema& s) { return s.schema_id(); }
+int32_t SpecIdOf(const PartitionSpec& s) { return s.spec_id(); }
+
 }  // namespace
 
 std::string PercentEncode(std::string_view text) {
@@ -84,6 +87,171 @@ std::string EncodeNamespace(const Namespace& ns, std::string_view encoded_separa
   return out;
 }
 
+namespace {
+
+// The schemas `updated` adds and its current schema (-1 names the last one added).
+void DiffSchemas(const TableMetadata& base, const TableMetadata& updated, CommitChanges& out) {
+  std::set<int32_t> base_schemas = Ids(base.schemas, SchemaIdOf);
+  std::optional<int32_t> last_added_schema;
+  for (const auto& schema : updated.schemas) {
+    if (base_schemas.contains(schema.schema_id())) continue;
+    out.updates.push_back(update::AddSchema{schema, updated.last_column_id});
+    last_added_schema = schema.schema_id();
+  }
+  if (last_added_schema) {
+    out.requirements.push_back(requirement::AssertLastAssignedFieldId{base.last_column_id});
+  }
+  if (updated.current_schema_id != base.current_schema_id) {
+    out.requirements.push_back(requirement::AssertCurrentSchemaId{base.current_schema_id});
+    out.updates.push_back(update::SetCurrentSchema{
+        last_added_schema == updated.current_schema_id ? -1 : updated.current_schema_id});
+  }
+}
+
+// The partition specs `updated` adds and its default spec (-1 names the last one added).
+void DiffPartitionSpecs(const TableMetadata& base, const TableMetadata& updated,
+                        CommitChanges& out) {
+  std::set<int32_t> base_specs = Ids(base.partition_specs, SpecIdOf);
+  std::optional<int32_t> last_added_spec;
+  for (const auto& spec : updated.partition_specs) {
+    if (base_specs.contains(spec.spec_id())) continue;
+    out.updates.push_back(update::AddPartitionSpec{spec, false});
+    last_added_spec = spec.spec_id();
+  }
+  if (last_added_spec) {
+    out.requirements.push_back(requirement::AssertLastAssignedPartitionId{base.last_partition_id});
+  }
+  if (updated.default_spec_id != base.default_spec_id) {
+    out.requirements.push_back(requirement::AssertDefaultSpecId{base.default_spec_id});
+    out.updates.push_back(update::SetDefaultSpec{
+        last_added_spec == updated.default_spec_id ? -1 : updated.default_spec_id});
+  }
+}
+
+// The sort orders `updated` adds and its default order (-1 names the last one added).
+void DiffSortOrders(const TableMetadata& base, const TableMetadata& updated, CommitChanges& out) {
+  auto order_id = [](const SortOrder& o) { return o.order_id(); };
+  std::set<int32_t> base_orders = Ids(base.sort_orders, order_id);
+  std::optional<int32_t> last_added_order;
+  for (const auto& order : updated.sort_orders) {
+    if (base_orders.contains(order.order_id())) continue;
+    out.updates.push_back(update::AddSortOrder{order});
+    last_added_order = order.order_id();
+  }
+  if (updated.default_sort_order_id != base.default_sort_order_id) {
+    out.requirements.push_back(requirement::AssertDefaultSortOrderId{base.default_sort_order_id});
+    out.updates.push_back(update::SetDefaultSortOrder{
+        last_added_order == updated.default_sort_order_id ? -1 : updated.default_sort_order_id});
+  }
+}
+
+// Properties set or changed, then properties removed.
+void DiffProperties(const TableMetadata& base, const TableMetadata& updated, CommitChanges& out) {
+  update::SetProperties set_properties;
+  for (const auto& [key, value] : updated.properties) {
+    auto it = base.properties.find(key);
+    if (it == base.properties.end() || it->second != value) set_properties.updates[key] = value;
+  }
+  if (!set_properties.updates.empty()) out.updates.push_back(std::move(set_properties));
+  update::RemoveProperties remove_properties;
+  for (const auto& [key, value] : base.properties) {
+    if (!updated.properties.contains(key)) remove_properties.removals.push_back(key);
+  }
+  if (!remove_properties.removals.empty()) out.updates.push_back(std::move(remove_properties));
+}
+
+// Snapshots added, oldest first (a child's parent is added before it).
+void AddNewSnapshots(const TableMetadata& base, const TableMetadata& updated, CommitChanges& out) {
+  std::set<SnapshotId> base_snapshots;
+  for (const auto& s : base.snapshots) base_snapshots.insert(s.snapshot_id);
+  std::vector<const Snapshot*> added;
+  for (const auto& s : updated.snapshots) {
+    if (!base_snapshots.contains(s.snapshot_id)) added.push_back(&s);
+  }
+  std::stable_sort(added.begin(), added.end(), [](const Snapshot* a, const Snapshot* b) {
+    return a->sequence_number < b->sequence_number;
+  });
+  for (const Snapshot* s : added) out.updates.push_back(update::AddSnapshot{*s});
+}
+
+// Refs removed, then snapshots removed, then refs set or moved. Metadata without
+// refs moves main through its current snapshot alone.
+void DiffRefsAndRemovedSnapshots(const TableMetadata& base, const TableMetadata& updated,
+                                 CommitChanges& out) {
+  for (const auto& [name, ref] : base.refs) {
+    if (updated.refs.contains(name)) continue;
+    if (name != "main") {
+      out.requirements.push_back(requirement::AssertRefSnapshotId{name, ref.snapshot_id});
+    }
+    out.updates.push_back(update::RemoveSnapshotRef{name});
+  }
+  std::set<SnapshotId> base_snapshots, updated_snapshots;
+  for (const auto& s : base.snapshots) base_snapshots.insert(s.snapshot_id);
+  for (const auto& s : updated.snapshots) updated_snapshots.insert(s.snapshot_id);
+  update::RemoveSnapshots removed_snapshots;
+  for (SnapshotId id : base_snapshots) {
+    if (!updated_snapshots.contains(id)) removed_snapshots.snapshot_ids.push_back(id);
+  }
+  if (!removed_snapshots.snapshot_ids.empty()) out.updates.push_back(std::move(removed_snapshots));
+  for (const auto& [name, ref] : updated.refs) {
+    auto it = base.refs.find(name);
+    if (it != base.refs.end() && it->second == ref) continue;
+    if (name != "main") {
+      out.requirements.push_back(requirement::AssertRefSnapshotId{name, RefSnapshot(base, name)});
+    }
+    out.updates.push_back(update::SetSnapshotRef{name, ref});
+  }
+  if (updated.refs.empty() && updated.current_snapshot_id &&
+      updated.current_snapshot_id != base.current_snapshot_id) {
+    SnapshotRef main;
+    main.snapshot_id = *updated.current_snapshot_id;
+    out.updates.push_back(update::SetSnapshotRef{"main", main});
+  }
+}
+
+// Statistics files set (new or changed) and removed (no file left for the
+// snapshot), first table statistics, then partition statistics.
+template <typename SetUpdate, typename RemoveUpdate, typename Stats>
+void DiffStatisticsFiles(const std::vector<Stats>& base, const std::vector<Stats>& updated,
+                         CommitChanges& out) {
+  for (const auto& stats : updated) {
+    if (std::find(base.begin(), base.end(), stats) == base.end()) {
+      out.updates.push_back(SetUpdate{stats});
+    }
+  }
+  for (const auto& stats : base) {
+    bool kept = std::any_of(updated.begin(), updated.end(),
+                            [&](const auto& s) { return s.snapshot_id == stats.snapshot_id; });
+    if (!kept) out.updates.push_back(RemoveUpdate{stats.snapshot_id});
+  }
+}
+
+void DiffStatistics(const TableMetadata& base, const TableMetadata& updated, CommitChanges& out) {
+  DiffStatisticsFiles<update::SetStatistics, update::RemoveStatistics>(base.statistics,
+                                                                       updated.statistics, out);
+  DiffStatisticsFiles<update::SetPartitionStatistics, update::RemovePartitionStatistics>(
+      base.partition_statistics, updated.partition_statistics, out);
+}
+
+// Schemas, then partition specs, that `updated` no longer lists.
+void RemoveDroppedSchemasAndSpecs(const TableMetadata& base, const TableMetadata& updated,
+                                  CommitChanges& out) {
+  update::RemoveSchemas removed_schemas;
+  std::set<int32_t> updated_schemas = Ids(updated.schemas, SchemaIdOf);
+  for (int32_t id : Ids(base.schemas, SchemaIdOf)) {
+    if (!updated_schemas.contains(id)) removed_schemas.schema_ids.push_back(id);
+  }
+  if (!removed_schemas.schema_ids.empty()) out.updates.push_back(std::move(removed_schemas));
+  update::RemovePartitionSpecs removed_specs;
+  std::set<int32_t> updated_specs = Ids(updated.partition_specs, SpecIdOf);
+  for (int32_t id : Ids(base.partition_specs, SpecIdOf)) {
+    if (!updated_specs.contains(id)) removed_specs.spec_ids.push_back(id);
+  }
+  if (!removed_specs.spec_ids.empty()) out.updates.push_back(std::move(removed_specs));
+}
+
+}  // namespace
+
 Result<CommitChanges> DiffForCommit(const TableMetadata& base, const TableMetadata& updated) {
   if (!base.table_uuid.empty() && updated.table_uuid != base.table_uuid) {
     return InvalidArgument("a commit cannot change the table uuid ({} to {})", base.table_uuid,
@@ -93,161 +261,24 @@ Result<CommitChanges> DiffForCommit(const TableMetadata& base, const TableMetada
     return NotSupported("the REST catalog client does not commit encryption key changes yet");
   }
   CommitChanges out;
-  auto& req = out.requirements;
-  auto& up = out.updates;
-  if (!base.table_uuid.empty()) req.push_back(requirement::AssertTableUuid{base.table_uuid});
-  req.push_back(requirement::AssertRefSnapshotId{"main", RefSnapshot(base, "main")});
-
+  if (!base.table_uuid.empty()) {
+    out.requirements.push_back(requirement::AssertTableUuid{base.table_uuid});
+  }
+  out.requirements.push_back(requirement::AssertRefSnapshotId{"main", RefSnapshot(base, "main")});
   if (updated.format_version > base.format_version) {
-    up.push_back(update::UpgradeFormatVersion{updated.format_version});
+    out.updates.push_back(update::UpgradeFormatVersion{updated.format_version});
   }
-
-  // Schemas.
-  auto schema_id = [](const types::Schema& s) { return s.schema_id(); };
-  std::set<int32_t> base_schemas = Ids(base.schemas, schema_id);
-  std::optional<int32_t> last_added_schema;
-  for (const auto& schema : updated.schemas) {
-    if (base_schemas.contains(schema.schema_id())) continue;
-    up.push_back(update::AddSchema{schema, updated.last_column_id});
-    last_added_schema = schema.schema_id();
-  }
-  if (last_added_schema) {
-    req.push_back(requirement::AssertLastAssignedFieldId{base.last_column_id});
-  }
-  if (updated.current_schema_id != base.current_schema_id) {
-    req.push_back(requirement::AssertCurrentSchemaId{base.current_schema_id});
-    up.push_back(update::SetCurrentSchema{
-        last_added_schema == updated.current_schema_id ? -1 : updated.current_schema_id});
-  }
-
-  // Partition specs.
-  auto spec_id = [](const PartitionSpec& s) { return s.spec_id(); };
-  std::set<int32_t> base_specs = Ids(base.partition_specs, spec_id);
-  std::optional<int32_t> last_added_spec;
-  for (const auto& spec : updated.partition_specs) {
-    if (base_specs.contains(spec.spec_id())) continue;
-    up.push_back(update::AddPartitionSpec{spec, false});
-    last_added_spec = spec.spec_id();
-  }
-  if (last_added_spec) {
-    req.push_back(requirement::AssertLastAssignedPartitionId{base.last_partition_id});
-  }
-  if (updated.default_spec_id != base.default_spec_id) {
-    req.push_back(requirement::AssertDefaultSpecId{base.default_spec_id});
-    up.push_back(update::SetDefaultSpec{
-        last_added_spec == updated.default_spec_id ? -1 : updated.default_spec_id});
-  }
-
-  // Sort orders.
-  auto order_id = [](const SortOrder& o) { return o.order_id(); };
-  std::set<int32_t> base_orders = Ids(base.sort_orders, order_id);
-  std::optional<int32_t> last_added_order;
-  for (const auto& order : updated.sort_orders) {
-    if (base_orders.contains(order.order_id())) continue;
-    up.push_back(update::AddSortOrder{order});
-    last_added_order = order.order_id();
-  }
-  if (updated.default_sort_order_id != base.default_sort_order_id) {
-    req.push_back(requirement::AssertDefaultSortOrderId{base.default_sort_order_id});
-    up.push_back(update::SetDefaultSortOrder{
-        last_added_order == updated.default_sort_order_id ? -1 : updated.default_sort_order_id});
-  }
-
+  DiffSchemas(base, updated, out);
+  DiffPartitionSpecs(base, updated, out);
+  DiffSortOrders(base, updated, out);
   if (!updated.location.empty() && updated.location != base.location) {
-    up.push_back(update::SetLocation{updated.location});
+    out.updates.push_back(update::SetLocation{updated.location});
   }
-
-  // Properties.
-  update::SetProperties set_properties;
-  for (const auto& [key, value] : updated.properties) {
-    auto it = base.properties.find(key);
-    if (it == base.properties.end() || it->second != value) set_properties.updates[key] = value;
-  }
-  if (!set_properties.updates.empty()) up.push_back(std::move(set_properties));
-  update::RemoveProperties remove_properties;
-  for (const auto& [key, value] : base.properties) {
-    if (!updated.properties.contains(key)) remove_properties.removals.push_back(key);
-  }
-  if (!remove_properties.removals.empty()) up.push_back(std::move(remove_properties));
-
-  // Snapshots, oldest first (a child's parent is added before it).
-  std::set<SnapshotId> base_snapshots, updated_snapshots;
-  for (const auto& s : base.snapshots) base_snapshots.insert(s.snapshot_id);
-  std::vector<const Snapshot*> added;
-  for (const auto& s : updated.snapshots) {
-    updated_snapshots.insert(s.snapshot_id);
-    if (!base_snapshots.contains(s.snapshot_id)) added.push_back(&s);
-  }
-  std::stable_sort(added.begin(), added.end(), [](const Snapshot* a, const Snapshot* b) {
-    return a->sequence_number < b->sequence_number;
-  });
-  for (const Snapshot* s : added) up.push_back(update::AddSnapshot{*s});
-
-  for (const auto& [name, ref] : base.refs) {
-    if (!updated.refs.contains(name)) {
-      if (name != "main") {
-        req.push_back(requirement::AssertRefSnapshotId{name, ref.snapshot_id});
-      }
-      up.push_back(update::RemoveSnapshotRef{name});
-    }
-  }
-  update::RemoveSnapshots removed_snapshots;
-  for (SnapshotId id : base_snapshots) {
-    if (!updated_snapshots.contains(id)) removed_snapshots.snapshot_ids.push_back(id);
-  }
-  if (!removed_snapshots.snapshot_ids.empty()) up.push_back(std::move(removed_snapshots));
-  for (const auto& [name, ref] : updated.refs) {
-    auto it = base.refs.find(name);
-    if (it != base.refs.end() && it->second == ref) continue;
-    if (name != "main")
-      req.push_back(requirement::AssertRefSnapshotId{name, RefSnapshot(base, name)});
-    up.push_back(update::SetSnapshotRef{name, ref});
-  }
-  // Metadata without refs moves main through the current snapshot alone.
-  if (updated.refs.empty() && updated.current_snapshot_id &&
-      updated.current_snapshot_id != base.current_snapshot_id) {
-    SnapshotRef main;
-    main.snapshot_id = *updated.current_snapshot_id;
-    up.push_back(update::SetSnapshotRef{"main", main});
-  }
-
-  // Statistics.
-  for (const auto& stats : updated.statistics) {
-    if (std::find(base.statistics.begin(), base.statistics.end(), stats) == base.statistics.end()) {
-      up.push_back(update::SetStatistics{stats});
-    }
-  }
-  for (const auto& stats : base.statistics) {
-    bool kept = std::any_of(updated.statistics.begin(), updated.statistics.end(),
-                            [&](const auto& s) { return s.snapshot_id == stats.snapshot_id; });
-    if (!kept) up.push_back(update::RemoveStatistics{stats.snapshot_id});
-  }
-  for (const auto& stats : updated.partition_statistics) {
-    if (std::find(base.partition_statistics.begin(), base.partition_statistics.end(), stats) ==
-        base.partition_statistics.end()) {
-      up.push_back(update::SetPartitionStatistics{stats});
-    }
-  }
-  for (const auto& stats : base.partition_statistics) {
-    bool kept =
-        std::any_of(updated.partition_statistics.begin(), updated.partition_statistics.end(),
-                    [&](const auto& s) { return s.snapshot_id == stats.snapshot_id; });
-    if (!kept) up.push_back(update::RemovePartitionStatistics{stats.snapshot_id});
-  }
-
-  // Schemas and specs removed.
-  update::RemoveSchemas removed_schemas;
-  std::set<int32_t> updated_schemas = Ids(updated.schemas, schema_id);
-  for (int32_t id : base_schemas) {
-    if (!updated_schemas.contains(id)) removed_schemas.schema_ids.push_back(id);
-  }
-  if (!removed_schemas.schema_ids.empty()) up.push_back(std::move(removed_schemas));
-  update::RemovePartitionSpecs removed_specs;
-  std::set<int32_t> updated_specs = Ids(updated.partition_specs, spec_id);
-  for (int32_t id : base_specs) {
-    if (!updated_specs.contains(id)) removed_specs.spec_ids.push_back(id);
-  }
-  if (!removed_specs.spec_ids.empty()) up.push_back(std::move(removed_specs));
+  DiffProperties(base, updated, out);
+  AddNewSnapshots(base, updated, out);
+  DiffRefsAndRemovedSnapshots(base, updated, out);
+  DiffStatistics(base, updated, out);
+  RemoveDroppedSchemasAndSpecs(base, updated, out);
   return out;
 }
 

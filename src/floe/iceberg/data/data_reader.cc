@@ -79,6 +79,61 @@ bool StatsUsable(const format::parquet::ReaderLeaf& leaf) {
   }
 }
 
+/// The fields a reader reads: the projection, then the top-level columns the
+/// filter (nullptr: none) and the equality deletes (nullptr: none) need.
+std::vector<types::NestedField> FieldsToRead(const types::Schema& projected,
+                                             const types::Schema& table_schema,
+                                             const ExprPtr& filter, const DeleteFilter* deletes) {
+  std::vector<types::NestedField> read_fields = projected.fields();
+  std::set<int32_t> have;
+  for (const auto& f : read_fields) have.insert(f.id);
+  if (filter != nullptr) {
+    std::set<int32_t> ids;
+    CollectTopLevelIds(filter, table_schema, &ids);
+    for (const auto& f : table_schema.fields()) {
+      if (ids.count(f.id) != 0 && have.insert(f.id).second) read_fields.push_back(f);
+    }
+  }
+  if (deletes != nullptr) {
+    for (const auto& f : deletes->equality_fields()) {
+      if (have.insert(f.id).second) read_fields.push_back(f);
+    }
+  }
+  return read_fields;
+}
+
+/// Whether a row group whose statistics are `st` may hold rows that match
+/// `metrics`: the statistics of top-level leaves as Iceberg file metrics.
+bool RowGroupMightMatch(const format::parquet::RowGroupStats& st,
+                        const format::parquet::FileSchema& fs,
+                        const InclusiveMetricsEvaluator& metrics) {
+  std::map<int32_t, int64_t> value_counts, null_counts;
+  std::map<int32_t, std::string> lower, upper;
+  for (const format::parquet::ColumnStats& c : st.columns) {
+    if (c.leaf < 0 || static_cast<size_t>(c.leaf) >= fs.leaves.size()) continue;
+    const format::parquet::ReaderLeaf& leaf = fs.leaves[c.leaf];
+    if (leaf.max_rep != 0) continue;
+    value_counts[c.field_id] = c.num_values;
+    if (c.null_count) null_counts[c.field_id] = *c.null_count;
+    if (!StatsUsable(leaf)) continue;
+    if (c.min) {
+      auto s = SerializeSingleValue(*leaf.type, *c.min);
+      if (s) lower[c.field_id] = std::move(*s);
+    }
+    if (c.max) {
+      auto s = SerializeSingleValue(*leaf.type, *c.max);
+      if (s) upper[c.field_id] = std::move(*s);
+    }
+  }
+  FileMetrics m;
+  m.record_count = st.num_rows;
+  m.value_counts = &value_counts;
+  m.null_value_counts = &null_counts;
+  m.lower_bounds = &lower;
+  m.upper_bounds = &upper;
+  return metrics.Eval(m);
+}
+
 }  // namespace
 
 Result<ValueAdapter> MakeValueAdapter(const types::Type& file_type, const types::Type& read_type,
@@ -291,34 +346,37 @@ Result<std::unique_ptr<DataReader>> DataReader::Open(io::FileIO& io, const FileS
     r->deletes_ = std::move(*loaded);
     if (r->deletes_->empty()) r->deletes_.reset();
   }
-
-  // The fields to read: the projection, then what the filter and the
-  // equality deletes need.
-  std::vector<types::NestedField> read_fields = projected.fields();
-  std::set<int32_t> have;
-  for (const auto& f : read_fields) have.insert(f.id);
   const bool trivial_filter = bound_filter == nullptr || bound_filter->op() == Operation::kTrue;
-  if (!trivial_filter) {
-    std::set<int32_t> ids;
-    CollectTopLevelIds(bound_filter, table_schema, &ids);
-    for (const auto& f : table_schema.fields()) {
-      if (ids.count(f.id) != 0 && have.insert(f.id).second) read_fields.push_back(f);
-    }
-  }
-  if (r->deletes_) {
-    for (const auto& f : r->deletes_->equality_fields()) {
-      if (have.insert(f.id).second) read_fields.push_back(f);
-    }
-  }
+  std::vector<types::NestedField> read_fields = FieldsToRead(
+      projected, table_schema, trivial_filter ? nullptr : bound_filter, r->deletes_.get());
   r->read_schema_ = types::Schema(read_fields, table_schema.schema_id());
 
   FLOE_ASSIGN_OR_RETURN(auto input, io.OpenInput(path));
   auto opened = format::parquet::ParquetReader::Open(std::move(input), options.parquet);
   if (!opened) return std::unexpected(context(std::move(opened).error()));
   r->reader_ = std::move(*opened);
-  format::parquet::ParquetReader& reader = *r->reader_;
-  const types::Schema& file_schema = reader.parquet_schema().schema;
+  if (auto s = r->MatchColumns(read_fields); !s) {
+    return std::unexpected(context(std::move(s).error()));
+  }
+  r->pass_through_ = !r->deletes_ && trivial_filter && r->ReadsFileColumnsAsTheyAre();
+  if (r->deletes_) {
+    if (auto s = r->deletes_->Bind(r->read_schema_); !s) {
+      return std::unexpected(context(std::move(s).error()));
+    }
+  }
+  std::optional<InclusiveMetricsEvaluator> metrics;
+  if (!trivial_filter) {
+    FLOE_ASSIGN_OR_RETURN(metrics, r->BindFilter(bound_filter, table_schema));
+  }
+  if (metrics || options.split_start > 0 || options.split_end.has_value()) {
+    r->FilterRowGroups(std::move(metrics));
+  }
+  return r;
+}
 
+Status DataReader::MatchColumns(const std::vector<types::NestedField>& read_fields) {
+  format::parquet::ParquetReader& reader = *reader_;
+  const types::Schema& file_schema = reader.parquet_schema().schema;
   std::vector<int32_t> file_ids;
   std::vector<const types::NestedField*> file_fields(read_fields.size(), nullptr);
   for (size_t i = 0; i < read_fields.size(); ++i) {
@@ -332,12 +390,12 @@ Result<std::unique_ptr<DataReader>> DataReader::Open(io::FileIO& io, const FileS
   if (file_ids.empty() && !file_schema.fields().empty()) {
     file_ids.push_back(file_schema.fields()[0].id);
   }
-  if (auto s = reader.Project(file_ids); !s) return std::unexpected(context(std::move(s).error()));
+  FLOE_RETURN_IF_ERROR(reader.Project(file_ids));
   const auto& projected_file = reader.schema().fields();
-  r->width_ = projected_file.size();
-  r->columns_.resize(read_fields.size());
+  width_ = projected_file.size();
+  columns_.resize(read_fields.size());
   for (size_t i = 0; i < read_fields.size(); ++i) {
-    Column& c = r->columns_[i];
+    Column& c = columns_[i];
     if (file_fields[i] == nullptr) {
       c.adapter.kind = Kind::kNull;
       continue;
@@ -345,95 +403,66 @@ Result<std::unique_ptr<DataReader>> DataReader::Open(io::FileIO& io, const FileS
     for (size_t j = 0; j < projected_file.size(); ++j) {
       if (projected_file[j].id == read_fields[i].id) c.source = static_cast<int>(j);
     }
-    auto adapter =
-        MakeValueAdapter(*file_fields[i]->type, *read_fields[i].type, read_fields[i].name);
-    if (!adapter) return std::unexpected(context(std::move(adapter).error()));
-    c.adapter = std::move(*adapter);
+    FLOE_ASSIGN_OR_RETURN(c.adapter, MakeValueAdapter(*file_fields[i]->type, *read_fields[i].type,
+                                                      read_fields[i].name));
   }
-  r->row_.resize(read_fields.size());
-  r->pass_through_ = !r->deletes_ && trivial_filter && r->width_ == projected.fields().size() &&
-                     r->columns_.size() == r->width_;
-  for (size_t i = 0; i < r->columns_.size() && r->pass_through_; ++i) {
-    const Column& c = r->columns_[i];
-    r->pass_through_ = c.source == static_cast<int>(i) && c.adapter.kind == Kind::kCopy;
-  }
+  row_.resize(read_fields.size());
+  return {};
+}
 
-  if (r->deletes_) {
-    if (auto s = r->deletes_->Bind(r->read_schema_); !s) {
-      return std::unexpected(context(std::move(s).error()));
-    }
+bool DataReader::ReadsFileColumnsAsTheyAre() const {
+  if (width_ != projected_.fields().size() || columns_.size() != width_) return false;
+  for (size_t i = 0; i < columns_.size(); ++i) {
+    const Column& c = columns_[i];
+    if (c.source != static_cast<int>(i) || c.adapter.kind != Kind::kCopy) return false;
   }
+  return true;
+}
 
+Result<std::optional<InclusiveMetricsEvaluator>> DataReader::BindFilter(
+    const ExprPtr& bound_filter, const types::Schema& table_schema) {
+  FLOE_ASSIGN_OR_RETURN(ExprPtr rebound, RebindToSchema(bound_filter, table_schema, read_schema_));
+  FLOE_ASSIGN_OR_RETURN(RowEvaluator eval, RowEvaluator::Make(rebound));
+  filter_.emplace(std::move(eval));
   std::optional<InclusiveMetricsEvaluator> metrics;
-  if (!trivial_filter) {
-    FLOE_ASSIGN_OR_RETURN(ExprPtr rebound,
-                          RebindToSchema(bound_filter, table_schema, r->read_schema_));
-    FLOE_ASSIGN_OR_RETURN(RowEvaluator eval, RowEvaluator::Make(rebound));
-    r->filter_.emplace(std::move(eval));
-    if (r->options_.row_group_filter) {
-      FLOE_ASSIGN_OR_RETURN(InclusiveMetricsEvaluator m,
-                            InclusiveMetricsEvaluator::Make(bound_filter));
-      metrics.emplace(std::move(m));
-    }
+  if (options_.row_group_filter) {
+    FLOE_ASSIGN_OR_RETURN(InclusiveMetricsEvaluator m,
+                          InclusiveMetricsEvaluator::Make(bound_filter));
+    metrics.emplace(std::move(m));
   }
-  const bool ranged = options.split_start > 0 || options.split_end.has_value();
-  if (metrics || ranged) {
-    // Row positions across skipped row groups: the start of each group; and
-    // where each group starts in the file, for the split range.
-    int64_t start = 0;
-    std::vector<int64_t> offsets;
-    for (const auto& rg : reader.metadata().row_groups) {
-      r->group_starts_.push_back(start);
-      start += rg.num_rows;
-      offsets.push_back(RowGroupOffset(rg));
-    }
-    r->groups_ = std::make_shared<std::deque<Group>>();
-    auto groups = r->groups_;
-    auto starts = r->group_starts_;
-    const int64_t split_start = options.split_start;
-    const int64_t split_end = options.split_end.value_or(std::numeric_limits<int64_t>::max());
-    const format::parquet::FileSchema* fs = &reader.parquet_schema();
-    reader.SetRowGroupFilter([groups, starts, offsets, split_start, split_end, fs,
-                              metrics](const format::parquet::RowGroupStats& st) {
-      bool keep = true;
-      if (st.row_group >= 0 && static_cast<size_t>(st.row_group) < offsets.size()) {
-        const int64_t at = offsets[st.row_group];
-        keep = at >= split_start && at < split_end;
-      }
-      if (keep && metrics && st.num_rows > 0) {
-        std::map<int32_t, int64_t> value_counts, null_counts;
-        std::map<int32_t, std::string> lower, upper;
-        for (const format::parquet::ColumnStats& c : st.columns) {
-          if (c.leaf < 0 || static_cast<size_t>(c.leaf) >= fs->leaves.size()) continue;
-          const format::parquet::ReaderLeaf& leaf = fs->leaves[c.leaf];
-          if (leaf.max_rep != 0) continue;
-          value_counts[c.field_id] = c.num_values;
-          if (c.null_count) null_counts[c.field_id] = *c.null_count;
-          if (!StatsUsable(leaf)) continue;
-          if (c.min) {
-            auto s = SerializeSingleValue(*leaf.type, *c.min);
-            if (s) lower[c.field_id] = std::move(*s);
-          }
-          if (c.max) {
-            auto s = SerializeSingleValue(*leaf.type, *c.max);
-            if (s) upper[c.field_id] = std::move(*s);
-          }
-        }
-        FileMetrics m;
-        m.record_count = st.num_rows;
-        m.value_counts = &value_counts;
-        m.null_value_counts = &null_counts;
-        m.lower_bounds = &lower;
-        m.upper_bounds = &upper;
-        keep = metrics->Eval(m);
-      }
-      if (keep && st.row_group >= 0 && static_cast<size_t>(st.row_group) < starts.size()) {
-        groups->push_back(Group{starts[st.row_group], st.num_rows});
-      }
-      return keep;
-    });
+  return metrics;
+}
+
+void DataReader::FilterRowGroups(std::optional<InclusiveMetricsEvaluator> metrics) {
+  format::parquet::ParquetReader& reader = *reader_;
+  // Row positions across skipped row groups: the start of each group; and
+  // where each group starts in the file, for the split range.
+  int64_t start = 0;
+  std::vector<int64_t> offsets;
+  for (const auto& rg : reader.metadata().row_groups) {
+    group_starts_.push_back(start);
+    start += rg.num_rows;
+    offsets.push_back(RowGroupOffset(rg));
   }
-  return r;
+  groups_ = std::make_shared<std::deque<Group>>();
+  auto groups = groups_;
+  auto starts = group_starts_;
+  const int64_t split_start = options_.split_start;
+  const int64_t split_end = options_.split_end.value_or(std::numeric_limits<int64_t>::max());
+  const format::parquet::FileSchema* fs = &reader.parquet_schema();
+  reader.SetRowGroupFilter([groups, starts, offsets, split_start, split_end, fs,
+                            metrics](const format::parquet::RowGroupStats& st) {
+    bool keep = true;
+    if (st.row_group >= 0 && static_cast<size_t>(st.row_group) < offsets.size()) {
+      const int64_t at = offsets[st.row_group];
+      keep = at >= split_start && at < split_end;
+    }
+    if (keep && metrics && st.num_rows > 0) keep = RowGroupMightMatch(st, *fs, *metrics);
+    if (keep && st.row_group >= 0 && static_cast<size_t>(st.row_group) < starts.size()) {
+      groups->push_back(Group{starts[st.row_group], st.num_rows});
+    }
+    return keep;
+  });
 }
 
 int64_t DataReader::NextPosition() {

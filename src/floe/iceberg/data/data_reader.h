@@ -121,6 +121,18 @@ class DataReader {
     int64_t rows = 0;
   };
   int64_t NextPosition();
+  /// Open's steps, in order. MatchColumns projects the file reader onto the
+  /// read fields present in the file and builds each column's adapter.
+  Status MatchColumns(const std::vector<types::NestedField>& read_fields);
+  /// Whether the projected file rows are the rows returned, column by column.
+  bool ReadsFileColumnsAsTheyAre() const;
+  /// Binds the row filter to the read schema; returns the row group filter
+  /// when options_.row_group_filter asks for one.
+  Result<std::optional<InclusiveMetricsEvaluator>> BindFilter(const ExprPtr& bound_filter,
+                                                              const types::Schema& table_schema);
+  /// Reads only the row groups in the split range that `metrics` (if any)
+  /// cannot rule out, and records where each accepted group starts.
+  void FilterRowGroups(std::optional<InclusiveMetricsEvaluator> metrics);
 
   std::string path_;
   std::unique_ptr<format::parquet::ParquetReader> reader_;

@@ -291,6 +291,161 @@ Result<Literal> CheckNotNaN(Literal l, const std::string& text) {
   return l;
 }
 
+// One conversion of a literal: its text and types, and its error words.
+struct Conversion {
+  const std::string& text;
+  const Type& from;
+  const TypePtr& target;
+
+  // "cannot convert <text> to <target>: <why>", or without a reason the
+  // literal's type instead.
+  Result<Literal> Fail(std::string_view why) const {
+    if (why.empty()) {
+      return InvalidArgument("cannot convert {} ({}) to {}", text, from.ToString(),
+                             target->ToString());
+    }
+    return InvalidArgument("cannot convert {} to {}: {}", text, target->ToString(), why);
+  }
+};
+
+Result<Literal> FloatingTo(double d, const Conversion& c) {
+  const TypeId to = c.target->id();
+  if (to == TypeId::kDouble) return CheckNotNaN(Literal::Double(d), c.text);
+  if (to == TypeId::kFloat) {
+    if (d > std::numeric_limits<float>::max()) return Literal::AboveMax(c.target);
+    if (d < -std::numeric_limits<float>::max()) return Literal::BelowMin(c.target);
+    return CheckNotNaN(Literal::Float(static_cast<float>(d)), c.text);
+  }
+  return c.Fail("");
+}
+
+// A decimal rescaled to another decimal type: exact, or an error or a bound.
+Result<Literal> DecimalToDecimal(int128_t v, int from_scale, const Conversion& c) {
+  const TypePtr& target = c.target;
+  int to_scale = target->scale();
+  if (from_scale > to_scale) {
+    int128_t div = Pow10(from_scale - to_scale);
+    if (v % div != 0) return c.Fail(fmt::format("more than {} fraction digits", to_scale));
+    v /= div;
+  } else {
+    int128_t mul = Pow10(to_scale - from_scale);
+    int128_t max = MaxUnscaled(target->precision());
+    if (v > max / mul) return Literal::AboveMax(target);
+    if (v < -(max / mul)) return Literal::BelowMin(target);
+    v *= mul;
+  }
+  int128_t max = MaxUnscaled(target->precision());
+  if (v > max) return Literal::AboveMax(target);
+  if (v < -max) return Literal::BelowMin(target);
+  return Literal::Decimal(v, target->precision(), target->scale());
+}
+
+Result<Literal> DecimalTo(int128_t v, int from_scale, const Conversion& c) {
+  const TypeId to = c.target->id();
+  if (to == TypeId::kDecimal) return DecimalToDecimal(v, from_scale, c);
+  if (to == TypeId::kFloat || to == TypeId::kDouble) {
+    FLOE_ASSIGN_OR_RETURN(double d, ParseDouble(c.text));
+    return to == TypeId::kFloat ? Literal::Float(static_cast<float>(d)) : Literal::Double(d);
+  }
+  if (to == TypeId::kInt || to == TypeId::kLong) {
+    int128_t div = Pow10(from_scale);
+    if (v % div != 0) return c.Fail("it has a fraction");
+    return IntegerTo(v / div, c.target, c.text);
+  }
+  return c.Fail("");
+}
+
+// A string parsed as a date, time or timestamp (a bare date means its midnight).
+Result<Literal> StringToTemporal(std::string_view s, const Conversion& c) {
+  switch (c.target->id()) {
+    case TypeId::kDate: {
+      auto r = types::ParseDate(s);
+      if (!r) return c.Fail(r.error().message());
+      return Literal::Date(*r);
+    }
+    case TypeId::kTime: {
+      auto r = types::ParseTime(s);
+      if (!r) return c.Fail(r.error().message());
+      return Literal::Time(*r);
+    }
+    default: {
+      auto r = types::ParseTimestamp(s);
+      if (!r) {
+        auto d = types::ParseDate(s);
+        if (!d) return c.Fail(r.error().message());
+        r = int64_t{*d} * 86'400'000'000LL;
+      }
+      return c.target->id() == TypeId::kTimestamp ? Literal::Timestamp(*r)
+                                                  : Literal::TimestampTz(*r);
+    }
+  }
+}
+
+// A string literal's text parsed as the target type (`value` is the string).
+Result<Literal> StringTo(std::string_view s, const Value& value, const Conversion& c) {
+  const TypePtr& target = c.target;
+  const TypeId to = target->id();
+  switch (to) {
+    case TypeId::kDate:
+    case TypeId::kTime:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+      return StringToTemporal(s, c);
+    case TypeId::kDecimal: {
+      auto r = types::ParseDecimal(s, target->precision(), target->scale());
+      if (!r) return c.Fail(r.error().message());
+      return Literal::Decimal(*r, target->precision(), target->scale());
+    }
+    case TypeId::kUuid: {
+      std::string bytes;
+      auto st = types::ParseUuid(s, &bytes);
+      if (!st) return c.Fail(st.error().message());
+      return Literal::Uuid(std::move(bytes));
+    }
+    case TypeId::kBoolean:
+      if (s == "true" || s == "TRUE") return Literal::Boolean(true);
+      if (s == "false" || s == "FALSE") return Literal::Boolean(false);
+      return c.Fail("expected true or false");
+    case TypeId::kInt:
+    case TypeId::kLong: {
+      int64_t v = 0;
+      auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+      if (ec != std::errc() || end != s.data() + s.size()) return c.Fail("not an integer");
+      return IntegerTo(v, target, c.text);
+    }
+    case TypeId::kFloat:
+    case TypeId::kDouble: {
+      auto d = ParseDouble(s);
+      if (!d) return c.Fail("not a number");
+      return CheckNotNaN(
+          to == TypeId::kFloat ? Literal::Float(static_cast<float>(*d)) : Literal::Double(*d),
+          c.text);
+    }
+    case TypeId::kBinary:
+      return Literal::Binary(std::string(s));
+    case TypeId::kFixed:
+      if (static_cast<int>(s.size()) != target->length()) {
+        return c.Fail(fmt::format("{} bytes, expected {}", s.size(), target->length()));
+      }
+      return Literal::FromValue(target, value);
+    default:
+      return c.Fail("");
+  }
+}
+
+// Binary or fixed bytes as binary, or as fixed of their own length.
+Result<Literal> BytesTo(const Value& value, const Conversion& c) {
+  const TypeId to = c.target->id();
+  if (to == TypeId::kBinary) return Literal::Binary(std::string(value.as_bytes()));
+  if (to == TypeId::kFixed) {
+    if (static_cast<int>(value.size) != c.target->length()) {
+      return c.Fail(fmt::format("{} bytes, expected {}", value.size, c.target->length()));
+    }
+    return Literal::FromValue(c.target, value);
+  }
+  return c.Fail("");
+}
+
 }  // namespace
 
 Result<Literal> Literal::To(const TypePtr& target) const {
@@ -303,149 +458,37 @@ Result<Literal> Literal::To(const TypePtr& target) const {
   if (value_.is_null()) return Null(target);
   if (type_->Equals(*target)) return *this;
   const std::string text = ToString();
-  auto fail = [&](std::string_view why) -> Result<Literal> {
-    if (why.empty())
-      return InvalidArgument("cannot convert {} ({}) to {}", text, type_->ToString(),
-                             target->ToString());
-    return InvalidArgument("cannot convert {} to {}: {}", text, target->ToString(), why);
-  };
+  const Conversion conversion{text, *type_, target};
   const TypeId to = target->id();
   switch (type_->id()) {
     case TypeId::kInt:
-    case TypeId::kLong: {
-      int128_t v = type_->id() == TypeId::kInt ? value_.i32 : value_.i64;
-      return IntegerTo(v, target, text);
-    }
+      return IntegerTo(value_.i32, target, text);
+    case TypeId::kLong:
+      return IntegerTo(value_.i64, target, text);
     case TypeId::kFloat:
-    case TypeId::kDouble: {
-      double d = type_->id() == TypeId::kFloat ? value_.f32 : value_.f64;
-      if (to == TypeId::kDouble) return CheckNotNaN(Double(d), text);
-      if (to == TypeId::kFloat) {
-        if (d > std::numeric_limits<float>::max()) return AboveMax(target);
-        if (d < -std::numeric_limits<float>::max()) return BelowMin(target);
-        return CheckNotNaN(Float(static_cast<float>(d)), text);
-      }
-      return fail("");
-    }
-    case TypeId::kDecimal: {
-      int from_scale = type_->scale();
-      int128_t v = value_.decimal;
-      if (to == TypeId::kDecimal) {
-        int to_scale = target->scale();
-        if (from_scale > to_scale) {
-          int128_t div = Pow10(from_scale - to_scale);
-          if (v % div != 0) return fail(fmt::format("more than {} fraction digits", to_scale));
-          v /= div;
-        } else {
-          int128_t mul = Pow10(to_scale - from_scale);
-          int128_t max = MaxUnscaled(target->precision());
-          if (v > max / mul) return AboveMax(target);
-          if (v < -(max / mul)) return BelowMin(target);
-          v *= mul;
-        }
-        int128_t max = MaxUnscaled(target->precision());
-        if (v > max) return AboveMax(target);
-        if (v < -max) return BelowMin(target);
-        return Decimal(v, target->precision(), target->scale());
-      }
-      if (to == TypeId::kFloat || to == TypeId::kDouble) {
-        FLOE_ASSIGN_OR_RETURN(double d, ParseDouble(text));
-        return to == TypeId::kFloat ? Float(static_cast<float>(d)) : Double(d);
-      }
-      if (to == TypeId::kInt || to == TypeId::kLong) {
-        int128_t div = Pow10(from_scale);
-        if (v % div != 0) return fail("it has a fraction");
-        return IntegerTo(v / div, target, text);
-      }
-      return fail("");
-    }
-    case TypeId::kString: {
-      std::string_view s = value_.as_bytes();
-      switch (to) {
-        case TypeId::kDate: {
-          auto r = types::ParseDate(s);
-          if (!r) return fail(r.error().message());
-          return Date(*r);
-        }
-        case TypeId::kTime: {
-          auto r = types::ParseTime(s);
-          if (!r) return fail(r.error().message());
-          return Time(*r);
-        }
-        case TypeId::kTimestamp:
-        case TypeId::kTimestampTz: {
-          auto r = types::ParseTimestamp(s);
-          if (!r) {
-            // A bare date means its midnight.
-            auto d = types::ParseDate(s);
-            if (!d) return fail(r.error().message());
-            r = int64_t{*d} * 86'400'000'000LL;
-          }
-          return to == TypeId::kTimestamp ? Timestamp(*r) : TimestampTz(*r);
-        }
-        case TypeId::kDecimal: {
-          auto r = types::ParseDecimal(s, target->precision(), target->scale());
-          if (!r) return fail(r.error().message());
-          return Decimal(*r, target->precision(), target->scale());
-        }
-        case TypeId::kUuid: {
-          std::string bytes;
-          auto st = types::ParseUuid(s, &bytes);
-          if (!st) return fail(st.error().message());
-          return Uuid(std::move(bytes));
-        }
-        case TypeId::kBoolean:
-          if (s == "true" || s == "TRUE") return Boolean(true);
-          if (s == "false" || s == "FALSE") return Boolean(false);
-          return fail("expected true or false");
-        case TypeId::kInt:
-        case TypeId::kLong: {
-          int64_t v = 0;
-          auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-          if (ec != std::errc() || end != s.data() + s.size()) return fail("not an integer");
-          return IntegerTo(v, target, text);
-        }
-        case TypeId::kFloat:
-        case TypeId::kDouble: {
-          auto d = ParseDouble(s);
-          if (!d) return fail("not a number");
-          return CheckNotNaN(to == TypeId::kFloat ? Float(static_cast<float>(*d)) : Double(*d),
-                             text);
-        }
-        case TypeId::kBinary:
-          return Binary(std::string(s));
-        case TypeId::kFixed:
-          if (static_cast<int>(s.size()) != target->length()) {
-            return fail(fmt::format("{} bytes, expected {}", s.size(), target->length()));
-          }
-          return FromValue(target, value_);
-        default:
-          return fail("");
-      }
-    }
+      return FloatingTo(value_.f32, conversion);
+    case TypeId::kDouble:
+      return FloatingTo(value_.f64, conversion);
+    case TypeId::kDecimal:
+      return DecimalTo(value_.decimal, type_->scale(), conversion);
+    case TypeId::kString:
+      return StringTo(value_.as_bytes(), value_, conversion);
     case TypeId::kBinary:
     case TypeId::kFixed:
-      if (to == TypeId::kBinary) return Binary(std::string(value_.as_bytes()));
-      if (to == TypeId::kFixed) {
-        if (static_cast<int>(value_.size) != target->length()) {
-          return fail(fmt::format("{} bytes, expected {}", value_.size, target->length()));
-        }
-        return FromValue(target, value_);
-      }
-      return fail("");
+      return BytesTo(value_, conversion);
     case TypeId::kDate:
       if (to == TypeId::kTimestamp || to == TypeId::kTimestampTz) {
         int64_t micros = int64_t{value_.i32} * 86'400'000'000LL;
         return to == TypeId::kTimestamp ? Timestamp(micros) : TimestampTz(micros);
       }
-      return fail("");
+      return conversion.Fail("");
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
       if (to == TypeId::kTimestamp) return Timestamp(value_.i64);
       if (to == TypeId::kTimestampTz) return TimestampTz(value_.i64);
-      return fail("");
+      return conversion.Fail("");
     default:
-      return fail("");
+      return conversion.Fail("");
   }
 }
 

@@ -281,11 +281,13 @@ Result<EncryptionKey> EncryptionKeyFromJson(const json& j, const std::string& pa
   return k;
 }
 
-Result<TableMetadata> TableMetadataFromJson(const json& j) {
-  constexpr ErrorCode kCode = ErrorCode::kCorruption;
-  JsonObjectReader r(j, "", kCode);
-  FLOE_RETURN_IF_ERROR(r.CheckObject());
-  TableMetadata m;
+namespace {
+
+constexpr ErrorCode kMetadataCode = ErrorCode::kCorruption;
+
+// format-version (checked against what floe reads), table-uuid, location,
+// last-sequence-number, last-updated-ms and last-column-id.
+Status ReadVersionAndCounters(const JsonObjectReader& r, TableMetadata& m) {
   FLOE_ASSIGN_OR_RETURN(m.format_version, r.Int("format-version"));
   if (m.format_version > kMaxFormatVersion) {
     return NotSupported("format-version: {} is not supported (floe reads {} to {})",
@@ -310,34 +312,43 @@ Result<TableMetadata> TableMetadataFromJson(const json& j) {
   }
   FLOE_ASSIGN_OR_RETURN(m.last_updated_ms, r.Long("last-updated-ms"));
   FLOE_ASSIGN_OR_RETURN(m.last_column_id, r.Int("last-column-id"));
+  return {};
+}
 
-  // Schemas.
-  if (v >= 2 || r.Has("schemas")) {
-    FLOE_ASSIGN_OR_RETURN(const json* schemas, r.Array("schemas"));
-    for (size_t i = 0; i < schemas->size(); ++i) {
-      FLOE_ASSIGN_OR_RETURN(auto schema,
-                            SchemaFromMetadataJson((*schemas)[i], IndexPath("schemas", i), kCode));
-      m.schemas.push_back(std::move(schema));
-    }
-    if (v >= 2 || r.Has("current-schema-id")) {
-      FLOE_ASSIGN_OR_RETURN(m.current_schema_id, r.Int("current-schema-id"));
-    } else if (!m.schemas.empty()) {
-      m.current_schema_id = m.schemas.front().schema_id();
-    }
-  } else {
+// "schemas" and "current-schema-id", or v1's single "schema".
+Status ReadSchemas(const JsonObjectReader& r, TableMetadata& m) {
+  const int v = m.format_version;
+  if (v < 2 && !r.Has("schemas")) {
     FLOE_ASSIGN_OR_RETURN(const json* schema, r.Object("schema"));
-    FLOE_ASSIGN_OR_RETURN(auto s, SchemaFromMetadataJson(*schema, "schema", kCode));
+    FLOE_ASSIGN_OR_RETURN(auto s, SchemaFromMetadataJson(*schema, "schema", kMetadataCode));
     m.current_schema_id = s.schema_id();
     m.schemas.push_back(std::move(s));
+    return {};
   }
+  FLOE_ASSIGN_OR_RETURN(const json* schemas, r.Array("schemas"));
+  for (size_t i = 0; i < schemas->size(); ++i) {
+    FLOE_ASSIGN_OR_RETURN(
+        auto schema, SchemaFromMetadataJson((*schemas)[i], IndexPath("schemas", i), kMetadataCode));
+    m.schemas.push_back(std::move(schema));
+  }
+  if (v >= 2 || r.Has("current-schema-id")) {
+    FLOE_ASSIGN_OR_RETURN(m.current_schema_id, r.Int("current-schema-id"));
+  } else if (!m.schemas.empty()) {
+    m.current_schema_id = m.schemas.front().schema_id();
+  }
+  return {};
+}
 
-  // Partition specs.
+// "partition-specs" and "default-spec-id", or v1's single "partition-spec";
+// then last-partition-id (in v1 derived from the specs when absent).
+Status ReadPartitionSpecs(const JsonObjectReader& r, TableMetadata& m) {
+  const int v = m.format_version;
   if (v >= 2 || r.Has("partition-specs")) {
     FLOE_ASSIGN_OR_RETURN(const json* specs, r.Array("partition-specs"));
     for (size_t i = 0; i < specs->size(); ++i) {
-      FLOE_ASSIGN_OR_RETURN(
-          auto spec,
-          SpecFromMetadataJson((*specs)[i], IndexPath("partition-specs", i), kCode, v >= 2));
+      FLOE_ASSIGN_OR_RETURN(auto spec,
+                            SpecFromMetadataJson((*specs)[i], IndexPath("partition-specs", i),
+                                                 kMetadataCode, v >= 2));
       m.partition_specs.push_back(std::move(spec));
     }
     if (v >= 2 || r.Has("default-spec-id")) {
@@ -347,7 +358,8 @@ Result<TableMetadata> TableMetadataFromJson(const json& j) {
     }
   } else {
     FLOE_ASSIGN_OR_RETURN(const json* fields, r.Array("partition-spec"));
-    FLOE_ASSIGN_OR_RETURN(auto s, SpecFromMetadataJson(*fields, "partition-spec", kCode, false));
+    FLOE_ASSIGN_OR_RETURN(auto s,
+                          SpecFromMetadataJson(*fields, "partition-spec", kMetadataCode, false));
     m.partition_specs.push_back(std::move(s));
     m.default_spec_id = 0;
   }
@@ -359,94 +371,99 @@ Result<TableMetadata> TableMetadataFromJson(const json& j) {
     FLOE_ASSIGN_OR_RETURN(auto stored, r.OptInt("last-partition-id"));
     m.last_partition_id = stored.value_or(last);
   }
+  return {};
+}
 
-  FLOE_ASSIGN_OR_RETURN(m.properties, r.StringMap("properties"));
-
-  FLOE_ASSIGN_OR_RETURN(auto current, r.OptLong("current-snapshot-id"));
-  if (current && *current != -1) m.current_snapshot_id = *current;
-
-  {
-    FLOE_ASSIGN_OR_RETURN(const json* snaps, r.OptArray("snapshots"));
-    for (size_t i = 0; snaps != nullptr && i < snaps->size(); ++i) {
-      FLOE_ASSIGN_OR_RETURN(auto s,
-                            SnapshotFromJson((*snaps)[i], IndexPath("snapshots", i), kCode));
-      m.snapshots.push_back(std::move(s));
-    }
-  }
-  {
-    FLOE_ASSIGN_OR_RETURN(const json* log, r.OptArray("snapshot-log"));
-    for (size_t i = 0; log != nullptr && i < log->size(); ++i) {
-      JsonObjectReader e((*log)[i], IndexPath("snapshot-log", i), kCode);
-      FLOE_RETURN_IF_ERROR(e.CheckObject());
-      SnapshotLogEntry entry;
-      FLOE_ASSIGN_OR_RETURN(entry.timestamp_ms, e.Long("timestamp-ms"));
-      FLOE_ASSIGN_OR_RETURN(entry.snapshot_id, e.Long("snapshot-id"));
-      m.snapshot_log.push_back(entry);
-    }
-  }
-  {
-    FLOE_ASSIGN_OR_RETURN(const json* log, r.OptArray("metadata-log"));
-    for (size_t i = 0; log != nullptr && i < log->size(); ++i) {
-      JsonObjectReader e((*log)[i], IndexPath("metadata-log", i), kCode);
-      FLOE_RETURN_IF_ERROR(e.CheckObject());
-      MetadataLogEntry entry;
-      FLOE_ASSIGN_OR_RETURN(entry.timestamp_ms, e.Long("timestamp-ms"));
-      FLOE_ASSIGN_OR_RETURN(entry.metadata_file, e.String("metadata-file"));
-      m.metadata_log.push_back(std::move(entry));
-    }
-  }
-
-  // Sort orders.
-  if (v >= 2 || r.Has("sort-orders")) {
-    FLOE_ASSIGN_OR_RETURN(const json* orders, r.Array("sort-orders"));
-    for (size_t i = 0; i < orders->size(); ++i) {
-      FLOE_ASSIGN_OR_RETURN(
-          auto o, SortOrderFromMetadataJson((*orders)[i], IndexPath("sort-orders", i), kCode));
-      m.sort_orders.push_back(std::move(o));
-    }
-    FLOE_ASSIGN_OR_RETURN(m.default_sort_order_id, r.Int("default-sort-order-id"));
-  } else {
+// "sort-orders" and "default-sort-order-id"; v1 without them: unsorted.
+Status ReadSortOrders(const JsonObjectReader& r, TableMetadata& m) {
+  if (m.format_version < 2 && !r.Has("sort-orders")) {
     m.sort_orders.push_back(SortOrder());
     m.default_sort_order_id = 0;
+    return {};
   }
+  FLOE_ASSIGN_OR_RETURN(const json* orders, r.Array("sort-orders"));
+  for (size_t i = 0; i < orders->size(); ++i) {
+    FLOE_ASSIGN_OR_RETURN(auto o, SortOrderFromMetadataJson(
+                                      (*orders)[i], IndexPath("sort-orders", i), kMetadataCode));
+    m.sort_orders.push_back(std::move(o));
+  }
+  FLOE_ASSIGN_OR_RETURN(m.default_sort_order_id, r.Int("default-sort-order-id"));
+  return {};
+}
 
-  // Refs.
+// "refs"; a current snapshot without a main ref gets one.
+Status ReadRefs(const JsonObjectReader& r, TableMetadata& m) {
   if (r.Has("refs")) {
     FLOE_ASSIGN_OR_RETURN(const json* refs, r.Object("refs"));
     for (auto it = refs->begin(); it != refs->end(); ++it) {
-      FLOE_ASSIGN_OR_RETURN(auto ref, SnapshotRefFromJson(it.value(), "refs." + it.key(), kCode));
+      FLOE_ASSIGN_OR_RETURN(auto ref,
+                            SnapshotRefFromJson(it.value(), "refs." + it.key(), kMetadataCode));
       m.refs.emplace(it.key(), ref);
     }
   }
   if (m.current_snapshot_id && !m.refs.contains(std::string(kMainBranch))) {
     m.refs.emplace(std::string(kMainBranch), SnapshotRef::Branch(*m.current_snapshot_id));
   }
+  return {};
+}
 
-  {
-    FLOE_ASSIGN_OR_RETURN(const json* stats, r.OptArray("statistics"));
-    for (size_t i = 0; stats != nullptr && i < stats->size(); ++i) {
-      FLOE_ASSIGN_OR_RETURN(auto f,
-                            StatisticsFileFromJson((*stats)[i], IndexPath("statistics", i), kCode));
-      m.statistics.push_back(std::move(f));
-    }
+Result<SnapshotLogEntry> SnapshotLogEntryFromJson(const json& j, const std::string& path,
+                                                  ErrorCode code) {
+  JsonObjectReader e(j, path, code);
+  FLOE_RETURN_IF_ERROR(e.CheckObject());
+  SnapshotLogEntry entry;
+  FLOE_ASSIGN_OR_RETURN(entry.timestamp_ms, e.Long("timestamp-ms"));
+  FLOE_ASSIGN_OR_RETURN(entry.snapshot_id, e.Long("snapshot-id"));
+  return entry;
+}
+
+Result<MetadataLogEntry> MetadataLogEntryFromJson(const json& j, const std::string& path,
+                                                  ErrorCode code) {
+  JsonObjectReader e(j, path, code);
+  FLOE_RETURN_IF_ERROR(e.CheckObject());
+  MetadataLogEntry entry;
+  FLOE_ASSIGN_OR_RETURN(entry.timestamp_ms, e.Long("timestamp-ms"));
+  FLOE_ASSIGN_OR_RETURN(entry.metadata_file, e.String("metadata-file"));
+  return entry;
+}
+
+// Appends each element of the optional array `member`, read by `parse`.
+template <typename T, typename Parse>
+Status ReadOptionalArray(const JsonObjectReader& r, std::string_view member, Parse parse,
+                         std::vector<T>& out) {
+  FLOE_ASSIGN_OR_RETURN(const json* items, r.OptArray(member));
+  for (size_t i = 0; items != nullptr && i < items->size(); ++i) {
+    FLOE_ASSIGN_OR_RETURN(T item, parse((*items)[i], IndexPath(member, i), kMetadataCode));
+    out.push_back(std::move(item));
   }
-  {
-    FLOE_ASSIGN_OR_RETURN(const json* stats, r.OptArray("partition-statistics"));
-    for (size_t i = 0; stats != nullptr && i < stats->size(); ++i) {
-      FLOE_ASSIGN_OR_RETURN(auto f, PartitionStatisticsFileFromJson(
-                                        (*stats)[i], IndexPath("partition-statistics", i), kCode));
-      m.partition_statistics.push_back(std::move(f));
-    }
-  }
+  return {};
+}
+
+}  // namespace
+
+Result<TableMetadata> TableMetadataFromJson(const json& j) {
+  JsonObjectReader r(j, "", kMetadataCode);
+  FLOE_RETURN_IF_ERROR(r.CheckObject());
+  TableMetadata m;
+  FLOE_RETURN_IF_ERROR(ReadVersionAndCounters(r, m));
+  FLOE_RETURN_IF_ERROR(ReadSchemas(r, m));
+  FLOE_RETURN_IF_ERROR(ReadPartitionSpecs(r, m));
+  FLOE_ASSIGN_OR_RETURN(m.properties, r.StringMap("properties"));
+  FLOE_ASSIGN_OR_RETURN(auto current, r.OptLong("current-snapshot-id"));
+  if (current && *current != -1) m.current_snapshot_id = *current;
+  FLOE_RETURN_IF_ERROR(ReadOptionalArray(r, "snapshots", SnapshotFromJson, m.snapshots));
+  FLOE_RETURN_IF_ERROR(
+      ReadOptionalArray(r, "snapshot-log", SnapshotLogEntryFromJson, m.snapshot_log));
+  FLOE_RETURN_IF_ERROR(
+      ReadOptionalArray(r, "metadata-log", MetadataLogEntryFromJson, m.metadata_log));
+  FLOE_RETURN_IF_ERROR(ReadSortOrders(r, m));
+  FLOE_RETURN_IF_ERROR(ReadRefs(r, m));
+  FLOE_RETURN_IF_ERROR(ReadOptionalArray(r, "statistics", StatisticsFileFromJson, m.statistics));
+  FLOE_RETURN_IF_ERROR(ReadOptionalArray(r, "partition-statistics", PartitionStatisticsFileFromJson,
+                                         m.partition_statistics));
   FLOE_ASSIGN_OR_RETURN(m.next_row_id, r.OptLong("next-row-id"));
-  {
-    FLOE_ASSIGN_OR_RETURN(const json* keys, r.OptArray("encryption-keys"));
-    for (size_t i = 0; keys != nullptr && i < keys->size(); ++i) {
-      FLOE_ASSIGN_OR_RETURN(
-          auto k, EncryptionKeyFromJson((*keys)[i], IndexPath("encryption-keys", i), kCode));
-      m.encryption_keys.push_back(std::move(k));
-    }
-  }
+  FLOE_RETURN_IF_ERROR(
+      ReadOptionalArray(r, "encryption-keys", EncryptionKeyFromJson, m.encryption_keys));
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (!KnownTopLevel().contains(it.key())) m.extra[it.key()] = it.value();
   }
