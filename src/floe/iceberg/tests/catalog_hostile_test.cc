@@ -18,26 +18,14 @@
 #include "floe/iceberg/json/metadata_json.h"
 #include "floe/iceberg/table.h"
 #include "floe/iceberg/update/fast_append.h"
+#include "floe/testing/small_tables.h"
 
 namespace floe::iceberg {
 namespace {
 
 namespace fs = std::filesystem;
 
-TableMetadata NewMetadata(std::string location = "") {
-  TableMetadata m;
-  m.format_version = 2;
-  m.table_uuid = "9c12d441-03fe-4693-9a96-a0705ddf69c1";
-  m.last_updated_ms = 1'700'000'000'000;
-  m.last_column_id = 1;
-  m.schemas.push_back(
-      types::Schema({types::NestedField{1, "id", true, types::Type::Long(), ""}}, 0));
-  m.current_schema_id = 0;
-  m.partition_specs.push_back(PartitionSpec());
-  m.sort_orders.push_back(SortOrder());
-  m.location = std::move(location);
-  return m;
-}
+using floe::testing::OneColumnTableMetadata;
 
 std::set<std::string> FilesUnder(const fs::path& dir) {
   std::set<std::string> out;
@@ -151,15 +139,15 @@ TEST_F(HostileCatalogTest, PurgeDeletesOnlyReferencedFilesAndLocationsAreNotShar
   ASSERT_TRUE(catalog->CreateNamespace({"ns"}));
   const fs::path shared = dir_ / "shared";
   TableIdentifier a{{"ns"}, "a"}, b{{"ns"}, "b"};
-  ASSERT_TRUE(catalog->CreateTable(a, NewMetadata(shared.string())));
-  auto second = catalog->CreateTable(b, NewMetadata(shared.string()));
+  ASSERT_TRUE(catalog->CreateTable(a, OneColumnTableMetadata(shared.string())));
+  auto second = catalog->CreateTable(b, OneColumnTableMetadata(shared.string()));
   ASSERT_FALSE(second);
   EXPECT_EQ(second.error().code(), ErrorCode::kAlreadyExists);
   EXPECT_NE(second.error().message().find("already holds"), std::string::npos);
   // The same refusal from the Hadoop catalog for a location a SQL table uses.
   auto hadoop = std::make_unique<HadoopCatalog>("h", dir_.string(), &io_);
   fs::create_directories(dir_ / "x");
-  auto clash = hadoop->CreateTable({{"x"}, "y"}, NewMetadata());
+  auto clash = hadoop->CreateTable({{"x"}, "y"}, OneColumnTableMetadata());
   ASSERT_TRUE(clash) << clash.error().ToString();  // a different folder is fine
 
   Append(*catalog, a, shared / "data" / "a-1.parquet");
@@ -186,7 +174,7 @@ TEST_F(HostileCatalogTest, PurgeOfEditedHadoopLocationSparesTheForeignFolder) {
   auto catalog = Hadoop();
   ASSERT_TRUE(catalog->CreateNamespace({"ns"}));
   TableIdentifier id{{"ns"}, "t"};
-  ASSERT_TRUE(catalog->CreateTable(id, NewMetadata()));
+  ASSERT_TRUE(catalog->CreateTable(id, OneColumnTableMetadata()));
   const fs::path table_dir = dir_ / "warehouse" / "ns" / "t";
   Append(*catalog, id, table_dir / "data" / "f.parquet");
   const fs::path foreign = dir_ / "foreign";
@@ -210,7 +198,7 @@ TEST_F(HostileCatalogTest, PurgeOfEditedHadoopLocationSparesTheForeignFolder) {
   EXPECT_FALSE(*catalog->TableExists(id));
 
   // With the opt-in, referenced files outside the location go too.
-  ASSERT_TRUE(catalog->CreateTable(id, NewMetadata()));
+  ASSERT_TRUE(catalog->CreateTable(id, OneColumnTableMetadata()));
   Append(*catalog, id, dir_ / "elsewhere" / "g.parquet");
   PurgeOptions everything;
   everything.delete_outside_location = true;
@@ -232,7 +220,7 @@ TEST_F(HostileCatalogTest, DiskFullDuringCreateLeavesNoTable) {
     ASSERT_TRUE(catalog->CreateNamespace({"ns"}));
     TableIdentifier id{{"ns"}, "t"};
     full.full_for = ".metadata.json";
-    auto created = catalog->CreateTable(id, NewMetadata());
+    auto created = catalog->CreateTable(id, OneColumnTableMetadata());
     ASSERT_FALSE(created);
     EXPECT_GT(full.failed_writes, 0);
     EXPECT_NE(created.error().message().find("No space left"), std::string::npos);
@@ -242,7 +230,7 @@ TEST_F(HostileCatalogTest, DiskFullDuringCreateLeavesNoTable) {
     EXPECT_FALSE(*catalog->TableExists(id));
     EXPECT_EQ(catalog->LoadTable(id).error().code(), ErrorCode::kNotFound);
     full.full_for.clear();
-    auto again = catalog->CreateTable(id, NewMetadata());
+    auto again = catalog->CreateTable(id, OneColumnTableMetadata());
     ASSERT_TRUE(again) << again.error().ToString();
     ASSERT_TRUE(catalog->LoadTable(id));
   }
@@ -255,7 +243,7 @@ TEST_F(HostileCatalogTest, HadoopCreateSucceedsWhenOnlyTheHintFails) {
   auto catalog = Hadoop(&full);
   ASSERT_TRUE(catalog->CreateNamespace({"ns"}));
   full.full_for = "version-hint";
-  auto created = catalog->CreateTable({{"ns"}, "t"}, NewMetadata());
+  auto created = catalog->CreateTable({{"ns"}, "t"}, OneColumnTableMetadata());
   ASSERT_TRUE(created) << created.error().ToString();
   EXPECT_GT(full.failed_writes, 0);
   full.full_for.clear();
@@ -268,7 +256,7 @@ TEST_F(HostileCatalogTest, DiskFullDuringHadoopCommitPublishesNothing) {
   FullDiskFileIO full;
   auto catalog = Hadoop(&full);
   ASSERT_TRUE(catalog->CreateNamespace({"ns"}));
-  auto base = catalog->CreateTable({{"ns"}, "t"}, NewMetadata());
+  auto base = catalog->CreateTable({{"ns"}, "t"}, OneColumnTableMetadata());
   ASSERT_TRUE(base);
   TableMetadata next = base->metadata;
   next.properties["k"] = "v";
@@ -293,7 +281,7 @@ TEST_F(HostileCatalogTest, EmptyVersionFileLeftoverIsNotATable) {
   EXPECT_FALSE(*catalog->TableExists(id));
   EXPECT_EQ(catalog->LoadTable(id).error().code(), ErrorCode::kNotFound);
   EXPECT_EQ(catalog->ListTables({"ns"})->size(), 0u);
-  auto created = catalog->CreateTable(id, NewMetadata());
+  auto created = catalog->CreateTable(id, OneColumnTableMetadata());
   ASSERT_TRUE(created) << created.error().ToString();
   EXPECT_GT(fs::file_size(metadata / "v1.metadata.json"), 0u);
   // An empty v2 left by an interrupted commit: v1 stays current, the next commit works.
@@ -313,7 +301,7 @@ TEST_F(HostileCatalogTest, BadVersionHintIsNamed) {
   auto catalog = Hadoop();
   ASSERT_TRUE(catalog->CreateNamespace({"ns"}));
   TableIdentifier id{{"ns"}, "t"};
-  ASSERT_TRUE(catalog->CreateTable(id, NewMetadata()));
+  ASSERT_TRUE(catalog->CreateTable(id, OneColumnTableMetadata()));
   const fs::path hint = dir_ / "warehouse" / "ns" / "t" / "metadata" / "version-hint.text";
   Touch(hint, "99");
   auto missing = catalog->LoadTable(id);
@@ -332,7 +320,7 @@ TEST_F(HostileCatalogTest, InterruptedHadoopDropLeavesNoStuckTable) {
   auto catalog = Hadoop();
   ASSERT_TRUE(catalog->CreateNamespace({"ns"}));
   TableIdentifier id{{"ns"}, "t"};
-  auto base = catalog->CreateTable(id, NewMetadata());
+  auto base = catalog->CreateTable(id, OneColumnTableMetadata());
   ASSERT_TRUE(base);
   for (int i = 0; i < 2; ++i) {
     TableMetadata next = base->metadata;
@@ -354,7 +342,7 @@ TEST_F(HostileCatalogTest, InterruptedHadoopDropLeavesNoStuckTable) {
   fs::remove(metadata / "v3.metadata.json");
   EXPECT_FALSE(*catalog->TableExists(id));
   EXPECT_EQ(catalog->LoadTable(id).error().code(), ErrorCode::kNotFound);
-  auto created = catalog->CreateTable(id, NewMetadata());
+  auto created = catalog->CreateTable(id, OneColumnTableMetadata());
   ASSERT_TRUE(created) << created.error().ToString();
   ASSERT_TRUE(catalog->DropTable(id, /*purge=*/false));
   EXPECT_FALSE(fs::exists(metadata / "version-hint.text"));
@@ -369,15 +357,16 @@ TEST_F(HostileCatalogTest, OrphanFirstMetadataFileDoesNotBlockCreate) {
   ASSERT_TRUE(catalog->CreateNamespace({"ns"}));
   TableIdentifier id{{"ns"}, "t"};
   const std::string location = catalog->DefaultTableLocation(id);
-  ASSERT_TRUE(WriteNewMetadataFile(io_, NextMetadataLocation(location, ""), NewMetadata(location)));
-  auto created = catalog->CreateTable(id, NewMetadata());
+  ASSERT_TRUE(WriteNewMetadataFile(io_, NextMetadataLocation(location, ""),
+                                   OneColumnTableMetadata(location)));
+  auto created = catalog->CreateTable(id, OneColumnTableMetadata());
   ASSERT_TRUE(created) << created.error().ToString();
   EXPECT_EQ(created->metadata.location, location);
   // A location with a committed table's metadata is still refused.
   Append(*catalog, id, fs::path(location) / "data" / "f.parquet");
   auto hadoop = std::make_unique<HadoopCatalog>("h", (dir_ / "warehouse").string(), &io_);
   fs::create_directories(dir_ / "warehouse" / "ns.db");
-  auto clash = hadoop->CreateTable({{"ns.db"}, "t"}, NewMetadata());
+  auto clash = hadoop->CreateTable({{"ns.db"}, "t"}, OneColumnTableMetadata());
   ASSERT_FALSE(clash);
   EXPECT_EQ(clash.error().code(), ErrorCode::kAlreadyExists);
 }
@@ -387,7 +376,7 @@ TEST_F(HostileCatalogTest, SqlRowWithoutMetadataLocationIsNamed) {
   auto catalog = Sql();
   ASSERT_TRUE(catalog->CreateNamespace({"ns"}));
   TableIdentifier id{{"ns"}, "t"};
-  ASSERT_TRUE(catalog->CreateTable(id, NewMetadata()));
+  ASSERT_TRUE(catalog->CreateTable(id, OneColumnTableMetadata()));
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open((dir_ / "catalog.db").c_str(), &db), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(db, "UPDATE iceberg_tables SET metadata_location = NULL", nullptr, nullptr,
@@ -425,7 +414,7 @@ TEST_F(HostileCatalogTest, RelativePathsResolveAgainstTheConfigFolder) {
     auto catalog = OpenCatalog(*config, &io_);
     ASSERT_TRUE(catalog) << catalog.error().ToString();
     ASSERT_TRUE((*catalog)->CreateNamespace({"ns"}));
-    auto created = (*catalog)->CreateTable({{"ns"}, "t"}, NewMetadata());
+    auto created = (*catalog)->CreateTable({{"ns"}, "t"}, OneColumnTableMetadata());
     ASSERT_TRUE(created) << created.error().ToString();
     EXPECT_TRUE(created->metadata.location.starts_with(config_dir.string() + "/"))
         << created->metadata.location;
@@ -438,7 +427,7 @@ TEST_F(HostileCatalogTest, RelativePathsResolveAgainstTheConfigFolder) {
   // A relative hadoop warehouse given directly is made absolute too.
   HadoopCatalog direct("d", "rel-lake", &io_);
   ASSERT_TRUE(direct.CreateNamespace({"ns"}));
-  auto t = direct.CreateTable({{"ns"}, "t"}, NewMetadata());
+  auto t = direct.CreateTable({{"ns"}, "t"}, OneColumnTableMetadata());
   ASSERT_TRUE(t) << t.error().ToString();
   EXPECT_EQ(t->metadata.location, (dir_ / "elsewhere" / "rel-lake" / "ns" / "t").string());
   fs::current_path(cwd);
@@ -485,7 +474,7 @@ TEST_F(HostileCatalogTest, SqlCatalogWithoutWarehouseRefusesToPlaceTables) {
   ASSERT_TRUE(sql);
   ASSERT_TRUE((*sql)->CreateNamespace({"ns"}));
   EXPECT_EQ((*sql)->DefaultTableLocation({{"ns"}, "t"}), "");
-  auto created = (*sql)->CreateTable({{"ns"}, "t"}, NewMetadata());
+  auto created = (*sql)->CreateTable({{"ns"}, "t"}, OneColumnTableMetadata());
   ASSERT_FALSE(created);
   EXPECT_EQ(created.error().code(), ErrorCode::kInvalidArgument);
   EXPECT_FALSE(fs::exists("/ns.db"));

@@ -9,42 +9,21 @@
 #include "floe/iceberg/catalog/hadoop_catalog.h"
 #include "floe/iceberg/catalog/sql_catalog.h"
 #include "floe/iceberg/json/metadata_json.h"
+#include "floe/testing/small_tables.h"
+#include "floe/testing/temp_dir.h"
 
 namespace floe::iceberg {
 namespace {
 
-TableMetadata NewMetadata() {
-  TableMetadata m;
-  m.format_version = 2;
-  m.table_uuid = "9c12d441-03fe-4693-9a96-a0705ddf69c1";
-  m.last_updated_ms = 1'700'000'000'000;
-  m.last_column_id = 1;
-  m.schemas.push_back(
-      types::Schema({types::NestedField{1, "id", true, types::Type::Long(), ""}}, 0));
-  m.current_schema_id = 0;
-  m.partition_specs.push_back(PartitionSpec());
-  m.sort_orders.push_back(SortOrder());
-  return m;
-}
+using floe::testing::OneColumnTableMetadata;
 
 enum class Kind { kHadoop, kSql };
 
 class CatalogTest : public ::testing::TestWithParam<Kind> {
  protected:
-  void SetUp() override {
-    // A parameterized test's name is "Name/Param": one folder, not two.
-    std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    std::replace(name.begin(), name.end(), '/', '_');
-    dir_ = std::filesystem::temp_directory_path() /
-           ("floe_catalog_test_" + std::to_string(::getpid()) + "_" +
-            std::to_string(static_cast<int>(GetParam())) + "_" + name);
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-    catalog_ = Open();
-  }
+  void SetUp() override { catalog_ = Open(); }
   void TearDown() override {
     catalog_.reset();  // closes the SQLite file before its folder goes
-    std::filesystem::remove_all(dir_);
   }
 
   std::unique_ptr<Catalog> Open() {
@@ -60,7 +39,8 @@ class CatalogTest : public ::testing::TestWithParam<Kind> {
   }
 
   io::LocalFileIO io_;
-  std::filesystem::path dir_;
+  floe::testing::TempDir temp_dir_{"catalog_test"};
+  std::filesystem::path dir_ = temp_dir_.path();
   std::unique_ptr<Catalog> catalog_;
 };
 
@@ -72,10 +52,11 @@ TEST_P(CatalogTest, NamespacesAndTables) {
   EXPECT_EQ(*namespaces, std::vector<Namespace>{{"sales"}});
 
   TableIdentifier id{{"sales"}, "orders"};
-  auto created = catalog_->CreateTable(id, NewMetadata());
+  auto created = catalog_->CreateTable(id, OneColumnTableMetadata());
   ASSERT_TRUE(created) << created.error().ToString();
-  EXPECT_EQ(catalog_->CreateTable(id, NewMetadata()).error().code(), ErrorCode::kAlreadyExists);
-  EXPECT_EQ(catalog_->CreateTable({{"nope"}, "t"}, NewMetadata()).error().code(),
+  EXPECT_EQ(catalog_->CreateTable(id, OneColumnTableMetadata()).error().code(),
+            ErrorCode::kAlreadyExists);
+  EXPECT_EQ(catalog_->CreateTable({{"nope"}, "t"}, OneColumnTableMetadata()).error().code(),
             ErrorCode::kNotFound);
 
   auto tables = catalog_->ListTables({"sales"});
@@ -100,7 +81,7 @@ TEST_P(CatalogTest, NamespacesAndTables) {
 TEST_P(CatalogTest, CommitIsCompareAndSwap) {
   ASSERT_TRUE(catalog_->CreateNamespace({"db"}));
   TableIdentifier id{{"db"}, "t"};
-  auto base = catalog_->CreateTable(id, NewMetadata());
+  auto base = catalog_->CreateTable(id, OneColumnTableMetadata());
   ASSERT_TRUE(base);
   TableMetadata next = base->metadata;
   next.properties["k"] = "1";
@@ -118,7 +99,7 @@ TEST_P(CatalogTest, CommitIsCompareAndSwap) {
 TEST_P(CatalogTest, RacingWritersLoseNoCommit) {
   ASSERT_TRUE(catalog_->CreateNamespace({"db"}));
   TableIdentifier id{{"db"}, "race"};
-  ASSERT_TRUE(catalog_->CreateTable(id, NewMetadata()));
+  ASSERT_TRUE(catalog_->CreateTable(id, OneColumnTableMetadata()));
   constexpr int kWriters = 2, kCommits = 25;
   std::atomic<int> conflicts{0};
   std::vector<std::thread> writers;
@@ -153,10 +134,11 @@ TEST_P(CatalogTest, ThreadsSharingOneCatalogCommitManyTablesAtOnce) {
   ASSERT_TRUE(catalog_->CreateNamespace({"db"}));
   constexpr int kThreads = 8, kTables = 6, kRounds = 5;
   TableIdentifier shared{{"db"}, "shared"};
-  ASSERT_TRUE(catalog_->CreateTable(shared, NewMetadata()));
+  ASSERT_TRUE(catalog_->CreateTable(shared, OneColumnTableMetadata()));
   for (int w = 0; w < kThreads; ++w) {
     for (int t = 0; t < kTables; ++t) {
-      ASSERT_TRUE(catalog_->CreateTable({{"db"}, fmt::format("w{}_t{}", w, t)}, NewMetadata()));
+      ASSERT_TRUE(
+          catalog_->CreateTable({{"db"}, fmt::format("w{}_t{}", w, t)}, OneColumnTableMetadata()));
     }
   }
   std::atomic<int> stale_won{0};
@@ -210,7 +192,7 @@ TEST_P(CatalogTest, HostileNamesNeverReachOutsideTheWarehouse) {
     ASSERT_FALSE(s) << "accepted namespace '" << bad << "'";
     EXPECT_EQ(s.error().code(), ErrorCode::kInvalidArgument);
     ASSERT_TRUE(catalog_->CreateNamespace({"ok"}) || true);
-    auto t = catalog_->CreateTable({{"ok"}, bad}, NewMetadata());
+    auto t = catalog_->CreateTable({{"ok"}, bad}, OneColumnTableMetadata());
     ASSERT_FALSE(t);
     EXPECT_EQ(t.error().code(), ErrorCode::kInvalidArgument);
   }
@@ -236,7 +218,7 @@ TEST(SqlCatalogTest, RenameMovesTheTable) {
   ASSERT_TRUE((*catalog)->CreateNamespace({"a"}, {{"owner", "floe"}}));
   ASSERT_TRUE((*catalog)->CreateNamespace({"b"}));
   EXPECT_EQ((*catalog)->LoadNamespaceProperties({"a"})->at("owner"), "floe");
-  ASSERT_TRUE((*catalog)->CreateTable({{"a"}, "t"}, NewMetadata()));
+  ASSERT_TRUE((*catalog)->CreateTable({{"a"}, "t"}, OneColumnTableMetadata()));
   ASSERT_TRUE((*catalog)->RenameTable({{"a"}, "t"}, {{"b"}, "u"}));
   EXPECT_FALSE(*(*catalog)->TableExists({{"a"}, "t"}));
   EXPECT_TRUE(*(*catalog)->TableExists({{"b"}, "u"}));
@@ -309,7 +291,7 @@ TEST(SqlCatalogTest, ACommitMakesItsFilesDurableTogetherBeforeNamingThem) {
         SqlCatalog::Open("c", "sqlite:///" + (dir / "c.db").string(), (dir / "w").string(), &io);
     ASSERT_TRUE(catalog);
     ASSERT_TRUE((*catalog)->CreateNamespace({"db"}));
-    auto base = (*catalog)->CreateTable({{"db"}, "t"}, NewMetadata());
+    auto base = (*catalog)->CreateTable({{"db"}, "t"}, OneColumnTableMetadata());
     ASSERT_TRUE(base) << base.error().ToString();
     io.events.clear();
 

@@ -88,11 +88,11 @@ TEST_F(ProducerTest, DeleteFromRowFilterDropsWholeFilesOnly) {
   Table table = CreateTable("region");
   auto append = table.NewAppend();
   append->AppendFile(MakeFile("eu1", 5, "eu")).AppendFile(MakeFile("us1", 6, "us"));
-  ASSERT_OK(append->Commit());
+  FLOE_ASSERT_OK(append->Commit());
 
   auto del = table.NewDelete();
   del->DeleteFromRowFilter(Filter("region = 'eu'"));
-  ASSERT_OK(del->Commit());
+  FLOE_ASSERT_OK(del->Commit());
   EXPECT_EQ(table.metadata().CurrentSnapshot()->operation, "delete");
   EXPECT_EQ(Total(table, summary::kTotalRecords), 6);
   EXPECT_EQ(Total(table, summary::kDeletedDataFiles), 1);
@@ -117,7 +117,7 @@ TEST_F(ProducerTest, DeleteRowsWritesPositionDeletesForPartlyMatchingFiles) {
   for (const auto& f : files) file_of[std::string(f.partition[0].value().as_bytes())] = f.file_path;
 
   auto result = DeleteRows(table, Filter("id >= 10 AND id < 16 OR (region = 'us' AND id > 90)"));
-  ASSERT_OK(result);
+  FLOE_ASSERT_OK(result);
   EXPECT_TRUE(result->committed);
   EXPECT_EQ(result->deleted_rows, 6 + 5);
   EXPECT_EQ(result->removed_data_files, 0);
@@ -144,7 +144,7 @@ TEST_F(ProducerTest, DeleteRowsWritesPositionDeletesForPartlyMatchingFiles) {
 
   // A filter matching a whole partition drops its file instead.
   auto whole = DeleteRows(table, Filter("region = 'eu'"));
-  ASSERT_OK(whole);
+  FLOE_ASSERT_OK(whole);
   EXPECT_EQ(whole->removed_data_files, 1);
   EXPECT_EQ(whole->position_delete_files, 0);
   EXPECT_FALSE(LivePaths(table).contains(file_of["eu"]));
@@ -153,7 +153,7 @@ TEST_F(ProducerTest, DeleteRowsWritesPositionDeletesForPartlyMatchingFiles) {
   // Nothing matching: no commit.
   const auto location = table.metadata_location();
   auto none = DeleteRows(table, Filter("id > 1000"));
-  ASSERT_OK(none);
+  FLOE_ASSERT_OK(none);
   EXPECT_FALSE(none->committed);
   EXPECT_EQ(table.metadata_location(), location);
 }
@@ -162,11 +162,11 @@ TEST_F(ProducerTest, OverwriteByFilterAndByPartition) {
   Table table = CreateTable("region");
   auto append = table.NewAppend();
   append->AppendFile(MakeFile("eu1", 5, "eu")).AppendFile(MakeFile("us1", 6, "us"));
-  ASSERT_OK(append->Commit());
+  FLOE_ASSERT_OK(append->Commit());
 
   auto overwrite = table.NewOverwrite();
   overwrite->OverwriteByRowFilter(Filter("region = 'us'")).AddFile(MakeFile("us2", 2, "us"));
-  ASSERT_OK(overwrite->Commit());
+  FLOE_ASSERT_OK(overwrite->Commit());
   EXPECT_EQ(table.metadata().CurrentSnapshot()->operation, "overwrite");
   auto paths = LivePaths(table);
   EXPECT_EQ(paths.size(), 2u);
@@ -174,7 +174,7 @@ TEST_F(ProducerTest, OverwriteByFilterAndByPartition) {
 
   auto dynamic = table.NewOverwrite();
   dynamic->OverwritePartitions().AddFile(MakeFile("eu2", 9, "eu"));
-  ASSERT_OK(dynamic->Commit());
+  FLOE_ASSERT_OK(dynamic->Commit());
   std::set<std::string> stems;
   for (const auto& p : LivePaths(table)) stems.insert(std::filesystem::path(p).stem());
   EXPECT_EQ(stems, (std::set<std::string>{"eu2", "us2"}));
@@ -187,15 +187,15 @@ TEST_F(ProducerTest, ReplaceFilesKeepsSequenceNumberAndValidates) {
   auto append = table.NewAppend();
   DataFile a = MakeFile("a", 5), b = MakeFile("b", 5);
   append->AppendFile(a).AppendFile(b);
-  ASSERT_OK(append->Commit());
+  FLOE_ASSERT_OK(append->Commit());
   auto more = table.NewAppend();
   more->AppendFile(MakeFile("c", 1));
-  ASSERT_OK(more->Commit());
+  FLOE_ASSERT_OK(more->Commit());
 
   auto compact = table.NewReplace();
   compact->DeleteFile(a.file_path).DeleteFile(b.file_path).AddFile(MakeFile("ab", 10));
   compact->SetDataSequenceNumber(1);
-  ASSERT_OK(compact->Commit());
+  FLOE_ASSERT_OK(compact->Commit());
   EXPECT_EQ(table.metadata().CurrentSnapshot()->operation, "replace");
   EXPECT_EQ(Total(table, summary::kTotalRecords), 11);
   for (const auto& f : Live(Reload())) {
@@ -212,7 +212,7 @@ TEST_F(ProducerTest, ReplaceFilesKeepsSequenceNumberAndValidates) {
   replace->DeleteFile(c_path.file_path).AddFile(MakeFile("c2", 1));
   auto del = table.NewDelete();
   del->DeleteFile(c_path.file_path);
-  ASSERT_OK(del->Commit());
+  FLOE_ASSERT_OK(del->Commit());
   auto s = replace->Commit();
   ASSERT_FALSE(s);
   EXPECT_EQ(s.error().code(), ErrorCode::kCommitConflict) << s.error().ToString();
@@ -228,7 +228,7 @@ TEST_F(ProducerTest, PositionDeletesByOrdinalAreWrittenInPathThenPositionOrder) 
   std::vector<std::string_view> paths(names.begin(), names.end());
   std::vector<PositionDeleteRef> deletes = {{0, 5}, {1, 9}, {3, 0}, {4, 2}, {0, 1}, {1, 3}};
   auto file = WritePositionDeletes(table.io(), table.metadata(), 0, {}, paths, deletes, {});
-  ASSERT_OK(file);
+  FLOE_ASSERT_OK(file);
   EXPECT_EQ(file->content, DataFileContent::kPositionDeletes);
   EXPECT_EQ(file->record_count, 6);
   EXPECT_FALSE(file->referenced_data_file);
@@ -241,7 +241,7 @@ TEST_F(ProducerTest, PositionDeletesByOrdinalAreWrittenInPathThenPositionOrder) 
   int64_t far = int64_t{1} << 45;
   auto one = WritePositionDeletes(table.io(), table.metadata(), 0, {}, paths,
                                   {{3, far + 1}, {3, 7}, {3, far}}, {});
-  ASSERT_OK(one);
+  FLOE_ASSERT_OK(one);
   expected = {{names[3], 7}, {names[3], far}, {names[3], far + 1}};
   EXPECT_EQ(ReadPositionDeletes(one->file_path), expected);
   ASSERT_TRUE(one->referenced_data_file);
@@ -251,7 +251,7 @@ TEST_F(ProducerTest, PositionDeletesByOrdinalAreWrittenInPathThenPositionOrder) 
   auto by_path =
       WritePositionDeletes(table.io(), table.metadata(), 0, {},
                            {{names[0], 5}, {names[1], 9}, {names[3], 0}, {names[0], 1}}, {});
-  ASSERT_OK(by_path);
+  FLOE_ASSERT_OK(by_path);
   expected = {{names[1], 9}, {names[3], 0}, {names[0], 1}, {names[0], 5}};
   EXPECT_EQ(ReadPositionDeletes(by_path->file_path), expected);
 

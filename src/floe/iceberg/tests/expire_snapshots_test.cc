@@ -31,25 +31,25 @@ TEST_F(ProducerTest, ExpireDeletesExactlyTheUnreachableFiles) {
   for (const auto& f : {a, b, c}) touch(f);
   auto s1 = table.NewAppend();
   s1->AppendFile(a);
-  ASSERT_OK(s1->Commit());
+  FLOE_ASSERT_OK(s1->Commit());
   const std::string list1 = table.metadata().CurrentSnapshot()->manifest_list;
   auto s2 = table.NewAppend();
   s2->AppendFile(b);
-  ASSERT_OK(s2->Commit());
+  FLOE_ASSERT_OK(s2->Commit());
   const std::string list2 = table.metadata().CurrentSnapshot()->manifest_list;
   auto s3 = table.NewDelete();  // removes a
   s3->DeleteFile(a.file_path);
-  ASSERT_OK(s3->Commit());
+  FLOE_ASSERT_OK(s3->Commit());
   auto s4 = table.NewAppend();
   s4->AppendFile(c);
-  ASSERT_OK(s4->Commit());
+  FLOE_ASSERT_OK(s4->Commit());
 
   const auto table_dir = dir_ / "warehouse" / "ns" / "t";
   const auto before = FilesUnder(table_dir);
   auto expire = table.NewExpireSnapshots();
   expire->ExpireOlderThan(table.metadata().CurrentSnapshot()->timestamp_ms + 1).RetainLast(2);
   auto result = expire->Commit();
-  ASSERT_OK(result);
+  FLOE_ASSERT_OK(result);
   EXPECT_EQ(result->expired_snapshot_ids.size(), 2u);
   EXPECT_EQ(table.metadata().snapshots.size(), 2u);
   EXPECT_EQ(table.metadata().SnapshotById(s1->snapshot_id()), nullptr);
@@ -74,7 +74,7 @@ TEST_F(ProducerTest, ExpireDeletesExactlyTheUnreachableFiles) {
   for (const auto& s : table.metadata().snapshots) {
     EXPECT_TRUE(std::filesystem::exists(s.manifest_list));
     auto manifests = SnapshotManifests(io_, s, 2);
-    ASSERT_OK(manifests);
+    FLOE_ASSERT_OK(manifests);
     for (const auto& m : *manifests) EXPECT_TRUE(std::filesystem::exists(m.manifest_path));
   }
   EXPECT_EQ(LivePaths(table), (std::set<std::string>{b.file_path, c.file_path}));
@@ -85,15 +85,15 @@ TEST_F(ProducerTest, ExpireKeepsRetainLastAndRecentSnapshots) {
   for (int i = 0; i < 4; ++i) {
     auto a = table.NewAppend();
     a->AppendFile(MakeFile("f" + std::to_string(i), 1));
-    ASSERT_OK(a->Commit());
+    FLOE_ASSERT_OK(a->Commit());
   }
   // Nothing is older than the default 5 days: nothing expires.
   auto none = table.NewExpireSnapshots();
-  ASSERT_OK(none->Commit());
+  FLOE_ASSERT_OK(none->Commit());
   EXPECT_EQ(table.metadata().snapshots.size(), 4u);
   auto some = table.NewExpireSnapshots();
   some->ExpireOlderThan(table.metadata().CurrentSnapshot()->timestamp_ms + 1).RetainLast(3);
-  ASSERT_OK(some->Commit());
+  FLOE_ASSERT_OK(some->Commit());
   EXPECT_EQ(table.metadata().snapshots.size(), 3u);
   EXPECT_EQ(LivePaths(table).size(), 4u);  // all data is still live in the current snapshot
 }
@@ -114,15 +114,15 @@ TEST_F(ProducerTest, ExpireSkipsFilesOutsideTheTableLocationUnlessAllowed) {
     sneaky.file_path = table.metadata().location + "/data/../../../../outside/victim.parquet";
     auto s1 = table.NewAppend();
     s1->AppendFile(foreign).AppendFile(sneaky);
-    ASSERT_OK(s1->Commit());
+    FLOE_ASSERT_OK(s1->Commit());
     auto s2 = table.NewDelete();
     s2->DeleteFile(foreign.file_path).DeleteFile(sneaky.file_path);
-    ASSERT_OK(s2->Commit());
+    FLOE_ASSERT_OK(s2->Commit());
     auto expire = table.NewExpireSnapshots();
     expire->ExpireOlderThan(table.metadata().CurrentSnapshot()->timestamp_ms + 1).RetainLast(1);
     expire->DeleteOutsideLocation(allow);
     auto result = expire->Commit();
-    ASSERT_OK(result);
+    FLOE_ASSERT_OK(result);
     EXPECT_EQ(result->expired_snapshot_ids.size(), 1u);
     if (allow) {
       EXPECT_FALSE(std::filesystem::exists(victim));

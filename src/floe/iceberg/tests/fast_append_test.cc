@@ -13,7 +13,7 @@ TEST_F(ProducerTest, AppendAddsSnapshotsWithTotalsAndSequenceNumbers) {
   Table table = CreateTable();
   auto a = table.NewAppend();
   a->AppendFile(MakeFile("a", 10)).AppendFile(MakeFile("b", 5));
-  ASSERT_OK(a->Commit());
+  FLOE_ASSERT_OK(a->Commit());
   const Snapshot* s1 = table.metadata().CurrentSnapshot();
   ASSERT_NE(s1, nullptr);
   EXPECT_EQ(s1->snapshot_id, a->snapshot_id());
@@ -25,7 +25,7 @@ TEST_F(ProducerTest, AppendAddsSnapshotsWithTotalsAndSequenceNumbers) {
 
   auto b = table.NewAppend();
   b->AppendFile(MakeFile("c", 7));
-  ASSERT_OK(b->Commit());
+  FLOE_ASSERT_OK(b->Commit());
   const Snapshot* s2 = table.metadata().CurrentSnapshot();
   EXPECT_EQ(s2->parent_snapshot_id, s1_id);
   EXPECT_EQ(s2->sequence_number, 2);
@@ -47,18 +47,18 @@ TEST_F(ProducerTest, AHandleCarriesOverTheManifestsOfItsOwnCommitWithoutReadingT
   Table table = CreateTable();
   auto a = table.NewAppend();
   a->AppendFile(MakeFile("a", 10)).AppendFile(MakeFile("b", 5));
-  ASSERT_OK(a->Commit());
+  FLOE_ASSERT_OK(a->Commit());
   // The handle knows the list it wrote: the next commit does not read it
   // (removed here to prove it), and carries its manifests over as they are.
   const std::string first_list = table.metadata().CurrentSnapshot()->manifest_list;
   ASSERT_NE(table.KnownManifests(first_list), nullptr);
   auto before = ReadManifestList(io_, first_list, table.metadata().format_version);
-  ASSERT_OK(before);
+  FLOE_ASSERT_OK(before);
   EXPECT_TRUE(*table.KnownManifests(first_list) == *before);
   ASSERT_TRUE(std::filesystem::remove(io::LocalPath(first_list)));
   auto b = table.NewAppend();
   b->AppendFile(MakeFile("c", 7));
-  ASSERT_OK(b->Commit());
+  FLOE_ASSERT_OK(b->Commit());
   EXPECT_EQ(LivePaths(Reload()),
             (std::set<std::string>{MakeFile("a", 1).file_path, MakeFile("b", 1).file_path,
                                    MakeFile("c", 1).file_path}));
@@ -79,10 +79,10 @@ TEST_F(ProducerTest, ConcurrentAppendsFromTwoHandlesBothLand) {
     Table second = Reload();  // a stale handle once `first` commits
     auto a = first.NewAppend();
     a->AppendFile(MakeFile("first", 3));
-    ASSERT_OK(a->Commit());
+    FLOE_ASSERT_OK(a->Commit());
     auto b = second.NewAppend();
     b->AppendFile(MakeFile("second", 4));
-    ASSERT_OK(b->Commit());  // conflict, reload, retry
+    FLOE_ASSERT_OK(b->Commit());  // conflict, reload, retry
     Table now = Reload();
     EXPECT_EQ(now.metadata().snapshots.size(), 2u);
     EXPECT_EQ(now.metadata().CurrentSnapshot()->parent_snapshot_id, a->snapshot_id());
@@ -98,7 +98,7 @@ TEST_F(ProducerTest, RetriesAreLimitedByCommitRetryNumRetries) {
   Table stale = Reload();
   auto a = first.NewAppend();
   a->AppendFile(MakeFile("first", 1));
-  ASSERT_OK(a->Commit());
+  FLOE_ASSERT_OK(a->Commit());
   auto b = stale.NewAppend();
   b->AppendFile(MakeFile("second", 1));
   auto s = b->Commit();
@@ -176,7 +176,7 @@ TEST_F(ProducerTest, ACommitDeliveredTwiceIsCommittedOnce) {
     Table table(&twice, created.loaded());
     auto append = table.NewAppend();
     append->AppendFile(MakeFile("once", 5));
-    ASSERT_OK(append->Commit());
+    FLOE_ASSERT_OK(append->Commit());
     EXPECT_EQ(twice.deliveries, 1);
     Table now = Reload();
     ASSERT_NE(now.metadata().CurrentSnapshot(), nullptr);
@@ -196,7 +196,7 @@ TEST_F(ProducerTest, TransactionCommitsSchemaChangeAndAppendAtomically) {
   txn->UpdateSchema().Change([](UpdateSchema& u) { u.AddColumn("email", types::Type::String()); });
   txn->NewAppend().AppendFile(MakeFile("a", 2));
   txn->UpdateProperties().Set("floe.offset", "42");
-  ASSERT_OK(txn->Commit());
+  FLOE_ASSERT_OK(txn->Commit());
   Table now = Reload();
   EXPECT_NE(now.metadata().CurrentSchema()->FindFieldByName("email"), nullptr);
   EXPECT_EQ(now.metadata().CurrentSnapshot()->schema_id, now.metadata().current_schema_id);

@@ -19,6 +19,7 @@
 #include "floe/iceberg/json/metadata_json.h"
 #include "floe/iceberg/manifest/manifest.h"
 #include "floe/iceberg/tests/manifest_test_util.h"
+#include "floe/testing/status_matchers.h"
 #include "floe/types/temporal.h"
 
 namespace floe::iceberg {
@@ -167,12 +168,6 @@ void WriteExpected(io::FileIO& io, const TableMetadata& md, const std::string& m
   std::ofstream(out) << expected.dump(2);
 }
 
-#define ASSERT_OK(expr)                                                    \
-  do {                                                                     \
-    auto&& r_ = (expr);                                                    \
-    ASSERT_TRUE(r_.has_value()) << #expr << ": " << r_.error().ToString(); \
-  } while (false)
-
 TEST(ManifestInteropTest, WriteTableForReferenceReaders) {
   const char* out_env = std::getenv("FLOE_INTEROP_OUT");
   if (out_env == nullptr || *out_env == '\0') {
@@ -190,7 +185,7 @@ TEST(ManifestInteropTest, WriteTableForReferenceReaders) {
   // Snapshot 1 (sequence 1): a data manifest and a position-delete manifest.
   auto dw = ManifestWriter::Open(io, meta_dir + "/data-1.avro", 2, schema, spec,
                                  ManifestContent::kData, SnapshotId{1001});
-  ASSERT_OK(dw);
+  FLOE_ASSERT_OK(dw);
   std::vector<ManifestEntry> data_entries;
   for (int k = 1; k <= 3; ++k) {
     ManifestEntry e;
@@ -205,13 +200,13 @@ TEST(ManifestInteropTest, WriteTableForReferenceReaders) {
                                      EveryTransformTuple(0, /*nulls=*/true), 4);
     data_entries.push_back(nulls);
   }
-  for (const auto& e : data_entries) ASSERT_OK((*dw)->Add(e));
+  for (const auto& e : data_entries) FLOE_ASSERT_OK((*dw)->Add(e));
   auto data_manifest = (*dw)->Close();
-  ASSERT_OK(data_manifest);
+  FLOE_ASSERT_OK(data_manifest);
 
   auto pw = ManifestWriter::Open(io, meta_dir + "/pos-1.avro", 2, schema, spec,
                                  ManifestContent::kDeletes, std::nullopt);
-  ASSERT_OK(pw);
+  FLOE_ASSERT_OK(pw);
   ManifestEntry pos;
   pos.data_file.content = DataFileContent::kPositionDeletes;
   pos.data_file.file_path = table + "/data/pos-1.parquet";
@@ -220,20 +215,20 @@ TEST(ManifestInteropTest, WriteTableForReferenceReaders) {
   pos.data_file.file_size_in_bytes = 512;
   pos.data_file.lower_bounds = {{2147483546, table + "/data/file-1.parquet"}};
   pos.data_file.upper_bounds = {{2147483546, table + "/data/file-1.parquet"}};
-  ASSERT_OK((*pw)->Add(pos));
+  FLOE_ASSERT_OK((*pw)->Add(pos));
   auto pos_manifest = (*pw)->Close();
-  ASSERT_OK(pos_manifest);
+  FLOE_ASSERT_OK(pos_manifest);
 
   std::string list1 = meta_dir + "/snap-1001.avro";
-  ASSERT_OK(
+  FLOE_ASSERT_OK(
       WriteManifestList(io, list1, 2, 1001, std::nullopt, 1, {*data_manifest, *pos_manifest}));
   auto listed1 = ReadManifestList(io, list1, 2);
-  ASSERT_OK(listed1);
+  FLOE_ASSERT_OK(listed1);
 
   // Snapshot 2 (sequence 2): the same manifests plus equality deletes.
   auto ew = ManifestWriter::Open(io, meta_dir + "/eq-2.avro", 2, schema, spec,
                                  ManifestContent::kDeletes, SnapshotId{1002});
-  ASSERT_OK(ew);
+  FLOE_ASSERT_OK(ew);
   ManifestEntry eq;
   eq.data_file.content = DataFileContent::kEqualityDeletes;
   eq.data_file.file_path = table + "/data/eq-2.parquet";
@@ -241,14 +236,14 @@ TEST(ManifestInteropTest, WriteTableForReferenceReaders) {
   eq.data_file.record_count = 1;
   eq.data_file.file_size_in_bytes = 256;
   eq.data_file.equality_ids = {1, 12};
-  ASSERT_OK((*ew)->Add(eq));
+  FLOE_ASSERT_OK((*ew)->Add(eq));
   auto eq_manifest = (*ew)->Close();
-  ASSERT_OK(eq_manifest);
+  FLOE_ASSERT_OK(eq_manifest);
   std::string list2 = meta_dir + "/snap-1002.avro";
-  ASSERT_OK(WriteManifestList(io, list2, 2, 1002, SnapshotId{1001}, 2,
-                              {(*listed1)[0], (*listed1)[1], *eq_manifest}));
+  FLOE_ASSERT_OK(WriteManifestList(io, list2, 2, 1002, SnapshotId{1001}, 2,
+                                   {(*listed1)[0], (*listed1)[1], *eq_manifest}));
   auto listed2 = ReadManifestList(io, list2, 2);
-  ASSERT_OK(listed2);
+  FLOE_ASSERT_OK(listed2);
 
   TableMetadata md = MetadataFor(schema, spec, 2);
   md.location = table;
@@ -272,9 +267,9 @@ TEST(ManifestInteropTest, WriteTableForReferenceReaders) {
   md.refs = {{"main", SnapshotRef::Branch(1002)}};
   md.snapshot_log = {{s1.timestamp_ms, 1001}, {s2.timestamp_ms, 1002}};
   md.last_updated_ms = s2.timestamp_ms;
-  ASSERT_OK(md.Validate());
+  FLOE_ASSERT_OK(md.Validate());
   std::string metadata_path = meta_dir + "/v1.metadata.json";
-  ASSERT_OK(WriteTableMetadata(io, metadata_path, md));
+  FLOE_ASSERT_OK(WriteTableMetadata(io, metadata_path, md));
 
   WriteExpected(io, md, metadata_path, table + "/expected.json");
 }
@@ -299,22 +294,22 @@ TEST(ManifestInteropTest, WriteV1TableForReferenceReaders) {
   for (SnapshotId id : {SnapshotId{2001}, SnapshotId{2002}}) {
     auto w = ManifestWriter::Open(io, meta_dir + "/m-" + std::to_string(id) + ".avro", 1, schema,
                                   spec, ManifestContent::kData, id);
-    ASSERT_OK(w);
+    FLOE_ASSERT_OK(w);
     for (int k = 0; k < 2; ++k) {
       ManifestEntry e;
       e.data_file = SampleDataFile(
           table + "/data/" + std::to_string(id) + "-" + std::to_string(k) + ".parquet",
           tuple(static_cast<int>(id % 10) + k), 5 + k);
-      ASSERT_OK((*w)->Add(e));
+      FLOE_ASSERT_OK((*w)->Add(e));
     }
     auto m = (*w)->Close();
-    ASSERT_OK(m);
+    FLOE_ASSERT_OK(m);
     manifests.push_back(*m);
   }
-  ASSERT_OK(WriteManifestList(io, meta_dir + "/snap-2001.avro", 1, 2001, std::nullopt, 0,
-                              {manifests[0]}));
-  ASSERT_OK(WriteManifestList(io, meta_dir + "/snap-2002.avro", 1, 2002, SnapshotId{2001}, 0,
-                              {manifests[1], manifests[0]}));
+  FLOE_ASSERT_OK(WriteManifestList(io, meta_dir + "/snap-2001.avro", 1, 2001, std::nullopt, 0,
+                                   {manifests[0]}));
+  FLOE_ASSERT_OK(WriteManifestList(io, meta_dir + "/snap-2002.avro", 1, 2002, SnapshotId{2001}, 0,
+                                   {manifests[1], manifests[0]}));
   TableMetadata md = MetadataFor(schema, spec, 1);
   md.location = table;
   Snapshot s1;
@@ -331,9 +326,9 @@ TEST(ManifestInteropTest, WriteV1TableForReferenceReaders) {
   md.current_snapshot_id = 2002;
   md.refs = {{"main", SnapshotRef::Branch(2002)}};
   md.snapshot_log = {{s1.timestamp_ms, 2001}, {s2.timestamp_ms, 2002}};
-  ASSERT_OK(md.Validate());
+  FLOE_ASSERT_OK(md.Validate());
   std::string metadata_path = meta_dir + "/v1.metadata.json";
-  ASSERT_OK(WriteTableMetadata(io, metadata_path, md));
+  FLOE_ASSERT_OK(WriteTableMetadata(io, metadata_path, md));
   WriteExpected(io, md, metadata_path, table + "/expected.json");
 }
 
@@ -356,7 +351,7 @@ void CheckGoldenTable(const std::string& folder) {
   nlohmann::json expected = nlohmann::json::parse(in);
   io::LocalFileIO io;
   auto md = ReadTableMetadata(io, folder + "/" + expected["metadata"].get<std::string>());
-  ASSERT_OK(md);
+  FLOE_ASSERT_OK(md);
   auto local = [&](const std::string& path) {
     return folder + "/" + std::filesystem::path(path).filename().string();
   };
@@ -367,7 +362,7 @@ void CheckGoldenTable(const std::string& folder) {
     Snapshot localized = *s;
     localized.manifest_list = local(s->manifest_list);
     auto manifests = SnapshotManifests(io, localized, md->format_version);
-    ASSERT_OK(manifests);
+    FLOE_ASSERT_OK(manifests);
     ASSERT_EQ(manifests->size(), snap["manifests"].size());
     for (size_t i = 0; i < manifests->size(); ++i) {
       ManifestFile m = (*manifests)[i];
@@ -398,7 +393,7 @@ void CheckGoldenTable(const std::string& folder) {
       }
       m.manifest_path = local(m.manifest_path);
       auto entries = ReadManifest(io, m, *md);
-      ASSERT_OK(entries);
+      FLOE_ASSERT_OK(entries);
       ASSERT_EQ(entries->size(), em["entries"].size());
       const PartitionSpec* spec = md->SpecById(m.partition_spec_id);
       ASSERT_NE(spec, nullptr);

@@ -17,9 +17,9 @@ TEST_F(ProducerTest, MergingKeepsManifestCountBoundedAndFilesIntact) {
   for (int i = 0; i < 23; ++i) {
     auto a = table.NewAppend();
     a->AppendFile(MakeFile("f" + std::to_string(i), i + 1));
-    ASSERT_OK(a->Commit());
+    FLOE_ASSERT_OK(a->Commit());
     auto manifests = SnapshotManifests(io_, *table.metadata().CurrentSnapshot(), 2);
-    ASSERT_OK(manifests);
+    FLOE_ASSERT_OK(manifests);
     max_manifests = std::max(max_manifests, manifests->size());
   }
   EXPECT_LE(max_manifests, 5u);
@@ -41,10 +41,10 @@ TEST_F(ProducerTest, MergingCanBeDisabled) {
   for (int i = 0; i < 6; ++i) {
     auto a = table.NewAppend();
     a->AppendFile(MakeFile("f" + std::to_string(i), 1));
-    ASSERT_OK(a->Commit());
+    FLOE_ASSERT_OK(a->Commit());
   }
   auto manifests = SnapshotManifests(io_, *table.metadata().CurrentSnapshot(), 2);
-  ASSERT_OK(manifests);
+  FLOE_ASSERT_OK(manifests);
   EXPECT_EQ(manifests->size(), 6u);
 }
 

@@ -10,13 +10,14 @@
 #include "floe/iceberg/manifest/manifest.h"
 #include "floe/iceberg/manifest/manifest_avro_schema.h"
 #include "floe/iceberg/tests/manifest_test_util.h"
+#include "floe/testing/temp_dir.h"
 
 namespace floe::iceberg {
 namespace {
 
+using floe::testing::TempDir;
 using testutil::MetadataFor;
 using testutil::SampleDataFile;
-using testutil::TempFolder;
 
 types::Schema SmallSchema() {
   return types::Schema({{1, "id", true, types::Type::Long(), ""},
@@ -64,7 +65,7 @@ ManifestEntry Added(std::string path, std::string region, int32_t day) {
 }
 
 TEST(ManifestReadTest, V1ManifestAndListReadWithSequenceNumbersZero) {
-  TempFolder dir("manifest_v1");
+  TempDir dir("manifest_v1");
   io::LocalFileIO io;
   ManifestEntry a = Added("a.parquet", "eu", 100);
   ManifestEntry existing = Added("b.parquet", "us", 101);
@@ -126,7 +127,7 @@ TEST(ManifestReadTest, V1ManifestAndListReadWithSequenceNumbersZero) {
 }
 
 TEST(ManifestReadTest, SnapshotManifestsReadsListsAndInlineV1Manifests) {
-  TempFolder dir("manifest_snapshot");
+  TempDir dir("manifest_snapshot");
   io::LocalFileIO io;
   auto mf = WriteSmallManifest(io, dir / "m.avro", 1, SnapshotId{5}, {Added("a.parquet", "eu", 1)});
   Snapshot inline_snap;
@@ -155,7 +156,7 @@ TEST(ManifestReadTest, SnapshotManifestsReadsListsAndInlineV1Manifests) {
 }
 
 TEST(ManifestReadTest, InheritanceFromTheManifestList) {
-  TempFolder dir("manifest_inherit");
+  TempDir dir("manifest_inherit");
   io::LocalFileIO io;
   ManifestEntry explicit_id = Added("b.parquet", "us", 2);
   explicit_id.snapshot_id = 77;  // kept
@@ -246,7 +247,7 @@ format::avro::Datum ForeignEntry(int32_t status, std::optional<int64_t> seq) {
 }
 
 TEST(ManifestReadTest, ForeignLayoutsResolveByFieldId) {
-  TempFolder dir("manifest_foreign");
+  TempDir dir("manifest_foreign");
   io::LocalFileIO io;
   WriteRawAvro(dir / "f.avro", kForeignSchema, {ForeignEntry(1, std::nullopt)},
                {{"format-version", "2"}});
@@ -272,7 +273,7 @@ TEST(ManifestReadTest, ForeignLayoutsResolveByFieldId) {
 }
 
 TEST(ManifestReadTest, ExistingEntryWithoutSequenceNumberIsCorruption) {
-  TempFolder dir("manifest_existing_null_seq");
+  TempDir dir("manifest_existing_null_seq");
   io::LocalFileIO io;
   WriteRawAvro(dir / "f.avro", kForeignSchema, {ForeignEntry(0, std::nullopt)},
                {{"format-version", "2"}});
@@ -287,7 +288,7 @@ TEST(ManifestReadTest, ExistingEntryWithoutSequenceNumberIsCorruption) {
 }
 
 TEST(ManifestReadTest, CorruptFilesAreCorruptionNamingTheFile) {
-  TempFolder dir("manifest_corrupt");
+  TempDir dir("manifest_corrupt");
   io::LocalFileIO io;
   auto mf = WriteSmallManifest(io, dir / "good.avro", 2, SnapshotId{1},
                                {Added("a.parquet", "eu", 1), Added("b.parquet", "us", 2)});
@@ -351,7 +352,7 @@ TEST(ManifestReadTest, CorruptFilesAreCorruptionNamingTheFile) {
 }
 
 TEST(ManifestReadTest, FlippedBytesNeverCrash) {
-  TempFolder dir("manifest_flips");
+  TempDir dir("manifest_flips");
   io::LocalFileIO io;
   auto mf = WriteSmallManifest(io, dir / "good.avro", 2, SnapshotId{1},
                                {Added("a.parquet", "eu", 1), Added("b.parquet", "us", 2)});
@@ -382,7 +383,7 @@ TEST(ManifestReadTest, FlippedBytesNeverCrash) {
 }
 
 TEST(ManifestReadTest, SpecMissingFromTableIsTakenFromTheFile) {
-  TempFolder dir("manifest_file_spec");
+  TempDir dir("manifest_file_spec");
   io::LocalFileIO io;
   auto mf = WriteSmallManifest(io, dir / "m.avro", 2, SnapshotId{1}, {Added("a.parquet", "eu", 4)});
   mf.sequence_number = 1;

@@ -10,16 +10,17 @@
 #include "floe/iceberg/manifest/manifest_avro_schema.h"
 #include "floe/iceberg/single_value.h"
 #include "floe/iceberg/tests/manifest_test_util.h"
+#include "floe/testing/temp_dir.h"
 
 namespace floe::iceberg {
 namespace {
 
+using floe::testing::TempDir;
 using testutil::EveryTransformSpec;
 using testutil::EveryTransformTuple;
 using testutil::EveryTypeSchema;
 using testutil::MetadataFor;
 using testutil::SampleDataFile;
-using testutil::TempFolder;
 
 void ExpectSameFile(const DataFile& a, const DataFile& b) {
   EXPECT_EQ(a.content, b.content);
@@ -50,7 +51,7 @@ void ExpectSameFile(const DataFile& a, const DataFile& b) {
 }
 
 TEST(ManifestRoundTripTest, V2DataManifestWithEveryTransformResultType) {
-  TempFolder dir("manifest_v2_data");
+  TempDir dir("manifest_v2_data");
   io::LocalFileIO io;
   auto schema = EveryTypeSchema();
   auto spec = EveryTransformSpec();
@@ -209,7 +210,7 @@ TEST(ManifestRoundTripTest, V2DataManifestWithEveryTransformResultType) {
 }
 
 TEST(ManifestRoundTripTest, V2DeleteManifestPositionAndEquality) {
-  TempFolder dir("manifest_v2_deletes");
+  TempDir dir("manifest_v2_deletes");
   io::LocalFileIO io;
   auto schema = EveryTypeSchema();
   PartitionSpec spec(3, {PartitionField{10, 1000, "ts_day", Transform::Day()},
@@ -285,7 +286,7 @@ TEST(ManifestRoundTripTest, V2DeleteManifestPositionAndEquality) {
 }
 
 TEST(ManifestRoundTripTest, V3FieldsAndFirstRowIds) {
-  TempFolder dir("manifest_v3");
+  TempDir dir("manifest_v3");
   io::LocalFileIO io;
   auto schema = EveryTypeSchema();
   PartitionSpec spec;  // unpartitioned
@@ -354,7 +355,7 @@ TEST(ManifestRoundTripTest, V3FieldsAndFirstRowIds) {
 }
 
 TEST(ManifestRoundTripTest, AvroSchemaAndMetadataFollowTheSpec) {
-  TempFolder dir("manifest_schema");
+  TempDir dir("manifest_schema");
   io::LocalFileIO io;
   auto schema = EveryTypeSchema();
   auto spec = EveryTransformSpec();
@@ -520,7 +521,7 @@ TEST(ManifestRoundTripTest, PartitionNamesThatAreNotAvroNamesAreSanitized) {
 }
 
 TEST(ManifestRoundTripTest, WriterRejectsBadEntries) {
-  TempFolder dir("manifest_bad_entries");
+  TempDir dir("manifest_bad_entries");
   io::LocalFileIO io;
   auto schema = EveryTypeSchema();
   PartitionSpec spec(1, {PartitionField{12, 1000, "s", Transform::Identity()}});
@@ -563,7 +564,7 @@ TEST(ManifestRoundTripTest, WriterRejectsBadEntries) {
 }
 
 TEST(ManifestRoundTripTest, WideningLiteralsAreConverted) {
-  TempFolder dir("manifest_widen");
+  TempDir dir("manifest_widen");
   io::LocalFileIO io;
   auto schema = EveryTypeSchema();
   PartitionSpec spec(1, {PartitionField{1, 1000, "id", Transform::Identity()}});

@@ -160,20 +160,4 @@ inline TableMetadata MetadataFor(const types::Schema& schema, const PartitionSpe
   return m;
 }
 
-/// A fresh folder under the test temp dir, removed by the destructor.
-class TempFolder {
- public:
-  explicit TempFolder(const std::string& name) {
-    path_ = ::testing::TempDir() + "/floe_" + name + "_" + std::to_string(getpid());
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~TempFolder() { std::filesystem::remove_all(path_); }
-  const std::string& path() const { return path_; }
-  std::string operator/(const std::string& file) const { return path_ + "/" + file; }
-
- private:
-  std::string path_;
-};
-
 }  // namespace floe::iceberg::testutil

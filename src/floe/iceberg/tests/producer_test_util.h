@@ -16,14 +16,10 @@
 #include "floe/iceberg/table.h"
 #include "floe/iceberg/update/snapshot_producer.h"
 #include "floe/iceberg/update/table_metadata_builder.h"
+#include "floe/testing/status_matchers.h"
+#include "floe/testing/temp_dir.h"
 
 namespace floe::iceberg::testing {
-
-#define ASSERT_OK(expr)                                     \
-  do {                                                      \
-    auto&& ok_ = (expr);                                    \
-    ASSERT_TRUE(ok_.has_value()) << ok_.error().ToString(); \
-  } while (false)
 
 inline types::Schema TestSchema() {
   return types::Schema({{1, "id", true, types::Type::Long(), ""},
@@ -35,15 +31,10 @@ inline types::Schema TestSchema() {
 class ProducerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("floe_producer_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_ / "warehouse");
     catalog_ = std::make_unique<HadoopCatalog>("default", (dir_ / "warehouse").string(), &io_);
     ASSERT_TRUE(catalog_->CreateNamespace({"ns"}));
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   void UseSqlCatalog() {
     auto sql = SqlCatalog::Open("default", "sqlite:///" + (dir_ / "catalog.db").string(),
@@ -118,7 +109,8 @@ class ProducerTest : public ::testing::Test {
   }
 
   io::LocalFileIO io_;
-  std::filesystem::path dir_;
+  floe::testing::TempDir temp_dir_{"producer"};
+  std::filesystem::path dir_ = temp_dir_.path();
   std::unique_ptr<Catalog> catalog_;
 };
 

@@ -34,12 +34,12 @@ TEST_F(ProducerTest, RowDeltaSequenceNumbersOrderDeletesAfterOlderData) {
   Table table = CreateTable();
   auto append = table.NewAppend();
   append->AppendFile(MakeFile("old", 10));
-  ASSERT_OK(append->Commit());
+  FLOE_ASSERT_OK(append->Commit());
 
   auto delta = table.NewRowDelta();
   delta->AddRows(MakeFile("new", 3));
   delta->AddDeletes(EqualityDeletes((dir_ / "eq.parquet").string(), 2));
-  ASSERT_OK(delta->Commit());
+  FLOE_ASSERT_OK(delta->Commit());
   const Snapshot* s = table.metadata().CurrentSnapshot();
   EXPECT_EQ(s->operation, "overwrite");
   EXPECT_EQ(s->sequence_number, 2);
@@ -65,7 +65,7 @@ TEST_F(ProducerTest, RowDeltaFailsWhenReferencedFileWasRemovedConcurrently) {
   auto append = table.NewAppend();
   DataFile a = MakeFile("a", 10), b = MakeFile("b", 10);
   append->AppendFile(a).AppendFile(b);
-  ASSERT_OK(append->Commit());
+  FLOE_ASSERT_OK(append->Commit());
 
   Table writer = Reload();  // reads the table at this snapshot
   auto delta = writer.NewRowDelta();
@@ -75,7 +75,7 @@ TEST_F(ProducerTest, RowDeltaFailsWhenReferencedFileWasRemovedConcurrently) {
   Table other = Reload();
   auto del = other.NewDelete();
   del->DeleteFile(a.file_path);
-  ASSERT_OK(del->Commit());
+  FLOE_ASSERT_OK(del->Commit());
 
   auto s = delta->Commit();
   ASSERT_FALSE(s);
@@ -86,7 +86,7 @@ TEST_F(ProducerTest, RowDeltaFailsWhenReferencedFileWasRemovedConcurrently) {
   auto ok_delta = writer.NewRowDelta();
   ok_delta->ValidateFromSnapshot(append->snapshot_id());
   ok_delta->AddDeletes(PositionDeletes((dir_ / "pos-b.parquet").string(), b.file_path));
-  ASSERT_OK(ok_delta->Commit());
+  FLOE_ASSERT_OK(ok_delta->Commit());
   EXPECT_EQ(writer.metadata().CurrentSnapshot()->operation, "delete");
   auto paths = LivePaths(writer);
   EXPECT_FALSE(paths.contains(a.file_path));

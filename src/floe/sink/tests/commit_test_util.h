@@ -1,7 +1,8 @@
 #pragma once
 // The fixture of the committer tests: a Hadoop catalog in a temp folder on a
-// FaultyFileIO (faults.h), tables (id long, v string) partitioned or not,
-// real Parquet data and delete files, and readers of what a table holds.
+// FaultyFileIO (floe/testing/fault_file_io.h), tables (id long, v string)
+// partitioned or not, real Parquet data and delete files, and readers of what
+// a table holds.
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -25,15 +26,19 @@
 #include "floe/sink/committed_checkpoints.h"
 #include "floe/sink/record.h"
 #include "floe/sink/sink_options.h"
-#include "floe/sink/tests/faults.h"
+#include "floe/testing/fault_file_io.h"
+#include "floe/testing/faulty_catalog.h"
+#include "floe/testing/status_matchers.h"
+#include "floe/testing/temp_dir.h"
 
 namespace floe::sink::testing {
 
-#define FLOE_ASSERT_OK(expr)                                \
-  do {                                                      \
-    auto&& ok_ = (expr);                                    \
-    ASSERT_TRUE(ok_.has_value()) << ok_.error().ToString(); \
-  } while (false)
+using ::floe::testing::CommitFault;
+using ::floe::testing::FaultRule;
+using ::floe::testing::FaultState;
+using ::floe::testing::FaultStep;
+using ::floe::testing::FaultyCatalog;
+using ::floe::testing::FaultyFileIO;
 
 using Rows = std::multiset<std::pair<int64_t, std::string>>;
 
@@ -93,11 +98,6 @@ inline Result<std::vector<iceberg::DataFile>> WriteEqualityDeletesTo(
 class CommitFixture : public ::testing::Test {
  protected:
   void SetUp() override {
-    static std::atomic<int> counter{0};
-    dir_ = std::filesystem::temp_directory_path() /
-           ("floe_commit_" + std::to_string(::getpid()) + "_" + std::to_string(counter++) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_ / "warehouse");
     io_ = std::make_shared<FaultyFileIO>();
     auto hadoop = std::make_shared<iceberg::HadoopCatalog>("default", (dir_ / "warehouse").string(),
@@ -111,7 +111,6 @@ class CommitFixture : public ::testing::Test {
       return std::shared_ptr<iceberg::Catalog>(catalog);
     };
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   /// Creates ns.<name> partitioned by `partition_by` and returns its target.
   TableTargetPtr CreateTable(const std::string& name, const std::string& partition_by = "",
@@ -233,7 +232,8 @@ class CommitFixture : public ::testing::Test {
     }
   }
 
-  std::filesystem::path dir_;
+  floe::testing::TempDir temp_dir_{"commit"};
+  std::filesystem::path dir_ = temp_dir_.path();
   std::shared_ptr<FaultyFileIO> io_;
   std::shared_ptr<FaultyCatalog> catalog_;
   SinkOptions options_;

@@ -13,18 +13,13 @@
 #include "floe/engine/operator.h"
 #include "floe/iceberg/tests/scan_test_util.h"
 #include "floe/sink/record.h"
+#include "floe/testing/status_matchers.h"
 
 namespace floe::sink::testing {
 
 using iceberg::scantest::TestTable;
 using types::Type;
 using types::Value;
-
-#define FLOE_ASSERT_OK(expr)                                \
-  do {                                                      \
-    auto&& ok_ = (expr);                                    \
-    ASSERT_TRUE(ok_.has_value()) << ok_.error().ToString(); \
-  } while (false)
 
 template <typename T>
 class CollectingCollector : public engine::Collector<T> {

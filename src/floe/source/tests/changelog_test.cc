@@ -8,6 +8,7 @@
 #include "floe/source/change_format.h"
 #include "floe/source/changelog.h"
 #include "floe/source/split_planner.h"
+#include "floe/testing/small_tables.h"
 
 namespace floe::source {
 namespace {
@@ -16,13 +17,9 @@ using iceberg::DataFile;
 using iceberg::SnapshotId;
 using iceberg::scantest::Str;
 using iceberg::scantest::TestTable;
-using types::Type;
 using types::Value;
 
-types::Schema KeyedSchema() {
-  return types::Schema({{1, "id", true, Type::Long(), ""}, {2, "s", false, Type::String(), ""}}, 0,
-                       {1});
-}
+using floe::testing::IdStringSchema;
 
 std::vector<std::string> Lines(const Result<std::vector<RowChangeLine>>& changes) {
   EXPECT_TRUE(changes.has_value()) << changes.error().ToString();
@@ -33,7 +30,7 @@ std::vector<std::string> Lines(const Result<std::vector<RowChangeLine>>& changes
 }
 
 TEST(Changelog, DeletesUpsertsRewritesAndRemovals) {
-  TestTable t("changelog", KeyedSchema());
+  TestTable t("changelog", IdStringSchema(/*keyed=*/true));
   DataFile f1 = t.WriteData(
       {{Value::Int64(1), Str("a")}, {Value::Int64(2), Str("b")}, {Value::Int64(3), Str("c")}});
   SnapshotId s1 = t.Commit("append", {{f1}});

@@ -8,6 +8,7 @@
 
 #include "floe/iceberg/tests/scan_test_util.h"
 #include "floe/source/split_planner.h"
+#include "floe/testing/small_tables.h"
 
 namespace floe::source {
 namespace {
@@ -16,12 +17,9 @@ using iceberg::DataFile;
 using iceberg::SnapshotId;
 using iceberg::scantest::Str;
 using iceberg::scantest::TestTable;
-using types::Type;
 using types::Value;
 
-types::Schema Schema() {
-  return types::Schema({{1, "id", true, Type::Long(), ""}, {2, "s", false, Type::String(), ""}}, 0);
-}
+using floe::testing::IdStringSchema;
 
 /// The snapshot of each split, in order.
 std::vector<SnapshotId> Snapshots(const std::vector<IcebergSplit>& splits) {
@@ -32,7 +30,7 @@ std::vector<SnapshotId> Snapshots(const std::vector<IcebergSplit>& splits) {
 
 class PlannerTest : public ::testing::Test {
  protected:
-  PlannerTest() : t_("planner", Schema()) {}
+  PlannerTest() : t_("planner", IdStringSchema()) {}
 
   void SetUp() override {
     for (int i = 0; i < 3; ++i) s_.push_back(Append(i));
@@ -168,7 +166,7 @@ TEST_F(PlannerTest, BranchesAndTags) {
 }
 
 TEST(PlannerEmptyTable, BatchEndsStreamingWaits) {
-  TestTable t("planner_empty", Schema());
+  TestTable t("planner_empty", IdStringSchema());
   PlanOptions o;
   auto r = PlanNextRound(t.io(), t.metadata(), "db.t", o, {});
   ASSERT_TRUE(r.has_value()) << r.error().ToString();

@@ -13,6 +13,7 @@
 #include "floe/iceberg/tests/scan_test_util.h"
 #include "floe/source/split_enumerator.h"
 #include "floe/source/split_reader.h"
+#include "floe/testing/small_tables.h"
 
 namespace floe::source {
 namespace {
@@ -21,12 +22,9 @@ using iceberg::DataFile;
 using iceberg::SnapshotId;
 using iceberg::scantest::Str;
 using iceberg::scantest::TestTable;
-using types::Type;
 using types::Value;
 
-types::Schema Schema() {
-  return types::Schema({{1, "id", true, Type::Long(), ""}, {2, "s", false, Type::String(), ""}}, 0);
-}
+using floe::testing::IdStringSchema;
 
 EnumeratorOptions Options(TestTable& t, int readers) {
   EnumeratorOptions o;
@@ -55,7 +53,7 @@ int64_t Fill(TestTable& t, int snapshots, int files, int rows) {
 }
 
 TEST(SplitEnumerator, ReaderAheadOfACheckpointWaitsAndTheLastCarriesTheMonitor) {
-  TestTable t("enum_protocol", Schema());
+  TestTable t("enum_protocol", IdStringSchema());
   Fill(t, 3, 1, 2);
   EnumeratorOptions o = Options(t, 2);
   o.plan.split_overrides = {1, 1};  // a split per file
@@ -98,7 +96,7 @@ TEST(SplitEnumerator, ReaderAheadOfACheckpointWaitsAndTheLastCarriesTheMonitor) 
 }
 
 TEST(SplitEnumerator, PlanningFailuresAreRetriedUpToTheLimit) {
-  TestTable t("enum_failures", Schema());
+  TestTable t("enum_failures", IdStringSchema());
   Fill(t, 1, 1, 2);
   EnumeratorOptions o = Options(t, 1);
   o.plan.streaming = true;
@@ -211,7 +209,7 @@ std::vector<std::string> ReadWithRestarts(TestTable& t, const std::string& name,
 }
 
 TEST(IcebergSource, StoppedAndRestoredManyTimesEveryRowOnce) {
-  TestTable t("source_restarts", Schema());
+  TestTable t("source_restarts", IdStringSchema());
   const int64_t total = Fill(t, 4, 3, 7);
   std::vector<std::string> lines = ReadWithRestarts(t, "source_restarts_state", false, 12);
   std::multiset<std::string> got(lines.begin(), lines.end());
@@ -222,7 +220,7 @@ TEST(IcebergSource, StoppedAndRestoredManyTimesEveryRowOnce) {
 }
 
 TEST(IcebergSource, ChangelogStoppedAndRestoredEqualsOneRun) {
-  TestTable t("source_changelog_restarts", Schema());
+  TestTable t("source_changelog_restarts", IdStringSchema());
   Fill(t, 2, 2, 7);
   // Remove one file of the first snapshot, then delete positions of another.
   const iceberg::Snapshot* first = t.metadata().SnapshotById(100);
