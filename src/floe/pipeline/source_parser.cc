@@ -147,6 +147,29 @@ Result<ServerIdRange> ParseServerId(std::string_view text) {
   return range;
 }
 
+/// Sets `*field` to boolean setting `key` when the block gives it.
+Status SetBool(BlockReader& r, std::string_view key, bool* field) {
+  FLOE_ASSIGN_OR_RETURN(auto value, r.Bool(key));
+  if (value) *field = *value;
+  return Ok();
+}
+
+/// Sets `*field` to duration setting `key` (at least `min`) when the block gives it.
+Status SetDuration(BlockReader& r, std::string_view key, std::chrono::milliseconds min,
+                   std::chrono::milliseconds* field) {
+  FLOE_ASSIGN_OR_RETURN(auto value, r.Duration(key, min));
+  if (value) *field = *value;
+  return Ok();
+}
+
+/// Sets `*field` to integer setting `key` (within [min, max]) when the block gives it.
+template <typename Integer>
+Status SetInteger(BlockReader& r, std::string_view key, int64_t min, int64_t max, Integer* field) {
+  FLOE_ASSIGN_OR_RETURN(auto value, r.Integer(key, min, max));
+  if (value) *field = static_cast<Integer>(*value);
+  return Ok();
+}
+
 /// Reads the "a,b" patterns of `key` into `selector`; false when the key is absent.
 Result<bool> ReadTableSelector(BlockReader& r, std::string_view key, TableSelector* selector) {
   FLOE_ASSIGN_OR_RETURN(auto text, r.StringOrList(key));
@@ -173,8 +196,7 @@ Status ReadServerLogin(BlockReader& r, Definition* s) {
   FLOE_ASSIGN_OR_RETURN(auto hostname, r.String("hostname"));
   if (!hostname || hostname->empty()) return r.FailBlock("needs 'hostname' (the server to read)");
   s->hostname = *hostname;
-  FLOE_ASSIGN_OR_RETURN(auto port, r.Integer("port", 1, 65535));
-  if (port) s->port = static_cast<int>(*port);
+  FLOE_RETURN_IF_ERROR(SetInteger(r, "port", 1, 65535, &s->port));
   FLOE_ASSIGN_OR_RETURN(auto username, r.String("username"));
   if (!username || username->empty()) return r.FailBlock("needs 'username'");
   s->username = *username;
@@ -253,26 +275,21 @@ Result<MySqlSourceDefinition> ParseMySql(BlockReader& r) {
   }
 
   constexpr int64_t kIntMax = std::numeric_limits<int32_t>::max();
-  FLOE_ASSIGN_OR_RETURN(auto chunk, r.Integer("scan.incremental.snapshot.chunk.size", 1, kIntMax));
-  if (chunk) s.snapshot_chunk_size = *chunk;
-  FLOE_ASSIGN_OR_RETURN(auto fetch, r.Integer("scan.snapshot.fetch.size", 1, kIntMax));
-  if (fetch) s.snapshot_fetch_size = *fetch;
-  FLOE_ASSIGN_OR_RETURN(auto newly, r.Bool("scan.newly-added-table.enabled"));
-  if (newly) s.newly_added_table_enabled = *newly;
-  FLOE_ASSIGN_OR_RETURN(auto binlog_newly, r.Bool("scan.binlog.newly-added-table.enabled"));
-  if (binlog_newly) s.binlog_newly_added_table_enabled = *binlog_newly;
-  FLOE_ASSIGN_OR_RETURN(auto close_idle, r.Bool("scan.incremental.close-idle-reader.enabled"));
-  if (close_idle) s.close_idle_reader_enabled = *close_idle;
-  FLOE_ASSIGN_OR_RETURN(auto schema_change, r.Bool("schema-change.enabled"));
-  if (schema_change) s.schema_change_enabled = *schema_change;
-  FLOE_ASSIGN_OR_RETURN(auto connect_timeout, r.Duration("connect.timeout", milliseconds(1)));
-  if (connect_timeout) s.connect_timeout = *connect_timeout;
-  FLOE_ASSIGN_OR_RETURN(auto retries, r.Integer("connect.max-retries", 0, kIntMax));
-  if (retries) s.connect_max_retries = static_cast<int>(*retries);
-  FLOE_ASSIGN_OR_RETURN(auto pool, r.Integer("connection.pool.size", 1, kIntMax));
-  if (pool) s.connection_pool_size = static_cast<int>(*pool);
-  FLOE_ASSIGN_OR_RETURN(auto heartbeat, r.Duration("heartbeat.interval", milliseconds(1)));
-  if (heartbeat) s.heartbeat_interval = *heartbeat;
+  FLOE_RETURN_IF_ERROR(
+      SetInteger(r, "scan.incremental.snapshot.chunk.size", 1, kIntMax, &s.snapshot_chunk_size));
+  FLOE_RETURN_IF_ERROR(
+      SetInteger(r, "scan.snapshot.fetch.size", 1, kIntMax, &s.snapshot_fetch_size));
+  FLOE_RETURN_IF_ERROR(SetBool(r, "scan.newly-added-table.enabled", &s.newly_added_table_enabled));
+  FLOE_RETURN_IF_ERROR(
+      SetBool(r, "scan.binlog.newly-added-table.enabled", &s.binlog_newly_added_table_enabled));
+  FLOE_RETURN_IF_ERROR(
+      SetBool(r, "scan.incremental.close-idle-reader.enabled", &s.close_idle_reader_enabled));
+  FLOE_RETURN_IF_ERROR(SetBool(r, "schema-change.enabled", &s.schema_change_enabled));
+  FLOE_RETURN_IF_ERROR(SetDuration(r, "connect.timeout", milliseconds(1), &s.connect_timeout));
+  FLOE_RETURN_IF_ERROR(SetInteger(r, "connect.max-retries", 0, kIntMax, &s.connect_max_retries));
+  FLOE_RETURN_IF_ERROR(SetInteger(r, "connection.pool.size", 1, kIntMax, &s.connection_pool_size));
+  FLOE_RETURN_IF_ERROR(
+      SetDuration(r, "heartbeat.interval", milliseconds(1), &s.heartbeat_interval));
   for (const DocumentEntry* entry : r.GetPrefixed("jdbc.properties.")) {
     if (!entry->value.is_scalar()) {
       return r.Fail(*entry, "expected a single value, found {}", KindName(entry->value.kind));
@@ -335,10 +352,9 @@ Result<PostgresSourceDefinition> ParsePostgres(BlockReader& r) {
                   StartupModeName(startup));
   }
   s.startup_mode = startup;
-  FLOE_ASSIGN_OR_RETURN(auto heartbeat, r.Duration("heartbeat.interval", milliseconds(100)));
-  if (heartbeat) s.heartbeat_interval = *heartbeat;
-  FLOE_ASSIGN_OR_RETURN(auto connect_timeout, r.Duration("connect.timeout", milliseconds(1000)));
-  if (connect_timeout) s.connect_timeout = *connect_timeout;
+  FLOE_RETURN_IF_ERROR(
+      SetDuration(r, "heartbeat.interval", milliseconds(100), &s.heartbeat_interval));
+  FLOE_RETURN_IF_ERROR(SetDuration(r, "connect.timeout", milliseconds(1000), &s.connect_timeout));
   return s;
 }
 
@@ -350,8 +366,7 @@ Result<IcebergSourceDefinition> ParseIceberg(BlockReader& r, const std::string& 
   FLOE_RETURN_IF_ERROR(ReadSourceTables(
       r, "the tables to read, e.g. \"shop.\\.*\" for every table of the namespace shop",
       &s.tables));
-  FLOE_ASSIGN_OR_RETURN(auto streaming, r.Bool("streaming"));
-  if (streaming) s.streaming = *streaming;
+  FLOE_RETURN_IF_ERROR(SetBool(r, "streaming", &s.streaming));
   FLOE_ASSIGN_OR_RETURN(auto strategy, r.String("starting-strategy"));
   if (strategy) {
     std::string name = *strategy;
@@ -388,14 +403,11 @@ Result<IcebergSourceDefinition> ParseIceberg(BlockReader& r, const std::string& 
   }
   s.start_snapshot_id = id;
   s.start_snapshot_timestamp = timestamp;
-  FLOE_ASSIGN_OR_RETURN(auto interval, r.Duration("monitor-interval", milliseconds(1)));
-  if (interval) s.monitor_interval = *interval;
-  FLOE_ASSIGN_OR_RETURN(auto changelog, r.Bool("changelog"));
-  if (changelog) s.changelog = *changelog;
-  FLOE_ASSIGN_OR_RETURN(auto skip_overwrite, r.Bool("streaming-skip-overwrite-snapshots"));
-  if (skip_overwrite) s.skip_overwrite_snapshots = *skip_overwrite;
-  FLOE_ASSIGN_OR_RETURN(auto skip_delete, r.Bool("streaming-skip-delete-snapshots"));
-  if (skip_delete) s.skip_delete_snapshots = *skip_delete;
+  FLOE_RETURN_IF_ERROR(SetDuration(r, "monitor-interval", milliseconds(1), &s.monitor_interval));
+  FLOE_RETURN_IF_ERROR(SetBool(r, "changelog", &s.changelog));
+  FLOE_RETURN_IF_ERROR(
+      SetBool(r, "streaming-skip-overwrite-snapshots", &s.skip_overwrite_snapshots));
+  FLOE_RETURN_IF_ERROR(SetBool(r, "streaming-skip-delete-snapshots", &s.skip_delete_snapshots));
   if (s.changelog && (s.skip_overwrite_snapshots || s.skip_delete_snapshots)) {
     return r.FailBlock(
         "streaming-skip-overwrite/delete-snapshots are for append-only reading: with changelog "
@@ -406,8 +418,7 @@ Result<IcebergSourceDefinition> ParseIceberg(BlockReader& r, const std::string& 
                         r.Integer("max-planning-snapshot-count", 1, kLongMax));
   FLOE_ASSIGN_OR_RETURN(auto branch, r.String("branch"));
   if (branch) s.branch = *branch;
-  FLOE_ASSIGN_OR_RETURN(auto case_sensitive, r.Bool("case-sensitive"));
-  if (case_sensitive) s.case_sensitive = *case_sensitive;
+  FLOE_RETURN_IF_ERROR(SetBool(r, "case-sensitive", &s.case_sensitive));
   FLOE_ASSIGN_OR_RETURN(s.split_size, r.Integer("split-size", 1, kLongMax));
   FLOE_ASSIGN_OR_RETURN(s.split_file_open_cost, r.Integer("split-file-open-cost", 0, kLongMax));
   FLOE_ASSIGN_OR_RETURN(s.split_lookback, r.Integer("split-lookback", 1, 1 << 20));
