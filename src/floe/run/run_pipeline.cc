@@ -436,22 +436,34 @@ Result<CaptureSourceOptions> WithSinkSide(const pipeline::PipelineDefinition& de
   return options;
 }
 
-Result<IcebergTablesSourceOptions> MakeIcebergTablesSourceOptions(
-    const pipeline::PipelineDefinition& definition, const std::string& catalog_config_path) {
-  const pipeline::IcebergSourceDefinition& source = definition.source.iceberg;
+/// The settings a source that copies tables without their DDL (iceberg,
+/// kafka) supports: schema.change.behavior lenient or ignore, the settings
+/// every source takes, no route.source-table-column. `with_source` ends the
+/// messages ("with a kafka source").
+Status CheckTableCopySource(const pipeline::PipelineDefinition& definition,
+                            std::string_view with_source) {
   using Behavior = pipeline::SchemaChangeBehavior;
-  Behavior behavior = definition.pipeline.schema_change_behavior;
+  const Behavior behavior = definition.pipeline.schema_change_behavior;
   if (behavior != Behavior::kLenient && behavior != Behavior::kIgnore) {
     return NotYet(fmt::format("pipeline.schema.change.behavior: {}",
                               pipeline::SchemaChangeBehaviorName(behavior)),
-                  "with an iceberg source (lenient and ignore are)");
+                  fmt::format("{} (lenient and ignore are)", with_source));
   }
   FLOE_RETURN_IF_ERROR(CheckCommonSettings(definition));
   for (const auto& route : definition.routes) {
     if (!route.source_table_column.empty()) {
-      return NotYet("route.source-table-column", "with an iceberg source");
+      return NotYet("route.source-table-column", with_source);
     }
   }
+  return Ok();
+}
+
+Result<IcebergTablesSourceOptions> MakeIcebergTablesSourceOptions(
+    const pipeline::PipelineDefinition& definition, const std::string& catalog_config_path) {
+  const pipeline::IcebergSourceDefinition& source = definition.source.iceberg;
+  using Behavior = pipeline::SchemaChangeBehavior;
+  const Behavior behavior = definition.pipeline.schema_change_behavior;
+  FLOE_RETURN_IF_ERROR(CheckTableCopySource(definition, "with an iceberg source"));
   IcebergTablesSourceOptions options;
   source::PlanOptions& plan = options.plan;
   FLOE_ASSIGN_OR_RETURN(plan.strategy, source::ParseStartingStrategy(source.starting_strategy));
@@ -494,18 +506,8 @@ Result<KafkaSourceOptions> MakeKafkaSourceOptions(const pipeline::PipelineDefini
                                                   const std::string& catalog_config_path) {
   const pipeline::KafkaSourceDefinition& source = definition.source.kafka;
   using Behavior = pipeline::SchemaChangeBehavior;
-  Behavior behavior = definition.pipeline.schema_change_behavior;
-  if (behavior != Behavior::kLenient && behavior != Behavior::kIgnore) {
-    return NotYet(fmt::format("pipeline.schema.change.behavior: {}",
-                              pipeline::SchemaChangeBehaviorName(behavior)),
-                  "with a kafka source (lenient and ignore are)");
-  }
-  FLOE_RETURN_IF_ERROR(CheckCommonSettings(definition));
-  for (const auto& route : definition.routes) {
-    if (!route.source_table_column.empty()) {
-      return NotYet("route.source-table-column", "with a kafka source");
-    }
-  }
+  const Behavior behavior = definition.pipeline.schema_change_behavior;
+  FLOE_RETURN_IF_ERROR(CheckTableCopySource(definition, "with a kafka source"));
   KafkaSourceOptions options;
   std::map<std::string, std::string> keys;
   for (const auto& [key, value] : source.settings) keys[key] = value.value;
