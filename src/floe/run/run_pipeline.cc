@@ -106,6 +106,20 @@ void RaiseCommittedUntil(CaptureSourceOptions& source, const std::string& table,
   if (!fresh && cdc::Compare(it->second, position) < 0) it->second = position;
 }
 
+/// kCorruption: sink table `table` holds checkpoint `checkpoint` of pipeline
+/// `pipeline_id`, newer than `restored_id`, the newest readable checkpoint in
+/// `state_dir` (0: none), for `reason`.
+std::unexpected<Error> TableAheadOfState(std::string_view table, engine::CheckpointId checkpoint,
+                                         std::string_view pipeline_id, std::string_view state_dir,
+                                         engine::CheckpointId restored_id,
+                                         std::string_view reason) {
+  return Corruption(
+      "table {} holds checkpoint {} of pipeline '{}', but the newest readable checkpoint in {} is "
+      "{}: {}. Restore the state folder, or mirror into new tables under a new pipeline.name",
+      table, checkpoint, pipeline_id, state_dir,
+      restored_id == 0 ? std::string("none") : std::to_string(restored_id), reason);
+}
+
 /// Compares what the tables hold with the newest readable checkpoint of the
 /// state folder, and returns the highest checkpoint id they hold (the job's
 /// minimum id). A table that committed a later checkpoint than the one the
@@ -170,12 +184,8 @@ Result<engine::CheckpointId> PlanResume(const pipeline::PipelineDefinition& defi
     }
     if (p.checkpoint <= restored_id) continue;
     auto stop = [&](std::string_view reason) {
-      return Corruption(
-          "table {} holds checkpoint {} of pipeline '{}', but the newest readable checkpoint in "
-          "{} is {}: {}. Restore the state folder, or mirror into new tables under a new "
-          "pipeline.name",
-          table, p.checkpoint, source.sink.pipeline_id, definition.pipeline.state_dir,
-          restored_id == 0 ? std::string("none") : std::to_string(restored_id), reason);
+      return TableAheadOfState(table, p.checkpoint, source.sink.pipeline_id,
+                               definition.pipeline.state_dir, restored_id, reason);
     };
     if (restored_id == 0) {
       return stop(
@@ -306,12 +316,8 @@ Result<engine::CheckpointId> PlanKafkaResume(const pipeline::PipelineDefinition&
     if (p.checkpoint <= restored_id) continue;
     std::string table = p.table.ToString();
     auto stop = [&](std::string_view reason) {
-      return Corruption(
-          "table {} holds checkpoint {} of pipeline '{}', but the newest readable checkpoint in "
-          "{} is {}: {}. Restore the state folder, or mirror into new tables under a new "
-          "pipeline.name",
-          table, p.checkpoint, source.sink.pipeline_id, definition.pipeline.state_dir,
-          restored_id == 0 ? std::string("none") : std::to_string(restored_id), reason);
+      return TableAheadOfState(table, p.checkpoint, source.sink.pipeline_id,
+                               definition.pipeline.state_dir, restored_id, reason);
     };
     if (restored_id == 0 && mode != kafka::StartupMode::kEarliestOffset &&
         mode != kafka::StartupMode::kGroupOffsets) {
