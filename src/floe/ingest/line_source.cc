@@ -21,11 +21,9 @@ std::string ErrnoText(int err) { return std::strerror(err); }
 LineSource::LineSource(LineSourceOptions options, int fd, int64_t offset, int64_t line_number)
     : options_(std::move(options)),
       fd_(fd),
+      reader_([this](std::span<char> into) { return Read(into); }, options_.buffer_size),
       consumed_offset_(offset),
-      consumed_lines_(line_number) {
-  capacity_ = std::max<size_t>(options_.buffer_size, 64);
-  buffer_ = std::make_unique<char[]>(capacity_);
-}
+      consumed_lines_(line_number) {}
 
 LineSource::~LineSource() {
   if (owns_fd_ && fd_ >= 0) ::close(fd_);
@@ -80,40 +78,21 @@ Result<std::unique_ptr<LineSource>> LineSource::Open(LineSourceOptions options, 
   return source;
 }
 
-Result<size_t> LineSource::Fill() {
-  // Make room: move the unconsumed bytes to the front, grow if still full.
-  if (begin_ > 0 && (end_ == capacity_ || begin_ >= capacity_ / 2)) {
-    std::memmove(buffer_.get(), buffer_.get() + begin_, end_ - begin_);
-    end_ -= begin_;
-    begin_ = 0;
-  }
-  if (end_ == capacity_) {
-    size_t grown = capacity_ * 2;
-    auto bigger = std::make_unique<char[]>(grown);
-    std::memcpy(bigger.get(), buffer_.get() + begin_, end_ - begin_);
-    end_ -= begin_;
-    begin_ = 0;
-    buffer_ = std::move(bigger);
-    capacity_ = grown;
-  }
+Result<size_t> LineSource::Read(std::span<char> into) {
   while (true) {
-    ssize_t n = ::read(fd_, buffer_.get() + end_, capacity_ - end_);
-    if (n >= 0) {
-      end_ += static_cast<size_t>(n);
-      bytes_read_ += n;
-      return static_cast<size_t>(n);
-    }
+    ssize_t n = ::read(fd_, into.data(), into.size());
+    if (n >= 0) return static_cast<size_t>(n);
     if (errno == EINTR) continue;
     int err = errno;
     return IoError("input {}: read failed at offset {}: {}", options_.path,
-                   consumed_offset_ + static_cast<int64_t>(end_ - begin_), ErrnoText(err));
+                   consumed_offset_ + static_cast<int64_t>(reader_.buffered()), ErrnoText(err));
   }
 }
 
 Status LineSource::CheckNotTruncated() {
   struct stat st {};
   if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) return Ok();
-  int64_t read_to = consumed_offset_ + static_cast<int64_t>(end_ - begin_);
+  int64_t read_to = consumed_offset_ + static_cast<int64_t>(reader_.buffered());
   if (st.st_size < read_to) {
     return InvalidArgument(
         "input {}: the file shrank to {} bytes below the read position {} "
@@ -123,28 +102,21 @@ Status LineSource::CheckNotTruncated() {
   return Ok();
 }
 
+bool LineSource::Consume(const LineReader::Line& taken, Line* line) {
+  line->offset = consumed_offset_;
+  line->number = ++consumed_lines_;
+  consumed_offset_ += static_cast<int64_t>(taken.input_bytes);
+  line->end_offset = consumed_offset_;
+  line->text = taken.text;
+  return !taken.text.empty();
+}
+
 bool LineSource::TakeLine(Line* line) {
-  while (true) {
-    const char* start = buffer_.get() + begin_;
-    size_t available = end_ - begin_;
-    if (scan_ >= available) return false;
-    const char* nl = static_cast<const char*>(std::memchr(start + scan_, '\n', available - scan_));
-    if (nl == nullptr) {
-      scan_ = available;
-      return false;
-    }
-    size_t length = static_cast<size_t>(nl - start);
-    line->offset = consumed_offset_;
-    line->number = ++consumed_lines_;
-    consumed_offset_ += static_cast<int64_t>(length + 1);
-    line->end_offset = consumed_offset_;
-    begin_ += length + 1;
-    scan_ = 0;
-    if (length > 0 && start[length - 1] == '\r') --length;
-    if (length == 0) continue;  // empty line: skipped
-    line->text = std::string_view(start, length);
-    return true;
+  LineReader::Line taken;
+  while (reader_.TakeLine(&taken)) {
+    if (Consume(taken, line)) return true;
   }
+  return false;
 }
 
 size_t LineSource::TakeBuffered(std::vector<Line>* out, size_t max_lines) {
@@ -181,28 +153,16 @@ Result<std::optional<Line>> LineSource::Next(std::chrono::milliseconds wait) {
       }
       if (ready <= 0) return std::nullopt;  // nothing now
     }
-    FLOE_ASSIGN_OR_RETURN(size_t n, Fill());
+    FLOE_ASSIGN_OR_RETURN(size_t n, reader_.Fill());
     if (n > 0) continue;
 
     // End of file.
     if (!options_.follow || is_stdin()) {
       at_end_ = true;
-      if (end_ > begin_) {
-        // A last line without newline is processed at the end.
-        size_t length = end_ - begin_;
-        Line line;
-        line.offset = consumed_offset_;
-        line.number = ++consumed_lines_;
-        consumed_offset_ += static_cast<int64_t>(length);
-        line.end_offset = consumed_offset_;
-        const char* text = buffer_.get() + begin_;
-        begin_ = end_;
-        scan_ = 0;
-        if (text[length - 1] == '\r') --length;
-        if (length == 0) return std::nullopt;
-        line.text = std::string_view(text, length);
-        return line;
-      }
+      // A last line without newline is processed at the end.
+      LineReader::Line rest;
+      Line line;
+      if (reader_.TakeRest(&rest) && Consume(rest, &line)) return line;
       return std::nullopt;
     }
     FLOE_RETURN_IF_ERROR(CheckNotTruncated());

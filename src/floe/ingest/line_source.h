@@ -24,10 +24,12 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "floe/common/line_reader.h"
 #include "floe/common/result.h"
 
 namespace floe::ingest {
@@ -95,29 +97,26 @@ class LineSource {
   /// The number of lines up to position() (including skipped empty ones).
   int64_t line_number() const { return consumed_lines_; }
   /// Bytes read from the input so far (by this LineSource).
-  int64_t bytes_read() const { return bytes_read_; }
+  int64_t bytes_read() const { return reader_.bytes_read(); }
 
  private:
   LineSource(LineSourceOptions options, int fd, int64_t offset, int64_t line_number);
-  /// Reads more bytes into the buffer: >0 bytes read, 0 at end of file.
-  Result<size_t> Fill();
+  /// Reads into `into` from the input: the bytes read, 0 at end of file.
+  Result<size_t> Read(std::span<char> into);
   Status CheckNotTruncated();
-  /// Takes the next complete line out of the buffer into `*line` (empty
-  /// lines are consumed and skipped); false when the buffer holds none.
+  /// Takes the next complete line out of the reader's buffer into `*line`
+  /// (empty lines are consumed and skipped); false when the buffer holds none.
   bool TakeLine(Line* line);
+  /// Counts `taken` as consumed and fills `*line` with it; false if it is
+  /// empty (skipped).
+  bool Consume(const LineReader::Line& taken, Line* line);
 
   LineSourceOptions options_;
   int fd_ = -1;
   bool owns_fd_ = false;
-  std::unique_ptr<char[]> buffer_;
-  size_t capacity_ = 0;
-  size_t begin_ = 0;             ///< first unconsumed byte in buffer_
-  size_t end_ = 0;               ///< end of valid bytes in buffer_
-  size_t scan_ = 0;              ///< bytes after begin_ already known to hold no newline
-  int64_t consumed_offset_ = 0;  ///< file offset of buffer_[begin_]
+  LineReader reader_;
+  int64_t consumed_offset_ = 0;  ///< input offset of the first byte not taken
   int64_t consumed_lines_ = 0;
-  int64_t bytes_read_ = 0;
-  bool eof_ = false;
   bool at_end_ = false;
 };
 
