@@ -8,6 +8,7 @@
 #include <span>
 
 #include "floe/format/parquet/metadata.h"
+#include "floe/format/parquet/page_header.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::span<const uint8_t> bytes(data, size);

@@ -14,6 +14,7 @@
 #include "floe/common/result.h"
 #include "floe/format/parquet/decoder.h"
 #include "floe/format/parquet/metadata.h"
+#include "floe/format/parquet/page_header.h"
 #include "floe/format/parquet/schema_reader.h"
 #include "floe/io/file_io.h"
 #include "floe/types/value.h"

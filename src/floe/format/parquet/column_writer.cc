@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "floe/format/parquet/compression.h"
+#include "floe/format/parquet/page_header.h"
 
 namespace floe::format::parquet {
 

@@ -4,6 +4,7 @@
 #include <initializer_list>
 #include <type_traits>
 
+#include "floe/format/parquet/page_header.h"
 #include "floe/format/thrift/compact_protocol.h"
 
 namespace floe::format::parquet {
@@ -163,56 +164,82 @@ Status ForEachField(CompactReader& r, Body&& body) {
   return r.EndStruct();
 }
 
+/// A member of struct S read from the Thrift field `id`.
+template <typename S, typename M>
+struct Member {
+  int16_t id;
+  M S::*field;
+};
+
+template <typename S, typename M>
+constexpr Member<S, M> At(int16_t id, M S::*field) {
+  return {id, field};
+}
+
+/// Reads a struct into `*out`: each field that `members` names into its
+/// member, any other field skipped. Then kCorruption naming `what` unless the
+/// field ids in `required` were read.
+template <typename S, typename... M>
+Status ParseFields(CompactReader& r, S* out, uint32_t required, const char* what,
+                   Member<S, M>... members) {
+  uint32_t seen = 0;
+  FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& h) -> Status {
+    Status status = Ok();
+    const bool known =
+        ((h.id == members.id && (status = Field(r, h, &(out->*members.field), &seen), true)) ||
+         ...);
+    return known ? status : r.Skip(h.type);
+  }));
+  return Require(r, seen, required, what);
+}
+
+/// Reads a union whose members are all empty structs (TimeUnit, ColumnOrder):
+/// the value is the field id of its first struct member.
+template <typename T>
+Status ParseEmptyMemberUnion(CompactReader& r, T* out, const char* what) {
+  int16_t member = 0;
+  FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& h) -> Status {
+    if (member == 0 && h.type == CompactType::kStruct) member = h.id;
+    return r.Skip(h.type);
+  }));
+  if (member == 0) return Corruption("parquet {}: empty union at offset {}", what, r.position());
+  *out = static_cast<T>(member);
+  return Ok();
+}
+
 // ---------------------------------------------------------------- parsers
 
 Status ParseStruct(CompactReader& r, Statistics* s) {
-  uint32_t seen = 0;
-  return ForEachField(r, [&](const FieldHeader& h) -> Status {
-    switch (h.id) {
-      case 1:
-        return Field(r, h, &s->max, &seen);
-      case 2:
-        return Field(r, h, &s->min, &seen);
-      case 3:
-        return Field(r, h, &s->null_count, &seen);
-      case 4:
-        return Field(r, h, &s->distinct_count, &seen);
-      case 5:
-        return Field(r, h, &s->max_value, &seen);
-      case 6:
-        return Field(r, h, &s->min_value, &seen);
-      case 7:
-        return Field(r, h, &s->is_max_value_exact, &seen);
-      case 8:
-        return Field(r, h, &s->is_min_value_exact, &seen);
-      case 9:
-        return Field(r, h, &s->nan_count, &seen);
-      default:
-        return r.Skip(h.type);
-    }
-  });
+  using S = Statistics;
+  return ParseFields(r, s, 0, "Statistics", At(1, &S::max), At(2, &S::min), At(3, &S::null_count),
+                     At(4, &S::distinct_count), At(5, &S::max_value), At(6, &S::min_value),
+                     At(7, &S::is_max_value_exact), At(8, &S::is_min_value_exact),
+                     At(9, &S::nan_count));
 }
 
 Status ParseUnion(CompactReader& r, TimeUnit* out) {
-  int16_t member = 0;
-  FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& h) -> Status {
-    if (member == 0 && h.type == CompactType::kStruct) member = h.id;
-    return r.Skip(h.type);
-  }));
-  if (member == 0) return Corruption("parquet TimeUnit: empty union at offset {}", r.position());
-  *out = static_cast<TimeUnit>(member);
-  return Ok();
+  return ParseEmptyMemberUnion(r, out, "TimeUnit");
 }
 
 Status ParseUnion(CompactReader& r, ColumnOrder* out) {
-  int16_t member = 0;
-  FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& h) -> Status {
-    if (member == 0 && h.type == CompactType::kStruct) member = h.id;
-    return r.Skip(h.type);
-  }));
-  if (member == 0) return Corruption("parquet ColumnOrder: empty union at offset {}", r.position());
-  *out = static_cast<ColumnOrder>(member);
-  return Ok();
+  return ParseEmptyMemberUnion(r, out, "ColumnOrder");
+}
+
+/// The fields of a LogicalType member struct (DECIMAL, TIME/TIMESTAMP, INTEGER).
+Status ParseLogicalTypeMember(CompactReader& r, LogicalType* t) {
+  using L = LogicalType;
+  switch (t->kind) {
+    case L::Kind::kDecimal:
+      return ParseFields(r, t, Bits({1, 2}), "DecimalType", At(1, &L::scale), At(2, &L::precision));
+    case L::Kind::kTime:
+    case L::Kind::kTimestamp:
+      return ParseFields(r, t, Bits({1, 2}), "TimestampType/TimeType",
+                         At(1, &L::is_adjusted_to_utc), At(2, &L::unit));
+    case L::Kind::kInteger:
+      return ParseFields(r, t, Bits({1, 2}), "IntType", At(1, &L::bit_width), At(2, &L::is_signed));
+    default:
+      return r.Skip(CompactType::kStruct);
+  }
 }
 
 Status ParseStruct(CompactReader& r, LogicalType* t) {
@@ -221,321 +248,98 @@ Status ParseStruct(CompactReader& r, LogicalType* t) {
     if (member != 0 || h.type != CompactType::kStruct) return r.Skip(h.type);
     member = h.id;
     t->kind = static_cast<LogicalType::Kind>(h.id);
-    uint32_t seen = 0;
-    switch (t->kind) {
-      case LogicalType::Kind::kDecimal:
-        FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& f) -> Status {
-          if (f.id == 1) return Field(r, f, &t->scale, &seen);
-          if (f.id == 2) return Field(r, f, &t->precision, &seen);
-          return r.Skip(f.type);
-        }));
-        return Require(r, seen, Bits({1, 2}), "DecimalType");
-      case LogicalType::Kind::kTime:
-      case LogicalType::Kind::kTimestamp:
-        FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& f) -> Status {
-          if (f.id == 1) return Field(r, f, &t->is_adjusted_to_utc, &seen);
-          if (f.id == 2) return Field(r, f, &t->unit, &seen);
-          return r.Skip(f.type);
-        }));
-        return Require(r, seen, Bits({1, 2}), "TimestampType/TimeType");
-      case LogicalType::Kind::kInteger:
-        FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& f) -> Status {
-          if (f.id == 1) return Field(r, f, &t->bit_width, &seen);
-          if (f.id == 2) return Field(r, f, &t->is_signed, &seen);
-          return r.Skip(f.type);
-        }));
-        return Require(r, seen, Bits({1, 2}), "IntType");
-      default:
-        return r.Skip(h.type);
-    }
+    return ParseLogicalTypeMember(r, t);
   }));
   if (member == 0) return Corruption("parquet LogicalType: empty union at offset {}", r.position());
   return Ok();
 }
 
 Status ParseStruct(CompactReader& r, SchemaElement* e) {
-  uint32_t seen = 0;
-  FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& h) -> Status {
-    switch (h.id) {
-      case 1:
-        return Field(r, h, &e->type, &seen);
-      case 2:
-        return Field(r, h, &e->type_length, &seen);
-      case 3:
-        return Field(r, h, &e->repetition_type, &seen);
-      case 4:
-        return Field(r, h, &e->name, &seen);
-      case 5:
-        return Field(r, h, &e->num_children, &seen);
-      case 6:
-        return Field(r, h, &e->converted_type, &seen);
-      case 7:
-        return Field(r, h, &e->scale, &seen);
-      case 8:
-        return Field(r, h, &e->precision, &seen);
-      case 9:
-        return Field(r, h, &e->field_id, &seen);
-      case 10:
-        return Field(r, h, &e->logical_type, &seen);
-      default:
-        return r.Skip(h.type);
-    }
-  }));
-  return Require(r, seen, Bits({4}), "SchemaElement");
+  using S = SchemaElement;
+  return ParseFields(r, e, Bits({4}), "SchemaElement", At(1, &S::type), At(2, &S::type_length),
+                     At(3, &S::repetition_type), At(4, &S::name), At(5, &S::num_children),
+                     At(6, &S::converted_type), At(7, &S::scale), At(8, &S::precision),
+                     At(9, &S::field_id), At(10, &S::logical_type));
 }
 
 Status ParseStruct(CompactReader& r, KeyValue* kv) {
-  uint32_t seen = 0;
-  FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& h) -> Status {
-    switch (h.id) {
-      case 1:
-        return Field(r, h, &kv->key, &seen);
-      case 2:
-        return Field(r, h, &kv->value, &seen);
-      default:
-        return r.Skip(h.type);
-    }
-  }));
-  return Require(r, seen, Bits({1}), "KeyValue");
+  return ParseFields(r, kv, Bits({1}), "KeyValue", At(1, &KeyValue::key), At(2, &KeyValue::value));
 }
 
 Status ParseStruct(CompactReader& r, SortingColumn* c) {
-  uint32_t seen = 0;
-  FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& h) -> Status {
-    switch (h.id) {
-      case 1:
-        return Field(r, h, &c->column_idx, &seen);
-      case 2:
-        return Field(r, h, &c->descending, &seen);
-      case 3:
-        return Field(r, h, &c->nulls_first, &seen);
-      default:
-        return r.Skip(h.type);
-    }
-  }));
-  return Require(r, seen, Bits({1, 2, 3}), "SortingColumn");
+  using S = SortingColumn;
+  return ParseFields(r, c, Bits({1, 2, 3}), "SortingColumn", At(1, &S::column_idx),
+                     At(2, &S::descending), At(3, &S::nulls_first));
 }
 
 Status ParseStruct(CompactReader& r, PageEncodingStats* s) {
-  uint32_t seen = 0;
-  FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& h) -> Status {
-    switch (h.id) {
-      case 1:
-        return Field(r, h, &s->page_type, &seen);
-      case 2:
-        return Field(r, h, &s->encoding, &seen);
-      case 3:
-        return Field(r, h, &s->count, &seen);
-      default:
-        return r.Skip(h.type);
-    }
-  }));
-  return Require(r, seen, Bits({1, 2, 3}), "PageEncodingStats");
+  using S = PageEncodingStats;
+  return ParseFields(r, s, Bits({1, 2, 3}), "PageEncodingStats", At(1, &S::page_type),
+                     At(2, &S::encoding), At(3, &S::count));
 }
 
 Status ParseStruct(CompactReader& r, ColumnMetaData* m) {
-  uint32_t seen = 0;
-  FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& h) -> Status {
-    switch (h.id) {
-      case 1:
-        return Field(r, h, &m->type, &seen);
-      case 2:
-        return Field(r, h, &m->encodings, &seen);
-      case 3:
-        return Field(r, h, &m->path_in_schema, &seen);
-      case 4:
-        return Field(r, h, &m->codec, &seen);
-      case 5:
-        return Field(r, h, &m->num_values, &seen);
-      case 6:
-        return Field(r, h, &m->total_uncompressed_size, &seen);
-      case 7:
-        return Field(r, h, &m->total_compressed_size, &seen);
-      case 8:
-        return Field(r, h, &m->key_value_metadata, &seen);
-      case 9:
-        return Field(r, h, &m->data_page_offset, &seen);
-      case 10:
-        return Field(r, h, &m->index_page_offset, &seen);
-      case 11:
-        return Field(r, h, &m->dictionary_page_offset, &seen);
-      case 12:
-        return Field(r, h, &m->statistics, &seen);
-      case 13:
-        return Field(r, h, &m->encoding_stats, &seen);
-      case 14:
-        return Field(r, h, &m->bloom_filter_offset, &seen);
-      case 15:
-        return Field(r, h, &m->bloom_filter_length, &seen);
-      default:
-        return r.Skip(h.type);
-    }
-  }));
-  return Require(r, seen, Bits({1, 2, 3, 4, 5, 6, 7, 9}), "ColumnMetaData");
+  using S = ColumnMetaData;
+  return ParseFields(
+      r, m, Bits({1, 2, 3, 4, 5, 6, 7, 9}), "ColumnMetaData", At(1, &S::type), At(2, &S::encodings),
+      At(3, &S::path_in_schema), At(4, &S::codec), At(5, &S::num_values),
+      At(6, &S::total_uncompressed_size), At(7, &S::total_compressed_size),
+      At(8, &S::key_value_metadata), At(9, &S::data_page_offset), At(10, &S::index_page_offset),
+      At(11, &S::dictionary_page_offset), At(12, &S::statistics), At(13, &S::encoding_stats),
+      At(14, &S::bloom_filter_offset), At(15, &S::bloom_filter_length));
 }
 
 Status ParseStruct(CompactReader& r, ColumnChunk* c) {
-  uint32_t seen = 0;
-  return ForEachField(r, [&](const FieldHeader& h) -> Status {
-    switch (h.id) {
-      case 1:
-        return Field(r, h, &c->file_path, &seen);
-      case 2:
-        return Field(r, h, &c->file_offset, &seen);
-      case 3:
-        return Field(r, h, &c->meta_data, &seen);
-      case 4:
-        return Field(r, h, &c->offset_index_offset, &seen);
-      case 5:
-        return Field(r, h, &c->offset_index_length, &seen);
-      case 6:
-        return Field(r, h, &c->column_index_offset, &seen);
-      case 7:
-        return Field(r, h, &c->column_index_length, &seen);
-      default:
-        return r.Skip(h.type);
-    }
-  });
+  using S = ColumnChunk;
+  return ParseFields(r, c, 0, "ColumnChunk", At(1, &S::file_path), At(2, &S::file_offset),
+                     At(3, &S::meta_data), At(4, &S::offset_index_offset),
+                     At(5, &S::offset_index_length), At(6, &S::column_index_offset),
+                     At(7, &S::column_index_length));
 }
 
 Status ParseStruct(CompactReader& r, RowGroup* g) {
-  uint32_t seen = 0;
-  FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& h) -> Status {
-    switch (h.id) {
-      case 1:
-        return Field(r, h, &g->columns, &seen);
-      case 2:
-        return Field(r, h, &g->total_byte_size, &seen);
-      case 3:
-        return Field(r, h, &g->num_rows, &seen);
-      case 4:
-        return Field(r, h, &g->sorting_columns, &seen);
-      case 5:
-        return Field(r, h, &g->file_offset, &seen);
-      case 6:
-        return Field(r, h, &g->total_compressed_size, &seen);
-      case 7:
-        return Field(r, h, &g->ordinal, &seen);
-      default:
-        return r.Skip(h.type);
-    }
-  }));
-  return Require(r, seen, Bits({1, 2, 3}), "RowGroup");
+  using S = RowGroup;
+  return ParseFields(r, g, Bits({1, 2, 3}), "RowGroup", At(1, &S::columns),
+                     At(2, &S::total_byte_size), At(3, &S::num_rows), At(4, &S::sorting_columns),
+                     At(5, &S::file_offset), At(6, &S::total_compressed_size), At(7, &S::ordinal));
 }
 
 Status ParseStruct(CompactReader& r, FileMetaData* f) {
-  uint32_t seen = 0;
-  FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& h) -> Status {
-    switch (h.id) {
-      case 1:
-        return Field(r, h, &f->version, &seen);
-      case 2:
-        return Field(r, h, &f->schema, &seen);
-      case 3:
-        return Field(r, h, &f->num_rows, &seen);
-      case 4:
-        return Field(r, h, &f->row_groups, &seen);
-      case 5:
-        return Field(r, h, &f->key_value_metadata, &seen);
-      case 6:
-        return Field(r, h, &f->created_by, &seen);
-      case 7:
-        return Field(r, h, &f->column_orders, &seen);
-      default:
-        return r.Skip(h.type);
-    }
-  }));
-  return Require(r, seen, Bits({1, 2, 3, 4}), "FileMetaData");
+  using S = FileMetaData;
+  return ParseFields(r, f, Bits({1, 2, 3, 4}), "FileMetaData", At(1, &S::version),
+                     At(2, &S::schema), At(3, &S::num_rows), At(4, &S::row_groups),
+                     At(5, &S::key_value_metadata), At(6, &S::created_by),
+                     At(7, &S::column_orders));
 }
 
 Status ParseStruct(CompactReader& r, DataPageHeader* p) {
-  uint32_t seen = 0;
-  FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& h) -> Status {
-    switch (h.id) {
-      case 1:
-        return Field(r, h, &p->num_values, &seen);
-      case 2:
-        return Field(r, h, &p->encoding, &seen);
-      case 3:
-        return Field(r, h, &p->definition_level_encoding, &seen);
-      case 4:
-        return Field(r, h, &p->repetition_level_encoding, &seen);
-      case 5:
-        return Field(r, h, &p->statistics, &seen);
-      default:
-        return r.Skip(h.type);
-    }
-  }));
-  return Require(r, seen, Bits({1, 2, 3, 4}), "DataPageHeader");
+  using S = DataPageHeader;
+  return ParseFields(r, p, Bits({1, 2, 3, 4}), "DataPageHeader", At(1, &S::num_values),
+                     At(2, &S::encoding), At(3, &S::definition_level_encoding),
+                     At(4, &S::repetition_level_encoding), At(5, &S::statistics));
 }
 
 Status ParseStruct(CompactReader& r, DictionaryPageHeader* p) {
-  uint32_t seen = 0;
-  FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& h) -> Status {
-    switch (h.id) {
-      case 1:
-        return Field(r, h, &p->num_values, &seen);
-      case 2:
-        return Field(r, h, &p->encoding, &seen);
-      case 3:
-        return Field(r, h, &p->is_sorted, &seen);
-      default:
-        return r.Skip(h.type);
-    }
-  }));
-  return Require(r, seen, Bits({1, 2}), "DictionaryPageHeader");
+  using S = DictionaryPageHeader;
+  return ParseFields(r, p, Bits({1, 2}), "DictionaryPageHeader", At(1, &S::num_values),
+                     At(2, &S::encoding), At(3, &S::is_sorted));
 }
 
 Status ParseStruct(CompactReader& r, DataPageHeaderV2* p) {
-  uint32_t seen = 0;
-  FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& h) -> Status {
-    switch (h.id) {
-      case 1:
-        return Field(r, h, &p->num_values, &seen);
-      case 2:
-        return Field(r, h, &p->num_nulls, &seen);
-      case 3:
-        return Field(r, h, &p->num_rows, &seen);
-      case 4:
-        return Field(r, h, &p->encoding, &seen);
-      case 5:
-        return Field(r, h, &p->definition_levels_byte_length, &seen);
-      case 6:
-        return Field(r, h, &p->repetition_levels_byte_length, &seen);
-      case 7:
-        return Field(r, h, &p->is_compressed, &seen);
-      case 8:
-        return Field(r, h, &p->statistics, &seen);
-      default:
-        return r.Skip(h.type);
-    }
-  }));
-  return Require(r, seen, Bits({1, 2, 3, 4, 5, 6}), "DataPageHeaderV2");
+  using S = DataPageHeaderV2;
+  return ParseFields(r, p, Bits({1, 2, 3, 4, 5, 6}), "DataPageHeaderV2", At(1, &S::num_values),
+                     At(2, &S::num_nulls), At(3, &S::num_rows), At(4, &S::encoding),
+                     At(5, &S::definition_levels_byte_length),
+                     At(6, &S::repetition_levels_byte_length), At(7, &S::is_compressed),
+                     At(8, &S::statistics));
 }
 
 Status ParseStruct(CompactReader& r, PageHeader* p) {
-  uint32_t seen = 0;
-  FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& h) -> Status {
-    switch (h.id) {
-      case 1:
-        return Field(r, h, &p->type, &seen);
-      case 2:
-        return Field(r, h, &p->uncompressed_page_size, &seen);
-      case 3:
-        return Field(r, h, &p->compressed_page_size, &seen);
-      case 4:
-        return Field(r, h, &p->crc, &seen);
-      case 5:
-        return Field(r, h, &p->data_page_header, &seen);
-      case 7:
-        return Field(r, h, &p->dictionary_page_header, &seen);
-      case 8:
-        return Field(r, h, &p->data_page_header_v2, &seen);
-      default:
-        return r.Skip(h.type);
-    }
-  }));
-  return Require(r, seen, Bits({1, 2, 3}), "PageHeader");
+  using S = PageHeader;
+  return ParseFields(r, p, Bits({1, 2, 3}), "PageHeader", At(1, &S::type),
+                     At(2, &S::uncompressed_page_size), At(3, &S::compressed_page_size),
+                     At(4, &S::crc), At(5, &S::data_page_header), At(7, &S::dictionary_page_header),
+                     At(8, &S::data_page_header_v2));
 }
 
 // ---------------------------------------------------------------- writers
@@ -622,8 +426,20 @@ void Body(CompactWriter& w, const PageEncodingStats& s) {
   w.EndStruct();
 }
 
+void Body(CompactWriter& w, const ColumnMetaData& m);
 void Body(CompactWriter& w, const ColumnChunk& c);
 void Body(CompactWriter& w, const RowGroup& g);
+void Body(CompactWriter& w, const DataPageHeader& p);
+void Body(CompactWriter& w, const DictionaryPageHeader& p);
+void Body(CompactWriter& w, const DataPageHeaderV2& p);
+
+/// Writes `value` as struct field `id` when it is set.
+template <typename T>
+void OptionalStructField(CompactWriter& w, int16_t id, const std::optional<T>& value) {
+  if (!value) return;
+  w.FieldStructBegin(id);
+  Body(w, *value);
+}
 
 template <typename T>
 void StructList(CompactWriter& w, int16_t id, const std::vector<T>& items) {
@@ -648,10 +464,7 @@ void Body(CompactWriter& w, const ColumnMetaData& m) {
   w.FieldI64(9, m.data_page_offset);
   if (m.index_page_offset) w.FieldI64(10, *m.index_page_offset);
   if (m.dictionary_page_offset) w.FieldI64(11, *m.dictionary_page_offset);
-  if (m.statistics) {
-    w.FieldStructBegin(12);
-    Body(w, *m.statistics);
-  }
+  OptionalStructField(w, 12, m.statistics);
   if (m.encoding_stats) StructList(w, 13, *m.encoding_stats);
   if (m.bloom_filter_offset) w.FieldI64(14, *m.bloom_filter_offset);
   if (m.bloom_filter_length) w.FieldI32(15, *m.bloom_filter_length);
@@ -661,10 +474,7 @@ void Body(CompactWriter& w, const ColumnMetaData& m) {
 void Body(CompactWriter& w, const ColumnChunk& c) {
   if (c.file_path) w.FieldBinary(1, *c.file_path);
   w.FieldI64(2, c.file_offset);
-  if (c.meta_data) {
-    w.FieldStructBegin(3);
-    Body(w, *c.meta_data);
-  }
+  OptionalStructField(w, 3, c.meta_data);
   if (c.offset_index_offset) w.FieldI64(4, *c.offset_index_offset);
   if (c.offset_index_length) w.FieldI32(5, *c.offset_index_length);
   if (c.column_index_offset) w.FieldI64(6, *c.column_index_offset);
@@ -706,10 +516,7 @@ void Body(CompactWriter& w, const DataPageHeader& p) {
   w.FieldI32(2, static_cast<int32_t>(p.encoding));
   w.FieldI32(3, static_cast<int32_t>(p.definition_level_encoding));
   w.FieldI32(4, static_cast<int32_t>(p.repetition_level_encoding));
-  if (p.statistics) {
-    w.FieldStructBegin(5);
-    Body(w, *p.statistics);
-  }
+  OptionalStructField(w, 5, p.statistics);
   w.EndStruct();
 }
 
@@ -728,10 +535,7 @@ void Body(CompactWriter& w, const DataPageHeaderV2& p) {
   w.FieldI32(5, p.definition_levels_byte_length);
   w.FieldI32(6, p.repetition_levels_byte_length);
   if (p.is_compressed) w.FieldBool(7, *p.is_compressed);
-  if (p.statistics) {
-    w.FieldStructBegin(8);
-    Body(w, *p.statistics);
-  }
+  OptionalStructField(w, 8, p.statistics);
   w.EndStruct();
 }
 
@@ -740,18 +544,9 @@ void Body(CompactWriter& w, const PageHeader& p) {
   w.FieldI32(2, p.uncompressed_page_size);
   w.FieldI32(3, p.compressed_page_size);
   if (p.crc) w.FieldI32(4, *p.crc);
-  if (p.data_page_header) {
-    w.FieldStructBegin(5);
-    Body(w, *p.data_page_header);
-  }
-  if (p.dictionary_page_header) {
-    w.FieldStructBegin(7);
-    Body(w, *p.dictionary_page_header);
-  }
-  if (p.data_page_header_v2) {
-    w.FieldStructBegin(8);
-    Body(w, *p.data_page_header_v2);
-  }
+  OptionalStructField(w, 5, p.data_page_header);
+  OptionalStructField(w, 7, p.dictionary_page_header);
+  OptionalStructField(w, 8, p.data_page_header_v2);
   w.EndStruct();
 }
 

@@ -1,7 +1,8 @@
 #pragma once
-/// The Parquet footer and page-header structures floe reads and writes, with
-/// the field ids of apache/parquet-format's src/main/thrift/parquet.thrift,
-/// and their Thrift compact-protocol serialization.
+/// The Parquet footer structures floe reads and writes, with the field ids of
+/// apache/parquet-format's src/main/thrift/parquet.thrift, and their Thrift
+/// compact-protocol serialization. The enumerations are in metadata_enums.h,
+/// LogicalType in logical_type.h, the page headers in page_header.h.
 ///
 /// Names follow the spec (snake_case fields; enum values as kPascalCase of the
 /// spec's names, with the spec's numeric values). Enum values read from a file
@@ -20,152 +21,10 @@
 
 #include "floe/common/bytes.h"
 #include "floe/common/result.h"
+#include "floe/format/parquet/logical_type.h"
+#include "floe/format/parquet/metadata_enums.h"
 
 namespace floe::format::parquet {
-
-/// Physical types.
-enum class Type : int32_t {
-  kBoolean = 0,
-  kInt32 = 1,
-  kInt64 = 2,
-  kInt96 = 3,
-  kFloat = 4,
-  kDouble = 5,
-  kByteArray = 6,
-  kFixedLenByteArray = 7,
-};
-
-/// Legacy logical annotations (superseded by LogicalType, still written for
-/// compatibility).
-enum class ConvertedType : int32_t {
-  kUtf8 = 0,
-  kMap = 1,
-  kMapKeyValue = 2,
-  kList = 3,
-  kEnum = 4,
-  kDecimal = 5,
-  kDate = 6,
-  kTimeMillis = 7,
-  kTimeMicros = 8,
-  kTimestampMillis = 9,
-  kTimestampMicros = 10,
-  kUint8 = 11,
-  kUint16 = 12,
-  kUint32 = 13,
-  kUint64 = 14,
-  kInt8 = 15,
-  kInt16 = 16,
-  kInt32 = 17,
-  kInt64 = 18,
-  kJson = 19,
-  kBson = 20,
-  kInterval = 21,
-};
-
-enum class FieldRepetitionType : int32_t {
-  kRequired = 0,
-  kOptional = 1,
-  kRepeated = 2,
-};
-
-enum class Encoding : int32_t {
-  kPlain = 0,
-  kPlainDictionary = 2,
-  kRle = 3,
-  kBitPacked = 4,
-  kDeltaBinaryPacked = 5,
-  kDeltaLengthByteArray = 6,
-  kDeltaByteArray = 7,
-  kRleDictionary = 8,
-  kByteStreamSplit = 9,
-};
-
-enum class CompressionCodec : int32_t {
-  kUncompressed = 0,
-  kSnappy = 1,
-  kGzip = 2,
-  kLzo = 3,
-  kBrotli = 4,
-  kLz4 = 5,  ///< deprecated Hadoop-framed LZ4
-  kZstd = 6,
-  kLz4Raw = 7,
-};
-
-enum class PageType : int32_t {
-  kDataPage = 0,
-  kIndexPage = 1,
-  kDictionaryPage = 2,
-  kDataPageV2 = 3,
-};
-
-/// The TimeUnit union; the value is the union member's field id.
-enum class TimeUnit : int32_t {
-  kMillis = 1,
-  kMicros = 2,
-  kNanos = 3,
-};
-
-/// The LogicalType union. `kind` is the union member's field id in the spec;
-/// members floe does not model (VARIANT, GEOMETRY, ...) keep their field id.
-struct LogicalType {
-  enum class Kind : int16_t {
-    kString = 1,
-    kMap = 2,
-    kList = 3,
-    kEnum = 4,
-    kDecimal = 5,
-    kDate = 6,
-    kTime = 7,
-    kTimestamp = 8,
-    kInteger = 10,
-    kUnknown = 11,  ///< the spec's NullType: always null
-    kJson = 12,
-    kBson = 13,
-    kUuid = 14,
-    kFloat16 = 15,
-  };
-  Kind kind = Kind::kString;
-  // DECIMAL
-  int32_t scale = 0;
-  int32_t precision = 0;
-  // TIME, TIMESTAMP
-  bool is_adjusted_to_utc = false;
-  TimeUnit unit = TimeUnit::kMicros;
-  // INTEGER
-  int8_t bit_width = 0;
-  bool is_signed = true;
-
-  static LogicalType String() { return {Kind::kString}; }
-  static LogicalType Map() { return {Kind::kMap}; }
-  static LogicalType List() { return {Kind::kList}; }
-  static LogicalType Date() { return {Kind::kDate}; }
-  static LogicalType Uuid() { return {Kind::kUuid}; }
-  static LogicalType Decimal(int32_t precision, int32_t scale) {
-    LogicalType t{Kind::kDecimal};
-    t.precision = precision;
-    t.scale = scale;
-    return t;
-  }
-  static LogicalType Time(bool utc, TimeUnit unit) {
-    LogicalType t{Kind::kTime};
-    t.is_adjusted_to_utc = utc;
-    t.unit = unit;
-    return t;
-  }
-  static LogicalType Timestamp(bool utc, TimeUnit unit) {
-    LogicalType t{Kind::kTimestamp};
-    t.is_adjusted_to_utc = utc;
-    t.unit = unit;
-    return t;
-  }
-  static LogicalType Integer(int8_t bit_width, bool is_signed) {
-    LogicalType t{Kind::kInteger};
-    t.bit_width = bit_width;
-    t.is_signed = is_signed;
-    return t;
-  }
-  bool operator==(const LogicalType&) const = default;
-};
 
 struct Statistics {
   std::optional<std::string> max;  ///< deprecated, signed order
@@ -255,13 +114,6 @@ struct RowGroup {
   bool operator==(const RowGroup&) const = default;
 };
 
-/// The ColumnOrder union; the value is the union member's field id.
-enum class ColumnOrder : int32_t {
-  kTypeDefinedOrder = 1,
-  kIeee754TotalOrder = 2,
-  kInt96TimestampOrder = 3,
-};
-
 struct FileMetaData {
   int32_t version = 1;
   std::vector<SchemaElement> schema;  ///< depth-first, root first
@@ -273,45 +125,6 @@ struct FileMetaData {
   bool operator==(const FileMetaData&) const = default;
 };
 
-struct DataPageHeader {
-  int32_t num_values = 0;
-  Encoding encoding = Encoding::kPlain;
-  Encoding definition_level_encoding = Encoding::kRle;
-  Encoding repetition_level_encoding = Encoding::kRle;
-  std::optional<Statistics> statistics;
-  bool operator==(const DataPageHeader&) const = default;
-};
-
-struct DictionaryPageHeader {
-  int32_t num_values = 0;
-  Encoding encoding = Encoding::kPlain;
-  std::optional<bool> is_sorted;
-  bool operator==(const DictionaryPageHeader&) const = default;
-};
-
-struct DataPageHeaderV2 {
-  int32_t num_values = 0;
-  int32_t num_nulls = 0;
-  int32_t num_rows = 0;
-  Encoding encoding = Encoding::kPlain;
-  int32_t definition_levels_byte_length = 0;
-  int32_t repetition_levels_byte_length = 0;
-  std::optional<bool> is_compressed;  ///< absent means true
-  std::optional<Statistics> statistics;
-  bool operator==(const DataPageHeaderV2&) const = default;
-};
-
-struct PageHeader {
-  PageType type = PageType::kDataPage;
-  int32_t uncompressed_page_size = 0;
-  int32_t compressed_page_size = 0;
-  std::optional<int32_t> crc;
-  std::optional<DataPageHeader> data_page_header;
-  std::optional<DictionaryPageHeader> dictionary_page_header;
-  std::optional<DataPageHeaderV2> data_page_header_v2;
-  bool operator==(const PageHeader&) const = default;
-};
-
 /// Appends the compact-protocol encoding of `metadata` (the footer, without
 /// the length and magic). kInvalidArgument if a value cannot be encoded (e.g.
 /// a list longer than 2^31 - 1).
@@ -320,23 +133,5 @@ Status SerializeFileMetaData(const FileMetaData& metadata, ByteBuffer* out);
 /// Parses a footer. kCorruption (with the byte offset) on malformed bytes or a
 /// missing required field. Unknown fields are skipped.
 Result<FileMetaData> ParseFileMetaData(std::span<const uint8_t> bytes);
-
-/// Appends the compact-protocol encoding of a page header.
-void SerializePageHeader(const PageHeader& header, ByteBuffer* out);
-
-/// Parses a page header at the start of `bytes`; `*consumed` receives its
-/// length. kCorruption on malformed or truncated bytes.
-Result<PageHeader> ParsePageHeader(std::span<const uint8_t> bytes, size_t* consumed);
-
-/// Spec names for printing: "INT32", "RLE_DICTIONARY", "ZSTD", "DATA_PAGE_V2",
-/// "OPTIONAL", "UTF8"; unknown values print as "UNKNOWN(<n>)".
-std::string TypeName(Type type);
-std::string ConvertedTypeName(ConvertedType type);
-std::string RepetitionName(FieldRepetitionType repetition);
-std::string EncodingName(Encoding encoding);
-std::string CodecName(CompressionCodec codec);
-std::string PageTypeName(PageType type);
-/// "STRING", "DECIMAL(9,2)", "TIMESTAMP(MICROS,true)", "INTEGER(16,false)".
-std::string LogicalTypeToString(const LogicalType& type);
 
 }  // namespace floe::format::parquet

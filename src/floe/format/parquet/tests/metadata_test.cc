@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "floe/format/parquet/metadata.h"
+#include "floe/format/parquet/page_header.h"
 
 namespace floe::format::parquet {
 namespace {

@@ -74,6 +74,7 @@ inline std::vector<uint32_t> DecodeRle(const std::vector<uint8_t>& in, int bit_w
 }  // namespace floe::format::parquet::test
 
 #include "floe/format/parquet/metadata.h"
+#include "floe/format/parquet/page_header.h"
 
 namespace floe::format::parquet::test {
 
