@@ -19,6 +19,7 @@
 #include "floe/iceberg/table.h"
 #include "floe/iceberg/update/fast_append.h"
 #include "floe/testing/small_tables.h"
+#include "floe/testing/temp_dir.h"
 
 namespace floe::iceberg {
 namespace {
@@ -93,14 +94,7 @@ class FullDiskFileIO final : public io::FileIO {
 
 class HostileCatalogTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("floe_catalog_hostile_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_ / "warehouse");
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { fs::create_directories(dir_ / "warehouse"); }
 
   std::unique_ptr<Catalog> Sql(io::FileIO* file_io = nullptr) {
     auto sql = SqlCatalog::Open("default", "sqlite:///" + (dir_ / "catalog.db").string(),
@@ -129,7 +123,8 @@ class HostileCatalogTest : public ::testing::Test {
   }
 
   io::LocalFileIO io_;
-  fs::path dir_;
+  floe::testing::TempDir temp_dir_{"catalog_hostile"};
+  fs::path dir_ = temp_dir_.path();
 };
 
 // D2: two tables at one location: the second is refused; purging deletes

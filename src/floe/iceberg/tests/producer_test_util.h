@@ -19,6 +19,9 @@
 #include "floe/testing/status_matchers.h"
 #include "floe/testing/temp_dir.h"
 
+// The name the producer tests have used; the assertion is floe::testing's.
+#define ASSERT_OK(expr) FLOE_ASSERT_OK(expr)
+
 namespace floe::iceberg::testing {
 
 inline types::Schema TestSchema() {

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <thread>
 
+#include "floe/testing/temp_dir.h"
+
 namespace floe::ingest {
 namespace {
 
@@ -13,15 +15,7 @@ namespace fs = std::filesystem;
 
 class LineSourceTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("floe_line_source_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    path_ = (dir_ / "events.jsonl").string();
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { path_ = (dir_ / "events.jsonl").string(); }
 
   void Write(const std::string& text, bool append = false) {
     std::ofstream out(path_, append ? std::ios::app | std::ios::binary : std::ios::binary);
@@ -42,7 +36,8 @@ class LineSourceTest : public ::testing::Test {
     return out;
   }
 
-  fs::path dir_;
+  floe::testing::TempDir temp_dir_{"line_source"};
+  fs::path dir_ = temp_dir_.path();
   std::string path_;
 };
 
