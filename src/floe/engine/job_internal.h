@@ -155,25 +155,16 @@ RestoredState RestoreFor(const CompletedCheckpoint* checkpoint, const std::strin
                          int subtask);
 std::string StateKey(const std::string& name, int subtask);
 
-/// A stage producing T: owns the edge to its downstream stage.
-template <typename T>
-class ProducerStage : public StageBase {
+/// A stage whose subtasks run on a thread each.
+class ThreadedStage : public StageBase {
  public:
-  OutputEdge<T> output;
-};
-
-template <typename Out>
-class SourceStage final : public ProducerStage<Out> {
- public:
-  using Factory = SourceFactory<Out>;
-  SourceStage(std::string name, int parallelism, Factory factory)
-      : name_(std::move(name)), parallelism_(parallelism), factory_(std::move(factory)) {
-    for (int i = 0; i < parallelism; ++i) mailboxes_.push_back(std::make_unique<Mailbox>());
-  }
+  ThreadedStage(std::string name, int parallelism)
+      : name_(std::move(name)), parallelism_(parallelism) {}
   const std::string& name() const override { return name_; }
   int parallelism() const override { return parallelism_; }
-  bool is_source() const override { return true; }
 
+  /// Starts one thread per subtask, each running RunSubtask with the state
+  /// `restored` holds for it.
   void Start(JobRuntime* runtime, const CompletedCheckpoint* restored) override {
     for (int i = 0; i < parallelism_; ++i) {
       threads_.emplace_back([this, runtime, restored, i] {
@@ -182,6 +173,40 @@ class SourceStage final : public ProducerStage<Out> {
       });
     }
   }
+  void Join() override {
+    for (auto& t : threads_) t.join();
+    threads_.clear();
+  }
+
+ protected:
+  /// Runs subtask `index` until it ends (on its own thread).
+  virtual void RunSubtask(JobRuntime* runtime, RestoredState restored, int index) = 0;
+
+  const std::string name_;
+  const int parallelism_;
+
+ private:
+  std::vector<std::thread> threads_;
+};
+
+/// A stage producing T: owns the edge to its downstream stage.
+template <typename T>
+class ProducerStage : public ThreadedStage {
+ public:
+  using ThreadedStage::ThreadedStage;
+  OutputEdge<T> output;
+};
+
+template <typename Out>
+class SourceStage final : public ProducerStage<Out> {
+ public:
+  using Factory = SourceFactory<Out>;
+  SourceStage(std::string name, int parallelism, Factory factory)
+      : ProducerStage<Out>(std::move(name), parallelism), factory_(std::move(factory)) {
+    for (int i = 0; i < parallelism; ++i) mailboxes_.push_back(std::make_unique<Mailbox>());
+  }
+  bool is_source() const override { return true; }
+
   void Cancel() override {
     for (auto& m : mailboxes_) m->Cancel();
   }
@@ -190,10 +215,6 @@ class SourceStage final : public ProducerStage<Out> {
   }
   void PostComplete(CheckpointId id) override {
     for (auto& m : mailboxes_) m->Post({false, id});
-  }
-  void Join() override {
-    for (auto& t : threads_) t.join();
-    threads_.clear();
   }
 
  private:
@@ -232,11 +253,13 @@ class SourceStage final : public ProducerStage<Out> {
     bool cancelled_ = false;
   };
 
-  void RunSubtask(JobRuntime* runtime, RestoredState restored, int index) {
-    auto fail = [&](Error e) { runtime->Fail(std::move(e).WithContext(StateKey(name_, index))); };
+  void RunSubtask(JobRuntime* runtime, RestoredState restored, int index) override {
+    auto fail = [&](Error e) {
+      runtime->Fail(std::move(e).WithContext(StateKey(this->name_, index)));
+    };
     std::unique_ptr<SourceOperator<Out>> op = factory_(index);
     RoutingCollector<Out> out(&this->output, static_cast<size_t>(index));
-    OperatorContext context{name_, index, parallelism_,
+    OperatorContext context{this->name_, index, this->parallelism_,
                             [runtime] { runtime->RequestCheckpoint(); }};
     if (auto s = op->Open(context, restored); !s) return fail(s.error());
     bool ended = false;
@@ -253,7 +276,7 @@ class SourceStage final : public ProducerStage<Out> {
           if (!state) return fail(state.error());
           if (auto s = out.Broadcast(Barrier{m.id}); !s) return fail(s.error());
           last_snapshot = m.id;
-          runtime->Ack(m.id, StateKey(name_, index), std::move(*state));
+          runtime->Ack(m.id, StateKey(this->name_, index), std::move(*state));
         } else {
           if (auto s = op->NotifyCheckpointComplete(m.id); !s) return fail(s.error());
           last_complete = std::max(last_complete, m.id);
@@ -284,11 +307,8 @@ class SourceStage final : public ProducerStage<Out> {
     op->Close();
   }
 
-  std::string name_;
-  int parallelism_;
   Factory factory_;
   std::vector<std::unique_ptr<Mailbox>> mailboxes_;
-  std::vector<std::thread> threads_;
 };
 
 template <typename In, typename Out>
@@ -297,7 +317,7 @@ class OperatorStage final : public ProducerStage<Out> {
   using Factory = OperatorFactory<In, Out>;
   OperatorStage(std::string name, int parallelism, Factory factory, ProducerStage<In>* upstream,
                 Partitioner<In> partition, size_t capacity)
-      : name_(std::move(name)), parallelism_(parallelism), factory_(std::move(factory)) {
+      : ProducerStage<Out>(std::move(name), parallelism), factory_(std::move(factory)) {
     size_t inputs = static_cast<size_t>(upstream->parallelism());
     for (int i = 0; i < parallelism; ++i) {
       gates_.push_back(std::make_unique<InputGate<StreamElement<In>>>(inputs, capacity));
@@ -305,18 +325,8 @@ class OperatorStage final : public ProducerStage<Out> {
     upstream->output.gates = &gates_;
     upstream->output.partition = std::move(partition);
   }
-  const std::string& name() const override { return name_; }
-  int parallelism() const override { return parallelism_; }
   bool is_source() const override { return false; }
 
-  void Start(JobRuntime* runtime, const CompletedCheckpoint* restored) override {
-    for (int i = 0; i < parallelism_; ++i) {
-      threads_.emplace_back([this, runtime, restored, i] {
-        RunSubtask(runtime, RestoreFor(restored, name_, i), i);
-        runtime->SubtaskExited();
-      });
-    }
-  }
   void Cancel() override {
     for (auto& g : gates_) g->Cancel();
   }
@@ -324,18 +334,16 @@ class OperatorStage final : public ProducerStage<Out> {
   void PostComplete(CheckpointId id) override {
     for (auto& g : gates_) g->PushControl(StreamElement<In>(CheckpointComplete{id}));
   }
-  void Join() override {
-    for (auto& t : threads_) t.join();
-    threads_.clear();
-  }
 
  private:
-  void RunSubtask(JobRuntime* runtime, RestoredState restored, int index) {
-    auto fail = [&](Error e) { runtime->Fail(std::move(e).WithContext(StateKey(name_, index))); };
+  void RunSubtask(JobRuntime* runtime, RestoredState restored, int index) override {
+    auto fail = [&](Error e) {
+      runtime->Fail(std::move(e).WithContext(StateKey(this->name_, index)));
+    };
     auto& gate = *gates_[index];
     std::unique_ptr<Operator<In, Out>> op = factory_(index);
     RoutingCollector<Out> out(&this->output, static_cast<size_t>(index));
-    OperatorContext context{name_, index, parallelism_, {}};
+    OperatorContext context{this->name_, index, this->parallelism_, {}};
     if (auto s = op->Open(context, restored); !s) return fail(s.error());
 
     size_t n = gate.num_inputs();
@@ -353,7 +361,7 @@ class OperatorStage final : public ProducerStage<Out> {
       }
       FLOE_ASSIGN_OR_RETURN(std::string state, op->SnapshotState(aligning, out));
       FLOE_RETURN_IF_ERROR(out.Broadcast(Barrier{aligning}));
-      runtime->Ack(aligning, StateKey(name_, index), std::move(state));
+      runtime->Ack(aligning, StateKey(this->name_, index), std::move(state));
       aligning = 0;
       gate.UnblockAll();
       for (size_t i = 0; i < n; ++i) {
@@ -392,11 +400,8 @@ class OperatorStage final : public ProducerStage<Out> {
     op->Close();
   }
 
-  std::string name_;
-  int parallelism_;
   Factory factory_;
   std::vector<std::unique_ptr<InputGate<StreamElement<In>>>> gates_;
-  std::vector<std::thread> threads_;
 };
 
 }  // namespace internal
