@@ -166,18 +166,6 @@ stop() {
   stop_by_pid "${NAME}" "${PID}" 30
 }
 
-status() {
-  if running && answers; then
-    echo "${NAME} running on ${HOST}:${PORT} (pid $(cat "${PID}"))"
-    return 0
-  fi
-  echo "${NAME} not running"
-  return 1
-}
+status() { service_status "${NAME}" "${HOST}:${PORT}" "${PID}"; }
 
-case "${1:-}" in
-  start) start ;;
-  stop) stop ;;
-  status) status ;;
-  *) echo "usage: $0 start|stop|status [file|s3]" >&2; exit 2 ;;
-esac
+service_command "start|stop|status [file|s3]" "${1:-}"

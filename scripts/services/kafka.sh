@@ -38,6 +38,8 @@ CONTROLLER_PORT="${FLOE_TEST_KAFKA_CONTROLLER_PORT:-$((PORT + 1))}"
 CACHE="${FLOE_CACHE:-${HOME}/.cache/floe}"
 LIB="${CACHE}/kafka/lib"
 
+running() { service_running "${PID}"; }
+
 # The broker answers once a Metadata request (v1) lists at least one broker:
 # then it has joined its own KRaft quorum and serves clients.
 answers() {
@@ -132,18 +134,6 @@ stop() {
   stop_by_pid kafka "${PID}" 30
 }
 
-status() {
-  if service_running "${PID}" && answers; then
-    echo "kafka running on ${HOST}:${PORT} (pid $(cat "${PID}"))"
-    return 0
-  fi
-  echo "kafka not running"
-  return 1
-}
+status() { service_status "kafka" "${HOST}:${PORT}" "${PID}"; }
 
-case "${1:-}" in
-  start) start ;;
-  stop) stop ;;
-  status) status ;;
-  *) echo "usage: $0 start|stop|status" >&2; exit 2 ;;
-esac
+service_command "start|stop|status" "${1:-}"

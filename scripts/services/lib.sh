@@ -30,6 +30,32 @@ stop_by_pid() {
   echo "${name} stopped"
 }
 
+# service_status NAME ADDRESS PID_FILE: the `status` command of a service
+# script that defines `running` (its process is alive) and `answers` (it
+# serves): prints whether NAME runs on ADDRESS, with its pid; exit 0 if so.
+service_status() {
+  local name="$1" address="$2" pid_file="$3"
+  if running && answers; then
+    echo "${name} running on ${address} (pid $(cat "${pid_file}"))"
+    return 0
+  fi
+  echo "${name} not running"
+  return 1
+}
+
+# service_command USAGE COMMAND: runs the script's start, stop or status
+# function as COMMAND says; anything else prints "usage: SCRIPT USAGE" and
+# exits 2.
+service_command() {
+  local usage="$1"
+  case "${2:-}" in
+    start) start ;;
+    stop) stop ;;
+    status) status ;;
+    *) echo "usage: $0 ${usage}" >&2; exit 2 ;;
+  esac
+}
+
 # services_python ROOT: the Python that probes services (the test venv's, else
 # the system's); setup.sh installs no curl.
 services_python() {

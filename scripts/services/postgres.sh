@@ -140,10 +140,14 @@ adopt_running() {
   echo "${pid}" >"${PID}"
 }
 
+# The server runs when its pid file, or the one it keeps in the data
+# directory (then adopted), names a live process.
+running() { service_running "${PID}" || adopt_running; }
+
 start() {
   pick_server_user
   prepare_data_dir
-  if { service_running "${PID}" || adopt_running; } && answers; then
+  if running && answers; then
     echo "postgres already running on ${HOST}:${PORT} (pid $(cat "${PID}"))"
     setup_roles
     return 0
@@ -189,18 +193,6 @@ stop() {
   stop_by_pid postgres "${PID}" 30
 }
 
-status() {
-  if { service_running "${PID}" || adopt_running; } && answers; then
-    echo "postgres running on ${HOST}:${PORT} (pid $(cat "${PID}"))"
-    return 0
-  fi
-  echo "postgres not running"
-  return 1
-}
+status() { service_status "postgres" "${HOST}:${PORT}" "${PID}"; }
 
-case "${1:-}" in
-  start) start ;;
-  stop) stop ;;
-  status) status ;;
-  *) echo "usage: $0 start|stop|status" >&2; exit 2 ;;
-esac
+service_command "start|stop|status" "${1:-}"

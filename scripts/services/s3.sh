@@ -103,18 +103,6 @@ stop() {
   rm -f "${ENV_FILE}"
 }
 
-status() {
-  if running && answers; then
-    echo "s3 (moto) running on ${HOST}:${PORT} (pid $(cat "${PID}"))"
-    return 0
-  fi
-  echo "s3 (moto) not running"
-  return 1
-}
+status() { service_status "s3 (moto)" "${HOST}:${PORT}" "${PID}"; }
 
-case "${1:-}" in
-  start) start ;;
-  stop) stop ;;
-  status) status ;;
-  *) echo "usage: $0 start|stop|status" >&2; exit 2 ;;
-esac
+service_command "start|stop|status" "${1:-}"
