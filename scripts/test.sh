@@ -136,67 +136,40 @@ run_services() {
   fi
   local rc=0
   "${script}" start || rc=1
-  start_postgres || rc=1
+  start_service postgres || rc=1  # the PostgreSQL source's tests
   start_s3 || rc=1
-  start_kafka || rc=1
+  start_service kafka || rc=1  # the Kafka tests
   start_iceberg_rest || rc=1
   return "${rc}"
 }
 
-# Iceberg's REST catalog test server (Java, from Maven) for the REST catalog tests.
+# start_service NAME: starts scripts/services/NAME.sh (when there is one),
+# to be stopped at the end unless it was running already.
+start_service() {
+  local name="$1" script="${ROOT}/scripts/services/$1.sh"
+  [[ -x "${script}" ]] || return 0
+  if "${script}" status >/dev/null 2>&1; then
+    echo "${name} was already running; leaving it running afterwards"
+  else
+    started_services+=("${name}")
+  fi
+  "${script}" start
+}
+
+# Iceberg's REST catalog test server (Java, from Maven) for the REST catalog
+# tests, and its second instance, tables on S3 (after start_s3: it uses
+# moto's key).
 start_iceberg_rest() {
-  local script="${ROOT}/scripts/services/iceberg-rest.sh"
-  [[ -x "${script}" ]] || return 0
-  if "${script}" status >/dev/null 2>&1; then
-    echo "iceberg-rest was already running; leaving it running afterwards"
-  else
-    started_services+=(iceberg-rest)
-  fi
-  "${script}" start || return 1
-  # Its second instance, tables on S3 (after start_s3: it uses moto's key).
-  if "${ROOT}/scripts/services/iceberg-rest-s3.sh" status >/dev/null 2>&1; then
-    echo "iceberg-rest (s3) was already running; leaving it running afterwards"
-  else
-    started_services+=(iceberg-rest-s3)
-  fi
-  "${ROOT}/scripts/services/iceberg-rest-s3.sh" start
-}
-
-# The PostgreSQL server of the PostgreSQL source's tests.
-start_postgres() {
-  local script="${ROOT}/scripts/services/postgres.sh"
-  [[ -x "${script}" ]] || return 0
-  if "${script}" status >/dev/null 2>&1; then
-    echo "postgres was already running; leaving it running afterwards"
-  else
-    started_services+=(postgres)
-  fi
-  "${script}" start
-}
-
-# The Kafka broker of the Kafka tests.
-start_kafka() {
-  local script="${ROOT}/scripts/services/kafka.sh"
-  [[ -x "${script}" ]] || return 0
-  if "${script}" status >/dev/null 2>&1; then
-    echo "kafka was already running; leaving it running afterwards"
-  else
-    started_services+=(kafka)
-  fi
-  "${script}" start
+  [[ -x "${ROOT}/scripts/services/iceberg-rest.sh" ]] || return 0
+  start_service iceberg-rest || return 1
+  start_service iceberg-rest-s3
 }
 
 # The S3 server of the S3FileIO tests (moto); its credentials are exported
 # for the integration and pytest phases.
 start_s3() {
-  local script="${ROOT}/scripts/services/s3.sh"
-  [[ -x "${script}" ]] || return 0
-  if "${script}" status >/dev/null 2>&1; then
-    echo "s3 was already running; leaving it running afterwards"
-  else
-    started_services+=(s3)
-  fi
-  "${script}" start || return 1
+  [[ -x "${ROOT}/scripts/services/s3.sh" ]] || return 0
+  start_service s3 || return 1
   set -a
   # shellcheck disable=SC1091
   . "${ROOT}/.cache/s3/credentials.env"
