@@ -79,7 +79,9 @@ class FaultyFileIO final : public io::FileIO {
   /// Arms one rule (replacing any armed one); counting starts now.
   void Arm(FaultRule rule);
   /// Arms {kCall, nth = n} for every path: the nth change from now fails.
-  void FailNthChange(int n) { Arm(FaultRule{.step = FaultStep::kCall, .nth = n}); }
+  void FailNthChange(int n) {
+    Arm(FaultRule{.contains = "", .suffix = "", .step = FaultStep::kCall, .nth = n});
+  }
   void Disarm();
   /// The process "restarts": the crash is over and no rule is armed.
   void Restart();

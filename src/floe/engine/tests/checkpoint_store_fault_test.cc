@@ -125,7 +125,7 @@ TEST_F(CheckpointStoreFaultTest, CrashAtEveryStepRecoversTheLastCompleteCheckpoi
 TEST_F(CheckpointStoreFaultTest, TornWriteNeverBecomesACheckpoint) {
   Prepare();
   FaultyFileIO faulty;
-  faulty.Arm({.step = FaultStep::kTornWrite});
+  faulty.Arm({.contains = "", .suffix = "", .step = FaultStep::kTornWrite, .nth = 1});
   CheckpointStore store(&faulty, dir(), kRetain);
   ASSERT_FALSE(store.Save(Checkpoint(4)));
   faulty.Restart();
@@ -148,7 +148,7 @@ TEST_F(CheckpointStoreFaultTest, FailureAfterTheRenameStillRecoversTheNewCheckpo
   // before the old checkpoints are deleted: 4 is complete and is loaded.
   Prepare();
   FaultyFileIO faulty;
-  faulty.Arm({.suffix = ".json", .step = FaultStep::kAfterRename});
+  faulty.Arm({.contains = "", .suffix = ".json", .step = FaultStep::kAfterRename, .nth = 1});
   CheckpointStore store(&faulty, dir(), kRetain);
   ASSERT_FALSE(store.Save(Checkpoint(4)));
   faulty.Restart();

@@ -151,7 +151,8 @@ TEST_F(SchemaHistoryTest, TornAppendIsSkippedByReadersAndCutOffOnReopen) {
   {
     auto h = SchemaHistory::Open(faulty, path_);
     ASSERT_TRUE(h);
-    faulty.Arm({.step = floe::testing::FaultStep::kTornWrite});
+    faulty.Arm(
+        {.contains = "", .suffix = "", .step = floe::testing::FaultStep::kTornWrite, .nth = 1});
     ASSERT_FALSE(h->Append({{At(200), "app", "t", Schema("t", {"id", "b"}), ""}}));
     // The process is dead: the failed append could not cut its half line off.
     auto again = h->Append({{At(300), "app", "t", Schema("t", {"id"}), ""}});
