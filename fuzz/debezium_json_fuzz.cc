@@ -41,28 +41,17 @@ void CheckRow(const floe::types::Schema& schema, floe::types::Row row, bool requ
 const floe::types::Schema& KnownSchema() {
   static const floe::types::Schema* schema = [] {
     using floe::types::NestedField;
-    std::vector<NestedField> fields = {
-        {1, "id", true, Type::Long(), ""},
-        {2, "b", false, Type::Boolean(), ""},
-        {3, "i", false, Type::Int(), ""},
-        {4, "f", false, Type::Float(), ""},
-        {5, "d", false, Type::Double(), ""},
-        {6, "dec", false, *Type::Decimal(9, 2), ""},
-        {7, "day", false, Type::Date(), ""},
-        {8, "t", false, Type::Time(), ""},
-        {9, "ts", false, Type::Timestamp(), ""},
-        {10, "tz", false, Type::TimestampTz(), ""},
-        {11, "s", false, Type::String(), ""},
-        {12, "u", false, Type::Uuid(), ""},
-        {13, "fx", false, *Type::Fixed(4), ""},
-        {14, "bin", false, Type::Binary(), ""},
-        {15, "st", false,
-         Type::Struct({{16, "x", true, Type::Int(), ""}, {17, "y", false, Type::String(), ""}}),
-         ""},
-        {18, "l", false, Type::List(19, true, Type::Long()), ""},
-        {20, "m", false, Type::Map(21, Type::String(), 22, false, Type::Double()), ""},
-        {23, "im", false, Type::Map(24, Type::Int(), 25, true, Type::Date()), ""},
-    };
+    std::vector<NestedField> fields = floe::fuzz::EveryPrimitiveField();
+    fields.insert(
+        fields.end(),
+        {
+            {15, "st", false,
+             Type::Struct({{16, "x", true, Type::Int(), ""}, {17, "y", false, Type::String(), ""}}),
+             ""},
+            {18, "l", false, Type::List(19, true, Type::Long()), ""},
+            {20, "m", false, Type::Map(21, Type::String(), 22, false, Type::Double()), ""},
+            {23, "im", false, Type::Map(24, Type::Int(), 25, true, Type::Date()), ""},
+        });
     return new floe::types::Schema(std::move(fields), 0, {1});
   }();
   return *schema;

@@ -47,24 +47,7 @@ using floe::types::Value;
 std::vector<Schema> MakeSchemas() {
   std::vector<Schema> schemas;
   // 0: every primitive type, top level.
-  schemas.emplace_back(
-      std::vector<NestedField>{
-          {1, "id", true, Type::Long(), ""},
-          {2, "b", false, Type::Boolean(), ""},
-          {3, "i", false, Type::Int(), ""},
-          {4, "f", false, Type::Float(), ""},
-          {5, "d", false, Type::Double(), ""},
-          {6, "dec", false, *Type::Decimal(9, 2), ""},
-          {7, "day", false, Type::Date(), ""},
-          {8, "t", false, Type::Time(), ""},
-          {9, "ts", false, Type::Timestamp(), ""},
-          {10, "tz", false, Type::TimestampTz(), ""},
-          {11, "s", false, Type::String(), ""},
-          {12, "u", false, Type::Uuid(), ""},
-          {13, "fx", false, *Type::Fixed(4), ""},
-          {14, "bin", false, Type::Binary(), ""},
-      },
-      0, std::vector<int32_t>{1});
+  schemas.emplace_back(floe::fuzz::EveryPrimitiveField(), 0, std::vector<int32_t>{1});
   // 1: nested struct, list and map, required and optional children.
   schemas.emplace_back(std::vector<NestedField>{
       {1, "id", true, Type::Int(), ""},

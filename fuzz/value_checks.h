@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "floe/types/schema.h"
 #include "floe/types/type.h"
@@ -89,6 +90,22 @@ inline void CheckValue(const types::Type& type, const types::Value& v, bool chec
       }
       break;
   }
+}
+
+/// Fields 1 to 14, one of every primitive Iceberg type: "id" (required
+/// long, the key), then b, i, f, d, dec (decimal(9,2)), day, t, ts, tz, s,
+/// u, fx (fixed(4)) and bin, optional.
+inline std::vector<types::NestedField> EveryPrimitiveField() {
+  using types::Type;
+  return {
+      {1, "id", true, Type::Long(), ""},       {2, "b", false, Type::Boolean(), ""},
+      {3, "i", false, Type::Int(), ""},        {4, "f", false, Type::Float(), ""},
+      {5, "d", false, Type::Double(), ""},     {6, "dec", false, *Type::Decimal(9, 2), ""},
+      {7, "day", false, Type::Date(), ""},     {8, "t", false, Type::Time(), ""},
+      {9, "ts", false, Type::Timestamp(), ""}, {10, "tz", false, Type::TimestampTz(), ""},
+      {11, "s", false, Type::String(), ""},    {12, "u", false, Type::Uuid(), ""},
+      {13, "fx", false, *Type::Fixed(4), ""},  {14, "bin", false, Type::Binary(), ""},
+  };
 }
 
 }  // namespace floe::fuzz
