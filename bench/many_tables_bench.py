@@ -70,7 +70,7 @@ from pathlib import Path
 import pymysql
 from pymysql.constants import CLIENT
 
-from run_mysql_bench import PASSWORD, PORT, ROOT, SOCKET, USER, cpu_seconds, peak_mib, root
+from run_mysql_bench import PASSWORD, ROOT, SOCKET, cpu_seconds, mysql_source_block, peak_mib, root
 
 DB = "floe_bench_many"
 PER_ROUND_TRIP = 200  # CREATE TABLE + INSERT pairs per execute while making the database
@@ -361,14 +361,7 @@ def main() -> int:
     http_port = free_port()
     base = f"http://127.0.0.1:{http_port}"
     pipeline = lake / "many.yaml"
-    pipeline.write_text(f"""source:
-  type: mysql
-  hostname: 127.0.0.1
-  port: {PORT}
-  username: {USER}
-  password: ${{BENCH_PASSWORD}}
-  tables: {DB}.\\.*
-  server-id: {random.randint(200000, 299999)}
+    pipeline.write_text(mysql_source_block(DB, random.randint(200000, 299999)) + f"""\
 sink:
   type: iceberg
   catalog: {{type: sql, uri: "sqlite:///catalog.db", warehouse: "warehouse"}}

@@ -306,6 +306,20 @@ class FenceWatch:
         return len(self.covered) == len(self.stamps)
 
 
+def mysql_source_block(db: str, server_id: int) -> str:
+    """The `source:` block of a floe pipeline that reads every table of database `db` on the
+    bench server, with server-id `server_id` and the password from $BENCH_PASSWORD."""
+    return f"""source:
+  type: mysql
+  hostname: 127.0.0.1
+  port: {PORT}
+  username: {USER}
+  password: ${{BENCH_PASSWORD}}
+  tables: {db}.\\.*
+  server-id: {server_id}
+"""
+
+
 class Floe:
     """floe run, from a private copy of the binary (others relink build/floe)."""
 
@@ -317,14 +331,7 @@ class Floe:
 
     def start(self, lake: Path, interval: str, run: int) -> subprocess.Popen:
         pipeline = lake / "bench.yaml"
-        pipeline.write_text(f"""source:
-  type: mysql
-  hostname: 127.0.0.1
-  port: {PORT}
-  username: {USER}
-  password: ${{BENCH_PASSWORD}}
-  tables: {DB}.\\.*
-  server-id: {random.randint(100000, 199999)}
+        pipeline.write_text(mysql_source_block(DB, random.randint(100000, 199999)) + f"""\
   scan.incremental.snapshot.chunk.size: 20000
 sink:
   type: iceberg
