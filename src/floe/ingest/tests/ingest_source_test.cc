@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "floe/ingest/tests/test_catalog.h"
+#include "floe/testing/fault_file_io.h"
 
 namespace floe::ingest {
 namespace {
@@ -225,6 +226,61 @@ TEST_F(IngestSourceTest, OnErrorSkipWritesDeadLettersOnceAcrossRestarts) {
   EXPECT_FALSE(parsed[0]["error"].get<std::string>().empty());
   EXPECT_EQ(parsed[1]["line"], 5);
   EXPECT_NE(parsed[1]["error"].get<std::string>().find("id"), std::string::npos);
+}
+
+// The dead-letter file is written through IngestSourceOptions::file_io: a
+// power loss after a checkpoint keeps the letters that checkpoint synced,
+// the restore cuts nothing it needs, and the letters after it are written
+// again once, not twice.
+TEST_F(IngestSourceTest, DeadLettersSyncedAtACheckpointSurviveAPowerLoss) {
+  WriteInput(
+      {R"({"id": 1})", R"({"id": "bad"})", R"({"id": 3})", R"({"id": 4})", R"({"name": "no id"})"});
+  auto faulty = std::make_shared<::floe::testing::FaultyFileIO>();
+  auto options = JsonOptions();
+  options.on_error = OnError::kSkip;
+  options.dead_letter_path = dead_letters_;
+  options.max_lines_per_poll = 3;
+  options.file_io = faulty;
+  std::string checkpoint;
+  {
+    auto source = Open(options);
+    Recorder out;
+    ASSERT_TRUE(source->Poll(out).has_value());
+    checkpoint = *source->SnapshotState(1);  // after line 3: one letter, synced
+    ASSERT_TRUE(Drain(*source, out).has_value());
+    EXPECT_EQ(stats_.dead_letters.load(), 2);
+  }
+  faulty->LoseUnsyncedWrites();  // the second letter was never synced
+  size_t synced = nlohmann::json::parse(checkpoint)["dead_letter_bytes"].get<size_t>();
+  ASSERT_GT(synced, 0u);
+  EXPECT_EQ(ReadFile(dead_letters_).size(), synced);
+
+  options.file_io = nullptr;  // the restart writes local files itself
+  auto resumed = Open(options, checkpoint);
+  Recorder out;
+  ASSERT_TRUE(Drain(*resumed, out).has_value());
+  auto state = nlohmann::json::parse(*resumed->SnapshotState(2));
+  std::string letters = ReadFile(dead_letters_);
+  EXPECT_EQ(state["dead_letter_bytes"], letters.size());
+  EXPECT_EQ(std::count(letters.begin(), letters.end(), '\n'), 2) << letters;
+}
+
+TEST_F(IngestSourceTest, AFailedSyncOfTheDeadLetterFileFailsTheCheckpoint) {
+  WriteInput({R"({"id": "bad"})", R"({"id": 2})"});
+  auto faulty = std::make_shared<::floe::testing::FaultyFileIO>();
+  auto options = JsonOptions();
+  options.on_error = OnError::kSkip;
+  options.dead_letter_path = dead_letters_;
+  options.file_io = faulty;
+  auto source = Open(options);
+  Recorder out;
+  ASSERT_TRUE(Drain(*source, out).has_value());
+  faulty->Arm(
+      {.contains = "dead", .suffix = "", .step = ::floe::testing::FaultStep::kCall, .nth = 1});
+  auto state = source->SnapshotState(1);
+  ASSERT_FALSE(state.has_value());
+  EXPECT_NE(state.error().ToString().find("dead-letter file"), std::string::npos)
+      << state.error().ToString();
 }
 
 TEST_F(IngestSourceTest, DebeziumOpsBecomeRowKinds) {
