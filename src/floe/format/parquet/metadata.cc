@@ -176,6 +176,19 @@ constexpr Member<S, M> At(int16_t id, M S::*field) {
   return {id, field};
 }
 
+/// Reads field `h` into the member of `*out` that `m` or `rest` gives its id;
+/// skips a field no member has.
+template <typename S, typename M, typename... Rest>
+Status ReadMember(CompactReader& r, const FieldHeader& h, S* out, uint32_t* seen, Member<S, M> m,
+                  Rest... rest) {
+  if (h.id == m.id) return Field(r, h, &(out->*m.field), seen);
+  if constexpr (sizeof...(rest) > 0) {
+    return ReadMember(r, h, out, seen, rest...);
+  } else {
+    return r.Skip(h.type);
+  }
+}
+
 /// Reads a struct into `*out`: each field that `members` names into its
 /// member, any other field skipped. Then kCorruption naming `what` unless the
 /// field ids in `required` were read.
@@ -183,13 +196,8 @@ template <typename S, typename... M>
 Status ParseFields(CompactReader& r, S* out, uint32_t required, const char* what,
                    Member<S, M>... members) {
   uint32_t seen = 0;
-  FLOE_RETURN_IF_ERROR(ForEachField(r, [&](const FieldHeader& h) -> Status {
-    Status status = Ok();
-    const bool known =
-        ((h.id == members.id && (status = Field(r, h, &(out->*members.field), &seen), true)) ||
-         ...);
-    return known ? status : r.Skip(h.type);
-  }));
+  FLOE_RETURN_IF_ERROR(ForEachField(
+      r, [&](const FieldHeader& h) -> Status { return ReadMember(r, h, out, &seen, members...); }));
   return Require(r, seen, required, what);
 }
 
