@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "floe/iceberg/ascii_case.h"
+
 namespace floe::iceberg {
 
 using types::NestedField;
@@ -12,17 +14,6 @@ using types::Type;
 using types::TypeId;
 
 namespace {
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
 
 // Finds the field of `fields` named exactly `name` (or, case-insensitively,
 // uniquely). Returns -1 if none, -2 if ambiguous.
@@ -33,7 +24,7 @@ int FindIn(const std::vector<NestedField>& fields, std::string_view name, bool c
   if (case_sensitive) return -1;
   int found = -1;
   for (size_t i = 0; i < fields.size(); ++i) {
-    if (EqualsIgnoreCase(fields[i].name, name)) {
+    if (EqualsIgnoreAsciiCase(fields[i].name, name)) {
       if (found >= 0) return -2;
       found = static_cast<int>(i);
     }
@@ -145,7 +136,7 @@ bool TermParser::EatChar(char c) {
 bool TermParser::EatKeyword(std::string_view keyword) {
   SkipBlanks();
   if (pos_ + keyword.size() > text_.size()) return false;
-  if (!EqualsIgnoreCase(text_.substr(pos_, keyword.size()), keyword)) return false;
+  if (!EqualsIgnoreAsciiCase(text_.substr(pos_, keyword.size()), keyword)) return false;
   size_t end = pos_ + keyword.size();
   if (end < text_.size() &&
       (std::isalnum(static_cast<unsigned char>(text_[end])) || text_[end] == '_')) {

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "floe/iceberg/ascii_case.h"
+
 namespace floe::iceberg {
 
 namespace {
@@ -28,17 +30,6 @@ struct Token {
   std::string text;  ///< identifier/string contents, number text, operator
   size_t pos = 0;    ///< 0-based offset
 };
-
-bool IEquals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
 
 class Parser {
  public:
@@ -159,7 +150,7 @@ class Parser {
     return t;
   }
   bool IsKeyword(const Token& t, std::string_view kw) const {
-    return t.kind == Tok::kIdent && IEquals(t.text, kw);
+    return t.kind == Tok::kIdent && EqualsIgnoreAsciiCase(t.text, kw);
   }
   bool EatKeyword(std::string_view kw) {
     if (IsKeyword(Peek(), kw)) {
@@ -233,7 +224,8 @@ class Parser {
   // Whether a token ends a boolean term (so TRUE/FALSE stand alone).
   static bool IsBoundary(const Token& t) {
     return t.kind == Tok::kEnd || t.kind == Tok::kRParen ||
-           (t.kind == Tok::kIdent && (IEquals(t.text, "and") || IEquals(t.text, "or")));
+           (t.kind == Tok::kIdent &&
+            (EqualsIgnoreAsciiCase(t.text, "and") || EqualsIgnoreAsciiCase(t.text, "or")));
   }
 
   bool StartsLiteral(const Token& t) const {
@@ -265,7 +257,7 @@ class Parser {
   static bool IsReserved(std::string_view w) {
     for (std::string_view k :
          {"and", "or", "not", "in", "is", "null", "true", "false", "between", "like", "starts"}) {
-      if (IEquals(w, k)) return true;
+      if (EqualsIgnoreAsciiCase(w, k)) return true;
     }
     return false;
   }
