@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "floe/iceberg/expression/connectives.h"
 #include "floe/iceberg/expression/literal.h"
 #include "floe/iceberg/expression/projection.h"
 #include "floe/iceberg/single_value.h"
@@ -101,20 +102,9 @@ bool EvalPredicate(const Expression& p, const Value& v) {
 }
 
 bool EvalRow(const Expression& e, types::Row row) {
-  switch (e.op()) {
-    case Operation::kTrue:
-      return true;
-    case Operation::kFalse:
-      return false;
-    case Operation::kAnd:
-      return EvalRow(*e.left(), row) && EvalRow(*e.right(), row);
-    case Operation::kOr:
-      return EvalRow(*e.left(), row) || EvalRow(*e.right(), row);
-    case Operation::kNot:
-      return !EvalRow(*e.left(), row);
-    default:
-      break;
-  }
+  auto child = [row](const Expression& c) { return EvalRow(c, row); };
+  if (auto decided = EvalConnective(e, child)) return *decided;
+  if (e.op() == Operation::kNot) return !EvalRow(*e.left(), row);
   Value v;
   if (!GetValue(e, row, &v)) return false;
   return EvalPredicate(e, v);
@@ -203,20 +193,9 @@ std::optional<Value> Bound(const std::map<int32_t, std::string>* m, const Expres
 }
 
 bool MetricsMayMatch(const Expression& e, const FileMetrics& m) {
-  switch (e.op()) {
-    case Operation::kTrue:
-      return true;
-    case Operation::kFalse:
-      return false;
-    case Operation::kAnd:
-      return MetricsMayMatch(*e.left(), m) && MetricsMayMatch(*e.right(), m);
-    case Operation::kOr:
-      return MetricsMayMatch(*e.left(), m) || MetricsMayMatch(*e.right(), m);
-    case Operation::kNot:
-      return true;  // not produced by Bind; stay conservative
-    default:
-      break;
-  }
+  auto child = [&m](const Expression& c) { return MetricsMayMatch(c, m); };
+  if (auto decided = EvalConnective(e, child)) return *decided;
+  if (e.op() == Operation::kNot) return true;  // not produced by Bind; stay conservative
   const int32_t id = e.field_id();
   auto values = Lookup(m.value_counts, id);
   auto nulls = Lookup(m.null_value_counts, id);
@@ -257,20 +236,9 @@ std::optional<Value> SummaryBound(const std::optional<std::string_view>& bytes,
 }
 
 bool SummaryMayMatch(const Expression& e, std::span<const PartitionFieldSummaryView> s) {
-  switch (e.op()) {
-    case Operation::kTrue:
-      return true;
-    case Operation::kFalse:
-      return false;
-    case Operation::kAnd:
-      return SummaryMayMatch(*e.left(), s) && SummaryMayMatch(*e.right(), s);
-    case Operation::kOr:
-      return SummaryMayMatch(*e.left(), s) || SummaryMayMatch(*e.right(), s);
-    case Operation::kNot:
-      return true;
-    default:
-      break;
-  }
+  auto child = [s](const Expression& c) { return SummaryMayMatch(c, s); };
+  if (auto decided = EvalConnective(e, child)) return *decided;
+  if (e.op() == Operation::kNot) return true;
   size_t pos = e.positions().empty() ? s.size() : static_cast<size_t>(e.positions()[0]);
   if (pos >= s.size()) return true;
   const PartitionFieldSummaryView& f = s[pos];

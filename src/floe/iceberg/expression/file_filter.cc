@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "floe/iceberg/expression/connectives.h"
 #include "floe/iceberg/expression/literal.h"
 #include "floe/iceberg/expression/projection.h"
 #include "floe/iceberg/single_value.h"
@@ -67,20 +68,9 @@ int Compare(const Expression& pred, const Literal& a, const Literal& b) {
 
 /// True only when every row of the file satisfies `e`.
 bool StrictEval(const Expression& e, const DataFile& file, const PartitionSpec* spec) {
-  switch (e.op()) {
-    case Operation::kTrue:
-      return true;
-    case Operation::kFalse:
-      return false;
-    case Operation::kAnd:
-      return StrictEval(*e.left(), file, spec) && StrictEval(*e.right(), file, spec);
-    case Operation::kOr:
-      return StrictEval(*e.left(), file, spec) || StrictEval(*e.right(), file, spec);
-    case Operation::kNot:
-      return false;
-    default:
-      break;
-  }
+  auto child = [&file, spec](const Expression& c) { return StrictEval(c, file, spec); };
+  if (auto decided = EvalConnective(e, child)) return *decided;
+  if (e.op() == Operation::kNot) return false;
   ColumnFacts f = Facts(e, file, spec);
   if (e.op() == Operation::kIsNull) return f.nulls && *f.nulls == file.record_count;
   if (e.op() == Operation::kNotNull) return f.nulls && *f.nulls == 0;
@@ -175,6 +165,17 @@ Result<bool> FileFilter::ManifestMayMatch(const ManifestFile& manifest) {
   return ev->Eval(views);
 }
 
+FileMetrics MetricsOf(const DataFile& file) {
+  FileMetrics m;
+  m.record_count = file.record_count;
+  m.value_counts = &file.value_counts;
+  m.null_value_counts = &file.null_value_counts;
+  m.nan_value_counts = &file.nan_value_counts;
+  m.lower_bounds = &file.lower_bounds;
+  m.upper_bounds = &file.upper_bounds;
+  return m;
+}
+
 Result<FileMatch> FileFilter::Match(const DataFile& file, int32_t spec_id) {
   if (bound_->op() == Operation::kTrue) return FileMatch::kAll;
   if (bound_->op() == Operation::kFalse) return FileMatch::kNone;
@@ -184,14 +185,7 @@ Result<FileMatch> FileFilter::Match(const DataFile& file, int32_t spec_id) {
   tuple.reserve(file.partition.size());
   for (const auto& l : file.partition) tuple.push_back(l.value());
   if (!partition_ev->Eval(tuple)) return FileMatch::kNone;
-  FileMetrics m;
-  m.record_count = file.record_count;
-  m.value_counts = &file.value_counts;
-  m.null_value_counts = &file.null_value_counts;
-  m.nan_value_counts = &file.nan_value_counts;
-  m.lower_bounds = &file.lower_bounds;
-  m.upper_bounds = &file.upper_bounds;
-  if (!metrics_.Eval(m)) return FileMatch::kNone;
+  if (!metrics_.Eval(MetricsOf(file))) return FileMatch::kNone;
   if (file.record_count == 0) return FileMatch::kAll;
   return StrictEval(*bound_, file, spec) ? FileMatch::kAll : FileMatch::kSome;
 }

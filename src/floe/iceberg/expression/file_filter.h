@@ -22,6 +22,10 @@ namespace floe::iceberg {
 
 enum class FileMatch { kNone, kSome, kAll };
 
+/// The column metrics `file` carries, for InclusiveMetricsEvaluator (the
+/// maps point into `file`, which must outlive them).
+FileMetrics MetricsOf(const DataFile& file);
+
 class FileFilter {
  public:
   /// Binds `filter` (unbound or bound) to the current schema of `metadata`,
