@@ -33,6 +33,33 @@ Error InFile(Error e, const std::string& path) {
 
 constexpr size_t kBatchRows = 4096;
 
+// Opens the delete file at `delete_path` (errors name it).
+Result<std::unique_ptr<format::parquet::ParquetReader>> OpenDeleteFile(
+    io::FileIO& io, const std::string& delete_path) {
+  FLOE_ASSIGN_OR_RETURN(auto input, io.OpenInput(delete_path));
+  auto opened = format::parquet::ParquetReader::Open(std::move(input));
+  if (!opened) return std::unexpected(InFile(std::move(opened).error(), delete_path));
+  return std::move(*opened);
+}
+
+// Calls `on_row(const Value* row)` (returning Status) for every row `reader`
+// reads, in batches; a row's values are its projected columns, in order.
+template <typename OnRow>
+Status ForEachRow(format::parquet::ParquetReader& reader, const std::string& delete_path,
+                  const OnRow& on_row) {
+  const size_t width = reader.schema().fields().size();
+  Arena arena;
+  std::vector<Value> values;
+  while (true) {
+    arena.Reset();
+    values.clear();
+    auto n = reader.ReadBatch(&arena, kBatchRows, &values);
+    if (!n) return std::unexpected(InFile(std::move(n).error(), delete_path));
+    if (*n == 0) return Ok();
+    for (size_t r = 0; r < *n; ++r) FLOE_RETURN_IF_ERROR(on_row(&values[r * width]));
+  }
+}
+
 }  // namespace
 
 void AppendEqualityKey(const Value& value, std::string* out) {
@@ -110,10 +137,7 @@ Result<std::unique_ptr<DeleteFilter>> DeleteFilter::Load(io::FileIO& io,
 Status DeleteFilter::LoadPositions(io::FileIO& io, const DeleteFileEntry& entry,
                                    const std::string& path) {
   const std::string& delete_path = entry.file.file_path;
-  FLOE_ASSIGN_OR_RETURN(auto input, io.OpenInput(delete_path));
-  auto opened = format::parquet::ParquetReader::Open(std::move(input));
-  if (!opened) return std::unexpected(InFile(std::move(opened).error(), delete_path));
-  auto& reader = *opened;
+  FLOE_ASSIGN_OR_RETURN(auto reader, OpenDeleteFile(io, delete_path));
   const types::Schema& file_schema = reader->parquet_schema().schema;
   const types::NestedField* path_field = file_schema.FindField(kDeleteFilePathFieldId);
   const types::NestedField* pos_field = file_schema.FindField(kDeletePosFieldId);
@@ -140,35 +164,25 @@ Status DeleteFilter::LoadPositions(io::FileIO& io, const DeleteFileEntry& entry,
     if (s->max && s->max->kind == Kind::kBytes && path > s->max->as_bytes()) return false;
     return true;
   });
-  const size_t width = fields.size();
-  Arena arena;
-  std::vector<Value> values;
-  while (true) {
-    arena.Reset();
-    values.clear();
-    auto n = reader->ReadBatch(&arena, kBatchRows, &values);
-    if (!n) return std::unexpected(InFile(std::move(n).error(), delete_path));
-    if (*n == 0) break;
-    for (size_t r = 0; r < *n; ++r) {
-      const Value& p = values[r * width + path_index];
-      if (p.kind != Kind::kBytes || p.as_bytes() != path) continue;
-      const Value& pos = values[r * width + pos_index];
-      int64_t position;
-      if (pos.kind == Kind::kInt64) {
-        position = pos.i64;
-      } else if (pos.kind == Kind::kInt32) {
-        position = pos.i32;
-      } else {
-        return Corruption("position delete file {}: a row for {} has a null or non-integer pos",
-                          delete_path, path);
-      }
-      if (position < 0) {
-        return Corruption("position delete file {}: negative position {}", delete_path, position);
-      }
-      positions_.push_back(position);
+  return ForEachRow(*reader, delete_path, [&](const Value* row) -> Status {
+    const Value& p = row[path_index];
+    if (p.kind != Kind::kBytes || p.as_bytes() != path) return Ok();
+    const Value& pos = row[pos_index];
+    int64_t position;
+    if (pos.kind == Kind::kInt64) {
+      position = pos.i64;
+    } else if (pos.kind == Kind::kInt32) {
+      position = pos.i32;
+    } else {
+      return Corruption("position delete file {}: a row for {} has a null or non-integer pos",
+                        delete_path, path);
     }
-  }
-  return Ok();
+    if (position < 0) {
+      return Corruption("position delete file {}: negative position {}", delete_path, position);
+    }
+    positions_.push_back(position);
+    return Ok();
+  });
 }
 
 Status DeleteFilter::LoadEquality(io::FileIO& io, const DeleteFileEntry& entry,
@@ -177,10 +191,7 @@ Status DeleteFilter::LoadEquality(io::FileIO& io, const DeleteFileEntry& entry,
   std::vector<int32_t> ids = entry.file.equality_ids;
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-  FLOE_ASSIGN_OR_RETURN(auto input, io.OpenInput(delete_path));
-  auto opened = format::parquet::ParquetReader::Open(std::move(input));
-  if (!opened) return std::unexpected(InFile(std::move(opened).error(), delete_path));
-  auto& reader = *opened;
+  FLOE_ASSIGN_OR_RETURN(auto reader, OpenDeleteFile(io, delete_path));
   const types::Schema& file_schema = reader->parquet_schema().schema;
   for (int32_t id : ids) {
     const types::NestedField* in_file = nullptr;
@@ -227,23 +238,13 @@ Status DeleteFilter::LoadEquality(io::FileIO& io, const DeleteFileEntry& entry,
     groups_.push_back(Group{ids, {}, {}});
     group = &groups_.back();
   }
-  const size_t width = fields.size();
-  Arena arena;
-  std::vector<Value> values;
   std::string key;
-  while (true) {
-    arena.Reset();
-    values.clear();
-    auto n = reader->ReadBatch(&arena, kBatchRows, &values);
-    if (!n) return std::unexpected(InFile(std::move(n).error(), delete_path));
-    if (*n == 0) break;
-    for (size_t r = 0; r < *n; ++r) {
-      key.clear();
-      for (int i : index) AppendEqualityKey(values[r * width + i], &key);
-      group->keys.insert(key);
-    }
-  }
-  return Ok();
+  return ForEachRow(*reader, delete_path, [&](const Value* row) -> Status {
+    key.clear();
+    for (int i : index) AppendEqualityKey(row[i], &key);
+    group->keys.insert(key);
+    return Ok();
+  });
 }
 
 Status DeleteFilter::Bind(const types::Schema& row_schema) {

@@ -19,12 +19,8 @@ Result<IncrementalAppendScan> IncrementalAppendScan::Make(io::FileIO& io,
   scan.schema_ = *schema;
   FLOE_ASSIGN_OR_RETURN(scan.projected_,
                         ProjectColumns(scan.schema_, options.columns, options.case_sensitive));
-  if (options.filter == nullptr) {
-    scan.bound_filter_ = Expression::True();
-  } else {
-    FLOE_ASSIGN_OR_RETURN(scan.bound_filter_,
-                          Bind(options.filter, scan.schema_, options.case_sensitive));
-  }
+  FLOE_ASSIGN_OR_RETURN(scan.bound_filter_,
+                        BindFilter(options.filter, scan.schema_, options.case_sensitive));
 
   const Snapshot* to = nullptr;
   if (options.to_snapshot_id) {

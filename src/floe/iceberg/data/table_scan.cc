@@ -7,22 +7,13 @@
 #include <set>
 #include <thread>
 
+#include "floe/iceberg/ascii_case.h"
 #include "floe/iceberg/expression/evaluator.h"
+#include "floe/iceberg/expression/file_filter.h"
 
 namespace floe::iceberg {
 
 namespace {
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
 
 std::string ColumnList(const types::Schema& schema) {
   std::string out;
@@ -67,6 +58,12 @@ Result<const Snapshot*> SelectSnapshot(const TableMetadata& metadata,
   return metadata.CurrentSnapshot();
 }
 
+Result<ExprPtr> BindFilter(const ExprPtr& filter, const types::Schema& schema,
+                           bool case_sensitive) {
+  if (filter == nullptr) return Expression::True();
+  return Bind(filter, schema, case_sensitive);
+}
+
 Result<types::Schema> ProjectColumns(const types::Schema& schema,
                                      const std::vector<std::string>& columns, bool case_sensitive) {
   if (columns.empty()) return schema;
@@ -79,7 +76,7 @@ Result<types::Schema> ProjectColumns(const types::Schema& schema,
     }
     if (found == nullptr && !case_sensitive) {
       for (const auto& f : schema.fields()) {
-        if (!EqualsIgnoreCase(f.name, name)) continue;
+        if (!EqualsIgnoreAsciiCase(f.name, name)) continue;
         if (found != nullptr) {
           return InvalidArgument("column '{}' is ambiguous (columns: {})", name,
                                  ColumnList(schema));
@@ -166,14 +163,7 @@ bool ScanFilter::FileMayMatch(const DataFile& file, int32_t spec_id, bool use_me
     if (!per->partition->Eval(types::Row(values, n))) return false;
   }
   if (use_metrics && metrics_) {
-    FileMetrics m;
-    m.record_count = file.record_count;
-    m.value_counts = &file.value_counts;
-    m.null_value_counts = &file.null_value_counts;
-    m.nan_value_counts = &file.nan_value_counts;
-    m.lower_bounds = &file.lower_bounds;
-    m.upper_bounds = &file.upper_bounds;
-    if (!metrics_->Eval(m)) return false;
+    if (!metrics_->Eval(MetricsOf(file))) return false;
   }
   return true;
 }
@@ -210,12 +200,8 @@ Result<TableScan> TableScan::Make(io::FileIO& io, const TableMetadata& metadata,
   scan.schema_ = *schema;
   FLOE_ASSIGN_OR_RETURN(scan.projected_,
                         ProjectColumns(scan.schema_, options.columns, options.case_sensitive));
-  if (options.filter == nullptr) {
-    scan.bound_filter_ = Expression::True();
-  } else {
-    FLOE_ASSIGN_OR_RETURN(scan.bound_filter_,
-                          Bind(options.filter, scan.schema_, options.case_sensitive));
-  }
+  FLOE_ASSIGN_OR_RETURN(scan.bound_filter_,
+                        BindFilter(options.filter, scan.schema_, options.case_sensitive));
   return scan;
 }
 

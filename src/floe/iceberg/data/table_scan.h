@@ -122,6 +122,10 @@ class TableScan {
 Result<const Snapshot*> SelectSnapshot(const TableMetadata& metadata,
                                        const TableScanOptions& options);
 
+/// `filter` bound to `schema` (Bind's errors); a null filter is
+/// Expression::True(), which keeps every row.
+Result<ExprPtr> BindFilter(const ExprPtr& filter, const types::Schema& schema, bool case_sensitive);
+
 /// A projection of `schema` to top-level columns by name, in the order given
 /// (the schema itself when `columns` is empty). Errors: kInvalidArgument for
 /// unknown, duplicate or nested names, listing the schema's columns.
