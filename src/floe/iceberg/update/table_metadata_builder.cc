@@ -6,9 +6,12 @@
 
 #include "floe/common/random.h"
 #include "floe/iceberg/table_properties.h"
+#include "floe/iceberg/update/overloaded.h"
 #include "floe/types/schema_json.h"
 
 namespace floe::iceberg {
+
+using internal::Overloaded;
 
 namespace {
 // Iceberg Java's other reserved table properties: derived from the metadata,
@@ -26,14 +29,6 @@ constexpr std::string_view kDerivedProperties[] = {"uuid",
 namespace up = update;
 
 namespace {
-
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-// Spelled out for clang < 17, which lacks aggregate deduction (the fuzz build).
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
 
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(

@@ -1,21 +1,15 @@
 #include "floe/iceberg/update/table_requirement.h"
 
 #include "floe/iceberg/json/metadata_json_util.h"
+#include "floe/iceberg/update/overloaded.h"
 
 namespace floe::iceberg {
 
 using internal::JsonObjectReader;
+using internal::Overloaded;
 namespace req = requirement;
 
 namespace {
-
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-// Spelled out for clang < 17, which lacks aggregate deduction (the fuzz build).
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
 
 std::string OptId(std::optional<SnapshotId> id) {
   return id ? std::to_string(*id) : std::string("none");

@@ -4,24 +4,18 @@
 #include "floe/iceberg/json/metadata_json_util.h"
 #include "floe/iceberg/json/partition_spec_json.h"
 #include "floe/iceberg/json/sort_order_json.h"
+#include "floe/iceberg/update/overloaded.h"
 #include "floe/types/schema_json.h"
 
 namespace floe::iceberg {
 
 using internal::JsonObjectReader;
+using internal::Overloaded;
 using nlohmann::json;
 using nlohmann::ordered_json;
 namespace up = update;
 
 namespace {
-
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-// Spelled out for clang < 17, which lacks aggregate deduction (the fuzz build).
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
 
 constexpr ErrorCode kCode = ErrorCode::kInvalidArgument;
 
