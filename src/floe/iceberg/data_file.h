@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "floe/common/result.h"
+#include "floe/format/parquet/metrics.h"
 #include "floe/iceberg/expression/literal.h"
 #include "floe/iceberg/snapshot.h"
 
@@ -33,26 +34,18 @@ inline constexpr std::string_view kFormatAvro = "avro";
 inline constexpr std::string_view kFormatPuffin = "puffin";
 
 /// One data or delete file. Field names and ids follow the spec's data_file
-/// struct (ids in comments).
-struct DataFile {
+/// struct (ids in comments). The record count, file size and column metrics
+/// (103, 104, 108..110, 125, 128, 132, 137) are the fields of the metrics a
+/// Parquet writer reports, held as they are: a written file's metrics are
+/// its DataFile's.
+struct DataFile : format::parquet::DataFileMetrics {
   DataFileContent content = DataFileContent::kData;       ///< 134
   std::string file_path;                                  ///< 100
   std::string file_format = std::string(kFormatParquet);  ///< 101, lower case
   /// 102: one value per field of the partition spec the manifest was written
   /// with, in spec order (null literals for null values).
   std::vector<Literal> partition;
-  int64_t record_count = 0;        ///< 103
-  int64_t file_size_in_bytes = 0;  ///< 104
-  /// Metrics by column field id: 108, 109, 110, 137.
-  std::map<int32_t, int64_t> column_sizes;
-  std::map<int32_t, int64_t> value_counts;
-  std::map<int32_t, int64_t> null_value_counts;
-  std::map<int32_t, int64_t> nan_value_counts;
-  /// 125, 128: single-value serialized bounds (spec Appendix D) by field id.
-  std::map<int32_t, std::string> lower_bounds;
-  std::map<int32_t, std::string> upper_bounds;
   std::optional<std::string> key_metadata;          ///< 131
-  std::vector<int64_t> split_offsets;               ///< 132 (empty: null)
   std::vector<int32_t> equality_ids;                ///< 135, equality deletes only
   std::optional<int32_t> sort_order_id;             ///< 140
   std::optional<int64_t> first_row_id;              ///< 142 (v3)

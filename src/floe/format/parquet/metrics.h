@@ -25,23 +25,28 @@ struct MetricsConfig {
   static Result<MetricsConfig> Parse(std::string_view text);
 };
 
-/// What a written data file reports to the Iceberg manifest. Maps are keyed by
-/// Iceberg field id (leaf fields only).
+/// What a written data file reports to the Iceberg manifest, in the spec's
+/// data_file field names (ids in comments); iceberg::DataFile holds these
+/// fields as they are. Maps are keyed by Iceberg field id (leaf fields only).
 struct DataFileMetrics {
-  int64_t record_count = 0;
-  uint64_t file_size_in_bytes = 0;
-  /// Compressed bytes of each leaf column, page headers included (all modes).
+  int64_t record_count = 0;        ///< 103
+  int64_t file_size_in_bytes = 0;  ///< 104
+  /// 108: compressed bytes of each leaf column, page headers included (all
+  /// modes).
   std::map<int32_t, int64_t> column_sizes;
-  /// Values including nulls (the column chunks' num_values); not in mode none.
+  /// 109: values including nulls (the column chunks' num_values); not in
+  /// mode none.
   std::map<int32_t, int64_t> value_counts;
-  std::map<int32_t, int64_t> null_value_counts;
-  /// float and double leaves only.
+  std::map<int32_t, int64_t> null_value_counts;  ///< 110
+  /// 137: float and double leaves only.
   std::map<int32_t, int64_t> nan_value_counts;
-  /// Iceberg single-value serialization (Appendix D), possibly truncated;
-  /// only for primitive leaves outside lists and maps, modes truncate/full.
+  /// 125, 128: Iceberg single-value serialization (Appendix D), possibly
+  /// truncated; only for primitive leaves outside lists and maps, modes
+  /// truncate/full.
   std::map<int32_t, std::string> lower_bounds;
   std::map<int32_t, std::string> upper_bounds;
-  /// The file offset of each row group's first column chunk, ascending.
+  /// 132: the file offset of each row group's first column chunk, ascending
+  /// (empty: null).
   std::vector<int64_t> split_offsets;
 };
 

@@ -429,7 +429,7 @@ Status ParquetWriter::FlushRowGroup() {
 DataFileMetrics ParquetWriter::BuildMetrics() const {
   DataFileMetrics metrics;
   metrics.record_count = num_rows_;
-  metrics.file_size_in_bytes = position_;
+  metrics.file_size_in_bytes = static_cast<int64_t>(position_);
   for (const RowGroup& group : row_groups_) {
     if (!group.columns.empty()) metrics.split_offsets.push_back(group.columns[0].file_offset);
   }

@@ -19,21 +19,13 @@ std::string TrimSlash(std::string s) {
 }
 
 DataFile ToDataFile(std::string path, std::vector<Literal> partition,
-                    const format::parquet::DataFileMetrics& m) {
+                    format::parquet::DataFileMetrics metrics) {
   DataFile f;
+  static_cast<format::parquet::DataFileMetrics&>(f) = std::move(metrics);
   f.content = DataFileContent::kData;
   f.file_path = std::move(path);
   f.file_format = std::string(kFormatParquet);
   f.partition = std::move(partition);
-  f.record_count = m.record_count;
-  f.file_size_in_bytes = static_cast<int64_t>(m.file_size_in_bytes);
-  f.column_sizes = m.column_sizes;
-  f.value_counts = m.value_counts;
-  f.null_value_counts = m.null_value_counts;
-  f.nan_value_counts = m.nan_value_counts;
-  f.lower_bounds = m.lower_bounds;
-  f.upper_bounds = m.upper_bounds;
-  f.split_offsets = m.split_offsets;
   return f;
 }
 
@@ -182,7 +174,7 @@ Status DataWriter::Roll(OpenFile& file) {
     return std::unexpected(
         std::move(metrics).error().WithContext(fmt::format("writing data file {}", file.path)));
   }
-  done_.push_back(ToDataFile(file.path, file.partition, *metrics));
+  done_.push_back(ToDataFile(file.path, file.partition, *std::move(metrics)));
   return Ok();
 }
 
@@ -340,7 +332,7 @@ Result<DataFile> WritePositionDeletes(io::FileIO& io, const TableMetadata& metad
     (void)io.Delete(path);
     return std::unexpected(std::move(metrics).error().WithContext(fmt::format("writing {}", path)));
   }
-  DataFile f = ToDataFile(path, partition, *metrics);
+  DataFile f = ToDataFile(path, partition, *std::move(metrics));
   f.content = DataFileContent::kPositionDeletes;
   if (ranked.size() == 1) f.referenced_data_file = std::string(ranked.front());
   return f;

@@ -168,7 +168,7 @@ TEST_F(DremelTest, MetricsCountLevelsAndSkipBoundsInLists) {
   EXPECT_EQ(metrics_.upper_bounds.at(1), std::string("\x14\0\0\0\0\0\0\0", 8));
   ASSERT_EQ(metrics_.split_offsets.size(), 1u);
   EXPECT_EQ(metrics_.split_offsets[0], 4);
-  EXPECT_EQ(metrics_.file_size_in_bytes, file_.size());
+  EXPECT_EQ(metrics_.file_size_in_bytes, static_cast<int64_t>(file_.size()));
 }
 
 TEST(WriterTest, RejectsRequiredNullWithoutWriting) {

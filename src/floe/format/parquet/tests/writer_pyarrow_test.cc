@@ -142,7 +142,7 @@ print('ok')
   EXPECT_EQ(metrics->upper_bounds.at(13), "h\xC3\xA9llo");
   EXPECT_EQ(metrics->lower_bounds.at(6), MinimalDecimalBytes(-12345));
   EXPECT_EQ(metrics->nan_value_counts.at(4), 0);
-  EXPECT_EQ(metrics->file_size_in_bytes, std::filesystem::file_size(path));
+  EXPECT_EQ(metrics->file_size_in_bytes, static_cast<int64_t>(std::filesystem::file_size(path)));
   std::filesystem::remove_all(dir);
 }
 
