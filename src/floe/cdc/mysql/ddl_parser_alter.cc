@@ -270,6 +270,12 @@ bool Parser::IsTableOptionName(const Token& t) const {
 
 Status Parser::ParseAlterAdd(DdlStatement& st) {
   std::optional<std::vector<std::string>> pk;
+  auto add_primary_key = [&st](std::vector<std::string> columns) {
+    AlterAction a;
+    a.kind = AlterAction::Kind::kAddPrimaryKey;
+    a.key_columns = std::move(columns);
+    st.actions.push_back(std::move(a));
+  };
   bool column_keyword = Accept("COLUMN");
   bool if_not_exists = AcceptSeq({"IF", "NOT", "EXISTS"});
   if (!column_keyword) {
@@ -287,10 +293,7 @@ Status Parser::ParseAlterAdd(DdlStatement& st) {
     FLOE_ASSIGN_OR_RETURN(bool index, MaybeIndexDefinition(&pk));
     if (index) {
       if (pk) {
-        AlterAction a;
-        a.kind = AlterAction::Kind::kAddPrimaryKey;
-        a.key_columns = std::move(*pk);
-        st.actions.push_back(std::move(a));
+        add_primary_key(std::move(*pk));
       } else {
         Ignored(st, "ADD " + tokens_[before].text);
       }
@@ -314,11 +317,8 @@ Status Parser::ParseAlterAdd(DdlStatement& st) {
       FLOE_ASSIGN_OR_RETURN(bool index, MaybeIndexDefinition(&pk));
       if (index) {
         if (pk) {
-          AlterAction a;
-          a.kind = AlterAction::Kind::kAddPrimaryKey;
-          a.key_columns = std::move(*pk);
+          add_primary_key(std::move(*pk));
           pk.reset();
-          st.actions.push_back(std::move(a));
         }
       } else {
         FLOE_RETURN_IF_ERROR(add_one(true));
