@@ -13,6 +13,17 @@ void AddCatalogOptions(CLI::App& command, CatalogOptions* options) {
       ->capture_default_str();
 }
 
+void AddSharedCatalogOptions(CLI::App& command) {
+  CatalogOptions defaults;
+  command.add_option("--catalog-config")
+      ->description("catalog settings file (default: .floe.yaml here, then ~/.floe.yaml)")
+      ->type_name("TEXT");
+  command.add_option("--catalog")
+      ->description("catalog name in that file")
+      ->type_name("TEXT")
+      ->default_str(defaults.catalog_name);
+}
+
 CatalogOptions CatalogOptionsFrom(const CLI::App& command) {
   CatalogOptions options;
   bool have_config = false, have_name = false;

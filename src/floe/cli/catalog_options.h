@@ -28,6 +28,10 @@ struct CatalogOptions {
 /// (which must outlive the parse).
 void AddCatalogOptions(CLI::App& command, CatalogOptions* options);
 
+/// Adds --catalog-config and --catalog to `command` for its subcommands,
+/// which read them with CatalogOptionsFrom (`floe table`).
+void AddSharedCatalogOptions(CLI::App& command);
+
 /// The catalog options given to `command` or to the nearest command above it
 /// that has them (e.g. `floe table --catalog-config F scan ...`: the scan
 /// subcommand reads the `table` command's options). Defaults when none has.
