@@ -24,13 +24,10 @@
 #include "floe/cli/command_runner.h"
 #include "floe/cli/commands.h"
 #include "floe/cli/log_format.h"
+#include "floe/cli/stop_signal.h"
 
 namespace floe::cli {
 namespace {
-
-std::atomic<bool> g_stop{false};
-
-void OnSignal(int) { g_stop.store(true); }
 
 struct CaptureArgs {
   std::string host = "127.0.0.1";
@@ -99,7 +96,7 @@ Status RunCapture(const CaptureArgs& args, cdc::mysql::CaptureOptions o) {
     if (std::fflush(stdout) != 0) return IoError("flushing standard output failed");
     return Ok();
   };
-  return capture->Run(sink, g_stop);
+  return capture->Run(sink, StopOnSignals());
 }
 
 struct PgCaptureArgs {
@@ -160,7 +157,7 @@ Status RunPgCapture(cdc::postgres::CaptureOptions o) {
     if (std::fflush(stdout) != 0) return IoError("flushing standard output failed");
     return Ok();
   };
-  return capture->Run(sink, g_stop);
+  return capture->Run(sink, StopOnSignals());
 }
 
 Status DropPgSlot(cdc::postgres::CaptureOptions o) {
@@ -175,8 +172,7 @@ Status DropPgSlot(cdc::postgres::CaptureOptions o) {
 void StartCapture() {
   // The name and pattern are fixed: the only failure is a bad level or format.
   (void)SetUpCommandLogging({.name = "capture", .pattern = kDefaultLogPattern});
-  std::signal(SIGINT, OnSignal);
-  std::signal(SIGTERM, OnSignal);
+  StopOnSignals();
 }
 
 }  // namespace

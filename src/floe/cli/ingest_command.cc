@@ -19,6 +19,7 @@
 #include "floe/cli/commands.h"
 #include "floe/cli/log_format.h"
 #include "floe/cli/progress_line.h"
+#include "floe/cli/stop_signal.h"
 #include "floe/common/printable.h"
 #include "floe/format/parquet/compression.h"
 #include "floe/ingest/pipeline.h"
@@ -28,9 +29,6 @@ namespace {
 
 /// The largest size any size option accepts (1 TiB).
 constexpr int64_t kMaxBytes = int64_t{1} << 40;
-
-std::atomic<bool> g_stop{false};
-void OnSignal(int) { g_stop.store(true); }
 
 struct IngestArgs {
   std::vector<std::string> inputs;
@@ -177,14 +175,12 @@ CommandStatus RunIngestCommand(const IngestArgs& args) {
                                                     .under_progress_line = false})));
   auto options = ToOptions(args);
   if (!options) return UsageError(std::move(options).error());
-  std::signal(SIGINT, OnSignal);
-  std::signal(SIGTERM, OnSignal);
   ingest::IngestStats stats;
   auto started = std::chrono::steady_clock::now();
   Result<ingest::IngestSummary> summary;
   {
     auto progress = StartProgressLine(args.progress, &stats);
-    summary = ingest::RunIngest(*options, &stats, &g_stop);
+    summary = ingest::RunIngest(*options, &stats, &StopOnSignals());
   }
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

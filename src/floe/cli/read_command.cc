@@ -21,14 +21,12 @@
 #include "floe/cli/cli_values.h"
 #include "floe/cli/command_runner.h"
 #include "floe/cli/commands.h"
+#include "floe/cli/stop_signal.h"
 #include "floe/iceberg/expression/expression_parser.h"
 #include "floe/source/read_job.h"
 
 namespace floe::cli {
 namespace {
-
-std::atomic<bool> g_stop{false};
-void OnSignal(int) { g_stop.store(true); }
 
 struct ReadArgs {
   std::string table;
@@ -148,9 +146,8 @@ CommandStatus RunReadCommand(const ReadArgs& args) {
     if (s.error().code() == ErrorCode::kInvalidArgument) return UsageError(std::move(s).error());
     return std::unexpected(std::move(s).error());
   }
-  std::signal(SIGINT, OnSignal);
-  std::signal(SIGTERM, OnSignal);
-  FLOE_ASSIGN_OR_RETURN(source::ReadSummary summary, source::RunRead(std::move(*options), &g_stop));
+  FLOE_ASSIGN_OR_RETURN(source::ReadSummary summary,
+                        source::RunRead(std::move(*options), &StopOnSignals()));
   if (args.stats) {
     std::fprintf(stderr,
                  "floe read: %d readers, %lld splits (%lld changelog), %lld data file reads, "

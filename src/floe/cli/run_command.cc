@@ -23,6 +23,7 @@
 #include "floe/cli/commands.h"
 #include "floe/cli/log_format.h"
 #include "floe/cli/progress_line.h"
+#include "floe/cli/stop_signal.h"
 #include "floe/pipeline/document.h"
 #include "floe/pipeline/environment.h"
 #include "floe/pipeline/pipeline_definition.h"
@@ -31,9 +32,6 @@
 
 namespace floe::cli {
 namespace {
-
-std::atomic<bool> g_run_stop{false};
-void OnRunSignal(int) { g_run_stop.store(true); }
 
 struct RunArgs {
   std::string file;
@@ -156,8 +154,6 @@ CommandStatus RunPipelineCommand(const RunArgs& args) {
     std::printf("dropped replication slot %s\n", definition->source.postgres.slot_name.c_str());
     return {};
   }
-  std::signal(SIGINT, OnRunSignal);
-  std::signal(SIGTERM, OnRunSignal);
   ingest::IngestStats stats;
   run::RunMetrics metrics;
   spdlog::default_logger()->sinks().push_back(
@@ -165,7 +161,7 @@ CommandStatus RunPipelineCommand(const RunArgs& args) {
   run::RunOptions options;
   options.catalog_config_path = args.catalog_config;
   options.stats = &stats;
-  options.stop = &g_run_stop;
+  options.stop = &StopOnSignals();
   options.metrics = &metrics;
   auto started = std::chrono::steady_clock::now();
   Result<run::RunSummary> summary;
