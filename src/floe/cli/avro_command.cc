@@ -1,11 +1,15 @@
 // `floe avro schema|cat|write`: inspect Avro container files and make them
 // from JSON Lines. JSON conventions are those of floe/format/avro/json.h.
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
-#include <fstream>
-#include <iostream>
+#include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +20,7 @@
 #include "floe/cli/command_runner.h"
 #include "floe/cli/commands.h"
 #include "floe/common/json_dump.h"
+#include "floe/common/line_reader.h"
 #include "floe/format/avro/data_file.h"
 #include "floe/format/avro/json.h"
 #include "floe/io/file_io.h"
@@ -108,22 +113,31 @@ Status RunWrite(const WriteArgs& args) {
     if (eq == std::string::npos) return InvalidArgument("--meta '{}' is not key=value", kv);
     options.metadata[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
-  std::ifstream file;
-  std::istream* in = &std::cin;
+  int fd = 0;
   if (args.input != "-") {
-    file.open(args.input, std::ios::binary);
-    if (!file) return NotFound("cannot open {}", args.input);
-    in = &file;
+    fd = ::open(args.input.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      if (errno == ENOENT) return NotFound("cannot open {}", args.input);
+      return IoError("cannot open {}: {}", args.input, std::strerror(errno));
+    }
   }
+  struct FdCloser {
+    int fd;
+    ~FdCloser() {
+      if (fd > 0) ::close(fd);
+    }
+  } closer{fd};
   io::LocalFileIO fs;
   AtomicOutput output(fs, args.output);
   FLOE_ASSIGN_OR_RETURN(auto out, output.Create());
   FLOE_ASSIGN_OR_RETURN(
       auto writer, format::avro::DataFileWriter::Make(std::move(out), schema, std::move(options)));
-  std::string line;
-  for (uint64_t line_no = 1; std::getline(*in, line); ++line_no) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+  LineReader reader(ReadFromFileDescriptor(fd, args.input));
+  for (uint64_t line_no = 1;; ++line_no) {
+    FLOE_ASSIGN_OR_RETURN(std::optional<LineReader::Line> next, reader.Next());
+    if (!next) break;
+    std::string_view line = next->text;
+    if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
     format::avro::Json json = format::avro::Json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (json.is_discarded())
       return InvalidArgument("{} line {}: invalid JSON", args.input, line_no);
@@ -134,7 +148,6 @@ Status RunWrite(const WriteArgs& args) {
     }
     FLOE_RETURN_IF_ERROR(writer->Append(*datum));
   }
-  if (in->bad()) return IoError("reading {} failed", args.input);
   FLOE_RETURN_IF_ERROR(writer->Close());
   return output.Commit();
 }

@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
-#include <vector>
 
 #include <fmt/format.h>
 
@@ -17,6 +17,7 @@
 #include "floe/cli/command_runner.h"
 #include "floe/cli/commands.h"
 #include "floe/common/arena.h"
+#include "floe/common/line_reader.h"
 #include "floe/format/parquet/compression.h"
 #include "floe/format/parquet/writer.h"
 #include "floe/io/file_io.h"
@@ -37,59 +38,6 @@ struct WriteArgs {
   int page_version = 1;
   std::string input;
   std::string output;
-};
-
-// Reads the input in large blocks and hands out lines without copying them.
-class LineReader {
- public:
-  explicit LineReader(int fd) : fd_(fd) { buffer_.resize(kBlock); }
-
-  /// Sets *line to the next line (without the newline or a trailing '\r').
-  /// Returns false at the end of the input; kIo on a read error.
-  Result<bool> Next(std::string_view* line) {
-    while (true) {
-      const char* begin = buffer_.data() + start_;
-      const char* nl = static_cast<const char*>(std::memchr(begin, '\n', end_ - start_));
-      if (nl != nullptr) {
-        size_t length = static_cast<size_t>(nl - begin);
-        start_ += length + 1;
-        *line = Trim({begin, length});
-        return true;
-      }
-      if (eof_) {
-        if (start_ == end_) return false;
-        *line = Trim({begin, end_ - start_});
-        start_ = end_;
-        return true;
-      }
-      // Move the partial line to the front and read more behind it.
-      size_t partial = end_ - start_;
-      if (start_ > 0) {
-        std::memmove(buffer_.data(), begin, partial);
-        start_ = 0;
-        end_ = partial;
-      }
-      if (end_ == buffer_.size()) buffer_.resize(buffer_.size() * 2);  // a very long line
-      ssize_t n = ::read(fd_, buffer_.data() + end_, buffer_.size() - end_);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return IoError("read failed: {}", std::strerror(errno));
-      }
-      if (n == 0) eof_ = true;
-      end_ += static_cast<size_t>(n);
-    }
-  }
-
- private:
-  static constexpr size_t kBlock = 4u << 20;
-  static std::string_view Trim(std::string_view s) {
-    if (!s.empty() && s.back() == '\r') s.remove_suffix(1);
-    return s;
-  }
-  int fd_;
-  std::vector<char> buffer_;
-  size_t start_ = 0, end_ = 0;
-  bool eof_ = false;
 };
 
 bool IsBlank(std::string_view s) {
@@ -129,13 +77,13 @@ Result<format::parquet::DataFileMetrics> Convert(const WriteArgs& args, AtomicOu
                         format::parquet::ParquetWriter::Open(std::move(out), schema, options));
   types::JsonRowParser parser(schema);
   Arena arena(1 << 20);
-  LineReader reader(fd);
-  std::string_view line;
+  LineReader reader(ReadFromFileDescriptor(fd, args.input), 4u << 20);
   uint64_t line_number = 0;
   uint64_t rows_since_reset = 0;
   while (true) {
-    FLOE_ASSIGN_OR_RETURN(bool more, reader.Next(&line));
-    if (!more) break;
+    FLOE_ASSIGN_OR_RETURN(std::optional<LineReader::Line> next, reader.Next());
+    if (!next) break;
+    std::string_view line = next->text;
     ++line_number;
     if (IsBlank(line)) continue;
     auto row = parser.Parse(line, &arena);

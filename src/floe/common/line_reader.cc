@@ -1,6 +1,9 @@
 #include "floe/common/line_reader.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <utility>
 
@@ -63,6 +66,17 @@ Result<std::optional<LineReader::Line>> LineReader::Next() {
     }
   }
   return line;
+}
+
+LineReader::ReadFunction ReadFromFileDescriptor(int fd, std::string name) {
+  return [fd, name = std::move(name)](std::span<char> into) -> Result<size_t> {
+    while (true) {
+      ssize_t n = ::read(fd, into.data(), into.size());
+      if (n >= 0) return static_cast<size_t>(n);
+      if (errno == EINTR) continue;
+      return IoError("{}: read failed: {}", name, std::strerror(errno));
+    }
+  };
 }
 
 }  // namespace floe

@@ -19,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "floe/common/result.h"
@@ -79,6 +80,11 @@ class LineReader {
   size_t scan_ = 0;   ///< bytes after begin_ already known to hold no "\n"
   int64_t bytes_read_ = 0;
 };
+
+/// A read function over an open file descriptor (standard input, a pipe, a
+/// file): read(2), retried when interrupted. The descriptor stays the
+/// caller's. Errors: kIo naming `name` and the system's reason.
+LineReader::ReadFunction ReadFromFileDescriptor(int fd, std::string name);
 
 // TakeLine runs once a line: defined here so that callers inline it.
 inline bool LineReader::TakeLine(Line* line) {
