@@ -107,4 +107,16 @@ inline constexpr std::string_view kReadSplitPlanningLookback = "read.split.plann
 /// id a pipeline committed to the table, set in the same commit. Default unset.
 inline constexpr std::string_view kFloeCommittedCheckpointPrefix = "floe.committed-checkpoint.";
 
+/// The binlog position ("FILE:POS") of the last schema change `floe run`'s
+/// `schema.change.behavior: evolve` applied to the table (or of its CREATE
+/// TABLE): every row of the table before it is in the table (or belongs to an
+/// older table of the same name), so a replayed change the table has is
+/// skipped, a table is told from a newer one of the same name, and a restore
+/// behind the lake skips the rows before it. Default unset.
+inline constexpr std::string_view kFloeSchemaChangePosition = "floe.schema-change-position";
+/// Set with kFloeSchemaChangePosition on a table that evolve renamed: its
+/// sink name before ("ns.table"), whose rows before that position are in the
+/// renamed table. Default unset.
+inline constexpr std::string_view kFloeRenamedFrom = "floe.renamed-from";
+
 }  // namespace floe::iceberg::table_properties

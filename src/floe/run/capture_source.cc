@@ -18,6 +18,7 @@
 #include "floe/engine/checkpoint_store.h"
 #include "floe/iceberg/snapshot_summary.h"
 #include "floe/iceberg/table.h"
+#include "floe/iceberg/table_properties.h"
 #include "floe/iceberg/update/update_operations.h"
 #include "floe/ingest/row_change_writer.h"
 #include "floe/run/run_metrics.h"
@@ -46,7 +47,8 @@ std::string LakeStateDir(iceberg::Catalog& catalog, const std::string& pipeline_
 namespace {
 
 std::optional<cdc::BinlogFilePos> AppliedPosition(const iceberg::TableMetadata& metadata) {
-  auto it = metadata.properties.find(std::string(kSchemaChangePositionProperty));
+  auto it =
+      metadata.properties.find(std::string(iceberg::table_properties::kFloeSchemaChangePosition));
   if (it == metadata.properties.end()) return std::nullopt;
   auto parsed = cdc::BinlogFilePos::Parse(it->second);
   if (!parsed) return std::nullopt;
@@ -594,7 +596,7 @@ struct CaptureSource::Impl {
     }
     std::map<std::string, std::string> properties;
     if (change.source) {
-      properties[std::string(kSchemaChangePositionProperty)] =
+      properties[std::string(iceberg::table_properties::kFloeSchemaChangePosition)] =
           change.source->position.binlog.ToString();
     }
     auto mirrored =
@@ -664,9 +666,9 @@ struct CaptureSource::Impl {
     if (change.source) {  // the position first: a crash before the rename repeats it
       iceberg::Table table(catalog.get(), std::move(*old_table));
       auto update = table.NewUpdateProperties();
-      update->Set(std::string(kSchemaChangePositionProperty),
+      update->Set(std::string(iceberg::table_properties::kFloeSchemaChangePosition),
                   change.source->position.binlog.ToString());
-      update->Set(std::string(kRenamedFromProperty), from.ToString());
+      update->Set(std::string(iceberg::table_properties::kFloeRenamedFrom), from.ToString());
       FLOE_RETURN_IF_ERROR(update->Commit());
     }
     FLOE_RETURN_IF_ERROR(catalog->RenameTable(from, to));

@@ -30,7 +30,8 @@
 ///    every row handed on before it is committed (the source asks for a
 ///    checkpoint at once and hands on nothing meanwhile), so a restart never
 ///    maps a row of the old schema onto the new one; the change records its
-///    binlog position in the table (kSchemaChangePositionProperty), so a
+///    binlog position in the table (the table property
+///    floe.schema-change-position, iceberg/table_properties.h), so a
 ///    replay of it, or of an older change, leaves the table as it is.
 ///  - try_evolve: as evolve, but a change Iceberg refuses is logged and
 ///    handled as lenient handles it.
@@ -152,18 +153,6 @@ class CaptureSource final : public engine::SourceOperator<sink::RowBatch> {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
-
-/// The table property holding the binlog position ("FILE:POS") of the last
-/// schema change `schema.change.behavior: evolve` applied to the table (or
-/// of its CREATE TABLE). Every row of the table before it is in the table
-/// (or belongs to an older table of the same name): a replayed change that
-/// the table has is skipped, a table is told from a newer one of the same
-/// name, and a restore behind the lake skips the rows before it.
-inline constexpr std::string_view kSchemaChangePositionProperty = "floe.schema-change-position";
-/// Set with kSchemaChangePositionProperty on a table that evolve renamed:
-/// its sink name before ("ns.table"), whose rows before that position are
-/// in the renamed table.
-inline constexpr std::string_view kRenamedFromProperty = "floe.renamed-from";
 
 /// The folder of the lake copy of pipeline `pipeline_id`'s source state:
 /// beside the tables, where the catalog would put table `_floe.<pipeline_id>`

@@ -15,6 +15,7 @@
 #include "floe/engine/job.h"
 #include "floe/engine/run_until_stopped.h"
 #include "floe/iceberg/catalog/catalog_config.h"
+#include "floe/iceberg/table_properties.h"
 #include "floe/io/file_io.h"
 #include "floe/run/iceberg_tables_source.h"
 #include "floe/run/postgres_source.h"
@@ -136,10 +137,11 @@ Result<engine::CheckpointId> PlanResume(const pipeline::PipelineDefinition& defi
                                         engine::CheckpointStore& store) {
   FLOE_ASSIGN_OR_RETURN(std::shared_ptr<iceberg::Catalog> catalog, source.sink.catalog());
   FLOE_ASSIGN_OR_RETURN(auto tables, sink::ListTablesTwoLevelsDeep(*catalog));
-  FLOE_ASSIGN_OR_RETURN(auto progress,
-                        sink::CommittedProgress(*catalog, source.sink.pipeline_id, tables,
-                                                {std::string(kSchemaChangePositionProperty),
-                                                 std::string(kRenamedFromProperty)}));
+  FLOE_ASSIGN_OR_RETURN(
+      auto progress,
+      sink::CommittedProgress(*catalog, source.sink.pipeline_id, tables,
+                              {std::string(iceberg::table_properties::kFloeSchemaChangePosition),
+                               std::string(iceberg::table_properties::kFloeRenamedFrom)}));
   source.lake_state_dir = LakeStateDir(*catalog, source.sink.pipeline_id);
   std::string warning;
   FLOE_ASSIGN_OR_RETURN(auto restored, store.LoadLatest(&warning));
@@ -172,11 +174,12 @@ Result<engine::CheckpointId> PlanResume(const pipeline::PipelineDefinition& defi
     std::string table = p.table.ToString();
     // evolve: the rows before a table's last schema change are in it (and
     // those of the name it was renamed from, before the rename).
-    if (auto changed = p.properties.find(std::string(kSchemaChangePositionProperty));
+    if (auto changed =
+            p.properties.find(std::string(iceberg::table_properties::kFloeSchemaChangePosition));
         changed != p.properties.end()) {
       if (auto position = cdc::BinlogFilePos::Parse(changed->second)) {
         RaiseCommittedUntil(source, table, *position);
-        if (auto from = p.properties.find(std::string(kRenamedFromProperty));
+        if (auto from = p.properties.find(std::string(iceberg::table_properties::kFloeRenamedFrom));
             from != p.properties.end()) {
           RaiseCommittedUntil(source, from->second, *position);
         }

@@ -12,6 +12,7 @@
 #include "floe/iceberg/json/metadata_json.h"
 #include "floe/iceberg/json/partition_spec_json.h"
 #include "floe/iceberg/json/sort_order_json.h"
+#include "floe/iceberg/table_properties.h"
 #include "floe/io/resolving_file_io.h"
 #include "floe/io/s3/s3_client.h"
 #include "floe/types/schema_json.h"
@@ -417,7 +418,8 @@ Result<LoadedTable> RestCatalog::CreateTable(const TableIdentifier& id, TableMet
     body["write-order"] = SortOrderToJsonValue(*order);
   }
   Properties properties = metadata.properties;
-  properties["format-version"] = std::to_string(metadata.format_version);
+  properties[std::string(table_properties::kFormatVersion)] =
+      std::to_string(metadata.format_version);
   body["properties"] = properties;
   body["stage-create"] = false;
   FLOE_ASSIGN_OR_RETURN(Answer answer,
