@@ -50,16 +50,9 @@ void ExpectSameFile(const DataFile& a, const DataFile& b) {
   EXPECT_EQ(a.content_size_in_bytes, b.content_size_in_bytes);
 }
 
-TEST(ManifestRoundTripTest, V2DataManifestWithEveryTransformResultType) {
-  TempDir dir("manifest_v2_data");
-  io::LocalFileIO io;
-  auto schema = EveryTypeSchema();
-  auto spec = EveryTransformSpec();
-  ASSERT_TRUE(spec.Validate(schema).has_value()) << spec.Validate(schema).error().ToString();
-  auto writer = ManifestWriter::Open(io, dir / "m1.avro", 2, schema, spec, ManifestContent::kData,
-                                     SnapshotId{42});
-  ASSERT_TRUE(writer.has_value()) << writer.error().ToString();
-
+// An added, an existing, a deleted and a late-added entry (tuples 1, 2, 0
+// with nulls, 3), as the round trip writes them.
+std::vector<ManifestEntry> OneEntryOfEachStatus() {
   std::vector<ManifestEntry> written;
   ManifestEntry added;  // snapshot id from the writer; sequence numbers inherited
   added.status = ManifestEntryStatus::kAdded;
@@ -87,33 +80,17 @@ TEST(ManifestRoundTripTest, V2DataManifestWithEveryTransformResultType) {
   late.data_file = SampleDataFile("s3://b/t/data/d.parquet", EveryTransformTuple(3), 30);
   written.push_back(late);
 
-  for (const auto& e : written) {
-    auto st = (*writer)->Add(e);
-    ASSERT_TRUE(st.has_value()) << st.error().ToString();
-  }
-  EXPECT_EQ((*writer)->entry_count(), 4);
-  auto mf = (*writer)->Close();
-  ASSERT_TRUE(mf.has_value()) << mf.error().ToString();
+  return written;
+}
 
-  EXPECT_EQ(mf->manifest_path, dir / "m1.avro");
-  EXPECT_EQ(mf->manifest_length, static_cast<int64_t>(std::filesystem::file_size(dir / "m1.avro")));
-  EXPECT_EQ(mf->partition_spec_id, 1);
-  EXPECT_EQ(mf->content, ManifestContent::kData);
-  EXPECT_EQ(mf->added_snapshot_id, 42);
-  EXPECT_EQ(mf->sequence_number, kUnassignedSequenceNumber);
-  EXPECT_EQ(mf->min_sequence_number, 2);  // live explicit numbers: 3 (existing), 2 (late)
-  EXPECT_EQ(mf->added_files_count, 2);
-  EXPECT_EQ(mf->existing_files_count, 1);
-  EXPECT_EQ(mf->deleted_files_count, 1);
-  EXPECT_EQ(mf->added_rows_count, 40);
-  EXPECT_EQ(mf->existing_rows_count, 20);
-  EXPECT_EQ(mf->deleted_rows_count, 5);
-
-  // Partition summaries: one per field, bounds over all entries' non-null values.
+// Partition summaries: one per field, bounds over all entries' non-null
+// values (tuples 1, 2 and 3; the deleted entry's nulls).
+void ExpectSummariesBoundTuples123(const types::Schema& schema, const PartitionSpec& spec,
+                                   const ManifestFile& mf) {
   auto ptype = spec.PartitionType(schema).value();
-  ASSERT_EQ(mf->partitions.size(), ptype->fields().size());
+  ASSERT_EQ(mf.partitions.size(), ptype->fields().size());
   for (size_t i = 0; i < ptype->fields().size(); ++i) {
-    const auto& s = mf->partitions[i];
+    const auto& s = mf.partitions[i];
     const auto& field = ptype->fields()[i];
     SCOPED_TRACE(field.name);
     EXPECT_TRUE(s.contains_null);  // the deleted entry has all nulls
@@ -140,6 +117,42 @@ TEST(ManifestRoundTripTest, V2DataManifestWithEveryTransformResultType) {
     EXPECT_EQ(CompareValues(*field.type, *lo, mn->value()), 0);
     EXPECT_EQ(CompareValues(*field.type, *hi, mx->value()), 0);
   }
+}
+
+TEST(ManifestRoundTripTest, V2DataManifestWithEveryTransformResultType) {
+  TempDir dir("manifest_v2_data");
+  io::LocalFileIO io;
+  auto schema = EveryTypeSchema();
+  auto spec = EveryTransformSpec();
+  ASSERT_TRUE(spec.Validate(schema).has_value()) << spec.Validate(schema).error().ToString();
+  auto writer = ManifestWriter::Open(io, dir / "m1.avro", 2, schema, spec, ManifestContent::kData,
+                                     SnapshotId{42});
+  ASSERT_TRUE(writer.has_value()) << writer.error().ToString();
+
+  std::vector<ManifestEntry> written = OneEntryOfEachStatus();
+  for (const auto& e : written) {
+    auto st = (*writer)->Add(e);
+    ASSERT_TRUE(st.has_value()) << st.error().ToString();
+  }
+  EXPECT_EQ((*writer)->entry_count(), 4);
+  auto mf = (*writer)->Close();
+  ASSERT_TRUE(mf.has_value()) << mf.error().ToString();
+
+  EXPECT_EQ(mf->manifest_path, dir / "m1.avro");
+  EXPECT_EQ(mf->manifest_length, static_cast<int64_t>(std::filesystem::file_size(dir / "m1.avro")));
+  EXPECT_EQ(mf->partition_spec_id, 1);
+  EXPECT_EQ(mf->content, ManifestContent::kData);
+  EXPECT_EQ(mf->added_snapshot_id, 42);
+  EXPECT_EQ(mf->sequence_number, kUnassignedSequenceNumber);
+  EXPECT_EQ(mf->min_sequence_number, 2);  // live explicit numbers: 3 (existing), 2 (late)
+  EXPECT_EQ(mf->added_files_count, 2);
+  EXPECT_EQ(mf->existing_files_count, 1);
+  EXPECT_EQ(mf->deleted_files_count, 1);
+  EXPECT_EQ(mf->added_rows_count, 40);
+  EXPECT_EQ(mf->existing_rows_count, 20);
+  EXPECT_EQ(mf->deleted_rows_count, 5);
+
+  ExpectSummariesBoundTuples123(schema, spec, *mf);
   // Spot-check the encoding: the long identity bound is 8 bytes little-endian.
   EXPECT_EQ(mf->partitions[0].lower_bound->size(), 8u);
 

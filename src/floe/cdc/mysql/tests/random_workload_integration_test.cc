@@ -257,6 +257,9 @@ class RandomWorkloadIntegrationTest : public ::testing::Test {
   }
 
   ConnectionOptions options_;
+  // The table's columns, primary key and rows are the model's (defined below).
+  void ExpectTableAsModel(const std::string& name, const ModelTable& t);
+
   std::unique_ptr<Connection> conn_;
   std::string prefix_;
   std::mt19937 rng_;
@@ -399,6 +402,61 @@ void ApplyRowChange(const RowChange& rc, std::map<std::string, ModelTable>* mode
   }
 }
 
+// The table's columns, primary key and rows are the model's.
+void RandomWorkloadIntegrationTest::ExpectTableAsModel(const std::string& name,
+                                                       const ModelTable& t) {
+  SCOPED_TRACE("table " + name);
+  // Schema: column names, types, lengths, nullability, order; primary key.
+  auto cols = conn_->Query(fmt::format(
+      "SELECT column_name, UPPER(data_type), character_maximum_length, is_nullable FROM "
+      "information_schema.columns WHERE table_schema = 'floe_test' AND table_name = '{}' "
+      "ORDER BY ordinal_position",
+      name));
+  ASSERT_TRUE(cols) << cols.error().ToString();
+  ASSERT_EQ(cols->size(), t.columns.size());
+  for (size_t i = 0; i < t.columns.size(); ++i) {
+    const auto& r = (*cols)[i];
+    const auto& c = t.columns[i];
+    EXPECT_EQ(*r[0], c.name) << "column " << i;
+    EXPECT_EQ(*r[1], c.type_name) << "column " << c.name;
+    if (r[2]) EXPECT_EQ(std::stoll(*r[2]), c.length) << "column " << c.name;
+    EXPECT_EQ(*r[3] == "YES", c.nullable) << "column " << c.name;
+  }
+  auto pk = conn_->Query(fmt::format(
+      "SELECT column_name FROM information_schema.key_column_usage WHERE table_schema = "
+      "'floe_test' AND table_name = '{}' AND constraint_name = 'PRIMARY' ORDER BY "
+      "ordinal_position",
+      name));
+  ASSERT_TRUE(pk) << pk.error().ToString();
+  std::vector<std::string> actual_pk;
+  for (const auto& r : *pk) actual_pk.push_back(*r[0]);
+  EXPECT_EQ(actual_pk, t.primary_key);
+
+  // Rows.
+  auto rows = conn_->Query("SELECT * FROM " + Fq(name));
+  ASSERT_TRUE(rows) << rows.error().ToString();
+  std::map<std::string, std::vector<Cell>> actual;
+  for (auto& r : *rows) {
+    std::vector<Cell> row(r.begin(), r.end());
+    actual[KeyOf(t, row)] = std::move(row);
+  }
+  EXPECT_EQ(actual.size(), t.rows.size());
+  size_t shown = 0;
+  for (const auto& [key, row] : actual) {
+    auto m = t.rows.find(key);
+    if (m == t.rows.end()) {
+      if (shown++ < 5) ADD_FAILURE() << "row " << ShowRow(row) << " missing from the model";
+    } else if (m->second != row) {
+      if (shown++ < 5)
+        ADD_FAILURE() << "row " << ShowRow(row) << " is " << ShowRow(m->second) << " in the model";
+    }
+  }
+  for (const auto& [key, row] : t.rows) {
+    if (!actual.count(key) && shown++ < 5)
+      ADD_FAILURE() << "model row " << ShowRow(row) << " not in the table";
+  }
+}
+
 TEST_F(RandomWorkloadIntegrationTest, ReplayedEventsEqualTablesAndSchemas) {
   const uint32_t seed = static_cast<uint32_t>(std::stoul(Env("FLOE_TEST_SEED", "20261129")));
   SCOPED_TRACE(fmt::format("seed {} (set FLOE_TEST_SEED to rerun)", seed));
@@ -504,59 +562,7 @@ TEST_F(RandomWorkloadIntegrationTest, ReplayedEventsEqualTablesAndSchemas) {
   for (const auto& [n, t] : model) model_tables.push_back(n);
   ASSERT_EQ(actual_tables, model_tables);
 
-  for (const auto& [name, t] : model) {
-    SCOPED_TRACE("table " + name);
-    // Schema: column names, types, lengths, nullability, order; primary key.
-    auto cols = conn_->Query(fmt::format(
-        "SELECT column_name, UPPER(data_type), character_maximum_length, is_nullable FROM "
-        "information_schema.columns WHERE table_schema = 'floe_test' AND table_name = '{}' "
-        "ORDER BY ordinal_position",
-        name));
-    ASSERT_TRUE(cols) << cols.error().ToString();
-    ASSERT_EQ(cols->size(), t.columns.size());
-    for (size_t i = 0; i < t.columns.size(); ++i) {
-      const auto& r = (*cols)[i];
-      const auto& c = t.columns[i];
-      EXPECT_EQ(*r[0], c.name) << "column " << i;
-      EXPECT_EQ(*r[1], c.type_name) << "column " << c.name;
-      if (r[2]) EXPECT_EQ(std::stoll(*r[2]), c.length) << "column " << c.name;
-      EXPECT_EQ(*r[3] == "YES", c.nullable) << "column " << c.name;
-    }
-    auto pk = conn_->Query(fmt::format(
-        "SELECT column_name FROM information_schema.key_column_usage WHERE table_schema = "
-        "'floe_test' AND table_name = '{}' AND constraint_name = 'PRIMARY' ORDER BY "
-        "ordinal_position",
-        name));
-    ASSERT_TRUE(pk) << pk.error().ToString();
-    std::vector<std::string> actual_pk;
-    for (const auto& r : *pk) actual_pk.push_back(*r[0]);
-    EXPECT_EQ(actual_pk, t.primary_key);
-
-    // Rows.
-    auto rows = conn_->Query("SELECT * FROM " + Fq(name));
-    ASSERT_TRUE(rows) << rows.error().ToString();
-    std::map<std::string, std::vector<Cell>> actual;
-    for (auto& r : *rows) {
-      std::vector<Cell> row(r.begin(), r.end());
-      actual[KeyOf(t, row)] = std::move(row);
-    }
-    EXPECT_EQ(actual.size(), t.rows.size());
-    size_t shown = 0;
-    for (const auto& [key, row] : actual) {
-      auto m = t.rows.find(key);
-      if (m == t.rows.end()) {
-        if (shown++ < 5) ADD_FAILURE() << "row " << ShowRow(row) << " missing from the model";
-      } else if (m->second != row) {
-        if (shown++ < 5)
-          ADD_FAILURE() << "row " << ShowRow(row) << " is " << ShowRow(m->second)
-                        << " in the model";
-      }
-    }
-    for (const auto& [key, row] : t.rows) {
-      if (!actual.count(key) && shown++ < 5)
-        ADD_FAILURE() << "model row " << ShowRow(row) << " not in the table";
-    }
-  }
+  for (const auto& [name, t] : model) ExpectTableAsModel(name, t);
 }
 
 // Regression (found by the randomized workload): streaming from a past
