@@ -161,28 +161,41 @@ Status Files(iceberg::Catalog& catalog, const std::string& name, std::optional<i
   return Ok();
 }
 
+// Every namespace of the catalog, at every level (the root excluded).
+Result<std::vector<iceberg::Namespace>> AllNamespaces(iceberg::Catalog& c) {
+  std::vector<iceberg::Namespace> all;
+  std::vector<iceberg::Namespace> todo = {{}};
+  while (!todo.empty()) {
+    iceberg::Namespace parent = todo.back();
+    todo.pop_back();
+    FLOE_ASSIGN_OR_RETURN(auto children, c.ListNamespaces(parent));
+    for (auto& ns : children) {
+      all.push_back(ns);
+      todo.push_back(ns);
+    }
+  }
+  return all;
+}
+
+// Names sorted, as a JSON array or one a line.
+void PrintSortedNames(std::vector<std::string> names, bool json) {
+  std::sort(names.begin(), names.end());
+  if (json) {
+    Print(DumpJson(nlohmann::json(names)) + "\n");
+  } else {
+    for (const auto& n : names) Print(n + "\n");
+  }
+}
+
 void AddNamespacesCommand(CLI::App& table, int* exit_code) {
   auto* cmd = table.add_subcommand("namespaces", "list namespaces");
   auto json = std::make_shared<bool>(false);
   cmd->add_flag("--json", *json, "print a JSON array");
   OnCatalog(*cmd, exit_code, [json](iceberg::Catalog& c) -> Status {
+    FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::Namespace> namespaces, AllNamespaces(c));
     std::vector<std::string> names;
-    std::vector<iceberg::Namespace> todo = {{}};
-    while (!todo.empty()) {
-      iceberg::Namespace parent = todo.back();
-      todo.pop_back();
-      FLOE_ASSIGN_OR_RETURN(auto children, c.ListNamespaces(parent));
-      for (auto& ns : children) {
-        names.push_back(iceberg::NamespaceToString(ns));
-        todo.push_back(ns);
-      }
-    }
-    std::sort(names.begin(), names.end());
-    if (*json) {
-      Print(DumpJson(nlohmann::json(names)) + "\n");
-    } else {
-      for (const auto& n : names) Print(n + "\n");
-    }
+    for (const auto& ns : namespaces) names.push_back(iceberg::NamespaceToString(ns));
+    PrintSortedNames(std::move(names), *json);
     return Ok();
   });
 }
@@ -199,28 +212,14 @@ void AddListCommand(CLI::App& table, int* exit_code) {
       FLOE_ASSIGN_OR_RETURN(auto parsed, iceberg::ParseNamespace(*ns));
       namespaces.push_back(parsed);
     } else {
-      std::vector<iceberg::Namespace> todo = {{}};
-      while (!todo.empty()) {
-        iceberg::Namespace parent = todo.back();
-        todo.pop_back();
-        FLOE_ASSIGN_OR_RETURN(auto children, c.ListNamespaces(parent));
-        for (auto& n : children) {
-          namespaces.push_back(n);
-          todo.push_back(n);
-        }
-      }
+      FLOE_ASSIGN_OR_RETURN(namespaces, AllNamespaces(c));
     }
     std::vector<std::string> names;
     for (const auto& n : namespaces) {
       FLOE_ASSIGN_OR_RETURN(auto tables, c.ListTables(n));
       for (const auto& t : tables) names.push_back(t.ToString());
     }
-    std::sort(names.begin(), names.end());
-    if (*json) {
-      Print(DumpJson(nlohmann::json(names)) + "\n");
-    } else {
-      for (const auto& n : names) Print(n + "\n");
-    }
+    PrintSortedNames(std::move(names), *json);
     return Ok();
   });
 }

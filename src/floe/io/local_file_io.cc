@@ -83,6 +83,39 @@ class LocalInputFile final : public InputFile {
   uint64_t size_;
 };
 
+/// Writes all of `bytes` to `fd`, retrying short and interrupted writes.
+/// `*written` grows by each byte written, also when a later write fails.
+Status WriteAll(int fd, std::span<const uint8_t> bytes, std::string_view what,
+                const std::string& path, uint64_t* written) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Errno(what, path, errno);
+    }
+    done += static_cast<size_t>(n);
+    *written += static_cast<uint64_t>(n);
+  }
+  return Ok();
+}
+
+/// fdatasync of an open file; kInvalidArgument once it is closed (fd < 0).
+Status SyncFile(int fd, const std::string& path) {
+  if (fd < 0) return InvalidArgument("{}: sync after close", path);
+  if (::fdatasync(fd) != 0) return Errno("syncing", path, errno);
+  return Ok();
+}
+
+/// Closes `*fd` once (later calls do nothing) and reports a failed close.
+Status CloseFile(int* fd, const std::string& path) {
+  if (*fd < 0) return Ok();
+  int rc = ::close(*fd);
+  *fd = -1;
+  if (rc != 0) return Errno("closing", path, errno);
+  return Ok();
+}
+
 class LocalOutputFile final : public OutputFile {
  public:
   LocalOutputFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
@@ -93,30 +126,13 @@ class LocalOutputFile final : public OutputFile {
   uint64_t position() const override { return position_; }
   Status Write(std::span<const uint8_t> bytes) override {
     if (fd_ < 0) return InvalidArgument("{}: write after close", path_);
-    size_t done = 0;
-    while (done < bytes.size()) {
-      ssize_t n = ::write(fd_, bytes.data() + done, bytes.size() - done);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return Errno("writing", path_, errno);
-      }
-      done += static_cast<size_t>(n);
-    }
-    position_ += bytes.size();
+    uint64_t written = 0;
+    FLOE_RETURN_IF_ERROR(WriteAll(fd_, bytes, "writing", path_, &written));
+    position_ += written;
     return Ok();
   }
-  Status Sync() override {
-    if (fd_ < 0) return InvalidArgument("{}: sync after close", path_);
-    if (::fdatasync(fd_) != 0) return Errno("syncing", path_, errno);
-    return Ok();
-  }
-  Status Close() override {
-    if (fd_ < 0) return Ok();
-    int rc = ::close(fd_);
-    fd_ = -1;
-    if (rc != 0) return Errno("closing", path_, errno);
-    return Ok();
-  }
+  Status Sync() override { return SyncFile(fd_, path_); }
+  Status Close() override { return CloseFile(&fd_, path_); }
 
  private:
   std::string path_;
@@ -135,17 +151,7 @@ class LocalAppendFile final : public AppendFile {
   uint64_t size() const override { return size_; }
   Status Append(std::span<const uint8_t> bytes) override {
     if (fd_ < 0) return InvalidArgument("{}: append after close", path_);
-    size_t done = 0;
-    while (done < bytes.size()) {
-      ssize_t n = ::write(fd_, bytes.data() + done, bytes.size() - done);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return Errno("appending to", path_, errno);
-      }
-      done += static_cast<size_t>(n);
-      size_ += static_cast<uint64_t>(n);
-    }
-    return Ok();
+    return WriteAll(fd_, bytes, "appending to", path_, &size_);
   }
   Status Truncate(uint64_t length) override {
     if (fd_ < 0) return InvalidArgument("{}: truncate after close", path_);
@@ -159,18 +165,8 @@ class LocalAppendFile final : public AppendFile {
     size_ = length;
     return Ok();
   }
-  Status Sync() override {
-    if (fd_ < 0) return InvalidArgument("{}: sync after close", path_);
-    if (::fdatasync(fd_) != 0) return Errno("syncing", path_, errno);
-    return Ok();
-  }
-  Status Close() override {
-    if (fd_ < 0) return Ok();
-    int rc = ::close(fd_);
-    fd_ = -1;
-    if (rc != 0) return Errno("closing", path_, errno);
-    return Ok();
-  }
+  Status Sync() override { return SyncFile(fd_, path_); }
+  Status Close() override { return CloseFile(&fd_, path_); }
 
  private:
   std::string path_;
