@@ -116,6 +116,22 @@ Status CloseFile(int* fd, const std::string& path) {
   return Ok();
 }
 
+/// The size of the file just opened as `fd`; closes `fd` and fails when it
+/// cannot be read or is a folder.
+Result<uint64_t> SizeOfOpenedFile(int fd, const std::string& path) {
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    int err = errno;
+    ::close(fd);
+    return Errno("reading size of", path, err);
+  }
+  if (S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    return InvalidArgument("{} is a folder, not a file", path);
+  }
+  return static_cast<uint64_t>(st.st_size);
+}
+
 class LocalOutputFile final : public OutputFile {
  public:
   LocalOutputFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
@@ -203,17 +219,8 @@ Result<std::unique_ptr<InputFile>> LocalFileIO::OpenInput(std::string_view path_
   std::string path(LocalPath(path_in));
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Errno("opening", path, errno);
-  struct stat st;
-  if (::fstat(fd, &st) != 0) {
-    int err = errno;
-    ::close(fd);
-    return Errno("reading size of", path, err);
-  }
-  if (S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    return InvalidArgument("{} is a folder, not a file", path);
-  }
-  return std::make_unique<LocalInputFile>(path, fd, static_cast<uint64_t>(st.st_size));
+  FLOE_ASSIGN_OR_RETURN(uint64_t size, SizeOfOpenedFile(fd, path));
+  return std::make_unique<LocalInputFile>(path, fd, size);
 }
 
 Result<std::unique_ptr<OutputFile>> LocalFileIO::CreateOutput(std::string_view path_in,
@@ -241,17 +248,8 @@ Result<std::unique_ptr<AppendFile>> LocalFileIO::OpenAppend(std::string_view pat
   }
   if (fd < 0 && errno == EISDIR) return InvalidArgument("{} is a folder, not a file", path);
   if (fd < 0) return Errno("opening for append", path, errno);
-  struct stat st;
-  if (::fstat(fd, &st) != 0) {
-    int err = errno;
-    ::close(fd);
-    return Errno("reading size of", path, err);
-  }
-  if (S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    return InvalidArgument("{} is a folder, not a file", path);
-  }
-  auto file = std::make_unique<LocalAppendFile>(path, fd, static_cast<uint64_t>(st.st_size));
+  FLOE_ASSIGN_OR_RETURN(uint64_t size, SizeOfOpenedFile(fd, path));
+  auto file = std::make_unique<LocalAppendFile>(path, fd, size);
   if (created) FLOE_RETURN_IF_ERROR(SyncDirectory(ParentOf(path)));
   return file;
 }
