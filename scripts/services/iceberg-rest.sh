@@ -41,13 +41,11 @@
 # one address. Pid file and log live under .cache/iceberg-rest/ (git-ignored).
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 # shellcheck source=scripts/services/lib.sh
-. "${ROOT}/scripts/services/lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 INSTANCE="${2:-file}"
 HOST="${FLOE_TEST_REST_HOST:-127.0.0.1}"
 SRC="${ROOT}/tests/interop/rest-server"
-CACHE="${FLOE_CACHE:-${HOME}/.cache/floe}"
 REPO="${CACHE}/maven"
 LIB="${CACHE}/iceberg-rest/lib"
 LIB_S3="${CACHE}/iceberg-rest/lib-s3"

@@ -23,9 +23,8 @@
 # config, pid file and log live under .cache/kafka/ (git-ignored).
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 # shellcheck source=scripts/services/lib.sh
-. "${ROOT}/scripts/services/lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 DIR="${ROOT}/.cache/kafka"
 DATA="${DIR}/data"
@@ -35,7 +34,6 @@ LOG="${DIR}/kafka.log"
 HOST="${FLOE_TEST_KAFKA_HOST:-127.0.0.1}"
 PORT="${FLOE_TEST_KAFKA_PORT:-9092}"
 CONTROLLER_PORT="${FLOE_TEST_KAFKA_CONTROLLER_PORT:-$((PORT + 1))}"
-CACHE="${FLOE_CACHE:-${HOME}/.cache/floe}"
 LIB="${CACHE}/kafka/lib"
 
 running() { service_running "${PID}"; }

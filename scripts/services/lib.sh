@@ -2,6 +2,13 @@
 # Functions shared by the scripts in scripts/services/ (sourced, never run).
 # Each service keeps a pid file; it is started on loopback and stopped by that
 # pid, never by name.
+#
+# Sourcing it sets ROOT, the checkout's root folder, and CACHE, the cache
+# shared by the checkouts on this machine (FLOE_CACHE, default ~/.cache/floe;
+# its maven/ is the Maven repository every Java tool and service uses).
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+CACHE="${FLOE_CACHE:-${HOME}/.cache/floe}"
 
 # service_running PID_FILE: exit 0 if the pid file names a live process.
 service_running() {
@@ -108,4 +115,51 @@ maven_classpath() {
   fi
   rm -rf "${build_dir}"
   echo "${want}" >"${lib}/stamp"
+}
+
+# maven_jar TAG SRC OUT JAR: builds the Maven project SRC (its pom.xml and
+# src/) with `mvn package` into OUT/JAR and OUT/classpath.txt (the jar, then
+# its dependencies, ':'-separated; the pom writes the dependencies to the file
+# that -Dpeer.classpath.file names), with the Maven repository CACHE/maven.
+# Idempotent: does nothing when OUT/stamp holds the hash of pom.xml, the
+# sources and the checkout's path. Builds in a scratch folder, so the checkout
+# gets no target/. Logs as [TAG]; on a Maven failure prints the end of its log
+# and exits 1.
+maven_jar() {
+  local tag="$1" src="$2" out="$3" jar="$4" repo="${CACHE}/maven" want have="" start build_dir
+  want="$(
+    {
+      echo "${ROOT}"
+      sha256sum "${src}/pom.xml"
+      find "${src}/src" -type f -print0 | sort -z | xargs -0 sha256sum
+    } | sha256sum | cut -d' ' -f1
+  )"
+  [[ -f "${out}/stamp" ]] && have="$(cat "${out}/stamp")"
+  if [[ "${want}" == "${have}" && -f "${out}/${jar}" && -f "${out}/classpath.txt" ]]; then
+    printf '[%s] up to date (%s)\n' "${tag}" "${out#"${ROOT}"/}"
+    return 0
+  fi
+  start=${SECONDS}
+  printf '[%s] building %s with Maven (repository %s)\n' "${tag}" "${src#"${ROOT}"/}" "${repo}"
+  mkdir -p "${out}" "${repo}"
+  rm -f "${out}/stamp"
+  build_dir="$(mktemp -d)"
+  cp -r "${src}/pom.xml" "${src}/src" "${build_dir}/"
+  if ! (
+    cd "${build_dir}"
+    mvn -B -ntp -Dstyle.color=never -Dmaven.repo.local="${repo}" \
+      -Dpeer.classpath.file="${build_dir}/deps.txt" package </dev/null >"${build_dir}/mvn.log" 2>&1
+  ); then
+    tail -n 60 "${build_dir}/mvn.log" >&2
+    rm -rf "${build_dir}"
+    printf '[%s] Maven build failed\n' "${tag}" >&2
+    exit 1
+  fi
+  cp "${build_dir}/target/${jar}" "${out}/${jar}.tmp"
+  mv "${out}/${jar}.tmp" "${out}/${jar}"
+  printf '%s:%s\n' "${out}/${jar}" "$(cat "${build_dir}/deps.txt")" >"${out}/classpath.txt.tmp"
+  mv "${out}/classpath.txt.tmp" "${out}/classpath.txt"
+  rm -rf "${build_dir}"
+  echo "${want}" >"${out}/stamp"
+  printf '[%s] built in %s s\n' "${tag}" "$((SECONDS - start))"
 }

@@ -18,9 +18,8 @@
 # SELECT on floe_test, for the missing-privilege test). Runs the server as root.
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 # shellcheck source=scripts/services/lib.sh
-. "${ROOT}/scripts/services/lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 DIR="${ROOT}/.cache/mariadb"
 DATA="${DIR}/data"
 SOCK="${DIR}/mariadb.sock"

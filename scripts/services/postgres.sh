@@ -35,9 +35,8 @@
 # .cache/postgres/data.
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 # shellcheck source=scripts/services/lib.sh
-. "${ROOT}/scripts/services/lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 BIN="/usr/lib/postgresql/15/bin"
 DIR="${ROOT}/.cache/postgres"
 DATA="${DIR}/data"

@@ -22,9 +22,8 @@
 # forgets every bucket. Pid file and log live under .cache/s3/ (git-ignored).
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 # shellcheck source=scripts/services/lib.sh
-. "${ROOT}/scripts/services/lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 DIR="${ROOT}/.cache/s3"
 PID="${DIR}/moto.pid"
 LOG="${DIR}/moto.log"
