@@ -25,7 +25,6 @@ namespace {
 
 Datum OptLong(const std::optional<int64_t>& v) { return v ? Datum::Long(*v) : Datum::Null(); }
 Datum OptInt(const std::optional<int32_t>& v) { return v ? Datum::Int(*v) : Datum::Null(); }
-Datum OptBytes(const std::optional<std::string>& v) { return v ? Datum::Bytes(*v) : Datum::Null(); }
 
 Datum IntLongMap(const std::map<int32_t, int64_t>& m) {
   if (m.empty()) return Datum::Null();
@@ -168,7 +167,7 @@ Result<Datum> ManifestWriterImpl::EntryDatum(const ManifestEntry& e,
   df.push_back(IntLongMap(f.nan_value_counts));
   df.push_back(IntBytesMap(f.lower_bounds));
   df.push_back(IntBytesMap(f.upper_bounds));
-  df.push_back(OptBytes(f.key_metadata));
+  df.push_back(OptionalBytesDatum(f.key_metadata));
   df.push_back(LongArray(f.split_offsets, /*as_int=*/false));
   if (!v1) df.push_back(LongArray(f.equality_ids, /*as_int=*/true));
   df.push_back(OptInt(f.sort_order_id));
@@ -385,35 +384,6 @@ Result<EntryPlan> MakeEntryPlan(const format::avro::Schema& writer,
   return p;
 }
 
-const Datum* Get(const Datum& record, int index) {
-  if (index < 0 || static_cast<size_t>(index) >= record.children().size()) return nullptr;
-  const Datum& d = record.children()[static_cast<size_t>(index)];
-  return d.is_null() ? nullptr : &d;
-}
-
-Result<int64_t> AsInteger(const Datum& d, std::string_view what) {
-  if (d.type() != format::avro::Type::kInt && d.type() != format::avro::Type::kLong) {
-    return Corruption("{}: expected an integer, found Avro {}", what,
-                      format::avro::TypeName(d.type()));
-  }
-  return d.AsInt64();
-}
-
-Result<int32_t> AsInt32(const Datum& d, std::string_view what) {
-  FLOE_ASSIGN_OR_RETURN(int64_t v, AsInteger(d, what));
-  if (v < INT32_MIN || v > INT32_MAX) return Corruption("{}: {} does not fit an int", what, v);
-  return static_cast<int32_t>(v);
-}
-
-Result<std::string> AsText(const Datum& d, std::string_view what) {
-  if (d.type() != format::avro::Type::kString && d.type() != format::avro::Type::kBytes &&
-      d.type() != format::avro::Type::kFixed) {
-    return Corruption("{}: expected bytes or a string, found Avro {}", what,
-                      format::avro::TypeName(d.type()));
-  }
-  return d.bytes();
-}
-
 /// Reads a map<int, long> or map<int, bytes> written as an array of key/value
 /// records (or, leniently, as an Avro map with decimal keys).
 template <typename V, typename Convert>
@@ -426,7 +396,7 @@ Status ReadIntMap(const Datum* d, std::string_view what, std::map<int32_t, V>* o
       if (item.type() != format::avro::Type::kRecord || item.children().size() < 2) {
         return Corruption("{}: map entry is not a key/value record", what);
       }
-      FLOE_ASSIGN_OR_RETURN(int32_t key, AsInt32(item.children()[0], what));
+      FLOE_ASSIGN_OR_RETURN(int32_t key, DatumInt32(item.children()[0], what));
       FLOE_ASSIGN_OR_RETURN(V value, convert(item.children()[1], what));
       (*out)[key] = std::move(value);
     }
@@ -451,51 +421,51 @@ Status ReadIntMap(const Datum* d, std::string_view what, std::map<int32_t, V>* o
 Status DecodeEntry(const Datum& record, const EntryPlan& p, const types::Type& partition_type,
                    ManifestEntry* e) {
   if (record.type() != format::avro::Type::kRecord) return Corruption("entry is not a record");
-  const Datum* status = Get(record, p.status);
+  const Datum* status = FieldOrNull(record, p.status);
   if (status == nullptr) return Corruption("status is null");
-  FLOE_ASSIGN_OR_RETURN(int32_t st, AsInt32(*status, "status"));
+  FLOE_ASSIGN_OR_RETURN(int32_t st, DatumInt32(*status, "status"));
   if (st < 0 || st > 2) return Corruption("status {} is not 0, 1 or 2", st);
   e->status = static_cast<ManifestEntryStatus>(st);
   e->snapshot_id.reset();
   e->sequence_number.reset();
   e->file_sequence_number.reset();
-  if (const Datum* d = Get(record, p.snapshot_id)) {
-    FLOE_ASSIGN_OR_RETURN(e->snapshot_id, AsInteger(*d, "snapshot_id"));
+  if (const Datum* d = FieldOrNull(record, p.snapshot_id)) {
+    FLOE_ASSIGN_OR_RETURN(e->snapshot_id, DatumInteger(*d, "snapshot_id"));
   }
-  if (const Datum* d = Get(record, p.sequence_number)) {
-    FLOE_ASSIGN_OR_RETURN(e->sequence_number, AsInteger(*d, "sequence_number"));
+  if (const Datum* d = FieldOrNull(record, p.sequence_number)) {
+    FLOE_ASSIGN_OR_RETURN(e->sequence_number, DatumInteger(*d, "sequence_number"));
   }
-  if (const Datum* d = Get(record, p.file_sequence_number)) {
-    FLOE_ASSIGN_OR_RETURN(e->file_sequence_number, AsInteger(*d, "file_sequence_number"));
+  if (const Datum* d = FieldOrNull(record, p.file_sequence_number)) {
+    FLOE_ASSIGN_OR_RETURN(e->file_sequence_number, DatumInteger(*d, "file_sequence_number"));
   }
-  const Datum* dfd = Get(record, p.data_file);
+  const Datum* dfd = FieldOrNull(record, p.data_file);
   if (dfd == nullptr || dfd->type() != format::avro::Type::kRecord) {
     return Corruption("data_file is null or not a record");
   }
   DataFile& f = e->data_file;
   f = DataFile{};
-  if (const Datum* d = Get(*dfd, p.content)) {
-    FLOE_ASSIGN_OR_RETURN(int32_t c, AsInt32(*d, "content"));
+  if (const Datum* d = FieldOrNull(*dfd, p.content)) {
+    FLOE_ASSIGN_OR_RETURN(int32_t c, DatumInt32(*d, "content"));
     if (c < 0 || c > 2) return Corruption("data_file.content {} is not 0, 1 or 2", c);
     f.content = static_cast<DataFileContent>(c);
   }
-  const Datum* path = Get(*dfd, p.file_path);
+  const Datum* path = FieldOrNull(*dfd, p.file_path);
   if (path == nullptr) return Corruption("data_file.file_path is null");
-  FLOE_ASSIGN_OR_RETURN(f.file_path, AsText(*path, "file_path"));
-  const Datum* format = Get(*dfd, p.file_format);
+  FLOE_ASSIGN_OR_RETURN(f.file_path, DatumText(*path, "file_path"));
+  const Datum* format = FieldOrNull(*dfd, p.file_format);
   if (format == nullptr) return Corruption("{}: file_format is null", f.file_path);
-  FLOE_ASSIGN_OR_RETURN(f.file_format, AsText(*format, "file_format"));
+  FLOE_ASSIGN_OR_RETURN(f.file_format, DatumText(*format, "file_format"));
   for (char& c : f.file_format) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
 
   const auto& pfields = partition_type.fields();
   f.partition.clear();
   f.partition.reserve(pfields.size());
-  const Datum* part = Get(*dfd, p.partition);
+  const Datum* part = FieldOrNull(*dfd, p.partition);
   if (!pfields.empty() && (part == nullptr || part->type() != format::avro::Type::kRecord)) {
     return Corruption("{}: partition is null or not a record", f.file_path);
   }
   for (size_t i = 0; i < pfields.size(); ++i) {
-    const Datum* v = Get(*part, p.partition_fields[i]);
+    const Datum* v = FieldOrNull(*part, p.partition_fields[i]);
     std::string what =
         fmt::format("{}: partition field '{}' ({})", f.file_path, pfields[i].name, pfields[i].id);
     FLOE_ASSIGN_OR_RETURN(Literal l,
@@ -503,59 +473,59 @@ Status DecodeEntry(const Datum& record, const EntryPlan& p, const types::Type& p
     f.partition.push_back(std::move(l));
   }
 
-  const Datum* rc = Get(*dfd, p.record_count);
-  const Datum* fs = Get(*dfd, p.file_size);
+  const Datum* rc = FieldOrNull(*dfd, p.record_count);
+  const Datum* fs = FieldOrNull(*dfd, p.file_size);
   if (rc == nullptr || fs == nullptr) {
     return Corruption("{}: record_count or file_size_in_bytes is null", f.file_path);
   }
-  FLOE_ASSIGN_OR_RETURN(f.record_count, AsInteger(*rc, "record_count"));
-  FLOE_ASSIGN_OR_RETURN(f.file_size_in_bytes, AsInteger(*fs, "file_size_in_bytes"));
+  FLOE_ASSIGN_OR_RETURN(f.record_count, DatumInteger(*rc, "record_count"));
+  FLOE_ASSIGN_OR_RETURN(f.file_size_in_bytes, DatumInteger(*fs, "file_size_in_bytes"));
 
-  auto as_long = [](const Datum& d, std::string_view what) { return AsInteger(d, what); };
-  auto as_bytes = [](const Datum& d, std::string_view what) { return AsText(d, what); };
+  auto as_long = [](const Datum& d, std::string_view what) { return DatumInteger(d, what); };
+  auto as_bytes = [](const Datum& d, std::string_view what) { return DatumText(d, what); };
   FLOE_RETURN_IF_ERROR(
-      ReadIntMap(Get(*dfd, p.column_sizes), "column_sizes", &f.column_sizes, as_long));
+      ReadIntMap(FieldOrNull(*dfd, p.column_sizes), "column_sizes", &f.column_sizes, as_long));
   FLOE_RETURN_IF_ERROR(
-      ReadIntMap(Get(*dfd, p.value_counts), "value_counts", &f.value_counts, as_long));
-  FLOE_RETURN_IF_ERROR(ReadIntMap(Get(*dfd, p.null_value_counts), "null_value_counts",
+      ReadIntMap(FieldOrNull(*dfd, p.value_counts), "value_counts", &f.value_counts, as_long));
+  FLOE_RETURN_IF_ERROR(ReadIntMap(FieldOrNull(*dfd, p.null_value_counts), "null_value_counts",
                                   &f.null_value_counts, as_long));
+  FLOE_RETURN_IF_ERROR(ReadIntMap(FieldOrNull(*dfd, p.nan_value_counts), "nan_value_counts",
+                                  &f.nan_value_counts, as_long));
   FLOE_RETURN_IF_ERROR(
-      ReadIntMap(Get(*dfd, p.nan_value_counts), "nan_value_counts", &f.nan_value_counts, as_long));
+      ReadIntMap(FieldOrNull(*dfd, p.lower_bounds), "lower_bounds", &f.lower_bounds, as_bytes));
   FLOE_RETURN_IF_ERROR(
-      ReadIntMap(Get(*dfd, p.lower_bounds), "lower_bounds", &f.lower_bounds, as_bytes));
-  FLOE_RETURN_IF_ERROR(
-      ReadIntMap(Get(*dfd, p.upper_bounds), "upper_bounds", &f.upper_bounds, as_bytes));
-  if (const Datum* d = Get(*dfd, p.key_metadata)) {
-    FLOE_ASSIGN_OR_RETURN(f.key_metadata, AsText(*d, "key_metadata"));
+      ReadIntMap(FieldOrNull(*dfd, p.upper_bounds), "upper_bounds", &f.upper_bounds, as_bytes));
+  if (const Datum* d = FieldOrNull(*dfd, p.key_metadata)) {
+    FLOE_ASSIGN_OR_RETURN(f.key_metadata, DatumText(*d, "key_metadata"));
   }
-  if (const Datum* d = Get(*dfd, p.split_offsets)) {
+  if (const Datum* d = FieldOrNull(*dfd, p.split_offsets)) {
     if (d->type() != format::avro::Type::kArray) return Corruption("split_offsets is not an array");
     for (const Datum& x : d->children()) {
-      FLOE_ASSIGN_OR_RETURN(int64_t v, AsInteger(x, "split_offsets"));
+      FLOE_ASSIGN_OR_RETURN(int64_t v, DatumInteger(x, "split_offsets"));
       f.split_offsets.push_back(v);
     }
   }
-  if (const Datum* d = Get(*dfd, p.equality_ids)) {
+  if (const Datum* d = FieldOrNull(*dfd, p.equality_ids)) {
     if (d->type() != format::avro::Type::kArray) return Corruption("equality_ids is not an array");
     for (const Datum& x : d->children()) {
-      FLOE_ASSIGN_OR_RETURN(int32_t v, AsInt32(x, "equality_ids"));
+      FLOE_ASSIGN_OR_RETURN(int32_t v, DatumInt32(x, "equality_ids"));
       f.equality_ids.push_back(v);
     }
   }
-  if (const Datum* d = Get(*dfd, p.sort_order_id)) {
-    FLOE_ASSIGN_OR_RETURN(f.sort_order_id, AsInt32(*d, "sort_order_id"));
+  if (const Datum* d = FieldOrNull(*dfd, p.sort_order_id)) {
+    FLOE_ASSIGN_OR_RETURN(f.sort_order_id, DatumInt32(*d, "sort_order_id"));
   }
-  if (const Datum* d = Get(*dfd, p.first_row_id)) {
-    FLOE_ASSIGN_OR_RETURN(f.first_row_id, AsInteger(*d, "first_row_id"));
+  if (const Datum* d = FieldOrNull(*dfd, p.first_row_id)) {
+    FLOE_ASSIGN_OR_RETURN(f.first_row_id, DatumInteger(*d, "first_row_id"));
   }
-  if (const Datum* d = Get(*dfd, p.referenced_data_file)) {
-    FLOE_ASSIGN_OR_RETURN(f.referenced_data_file, AsText(*d, "referenced_data_file"));
+  if (const Datum* d = FieldOrNull(*dfd, p.referenced_data_file)) {
+    FLOE_ASSIGN_OR_RETURN(f.referenced_data_file, DatumText(*d, "referenced_data_file"));
   }
-  if (const Datum* d = Get(*dfd, p.content_offset)) {
-    FLOE_ASSIGN_OR_RETURN(f.content_offset, AsInteger(*d, "content_offset"));
+  if (const Datum* d = FieldOrNull(*dfd, p.content_offset)) {
+    FLOE_ASSIGN_OR_RETURN(f.content_offset, DatumInteger(*d, "content_offset"));
   }
-  if (const Datum* d = Get(*dfd, p.content_size)) {
-    FLOE_ASSIGN_OR_RETURN(f.content_size_in_bytes, AsInteger(*d, "content_size_in_bytes"));
+  if (const Datum* d = FieldOrNull(*dfd, p.content_size)) {
+    FLOE_ASSIGN_OR_RETURN(f.content_size_in_bytes, DatumInteger(*d, "content_size_in_bytes"));
   }
   return Ok();
 }

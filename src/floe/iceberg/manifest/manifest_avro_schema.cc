@@ -461,4 +461,31 @@ int FieldIndexById(const format::avro::Node& record, int32_t field_id) {
   return -1;
 }
 
+Result<int64_t> DatumInteger(const format::avro::Datum& d, std::string_view what) {
+  if (d.type() != format::avro::Type::kInt && d.type() != format::avro::Type::kLong) {
+    return Corruption("{}: expected an integer, found Avro {}", what,
+                      format::avro::TypeName(d.type()));
+  }
+  return d.AsInt64();
+}
+
+Result<int32_t> DatumInt32(const format::avro::Datum& d, std::string_view what) {
+  FLOE_ASSIGN_OR_RETURN(int64_t v, DatumInteger(d, what));
+  if (v < INT32_MIN || v > INT32_MAX) return Corruption("{}: {} does not fit an int", what, v);
+  return static_cast<int32_t>(v);
+}
+
+Result<std::string> DatumText(const format::avro::Datum& d, std::string_view what) {
+  if (d.type() != format::avro::Type::kString && d.type() != format::avro::Type::kBytes &&
+      d.type() != format::avro::Type::kFixed) {
+    return Corruption("{}: expected bytes or a string, found Avro {}", what,
+                      format::avro::TypeName(d.type()));
+  }
+  return d.bytes();
+}
+
+format::avro::Datum OptionalBytesDatum(const std::optional<std::string>& v) {
+  return v ? format::avro::Datum::Bytes(*v) : format::avro::Datum::Null();
+}
+
 }  // namespace floe::iceberg

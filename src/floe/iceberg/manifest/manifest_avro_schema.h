@@ -128,4 +128,21 @@ const format::avro::Node* UnwrapRecord(const format::avro::Node* node);
 /// The index of the field of `record` whose "field-id" is `field_id`, or -1.
 int FieldIndexById(const format::avro::Node& record, int32_t field_id);
 
+/// Reading decoded manifest and manifest-list records (messages name `what`).
+/// The field at `index` of `record` (an index from FieldIndexById), or
+/// nullptr when the index is -1 or out of range or the value is null.
+inline const format::avro::Datum* FieldOrNull(const format::avro::Datum& record, int index) {
+  if (index < 0 || static_cast<size_t>(index) >= record.children().size()) return nullptr;
+  const format::avro::Datum& d = record.children()[static_cast<size_t>(index)];
+  return d.is_null() ? nullptr : &d;
+}
+/// An Avro int or long. Errors: kCorruption for any other type.
+Result<int64_t> DatumInteger(const format::avro::Datum& d, std::string_view what);
+/// An Avro int or long that fits an int32. Errors: kCorruption otherwise.
+Result<int32_t> DatumInt32(const format::avro::Datum& d, std::string_view what);
+/// The bytes of an Avro string, bytes or fixed. Errors: kCorruption otherwise.
+Result<std::string> DatumText(const format::avro::Datum& d, std::string_view what);
+/// Bytes, or null for nullopt (optional binary fields when writing).
+format::avro::Datum OptionalBytesDatum(const std::optional<std::string>& v);
+
 }  // namespace floe::iceberg

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <charconv>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -14,15 +15,14 @@ namespace lf = manifest_list_field;
 
 namespace {
 
-Datum OptBytes(const std::optional<std::string>& v) { return v ? Datum::Bytes(*v) : Datum::Null(); }
-
 Datum SummariesDatum(const std::vector<PartitionFieldSummary>& summaries) {
   std::vector<Datum> items;
   items.reserve(summaries.size());
   for (const auto& s : summaries) {
-    items.push_back(Datum::Record({Datum::Boolean(s.contains_null),
-                                   s.contains_nan ? Datum::Boolean(*s.contains_nan) : Datum::Null(),
-                                   OptBytes(s.lower_bound), OptBytes(s.upper_bound)}));
+    items.push_back(
+        Datum::Record({Datum::Boolean(s.contains_null),
+                       s.contains_nan ? Datum::Boolean(*s.contains_nan) : Datum::Null(),
+                       OptionalBytesDatum(s.lower_bound), OptionalBytesDatum(s.upper_bound)}));
   }
   return Datum::Array(std::move(items));
 }
@@ -40,35 +40,6 @@ Error AsListError(Error e, const std::string& path) {
     e.AddContext(fmt::format("manifest list {}", path));
   }
   return e;
-}
-
-const Datum* Get(const Datum& record, int index) {
-  if (index < 0 || static_cast<size_t>(index) >= record.children().size()) return nullptr;
-  const Datum& d = record.children()[static_cast<size_t>(index)];
-  return d.is_null() ? nullptr : &d;
-}
-
-Result<int64_t> Integer(const Datum& d, std::string_view what) {
-  if (d.type() != format::avro::Type::kInt && d.type() != format::avro::Type::kLong) {
-    return Corruption("{}: expected an integer, found Avro {}", what,
-                      format::avro::TypeName(d.type()));
-  }
-  return d.AsInt64();
-}
-
-Result<int32_t> Int32(const Datum& d, std::string_view what) {
-  FLOE_ASSIGN_OR_RETURN(int64_t v, Integer(d, what));
-  if (v < INT32_MIN || v > INT32_MAX) return Corruption("{}: {} does not fit an int", what, v);
-  return static_cast<int32_t>(v);
-}
-
-Result<std::string> Text(const Datum& d, std::string_view what) {
-  if (d.type() != format::avro::Type::kString && d.type() != format::avro::Type::kBytes &&
-      d.type() != format::avro::Type::kFixed) {
-    return Corruption("{}: expected bytes or a string, found Avro {}", what,
-                      format::avro::TypeName(d.type()));
-  }
-  return d.bytes();
 }
 
 struct ListPlan {
@@ -126,87 +97,93 @@ Result<ListPlan> MakeListPlan(const format::avro::Schema& writer, const std::str
   return p;
 }
 
+// A file or row count, which v1 writers may leave out: kUnknownCount when
+// absent; the file counts are Avro ints, the row counts longs.
+template <typename Count>
+Status ReadCount(const Datum& r, int index, std::string_view name, Count* out) {
+  *out = kUnknownCount;
+  const Datum* d = FieldOrNull(r, index);
+  if (d == nullptr) return Ok();
+  if constexpr (std::is_same_v<Count, int32_t>) {
+    FLOE_ASSIGN_OR_RETURN(*out, DatumInt32(*d, name));
+  } else {
+    FLOE_ASSIGN_OR_RETURN(*out, DatumInteger(*d, name));
+  }
+  return Ok();
+}
+
 Status DecodeManifestFile(const Datum& r, const ListPlan& p, ManifestFile* m) {
   if (r.type() != format::avro::Type::kRecord) return Corruption("entry is not a record");
-  const Datum* path = Get(r, p.path);
+  const Datum* path = FieldOrNull(r, p.path);
   if (path == nullptr) return Corruption("manifest_path is null");
-  FLOE_ASSIGN_OR_RETURN(m->manifest_path, Text(*path, "manifest_path"));
+  FLOE_ASSIGN_OR_RETURN(m->manifest_path, DatumText(*path, "manifest_path"));
   auto required = [&](int index, std::string_view what) -> Result<const Datum*> {
-    const Datum* d = Get(r, index);
+    const Datum* d = FieldOrNull(r, index);
     if (d == nullptr) return Corruption("{}: {} is null", m->manifest_path, what);
     return d;
   };
   FLOE_ASSIGN_OR_RETURN(const Datum* length, required(p.length, "manifest_length"));
-  FLOE_ASSIGN_OR_RETURN(m->manifest_length, Integer(*length, "manifest_length"));
+  FLOE_ASSIGN_OR_RETURN(m->manifest_length, DatumInteger(*length, "manifest_length"));
   FLOE_ASSIGN_OR_RETURN(const Datum* spec_id, required(p.spec_id, "partition_spec_id"));
-  FLOE_ASSIGN_OR_RETURN(m->partition_spec_id, Int32(*spec_id, "partition_spec_id"));
+  FLOE_ASSIGN_OR_RETURN(m->partition_spec_id, DatumInt32(*spec_id, "partition_spec_id"));
   FLOE_ASSIGN_OR_RETURN(const Datum* snap, required(p.added_snapshot_id, "added_snapshot_id"));
-  FLOE_ASSIGN_OR_RETURN(m->added_snapshot_id, Integer(*snap, "added_snapshot_id"));
+  FLOE_ASSIGN_OR_RETURN(m->added_snapshot_id, DatumInteger(*snap, "added_snapshot_id"));
   m->content = ManifestContent::kData;
-  if (const Datum* d = Get(r, p.content)) {
-    FLOE_ASSIGN_OR_RETURN(int32_t c, Int32(*d, "content"));
+  if (const Datum* d = FieldOrNull(r, p.content)) {
+    FLOE_ASSIGN_OR_RETURN(int32_t c, DatumInt32(*d, "content"));
     if (c != 0 && c != 1) return Corruption("{}: content {} is not 0 or 1", m->manifest_path, c);
     m->content = static_cast<ManifestContent>(c);
   }
   m->sequence_number = 0;
   m->min_sequence_number = 0;
-  if (const Datum* d = Get(r, p.sequence_number)) {
-    FLOE_ASSIGN_OR_RETURN(m->sequence_number, Integer(*d, "sequence_number"));
+  if (const Datum* d = FieldOrNull(r, p.sequence_number)) {
+    FLOE_ASSIGN_OR_RETURN(m->sequence_number, DatumInteger(*d, "sequence_number"));
   }
-  if (const Datum* d = Get(r, p.min_sequence_number)) {
-    FLOE_ASSIGN_OR_RETURN(m->min_sequence_number, Integer(*d, "min_sequence_number"));
+  if (const Datum* d = FieldOrNull(r, p.min_sequence_number)) {
+    FLOE_ASSIGN_OR_RETURN(m->min_sequence_number, DatumInteger(*d, "min_sequence_number"));
   }
-  for (auto [index, out, name] :
-       {std::tuple{p.added_files, &m->added_files_count, "added_files_count"},
-        {p.existing_files, &m->existing_files_count, "existing_files_count"},
-        {p.deleted_files, &m->deleted_files_count, "deleted_files_count"}}) {
-    *out = kUnknownCount;
-    if (const Datum* d = Get(r, index)) {
-      FLOE_ASSIGN_OR_RETURN(*out, Int32(*d, name));
-    }
-  }
-  for (auto [index, out, name] :
-       {std::tuple{p.added_rows, &m->added_rows_count, "added_rows_count"},
-        {p.existing_rows, &m->existing_rows_count, "existing_rows_count"},
-        {p.deleted_rows, &m->deleted_rows_count, "deleted_rows_count"}}) {
-    *out = kUnknownCount;
-    if (const Datum* d = Get(r, index)) {
-      FLOE_ASSIGN_OR_RETURN(*out, Integer(*d, name));
-    }
-  }
+  FLOE_RETURN_IF_ERROR(ReadCount(r, p.added_files, "added_files_count", &m->added_files_count));
+  FLOE_RETURN_IF_ERROR(
+      ReadCount(r, p.existing_files, "existing_files_count", &m->existing_files_count));
+  FLOE_RETURN_IF_ERROR(
+      ReadCount(r, p.deleted_files, "deleted_files_count", &m->deleted_files_count));
+  FLOE_RETURN_IF_ERROR(ReadCount(r, p.added_rows, "added_rows_count", &m->added_rows_count));
+  FLOE_RETURN_IF_ERROR(
+      ReadCount(r, p.existing_rows, "existing_rows_count", &m->existing_rows_count));
+  FLOE_RETURN_IF_ERROR(ReadCount(r, p.deleted_rows, "deleted_rows_count", &m->deleted_rows_count));
   m->partitions.clear();
-  if (const Datum* d = Get(r, p.partitions)) {
+  if (const Datum* d = FieldOrNull(r, p.partitions)) {
     if (d->type() != format::avro::Type::kArray) return Corruption("partitions is not an array");
     for (const Datum& item : d->children()) {
       if (item.type() != format::avro::Type::kRecord)
         return Corruption("field_summary is not a record");
       PartitionFieldSummary s;
-      if (const Datum* x = Get(item, p.contains_null)) {
+      if (const Datum* x = FieldOrNull(item, p.contains_null)) {
         if (x->type() != format::avro::Type::kBoolean)
           return Corruption("contains_null is not a boolean");
         s.contains_null = x->boolean();
       }
-      if (const Datum* x = Get(item, p.contains_nan)) {
+      if (const Datum* x = FieldOrNull(item, p.contains_nan)) {
         if (x->type() != format::avro::Type::kBoolean)
           return Corruption("contains_nan is not a boolean");
         s.contains_nan = x->boolean();
       }
-      if (const Datum* x = Get(item, p.lower_bound)) {
-        FLOE_ASSIGN_OR_RETURN(s.lower_bound, Text(*x, "lower_bound"));
+      if (const Datum* x = FieldOrNull(item, p.lower_bound)) {
+        FLOE_ASSIGN_OR_RETURN(s.lower_bound, DatumText(*x, "lower_bound"));
       }
-      if (const Datum* x = Get(item, p.upper_bound)) {
-        FLOE_ASSIGN_OR_RETURN(s.upper_bound, Text(*x, "upper_bound"));
+      if (const Datum* x = FieldOrNull(item, p.upper_bound)) {
+        FLOE_ASSIGN_OR_RETURN(s.upper_bound, DatumText(*x, "upper_bound"));
       }
       m->partitions.push_back(std::move(s));
     }
   }
   m->key_metadata.reset();
-  if (const Datum* d = Get(r, p.key_metadata)) {
-    FLOE_ASSIGN_OR_RETURN(m->key_metadata, Text(*d, "key_metadata"));
+  if (const Datum* d = FieldOrNull(r, p.key_metadata)) {
+    FLOE_ASSIGN_OR_RETURN(m->key_metadata, DatumText(*d, "key_metadata"));
   }
   m->first_row_id.reset();
-  if (const Datum* d = Get(r, p.first_row_id)) {
-    FLOE_ASSIGN_OR_RETURN(m->first_row_id, Integer(*d, "first_row_id"));
+  if (const Datum* d = FieldOrNull(r, p.first_row_id)) {
+    FLOE_ASSIGN_OR_RETURN(m->first_row_id, DatumInteger(*d, "first_row_id"));
   }
   return Ok();
 }
@@ -283,7 +260,7 @@ Status WriteManifestList(io::FileIO& io, const std::string& path, int format_ver
     f.push_back(Count(m.existing_rows_count, v1, false));
     f.push_back(Count(m.deleted_rows_count, v1, false));
     f.push_back(SummariesDatum(m.partitions));
-    f.push_back(OptBytes(m.key_metadata));
+    f.push_back(OptionalBytesDatum(m.key_metadata));
     if (format_version >= 3) {
       std::optional<int64_t> row_id = m.first_row_id;
       if (!row_id && next_row_id && m.content == ManifestContent::kData) {
