@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "floe/common/base64.h"
+#include "floe/types/temporal.h"
 
 namespace floe::cdc {
 namespace {
@@ -98,19 +99,6 @@ void AppendDigits(std::string* out, int64_t v, int width) {
   fmt::format_to(std::back_inserter(*out), "{:0{}d}", v, width);
 }
 
-void CivilFromDaysLocal(int64_t z, int64_t* y, unsigned* m, unsigned* d) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const unsigned doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const int64_t yy = static_cast<int64_t>(yoe) + era * 400;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  *d = doy - (153 * mp + 2) / 5 + 1;
-  *m = mp < 10 ? mp + 3 : mp - 9;
-  *y = yy + (*m <= 2);
-}
-
 // "2018-06-20T13:37:03[.ffffff]Z" with `fsp` fraction digits.
 void AppendZoned(int64_t micros, int fsp, std::string* out) {
   int64_t secs = micros >= 0 ? micros / 1000000 : -((-micros + 999999) / 1000000);
@@ -119,7 +107,7 @@ void AppendZoned(int64_t micros, int fsp, std::string* out) {
   int64_t sod = secs - days * 86400;
   int64_t y;
   unsigned m, d;
-  CivilFromDaysLocal(days, &y, &m, &d);
+  types::CivilFromDays(days, &y, &m, &d);
   AppendDigits(out, y, 4);
   out->push_back('-');
   AppendDigits(out, m, 2);

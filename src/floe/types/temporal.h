@@ -15,9 +15,33 @@
 
 namespace floe::types {
 
-/// Days since 1970-01-01 of a proleptic Gregorian date.
-int64_t DaysFromCivil(int64_t year, unsigned month, unsigned day);
-void CivilFromDays(int64_t days, int64_t* year, unsigned* month, unsigned* day);
+/// Days since 1970-01-01 of a proleptic Gregorian date (`month` 1-12, `day`
+/// 1-31; not checked). Inline: the binlog and snapshot decoders call it per
+/// value.
+inline int64_t DaysFromCivil(int64_t year, unsigned month, unsigned day) {
+  // Howard Hinnant's days_from_civil.
+  year -= month <= 2;
+  const int64_t era = (year >= 0 ? year : year - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(year - era * 400);
+  const unsigned doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<int64_t>(doe) - 719468;
+}
+
+/// The proleptic Gregorian date of `days` since 1970-01-01 (the inverse of
+/// DaysFromCivil).
+inline void CivilFromDays(int64_t days, int64_t* year, unsigned* month, unsigned* day) {
+  // Howard Hinnant's civil_from_days.
+  days += 719468;
+  const int64_t era = (days >= 0 ? days : days - 146096) / 146097;
+  const unsigned doe = static_cast<unsigned>(days - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  *day = doy - (153 * mp + 2) / 5 + 1;
+  *month = mp < 10 ? mp + 3 : mp - 9;
+  *year = static_cast<int64_t>(yoe) + era * 400 + (*month <= 2);
+}
 
 void AppendDate(int32_t days, std::string* out);
 void AppendTime(int64_t micros, std::string* out);

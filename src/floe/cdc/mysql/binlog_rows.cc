@@ -8,6 +8,7 @@
 #include "floe/cdc/mysql/binlog_internal.h"
 #include "floe/cdc/mysql/binlog_row_image.h"
 #include "floe/common/bytes.h"
+#include "floe/types/temporal.h"
 
 namespace floe::cdc::mysql {
 
@@ -86,15 +87,6 @@ Status RowImageDecoder::DecodeImage(std::span<const uint8_t> present, Arena* are
 namespace {
 
 constexpr int kDigitsToBytes[10] = {0, 1, 1, 2, 2, 3, 3, 4, 4, 4};
-
-int64_t DaysFromCivilLocal(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
-}
 
 // Bytes of the fractional seconds of TIME2/DATETIME2/TIMESTAMP2 for an fsp.
 size_t FracBytes(uint32_t fsp) { return (fsp + 1) / 2; }
@@ -359,7 +351,7 @@ Status RowImageDecoder::DecodeDate(const ColumnInfo& c, Value* out) {
   if (month == 0 || day == 0 || month > 12) {
     *out = Value::Null();
   } else {
-    *out = Value::Int32(static_cast<int32_t>(DaysFromCivilLocal(year, month, day)));
+    *out = Value::Int32(static_cast<int32_t>(types::DaysFromCivil(year, month, day)));
   }
   return Ok();
 }
@@ -399,7 +391,7 @@ Status RowImageDecoder::DecodeDateTime(const ColumnInfo& c, Value* out) {
     if (year > 9999 || day > 31) {
       return Corruption("binlog: DATETIME value {} is out of range", v);
     }
-    int64_t secs = DaysFromCivilLocal(year, month, day) * 86400 +
+    int64_t secs = types::DaysFromCivil(year, month, day) * 86400 +
                    static_cast<int64_t>(time / 10000) * 3600 +
                    static_cast<int64_t>((time / 100) % 100) * 60 + static_cast<int64_t>(time % 100);
     *out = Value::Int64(secs * 1000000);
@@ -419,7 +411,7 @@ Status RowImageDecoder::DecodeDateTime(const ColumnInfo& c, Value* out) {
     *out = Value::Null();
     return Ok();
   }
-  int64_t secs = DaysFromCivilLocal(year, month, day) * 86400 + (hms >> 12) * 3600 +
+  int64_t secs = types::DaysFromCivil(year, month, day) * 86400 + (hms >> 12) * 3600 +
                  ((hms >> 6) & 63) * 60 + (hms & 63);
   *out = Value::Int64(secs * 1000000 + micros);
   return Ok();

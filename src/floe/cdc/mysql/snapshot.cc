@@ -1,5 +1,6 @@
 #include "floe/cdc/mysql/snapshot.h"
 #include "floe/cdc/mysql/sql_quote.h"
+#include "floe/types/temporal.h"
 
 #include <charconv>
 #include <cstdlib>
@@ -11,15 +12,6 @@ namespace floe::cdc::mysql {
 namespace {
 
 using types::Value;
-
-int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
-}
 
 bool Digits(std::string_view s, size_t pos, size_t n, int64_t* out) {
   if (pos + n > s.size()) return false;
@@ -68,7 +60,7 @@ bool ParseDateTime(std::string_view s, bool date_only, std::optional<int64_t>* o
     *out = std::nullopt;
     return true;
   }
-  int64_t days = DaysFromCivil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d));
+  int64_t days = types::DaysFromCivil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d));
   *out = date_only ? days : ((days * 86400 + h * 3600 + mi * 60 + se) * 1000000 + frac);
   return true;
 }

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "floe/types/temporal.h"
+
 namespace floe::cdc::postgres {
 namespace {
 
@@ -30,16 +32,6 @@ bool Digits(std::string_view s, size_t pos, size_t n, int64_t* out) {
   }
   *out = v;
   return true;
-}
-
-// Days from 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const int64_t yoe = y - era * 400;
-  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
 }
 
 bool ValidDate(int64_t y, int64_t m, int64_t d) {
@@ -123,7 +115,8 @@ bool ParseDate(std::string_view s, int32_t* out) {
   }
   if (bc) y = 1 - y;
   if (!ValidDate(y, m, d)) return false;
-  *out = static_cast<int32_t>(DaysFromCivil(y, m, d));
+  *out = static_cast<int32_t>(
+      types::DaysFromCivil(y, static_cast<unsigned>(m), static_cast<unsigned>(d)));
   return true;
 }
 
