@@ -55,20 +55,12 @@ Status DeferredSyncFileIO::SyncDeferred() {
   return s;
 }
 
-Result<std::unique_ptr<InputFile>> DeferredSyncFileIO::OpenInput(std::string_view path) {
-  return inner_.OpenInput(path);
-}
-
 Result<std::unique_ptr<OutputFile>> DeferredSyncFileIO::CreateOutput(std::string_view path,
                                                                      bool overwrite) {
   FLOE_ASSIGN_OR_RETURN(auto file, inner_.CreateOutput(path, overwrite));
   if (!inner_.SupportsSyncFiles()) return file;
   return std::make_unique<DeferredOutputFile>(*this, std::move(file));
 }
-
-Status DeferredSyncFileIO::Delete(std::string_view path) { return inner_.Delete(path); }
-
-Result<bool> DeferredSyncFileIO::Exists(std::string_view path) { return inner_.Exists(path); }
 
 Status DeferredSyncFileIO::Rename(std::string_view from, std::string_view to, bool replace) {
   // A renamed file must be durable before its new name is: sync it now if
@@ -103,18 +95,6 @@ Status DeferredSyncFileIO::RenameThenDefer(std::string_view from, std::string_vi
   deferred_.push_back(parent(to));
   if (parent(from) != parent(to)) deferred_.push_back(parent(from));
   return Ok();
-}
-
-Result<std::vector<FileInfo>> DeferredSyncFileIO::List(std::string_view dir) {
-  return inner_.List(dir);
-}
-
-Result<std::unique_ptr<AppendFile>> DeferredSyncFileIO::OpenAppend(std::string_view path) {
-  return inner_.OpenAppend(path);
-}
-
-Status DeferredSyncFileIO::DeleteDirectory(std::string_view dir) {
-  return inner_.DeleteDirectory(dir);
 }
 
 }  // namespace floe::io

@@ -25,10 +25,11 @@
 #include <vector>
 
 #include "floe/io/file_io.h"
+#include "floe/io/forwarding_file_io.h"
 
 namespace floe::io {
 
-class DeferredSyncFileIO final : public FileIO {
+class DeferredSyncFileIO final : public ForwardingFileIO {
  public:
   /// Wraps `inner`, which must outlive this object.
   explicit DeferredSyncFileIO(FileIO& inner);
@@ -44,17 +45,18 @@ class DeferredSyncFileIO final : public FileIO {
   /// are recorded, and the next SyncDeferred makes the new name durable.
   Status RenameThenDefer(std::string_view from, std::string_view to, bool replace);
 
-  Result<std::unique_ptr<InputFile>> OpenInput(std::string_view path) override;
+  /// The wrapped FileIO, for every path: OpenInput, Delete, Exists, List,
+  /// DeleteDirectory and OpenAppend go to it unchanged (ForwardingFileIO). An
+  /// append file's Sync() therefore syncs at once (a log is synced when its
+  /// records must survive, not at a barrier).
+  Result<FileIO*> For(std::string_view /*path*/) override { return &inner_; }
+
+  /// The wrapped FileIO's output file, whose Sync() records the file for
+  /// SyncDeferred() (when the wrapped FileIO supports SyncFiles).
   Result<std::unique_ptr<OutputFile>> CreateOutput(std::string_view path,
                                                    bool overwrite = false) override;
-  Status Delete(std::string_view path) override;
-  Result<bool> Exists(std::string_view path) override;
+  /// Syncs `from` first if its Sync() was deferred, then renames (durably).
   Status Rename(std::string_view from, std::string_view to, bool replace) override;
-  Result<std::vector<FileInfo>> List(std::string_view dir) override;
-  Status DeleteDirectory(std::string_view dir) override;
-  /// The wrapped FileIO's append file, unchanged: its Sync() syncs at once
-  /// (a log is synced when its records must survive, not at a barrier).
-  Result<std::unique_ptr<AppendFile>> OpenAppend(std::string_view path) override;
   bool SupportsSyncFiles() const override { return inner_.SupportsSyncFiles(); }
   Status SyncFiles(std::span<const std::string> paths) override { return inner_.SyncFiles(paths); }
 

@@ -81,27 +81,6 @@ Result<FileIO*> ResolvingFileIO::For(std::string_view path) {
   return io;
 }
 
-Result<std::unique_ptr<InputFile>> ResolvingFileIO::OpenInput(std::string_view path) {
-  FLOE_ASSIGN_OR_RETURN(FileIO * io, For(path));
-  return io->OpenInput(path);
-}
-
-Result<std::unique_ptr<OutputFile>> ResolvingFileIO::CreateOutput(std::string_view path,
-                                                                  bool overwrite) {
-  FLOE_ASSIGN_OR_RETURN(FileIO * io, For(path));
-  return io->CreateOutput(path, overwrite);
-}
-
-Status ResolvingFileIO::Delete(std::string_view path) {
-  FLOE_ASSIGN_OR_RETURN(FileIO * io, For(path));
-  return io->Delete(path);
-}
-
-Result<bool> ResolvingFileIO::Exists(std::string_view path) {
-  FLOE_ASSIGN_OR_RETURN(FileIO * io, For(path));
-  return io->Exists(path);
-}
-
 namespace {
 
 Status CheckSameScheme(std::string_view from, std::string_view to) {
@@ -124,21 +103,6 @@ Status ResolvingFileIO::RenameUnsynced(std::string_view from, std::string_view t
   FLOE_RETURN_IF_ERROR(CheckSameScheme(from, to));
   FLOE_ASSIGN_OR_RETURN(FileIO * io, For(from));
   return io->RenameUnsynced(from, to, replace);
-}
-
-Result<std::vector<FileInfo>> ResolvingFileIO::List(std::string_view dir) {
-  FLOE_ASSIGN_OR_RETURN(FileIO * io, For(dir));
-  return io->List(dir);
-}
-
-Result<std::unique_ptr<AppendFile>> ResolvingFileIO::OpenAppend(std::string_view path) {
-  FLOE_ASSIGN_OR_RETURN(FileIO * io, For(path));
-  return io->OpenAppend(path);
-}
-
-Status ResolvingFileIO::DeleteDirectory(std::string_view dir) {
-  FLOE_ASSIGN_OR_RETURN(FileIO * io, For(dir));
-  return io->DeleteDirectory(dir);
 }
 
 Status ResolvingFileIO::SyncFiles(std::span<const std::string> paths) {

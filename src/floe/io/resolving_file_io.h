@@ -47,10 +47,11 @@
 #include <vector>
 
 #include "floe/io/file_io.h"
+#include "floe/io/forwarding_file_io.h"
 
 namespace floe::io {
 
-class ResolvingFileIO final : public FileIO {
+class ResolvingFileIO final : public ForwardingFileIO {
  public:
   using Properties = std::map<std::string, std::string>;
   /// Makes the FileIO for an object-store scheme ("s3" for s3, s3a and s3n)
@@ -82,26 +83,20 @@ class ResolvingFileIO final : public FileIO {
   /// "s3" for s3://, s3a:// and s3n://, else the path's own scheme.
   static std::string SchemeOf(std::string_view path);
 
-  Result<std::unique_ptr<InputFile>> OpenInput(std::string_view path) override;
-  Result<std::unique_ptr<OutputFile>> CreateOutput(std::string_view path,
-                                                   bool overwrite = false) override;
-  Status Delete(std::string_view path) override;
-  Result<bool> Exists(std::string_view path) override;
+  /// The FileIO serving `path` (made now if it is the first path of its
+  /// scheme). The errors above for an unknown scheme or a failed factory.
+  /// OpenInput, CreateOutput, Delete, Exists, List, DeleteDirectory and
+  /// OpenAppend go to it (ForwardingFileIO): local paths can be appended to,
+  /// object-store paths are kNotSupported.
+  Result<FileIO*> For(std::string_view path) override;
+
+  /// kNotSupported between two schemes.
   Status Rename(std::string_view from, std::string_view to, bool replace) override;
   Status RenameUnsynced(std::string_view from, std::string_view to, bool replace) override;
-  Result<std::vector<FileInfo>> List(std::string_view dir) override;
-  Status DeleteDirectory(std::string_view dir) override;
-  /// The FileIO of the path's scheme appends: local paths can, object-store
-  /// paths are kNotSupported.
-  Result<std::unique_ptr<AppendFile>> OpenAppend(std::string_view path) override;
   bool SupportsSyncFiles() const override { return true; }
   Status SyncFiles(std::span<const std::string> paths) override;
   Status WriteAtomically(std::string_view path, std::string_view bytes) override;
   Status WriteNew(std::string_view path, std::string_view bytes) override;
-
-  /// The FileIO serving `path` (made now if it is the first path of its
-  /// scheme). The errors above for an unknown scheme or a failed factory.
-  Result<FileIO*> For(std::string_view path);
 
  private:
   LocalFileIO local_;
