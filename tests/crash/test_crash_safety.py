@@ -597,6 +597,9 @@ def ingest_debezium(catalog: str = "hadoop", upsert: bool = False) -> Scenario:
 
 
 RUN_DB = "floe_crash_run"
+# The replica server id of this file's MariaDB readers (the snapshot's take the next ids); the
+# other test files use other ids, as they may run at the same time.
+RUN_SERVER_ID = 31000
 
 
 def run_snapshot() -> Scenario:
@@ -629,6 +632,7 @@ def run_snapshot() -> Scenario:
   username: {os.environ.get("FLOE_TEST_MYSQL_USER", "floe")}
   password: ${{FLOE_TEST_MYSQL_PASSWORD}}
   tables: {RUN_DB}.\\.*
+  server-id: {RUN_SERVER_ID}
   scan.startup.mode: snapshot
 sink:
   type: iceberg
@@ -681,6 +685,7 @@ def capture_until_end() -> Scenario:
         return ["capture", "mysql", "--host", "127.0.0.1", "--port", os.environ["FLOE_TEST_MYSQL_PORT"],
                 "--user", os.environ.get("FLOE_TEST_MYSQL_USER", "floe"),
                 "--password-env", "FLOE_TEST_MYSQL_PASSWORD", "--tables", rf"{RUN_DB}\..*",
+                "--server-id", str(RUN_SERVER_ID + 100),
                 "--startup", "initial", "--until-end", "--state", work / "state.json", "--no-schema"]
 
     def observe(floe, work):

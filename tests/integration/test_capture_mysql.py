@@ -42,7 +42,7 @@ def start_floe(table, state, out):
         [str(FLOE), "capture", "mysql", "--host", os.environ.get("FLOE_TEST_MYSQL_HOST", "127.0.0.1"),
          "--port", PORT, "--user", os.environ.get("FLOE_TEST_MYSQL_USER", "floe"),
          "--password-env", "FLOE_PW", "--tables", rf"floe_test\.{table}", "--state", str(state),
-         "--no-schema", "--server-id", str(random.randint(70000, 79999))],
+         "--no-schema", "--server-id", str(random.randint(70000, 79899))],
         stdout=out, stderr=subprocess.DEVNULL, env=env)
 
 

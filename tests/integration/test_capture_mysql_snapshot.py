@@ -274,6 +274,8 @@ def mariadb_service(action):
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
 
 
+# It stops and starts the test MariaDB, which every MySQL test file shares.
+@pytest.mark.serial
 def test_capture_survives_a_server_restart_without_loss_or_duplicates(tmp_path):
     """Rows 1..300 are committed while floe streams, the server is stopped
     right after the last commit and started again, rows 301..600 follow: floe

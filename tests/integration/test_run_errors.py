@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 from pathlib import Path
 
@@ -18,6 +19,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 FLOE = Path(os.environ.get("FLOE_BIN", ROOT / "build" / "floe"))
 PORT = os.environ.get("FLOE_TEST_MYSQL_PORT")
+# The replica server ids of this file's runs (other test files, running at the same time,
+# have their own ranges).
+SERVER_IDS = (40000, 49899)
 
 
 def pipeline(tmp_path: Path, port: str, user: str = "floe", extra: str = "") -> Path:
@@ -29,6 +33,7 @@ def pipeline(tmp_path: Path, port: str, user: str = "floe", extra: str = "") -> 
   username: {user}
   password: ${{PIPELINE_PASSWORD}}
   tables: floe_test.nothing_\\.*
+  server-id: {random.randint(*SERVER_IDS)}
 {extra}sink:
   type: iceberg
   catalog: {{type: sql, uri: "sqlite:///catalog.db", warehouse: "warehouse"}}
@@ -142,7 +147,8 @@ def test_check_lists_tables_and_writes_nothing(tmp_path):
         c.execute(f"CREATE OR REPLACE TABLE floe_test.{keyless} (id INT)")
     try:
         path = pipeline(tmp_path, PORT)
-        text = path.read_text().replace("floe_test.nothing_\\.*", "floe_test.\\.*")
+        # Only this test's tables: other files make and drop tables in floe_test meanwhile.
+        text = path.read_text().replace("floe_test.nothing_\\.*", "floe_test.nothing_chk_\\.*")
         path.write_text(text)
         proc = run(path, "--check", "--set", "pipeline.parallelism=3")
     finally:

@@ -81,7 +81,7 @@ def test_thousand_tables(tmp_path):
   username: {os.environ.get("FLOE_TEST_MYSQL_USER", "floe")}
   password: ${{FLOE_TEST_MYSQL_PASSWORD}}
   tables: {DB}.\\.*
-  server-id: {random.randint(90000, 99999)}
+  server-id: {random.randint(90000, 99899)}
 sink:
   type: iceberg
   catalog: {{type: sql, uri: "sqlite:///catalog.db", warehouse: "warehouse"}}

@@ -39,6 +39,7 @@ SOCKET = Path(os.environ.get("FLOE_TEST_MYSQL_SOCKET", ROOT / ".cache" / "mariad
 CLASSPATH = ROOT / ".cache" / "java-peer" / "classpath.txt"
 KILLS = int(os.environ.get("FLOE_RUN_KILLS", "50"))
 DB = "floe_run_mirror"
+SERVER_IDS = (80000, 89899)
 MARKER_ID = 2_000_000_000
 
 pytestmark = pytest.mark.skipif(PORT is None, reason="FLOE_TEST_MYSQL_PORT is not set")
@@ -51,7 +52,10 @@ def root_connection():
                                         "innodb_lock_wait_timeout = 30")
 
 
-def write_pipeline(path: Path, lake: Path, behavior: str = "lenient") -> None:
+def write_pipeline(path: Path, lake: Path, behavior: str = "lenient", db: str = DB,
+                   server_ids: tuple[int, int] = SERVER_IDS) -> None:
+    """The pipeline of `db`'s tables into `lake`, as a replica whose server id is drawn from
+    `server_ids` (each test file its own range: files run side by side)."""
     path.write_text(f"""
 source:
   type: mysql
@@ -59,8 +63,8 @@ source:
   port: {PORT}
   username: {os.environ.get("FLOE_TEST_MYSQL_USER", "floe")}
   password: ${{FLOE_TEST_MYSQL_PASSWORD}}
-  tables: {DB}.\\.*
-  server-id: {random.randint(80000, 89999)}
+  tables: {db}.\\.*
+  server-id: {random.randint(*server_ids)}
   scan.incremental.snapshot.chunk.size: 2000
 sink:
   type: iceberg
@@ -77,7 +81,8 @@ pipeline:
 class Workload:
     """Random transactions on the database until stopped; DDL now and then."""
 
-    def __init__(self, seed: int):
+    def __init__(self, seed: int, db: str = DB):
+        self.db = db
         self.random = random.Random(seed)
         self.tables = {"t1": 1, "t2": 1, "t3": 1}  # table -> next id
         self.extra_columns: dict[str, int] = {}
@@ -88,12 +93,12 @@ class Workload:
         self.error: BaseException | None = None
 
     def create(self, c, table: str, rows: int) -> None:
-        c.execute(f"CREATE TABLE {DB}.{table} (id INT PRIMARY KEY, v VARCHAR(32) NOT NULL, "
+        c.execute(f"CREATE TABLE {self.db}.{table} (id INT PRIMARY KEY, v VARCHAR(32) NOT NULL, "
                   "n BIGINT, d DECIMAL(12,2), ts DATETIME(6) NULL)")
         self.tables[table] = 1
         for start in range(0, rows, 1000):
             values = [self.row(table) for _ in range(min(1000, rows - start))]
-            c.executemany(f"INSERT INTO {DB}.{table} (id, v, n, d, ts) VALUES (%s, %s, %s, %s, %s)", values)
+            c.executemany(f"INSERT INTO {self.db}.{table} (id, v, n, d, ts) VALUES (%s, %s, %s, %s, %s)", values)
 
     def row(self, table: str):
         i = self.tables[table]
@@ -107,16 +112,16 @@ class Workload:
         top = self.tables[table]
         pick = r.random()
         if pick < 0.4:
-            c.execute(f"INSERT INTO {DB}.{table} (id, v, n, d, ts) VALUES (%s, %s, %s, %s, %s)", self.row(table))
+            c.execute(f"INSERT INTO {self.db}.{table} (id, v, n, d, ts) VALUES (%s, %s, %s, %s, %s)", self.row(table))
         elif pick < 0.75:
-            c.execute(f"UPDATE {DB}.{table} SET v = %s, n = n + 1, d = %s WHERE id = %s",
+            c.execute(f"UPDATE {self.db}.{table} SET v = %s, n = n + 1, d = %s WHERE id = %s",
                       (f"u{r.randint(0, 10**6)}", f"{r.randint(0, 9999)}.{r.randint(0, 99):02d}", r.randrange(1, top)))
         elif pick < 0.9:
-            c.execute(f"DELETE FROM {DB}.{table} WHERE id = %s", (r.randrange(1, top),))
+            c.execute(f"DELETE FROM {self.db}.{table} WHERE id = %s", (r.randrange(1, top),))
         else:  # a primary-key change
             new_id = self.tables[table]
             self.tables[table] += 1
-            c.execute(f"UPDATE {DB}.{table} SET id = %s WHERE id = %s", (new_id, r.randrange(1, top)))
+            c.execute(f"UPDATE {self.db}.{table} SET id = %s WHERE id = %s", (new_id, r.randrange(1, top)))
 
     def ddl(self, c) -> None:
         r = self.random
@@ -125,12 +130,12 @@ class Workload:
         if pick < 0.5:
             n = self.extra_columns.get(table, 0) + 1
             self.extra_columns[table] = n
-            c.execute(f"ALTER TABLE {DB}.{table} ADD COLUMN x{n} INT NULL")
-            c.execute(f"UPDATE {DB}.{table} SET x{n} = id % 97 WHERE id % 3 = 0")
+            c.execute(f"ALTER TABLE {self.db}.{table} ADD COLUMN x{n} INT NULL")
+            c.execute(f"UPDATE {self.db}.{table} SET x{n} = id % 97 WHERE id % 3 = 0")
         elif pick < 0.8:
             self.create(c, f"n{len(self.tables)}", r.randint(0, 300))
         else:
-            c.execute(f"TRUNCATE TABLE {DB}.{table}")
+            c.execute(f"TRUNCATE TABLE {self.db}.{table}")
 
     def run(self) -> None:
         # The test compares the lake with the database as it ends up, so a
@@ -214,34 +219,34 @@ class EvolveWorkload(Workload):
             self.columns_made += 1
             name = f"x{self.columns_made}"
             where = r.choice(["", " FIRST", " AFTER v", " AFTER id"])
-            c.execute(f"ALTER TABLE {DB}.{table} ADD COLUMN {name} INT NULL{where}")
+            c.execute(f"ALTER TABLE {self.db}.{table} ADD COLUMN {name} INT NULL{where}")
             extra.append(name)
-            c.execute(f"UPDATE {DB}.{table} SET {name} = id % 97 WHERE id % 3 = 0")
+            c.execute(f"UPDATE {self.db}.{table} SET {name} = id % 97 WHERE id % 3 = 0")
         elif kind == "drop column":
             name = extra.pop(r.randrange(len(extra)))
-            c.execute(f"ALTER TABLE {DB}.{table} DROP COLUMN {name}")
+            c.execute(f"ALTER TABLE {self.db}.{table} DROP COLUMN {name}")
         elif kind == "rename column":
             i = r.randrange(len(extra))
             self.columns_made += 1
             new = f"r{self.columns_made}"
             if r.random() < 0.5:
-                c.execute(f"ALTER TABLE {DB}.{table} RENAME COLUMN {extra[i]} TO {new}")
+                c.execute(f"ALTER TABLE {self.db}.{table} RENAME COLUMN {extra[i]} TO {new}")
             else:  # CHANGE renames and widens at once
-                c.execute(f"ALTER TABLE {DB}.{table} CHANGE COLUMN {extra[i]} {new} BIGINT NULL")
+                c.execute(f"ALTER TABLE {self.db}.{table} CHANGE COLUMN {extra[i]} {new} BIGINT NULL")
             extra[i] = new
         elif kind == "widen column":
             if extra and r.random() < 0.5:
-                c.execute(f"ALTER TABLE {DB}.{table} MODIFY COLUMN {r.choice(extra)} BIGINT NULL")
+                c.execute(f"ALTER TABLE {self.db}.{table} MODIFY COLUMN {r.choice(extra)} BIGINT NULL")
             else:
                 precision = self.widened.get(table, 12) + 1
                 self.widened[table] = precision
-                c.execute(f"ALTER TABLE {DB}.{table} MODIFY COLUMN d DECIMAL({precision},2)")
+                c.execute(f"ALTER TABLE {self.db}.{table} MODIFY COLUMN d DECIMAL({precision},2)")
         elif kind == "primary key":
             if table in self.keyed_by_v:
-                c.execute(f"ALTER TABLE {DB}.{table} DROP PRIMARY KEY, ADD PRIMARY KEY (id)")
+                c.execute(f"ALTER TABLE {self.db}.{table} DROP PRIMARY KEY, ADD PRIMARY KEY (id)")
                 self.keyed_by_v.discard(table)
             else:
-                c.execute(f"ALTER TABLE {DB}.{table} DROP PRIMARY KEY, ADD PRIMARY KEY (id, v)")
+                c.execute(f"ALTER TABLE {self.db}.{table} DROP PRIMARY KEY, ADD PRIMARY KEY (id, v)")
                 self.keyed_by_v.add(table)
         elif kind == "create table":
             if self.dropped and r.random() < 0.4:  # a name the lake had before
@@ -253,7 +258,7 @@ class EvolveWorkload(Workload):
         elif kind == "rename table":
             self.columns_made += 1
             new = f"{table.split('_')[0]}_{self.columns_made}"
-            c.execute(f"RENAME TABLE {DB}.{table} TO {DB}.{new}")
+            c.execute(f"RENAME TABLE {self.db}.{table} TO {self.db}.{new}")
             self.tables[new] = self.tables.pop(table)
             self.extra[new] = self.extra.pop(table, [])
             if table in self.keyed_by_v:
@@ -263,14 +268,14 @@ class EvolveWorkload(Workload):
                 self.widened[new] = self.widened.pop(table)
             self.dropped.append(table)  # its name is free again
         elif kind == "drop table":
-            c.execute(f"DROP TABLE {DB}.{table}")
+            c.execute(f"DROP TABLE {self.db}.{table}")
             del self.tables[table]
             self.extra.pop(table, None)
             self.keyed_by_v.discard(table)
             self.widened.pop(table, None)
             self.dropped.append(table)
         else:
-            c.execute(f"TRUNCATE TABLE {DB}.{table}")
+            c.execute(f"TRUNCATE TABLE {self.db}.{table}")
         self.ddl_counts[kind] = self.ddl_counts.get(kind, 0) + 1
 
 
@@ -440,6 +445,8 @@ def restart_mariadb() -> None:
         assert done.returncode == 0, f"mariadb.sh {action}: {done.stdout}{done.stderr}"
 
 
+# It restarts the test MariaDB, which every MySQL test file shares.
+@pytest.mark.serial
 def test_run_evolve_exactly_once_under_sigkill(tmp_path):
     """schema.change.behavior evolve: every DDL, 50 SIGKILLs, the state folder deleted once
     and MariaDB restarted once under a running pipeline; the lake equals MariaDB row for row

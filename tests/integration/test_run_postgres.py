@@ -41,7 +41,9 @@ PORT = os.environ.get("FLOE_TEST_POSTGRES_PORT")
 HOST = os.environ.get("FLOE_TEST_POSTGRES_HOST", "127.0.0.1")
 USER = os.environ.get("FLOE_TEST_POSTGRES_USER", "floe")
 PASSWORD = os.environ.get("FLOE_TEST_POSTGRES_PASSWORD", "floe")
-DATABASE = os.environ.get("FLOE_TEST_POSTGRES_DATABASE", "floe")
+# This file's own database on the test server (made by own_database below): the other
+# PostgreSQL test file may run at the same time.
+DATABASE = os.environ.get("FLOE_TEST_POSTGRES_DATABASE", "floe") + "_run"
 CLASSPATH = ROOT / ".cache" / "java-peer" / "classpath.txt"
 KILLS = int(os.environ.get("FLOE_RUN_POSTGRES_KILLS", "8"))
 
@@ -49,6 +51,23 @@ pytestmark = pytest.mark.skipif(PORT is None, reason="FLOE_TEST_POSTGRES_PORT is
 
 sys.path.insert(0, str(ROOT / "examples"))
 from mirror_check import read_java  # noqa: E402
+
+
+@pytest.fixture(scope="module", autouse=True)
+def own_database():
+    """Makes DATABASE (owned by USER) when it is not there yet, as the `postgres` superuser."""
+    if PORT is None or shutil.which("psql") is None:
+        return
+
+    def admin(sql):
+        out = subprocess.run(["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-h", HOST, "-p", PORT,
+                              "-U", "postgres", "-d", "postgres", "-c", sql], capture_output=True, text=True,
+                             timeout=60)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.strip()
+
+    if not admin(f"SELECT 1 FROM pg_database WHERE datname = '{DATABASE}'"):
+        admin(f'CREATE DATABASE "{DATABASE}" OWNER "{USER}"')
 
 
 def psql(sql: str, user: str | None = None) -> str:

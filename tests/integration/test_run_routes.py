@@ -18,12 +18,15 @@ from pathlib import Path
 
 import pytest
 
-from test_run_mysql import (CLASSPATH, DB, FLOE, MARKER_ID, PORT, ROOT, Workload, preflight,
+from test_run_mysql import (CLASSPATH, FLOE, MARKER_ID, PORT, ROOT, Workload, preflight,
                             root_connection, start_run, write_pipeline)
 
 pytestmark = pytest.mark.skipif(PORT is None, reason="FLOE_TEST_MYSQL_PORT is not set")
 
 SHARDS = ("s1", "s2")
+# Its own database and replica server ids: test_run_mysql.py may run at the same time.
+DB = "floe_run_routes"
+SERVER_IDS = (50000, 59899)
 
 
 def lake_rows_java(lake: Path, ident: str) -> list[dict]:
@@ -54,13 +57,13 @@ def test_sharded_tables_into_one_sink_table_with_a_source_column(tmp_path):
         f"catalog:\n  default:\n    type: sql\n    uri: sqlite:///{lake}/catalog.db\n"
         f"    warehouse: {lake}/warehouse\n")
     pipeline = tmp_path / "shards.yaml"
-    write_pipeline(pipeline, lake)
+    write_pipeline(pipeline, lake, db=DB, server_ids=SERVER_IDS)
     pipeline.write_text(pipeline.read_text() + f"""route:
   - source-table: {DB}.s\\.*
     sink-table: {DB}.shards
     source-table-column: src
 """)
-    workload = Workload(11)
+    workload = Workload(11, DB)
     workload.tables = {}
     conn = root_connection()
     with conn.cursor() as c:

@@ -108,7 +108,7 @@ source:
   username: {os.environ.get("FLOE_TEST_MYSQL_USER", "floe")}
   password: ${{FLOE_TEST_MYSQL_PASSWORD}}
   tables: {DB}.\\.*
-  server-id: {random.randint(90000, 99999)}
+  server-id: {random.randint(60000, 69899)}
 sink:
   type: iceberg
   catalog: {{type: sql, uri: "sqlite:///{lake}/catalog.db", warehouse: "{lake}/warehouse"}}

@@ -14,9 +14,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
 import decimal
+import fcntl
 import json
 import os
 import pathlib
@@ -490,10 +492,27 @@ def check_live_files(table, metadata: dict, what: str) -> None:
         )
 
 
+@contextlib.contextmanager
+def cache_lock(name: str):
+    """Holds .cache/NAME.lock (an exclusive flock) while a shared cache folder is built or
+    checked: the tests run in several processes, and only one may build it while the
+    others wait and then find it done."""
+    path = REPO_ROOT / ".cache" / f"{name}.lock"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 def find_java_peer() -> JavaPeer:
     """Builds the peer if needed (scripts/java-peer.sh: ~0 s when cached) and returns it."""
     script = REPO_ROOT / "scripts" / "java-peer.sh"
-    proc = subprocess.run(["bash", str(script)], stdin=subprocess.DEVNULL, capture_output=True, timeout=1800)
+    with cache_lock("java-peer"):
+        proc = subprocess.run(["bash", str(script)], stdin=subprocess.DEVNULL, capture_output=True,
+                              timeout=1800)
     if proc.returncode != 0:
         pytest.fail(
             "scripts/java-peer.sh failed; the Iceberg Java peer is needed by these tests\n"
@@ -521,6 +540,7 @@ __all__ = [
     "check_snapshot_totals",
     "check_live_files",
     "find_java_peer",
+    "cache_lock",
     "split_partition_by",
     "parse_partition_field",
     "from_python",

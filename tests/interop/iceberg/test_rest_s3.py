@@ -39,7 +39,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "ingest"))
 
 from changes import ChangeStream  # noqa: E402
-from iceberg_peers import REPO_ROOT, JavaPeer, find_java_peer  # noqa: E402
+from iceberg_peers import REPO_ROOT, JavaPeer, cache_lock, find_java_peer  # noqa: E402
 from iceberg_rows import assert_same_rows, parse_jsonl  # noqa: E402
 from ingest_runs import ITEMS_SCHEMA, grow_and_kill, ingest_argv  # noqa: E402
 from lake_check import assert_no_checkpoint_twice  # noqa: E402
@@ -111,7 +111,10 @@ def s3_server() -> S3Server:
         client = server.boto()
         # moto keeps buckets in memory: a restarted S3 server lost the REST server's bucket.
         if BUCKET not in {b["Name"] for b in client.list_buckets().get("Buckets", [])}:
-            client.create_bucket(Bucket=BUCKET)
+            try:
+                client.create_bucket(Bucket=BUCKET)
+            except client.exceptions.BucketAlreadyOwnedByYou:
+                pass  # another test process made it meanwhile
     except Exception as e:  # noqa: BLE001 - any failure means "not there"
         _unavailable(f"the S3 server at {server.endpoint} does not answer ({e})")
     return server
@@ -141,20 +144,26 @@ def _peer_s3_jars() -> str:
     out = REPO_ROOT / ".cache" / "java-peer-s3"
     stamp = out / "stamp"
     want = f"{version} {hashlib.sha256(pom.read_bytes()).hexdigest()}"
-    if not (stamp.exists() and stamp.read_text() == want):
-        repo = pathlib.Path(os.environ.get("FLOE_CACHE", pathlib.Path.home() / ".cache" / "floe")) / "maven"
-        build = out / "build"
-        subprocess.run(["rm", "-rf", str(out)], check=True)
-        build.mkdir(parents=True)
-        (build / "pom.xml").write_text(pom.read_text())
-        proc = subprocess.run(
-            ["mvn", "-B", "-ntp", "-Dstyle.color=never", f"-Dmaven.repo.local={repo}",
-             f"-Diceberg.version={version}", "dependency:copy-dependencies",
-             f"-DoutputDirectory={out / 'lib'}"],
-            cwd=build, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=1800)
-        assert proc.returncode == 0, f"Maven could not resolve iceberg-aws {version}:\n{proc.stdout[-3000:]}"
-        stamp.write_text(want)
+    with cache_lock("java-peer"):  # Maven's repository is shared with scripts/java-peer.sh
+        if not (stamp.exists() and stamp.read_text() == want):
+            _fetch_peer_s3_jars(pom, version, out)
+            stamp.write_text(want)
     return str(out / "lib" / "*")
+
+
+def _fetch_peer_s3_jars(pom: pathlib.Path, version: str, out: pathlib.Path) -> None:
+    """Resolves pom-s3.xml's jars with Maven (the shared Maven repository) into OUT/lib."""
+    repo = pathlib.Path(os.environ.get("FLOE_CACHE", pathlib.Path.home() / ".cache" / "floe")) / "maven"
+    build = out / "build"
+    subprocess.run(["rm", "-rf", str(out)], check=True)
+    build.mkdir(parents=True)
+    (build / "pom.xml").write_text(pom.read_text())
+    proc = subprocess.run(
+        ["mvn", "-B", "-ntp", "-Dstyle.color=never", f"-Dmaven.repo.local={repo}",
+         f"-Diceberg.version={version}", "dependency:copy-dependencies",
+         f"-DoutputDirectory={out / 'lib'}"],
+        cwd=build, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=1800)
+    assert proc.returncode == 0, f"Maven could not resolve iceberg-aws {version}:\n{proc.stdout[-3000:]}"
 
 
 @pytest.fixture(scope="session")
