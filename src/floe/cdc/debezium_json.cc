@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "floe/common/base64.h"
+#include "floe/common/float_text.h"
 #include "floe/types/temporal.h"
 
 namespace floe::cdc {
@@ -132,24 +133,6 @@ void AppendBase64(std::string_view bytes, std::string* out) {
   out->push_back('"');
   Base64Encode(bytes, out);
   out->push_back('"');
-}
-
-void AppendDouble(double v, std::string* out) {
-  if (std::isnan(v)) {
-    out->append("\"NaN\"");
-  } else if (std::isinf(v)) {
-    out->append(v > 0 ? "\"Infinity\"" : "\"-Infinity\"");
-  } else {
-    fmt::format_to(std::back_inserter(*out), "{}", v);
-  }
-}
-
-void AppendFloat(float v, std::string* out) {
-  if (std::isnan(v) || std::isinf(v)) {
-    AppendDouble(v, out);
-  } else {
-    fmt::format_to(std::back_inserter(*out), "{}", v);
-  }
 }
 
 void AppendInt128(types::int128_t v, std::string* out) {
@@ -508,16 +491,16 @@ void DebeziumJsonWriter::AppendRow(const TableDefinition& table, types::Row row,
         break;
       case Dbz::kFloat32:
         if (v.kind == Value::Kind::kFloat) {
-          AppendFloat(v.f32, out);
+          AppendJsonFloating(v.f32, out);
         } else {
-          AppendDouble(v.kind == Value::Kind::kDouble ? v.f64 : 0, out);
+          AppendJsonFloating(v.kind == Value::Kind::kDouble ? v.f64 : 0, out);
         }
         break;
       case Dbz::kFloat64:
-        AppendDouble(v.kind == Value::Kind::kDouble  ? v.f64
-                     : v.kind == Value::Kind::kFloat ? v.f32
-                                                     : 0,
-                     out);
+        AppendJsonFloating(v.kind == Value::Kind::kDouble  ? v.f64
+                           : v.kind == Value::Kind::kFloat ? v.f32
+                                                           : 0,
+                           out);
         break;
       case Dbz::kBoolean:
         if (v.kind == Value::Kind::kBool) {

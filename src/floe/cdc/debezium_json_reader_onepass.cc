@@ -25,6 +25,7 @@
 
 #include "floe/cdc/debezium_json_reader_internal.h"
 #include "floe/common/base64.h"
+#include "floe/common/float_text.h"
 #include "floe/types/json_cursor.h"
 #include "floe/types/temporal.h"
 
@@ -498,16 +499,7 @@ class OnePass : public types::JsonCursor {
     double d;
     if (c == '"') {
       std::string_view s;
-      if (!ReadString(&s)) return false;
-      if (s == "NaN") {
-        d = std::numeric_limits<double>::quiet_NaN();
-      } else if (s == "Infinity") {
-        d = std::numeric_limits<double>::infinity();
-      } else if (s == "-Infinity") {
-        d = -std::numeric_limits<double>::infinity();
-      } else {
-        return false;
-      }
+      if (!ReadString(&s) || !ParseNonFiniteText(s, &d)) return false;
     } else {
       if (c != '-' && !IsDigit(c)) return false;
       Number n;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "floe/common/base64.h"
+#include "floe/common/float_text.h"
 #include "floe/common/json_text.h"
 #include "floe/common/number_text.h"
 #include "floe/types/row_json_writer.h"
@@ -31,14 +32,8 @@ char* WriteNumber(T v, char* out) {
 
 template <typename F>
 char* WriteFloating(F v, char* out) {
-  std::string_view special;
-  if (std::isnan(v)) {
-    special = "\"NaN\"";
-  } else if (std::isinf(v)) {
-    special = v > 0 ? "\"Infinity\"" : "\"-Infinity\"";
-  } else {
-    return WriteNumber(v, out);
-  }
+  std::string_view special = NonFiniteJson(v);
+  if (special.empty()) return WriteNumber(v, out);
   std::memcpy(out, special.data(), special.size());
   return out + special.size();
 }

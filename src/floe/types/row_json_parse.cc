@@ -20,6 +20,7 @@
 #endif
 
 #include "floe/common/base64.h"
+#include "floe/common/float_text.h"
 #include "floe/common/json_scan.h"
 #include "floe/types/json_cursor.h"
 #include "floe/types/row_json.h"
@@ -274,13 +275,7 @@ class JsonRowParser::Impl : public JsonCursor {
         if (*p_ == '"') {
           std::string_view s;
           if (!ReadString(&s)) return false;
-          if (s == "NaN") {
-            d = std::numeric_limits<double>::quiet_NaN();
-          } else if (s == "Infinity") {
-            d = std::numeric_limits<double>::infinity();
-          } else if (s == "-Infinity") {
-            d = -std::numeric_limits<double>::infinity();
-          } else {
+          if (!ParseNonFiniteText(s, &d)) {
             return Fail(p, "expected a number or \"NaN\", \"Infinity\", \"-Infinity\", got \"{}\"",
                         s);
           }

@@ -10,6 +10,7 @@
 #include "floe/cdc/postgres/row_errors.h"
 #include "floe/cdc/postgres/type_mapping.h"
 #include "floe/common/base64.h"
+#include "floe/common/float_text.h"
 #include "floe/common/json_text.h"
 #include "floe/types/temporal.h"
 
@@ -47,17 +48,6 @@ void AppendTimestampTz(int64_t micros, std::string* out) {
   out->append("Z\"");
 }
 
-template <typename T>
-void AppendFloating(T v, std::string* out) {
-  if (std::isnan(v)) {
-    out->append("\"NaN\"");
-  } else if (std::isinf(v)) {
-    out->append(v > 0 ? "\"Infinity\"" : "\"-Infinity\"");
-  } else {
-    fmt::format_to(std::back_inserter(*out), "{}", v);
-  }
-}
-
 void AppendValue(const types::Type& type, const Value& v, std::string* out) {
   if (v.is_null()) {
     out->append("null");
@@ -80,10 +70,10 @@ void AppendValue(const types::Type& type, const Value& v, std::string* out) {
       AppendTimestampTz(v.i64, out);
       return;
     case TypeId::kFloat:
-      AppendFloating(v.f32, out);
+      AppendJsonFloating(v.f32, out);
       return;
     case TypeId::kDouble:
-      AppendFloating(v.f64, out);
+      AppendJsonFloating(v.f64, out);
       return;
     case TypeId::kDecimal:
       out->push_back('"');

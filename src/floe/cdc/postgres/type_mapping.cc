@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "floe/common/float_text.h"
 #include "floe/types/temporal.h"
 
 namespace floe::cdc::postgres {
@@ -201,18 +202,7 @@ bool ParseInt(std::string_view s, T* out) {
 template <typename T>
 bool ParseFloat(std::string_view s, T* out) {
   // float4/float8 text: digits, exponent, "NaN", "Infinity", "-Infinity".
-  if (s == "NaN") {
-    *out = std::numeric_limits<T>::quiet_NaN();
-    return true;
-  }
-  if (s == "Infinity") {
-    *out = std::numeric_limits<T>::infinity();
-    return true;
-  }
-  if (s == "-Infinity") {
-    *out = -std::numeric_limits<T>::infinity();
-    return true;
-  }
+  if (ParseNonFiniteText(s, out)) return true;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
   return ec == std::errc() && p == s.data() + s.size() && !s.empty();
 }
