@@ -16,10 +16,17 @@
 #   integration  ctest -R Integration against that MariaDB, PostgreSQL, S3, Kafka and
 #                REST catalog server
 #   pytest       tests/ (interop with pyarrow, DuckDB, fastavro, PyIceberg;
-#                integration) in .cache/venv, with FLOE_BIN=build/floe
-#   fuzz         scripts/fuzz.sh (FLOE_FUZZ_SECONDS per target, default 20)
+#                integration) in .cache/venv, with FLOE_BIN=build/floe, in
+#                FLOE_PYTEST_WORKERS processes (pytest-xdist, --dist loadfile:
+#                a file's tests stay in one process, so each file keeps to its
+#                own databases, slots, topics and buckets); then the tests
+#                marked `serial` (they restart a shared server) on their own
+#   fuzz         scripts/fuzz.sh (FLOE_FUZZ_SECONDS per target, default 20;
+#                FLOE_FUZZ_PARALLEL targets at a time, default: cores)
 #
-# Environment: FLOE_JOBS (build parallelism, default: cores), FLOE_FUZZ_SECONDS.
+# Environment: FLOE_JOBS (build parallelism, default: cores), FLOE_FUZZ_SECONDS,
+# FLOE_PYTEST_WORKERS (pytest processes, default 2; 1 runs every test in one
+# process, in file order, as before).
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -28,6 +35,7 @@ exec </dev/null
 
 JOBS="${FLOE_JOBS:-$(nproc)}"
 FUZZ_SECONDS="${FLOE_FUZZ_SECONDS:-20}"
+PYTEST_WORKERS="${FLOE_PYTEST_WORKERS:-2}"
 VENV_PY="${ROOT}/.cache/venv/bin/python"
 
 export FLOE_TEST_MYSQL_HOST="${FLOE_TEST_MYSQL_HOST:-127.0.0.1}"
@@ -197,12 +205,39 @@ run_pytest() {
     echo "no .cache/venv; the setup phase failed" >&2
     return 1
   fi
-  "${VENV_PY}" -m pytest tests -q -ra -p no:cacheprovider --durations=12
-  local rc=$?
-  if ((rc == 5)); then
+  local workers="${PYTEST_WORKERS}"
+  if ! [[ "${workers}" =~ ^[0-9]+$ ]] || ((workers < 1)); then
+    echo "FLOE_PYTEST_WORKERS must be a number of processes, not '${workers}'" >&2
+    return 2
+  fi
+  if ((workers > 1)) && ! "${VENV_PY}" -c 'import xdist' 2>/dev/null; then
+    echo "pytest-xdist is not in .cache/venv (the setup phase installs it); one process" >&2
+    workers=1
+  fi
+  local common=(tests -q -ra -p no:cacheprovider --durations=12)
+  if ((workers == 1)); then
+    "${VENV_PY}" -m pytest "${common[@]}"
+    pytest_outcome $?
+    return
+  fi
+  # Two passes: every test but the `serial` ones, files spread over the
+  # workers; then the `serial` ones (they restart a shared server) alone.
+  echo "[pytest] ${workers} processes (--dist loadfile), then the tests marked serial"
+  local rc=0
+  "${VENV_PY}" -m pytest "${common[@]}" -n "${workers}" --dist loadfile -m "not serial"
+  pytest_outcome $? || rc=1
+  "${VENV_PY}" -m pytest "${common[@]}" -m serial
+  local serial_rc=$?
+  ((serial_rc == 0 || serial_rc == 5)) || rc=1  # 5: no test is marked serial
+  return "${rc}"
+}
+
+# pytest_outcome RC: pytest's exit code, saying so when it collected nothing.
+pytest_outcome() {
+  if (($1 == 5)); then
     echo "pytest collected no tests" >&2
   fi
-  return "${rc}"
+  return "$1"
 }
 
 run_fuzz() {
