@@ -313,10 +313,7 @@ Status SchemaTracker::ApplyCreate(const DdlStatement& st, std::string_view defau
     }
   }
   KeyColumnsNotNull(t);
-  AssignFieldIds(t);
-  if (selected) out.push_back(TableChange(SchemaChangeKind::kCreateTable, ref.db, ref.table, t));
-  tables_[KeyOf(ref.db, ref.table)] = std::move(t);
-  return Ok();
+  return AddCreatedTable(std::move(t), selected, out);
 }
 
 Status SchemaTracker::ApplyCreateLike(const DdlStatement& st, std::string_view default_db,
@@ -344,9 +341,15 @@ Status SchemaTracker::ApplyCreateLike(const DdlStatement& st, std::string_view d
   t.table = ref.table;
   for (auto& c : t.columns) c.field_id = 0;
   t.last_field_id = 0;
+  return AddCreatedTable(std::move(t), selected, out);
+}
+
+Status SchemaTracker::AddCreatedTable(TableSchema t, bool selected,
+                                      std::vector<SchemaChange>& out) {
   AssignFieldIds(t);
-  if (selected) out.push_back(TableChange(SchemaChangeKind::kCreateTable, ref.db, ref.table, t));
-  tables_[KeyOf(ref.db, ref.table)] = std::move(t);
+  if (selected) out.push_back(TableChange(SchemaChangeKind::kCreateTable, t.db, t.table, t));
+  Key key = KeyOf(t.db, t.table);
+  tables_[std::move(key)] = std::move(t);
   return Ok();
 }
 

@@ -138,6 +138,10 @@ class SchemaTracker {
                      std::vector<SchemaChange>& out);
   Status ApplyCreateLike(const DdlStatement& st, std::string_view default_db,
                          std::vector<SchemaChange>& out);
+  /// The end of both CREATE forms: gives the new table `t` its field ids,
+  /// reports it to `out` if `selected`, and tracks it (replacing any table of
+  /// the same name). Always Ok.
+  Status AddCreatedTable(TableSchema t, bool selected, std::vector<SchemaChange>& out);
   Status ApplyDrop(const DdlStatement& st, std::string_view default_db,
                    std::vector<SchemaChange>& out);
   Status ApplyRename(const TableRef& from, const TableRef& to, std::vector<SchemaChange>& out);
