@@ -36,12 +36,17 @@ std::string DescribeCapturePosition(const cdc::SourcePosition& position) {
   return text;
 }
 
-std::string LakeStateDir(iceberg::Catalog& catalog, const std::string& pipeline_id) {
+std::string LakePipelineDir(iceberg::Catalog& catalog, const std::string& pipeline_id,
+                            std::string_view leaf) {
   iceberg::TableIdentifier id;
   id.ns = {"_floe"};
   id.name = pipeline_id;
   std::string location = catalog.DefaultTableLocation(id);
-  return location.empty() ? location : location + "/source-state";
+  return location.empty() ? location : fmt::format("{}/{}", location, leaf);
+}
+
+std::string LakeStateDir(iceberg::Catalog& catalog, const std::string& pipeline_id) {
+  return LakePipelineDir(catalog, pipeline_id, "source-state");
 }
 
 namespace {

@@ -45,6 +45,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "floe/cdc/mysql/capture.h"
 #include "floe/engine/operator.h"
@@ -154,9 +155,15 @@ class CaptureSource final : public engine::SourceOperator<sink::RowBatch> {
   std::unique_ptr<Impl> impl_;
 };
 
+/// The folder `leaf` of pipeline `pipeline_id`'s own files in the lake:
+/// beside the tables, under where the catalog would put table
+/// `_floe.<pipeline_id>` (nothing there is a table). Empty when the catalog
+/// has no warehouse.
+std::string LakePipelineDir(iceberg::Catalog& catalog, const std::string& pipeline_id,
+                            std::string_view leaf);
+
 /// The folder of the lake copy of pipeline `pipeline_id`'s source state:
-/// beside the tables, where the catalog would put table `_floe.<pipeline_id>`
-/// (nothing there is a table). Empty when the catalog has no warehouse.
+/// LakePipelineDir's "source-state".
 std::string LakeStateDir(iceberg::Catalog& catalog, const std::string& pipeline_id);
 
 /// "FILE:POS" of a capture state (with " gtids SET" when it has GTIDs); for

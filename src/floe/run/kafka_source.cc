@@ -14,6 +14,7 @@
 #include "floe/engine/checkpoint_store.h"
 #include "floe/io/file_io.h"
 #include "floe/kafka/key_partition_watch.h"
+#include "floe/run/capture_source.h"
 #include "floe/run/run_metrics.h"
 #include "floe/sink/router.h"
 
@@ -148,11 +149,7 @@ Result<kafka::PartitionOffsets> ParseKafkaPositionText(std::string_view text) {
 }
 
 std::string LakeDeadLetterDir(iceberg::Catalog& catalog, const std::string& pipeline_id) {
-  iceberg::TableIdentifier id;
-  id.ns = {"_floe"};
-  id.name = pipeline_id;
-  std::string location = catalog.DefaultTableLocation(id);
-  return location.empty() ? location : location + "/dead-letters";
+  return LakePipelineDir(catalog, pipeline_id, "dead-letters");
 }
 
 struct KafkaSource::Impl final : ingest::ChangeEventHooks {
