@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 
 #include <spdlog/spdlog.h>
 
@@ -127,6 +128,21 @@ std::pair<int64_t, int64_t> IntegerRange(MysqlType type, bool is_unsigned) {
   }
 }
 
+/// The float or double the text of a selected FLOAT/DOUBLE starts with
+/// (strtof/strtod: the server's text, "1e+30" and the like). False when
+/// nothing at the start reads as a number.
+template <typename T>
+bool ParseFloating(std::string_view s, T* out) {
+  std::string text(s);  // strtod needs the terminating NUL
+  char* end = nullptr;
+  if constexpr (std::is_same_v<T, float>) {
+    *out = std::strtof(text.c_str(), &end);
+  } else {
+    *out = std::strtod(text.c_str(), &end);
+  }
+  return end != text.c_str();
+}
+
 }  // namespace
 
 Result<Value> ParseSelectedValue(const ColumnDef& c, const char* text, size_t length,
@@ -169,17 +185,13 @@ Result<Value> ParseSelectedValue(const ColumnDef& c, const char* text, size_t le
       return Value::Decimal(v);
     }
     case MysqlType::kFloat: {
-      std::string tmp(s);
-      char* end = nullptr;
-      float f = std::strtof(tmp.c_str(), &end);
-      if (end == tmp.c_str()) return bad();
+      float f = 0;
+      if (!ParseFloating(s, &f)) return bad();
       return Value::Float(f);
     }
     case MysqlType::kDouble: {
-      std::string tmp(s);
-      char* end = nullptr;
-      double d = std::strtod(tmp.c_str(), &end);
-      if (end == tmp.c_str()) return bad();
+      double d = 0;
+      if (!ParseFloating(s, &d)) return bad();
       return Value::Double(d);
     }
     case MysqlType::kBit: {
