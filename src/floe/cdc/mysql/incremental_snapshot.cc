@@ -461,25 +461,8 @@ bool PrimaryKeyIsChunkable(const TableSchema& schema) {
     int i = schema.FindColumnIndex(k);
     if (i < 0) return false;
     const ColumnDef& c = schema.columns[static_cast<size_t>(i)];
-    switch (c.type) {
-      case MysqlType::kTinyInt:
-      case MysqlType::kSmallInt:
-      case MysqlType::kMediumInt:
-      case MysqlType::kInt:
-      case MysqlType::kBigInt:
-      case MysqlType::kBool:
-      case MysqlType::kYear:
-      case MysqlType::kDate:
-      case MysqlType::kDateTime:
-      case MysqlType::kTimestamp:
-      case MysqlType::kTime:
-        break;
-      case MysqlType::kDecimal:
-        if (c.precision.value_or(10) > 38) return false;
-        break;
-      default:
-        return false;
-    }
+    const bool decimal_as_number = c.type == MysqlType::kDecimal && c.precision.value_or(10) <= 38;
+    if (!IsIntegerType(c.type) && !IsTemporalType(c.type) && !decimal_as_number) return false;
   }
   return true;
 }

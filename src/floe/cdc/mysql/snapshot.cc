@@ -234,17 +234,11 @@ Result<Value> ParseSelectedValue(const ColumnDef& c, const char* text, size_t le
       // BINARY(n) comes back padded; keep it as is.
       return Value::Bytes(arena->Copy(s));
     }
-    case MysqlType::kGeometry:
-    case MysqlType::kPoint:
-    case MysqlType::kLineString:
-    case MysqlType::kPolygon:
-    case MysqlType::kMultiPoint:
-    case MysqlType::kMultiLineString:
-    case MysqlType::kMultiPolygon:
-    case MysqlType::kGeometryCollection:
-      if (s.size() < 4) return bad();
-      return Value::Bytes(arena->Copy(s.substr(4)));  // drop the SRID
     default:
+      if (IsSpatialType(c.type)) {
+        if (s.size() < 4) return bad();
+        return Value::Bytes(arena->Copy(s.substr(4)));  // drop the SRID
+      }
       return Value::Bytes(arena->Copy(s));
   }
 }
