@@ -64,6 +64,12 @@ int CompareValue(const Value& a, const Value& b) {
   }
 }
 
+// The in-memory bytes of `x` (the key bytes only ever meet this process's).
+template <typename T>
+void AppendRaw(const T& x, std::string* out) {
+  out->append(reinterpret_cast<const char*>(&x), sizeof(T));
+}
+
 // Type-tagged bytes of a key: equal keys, equal bytes.
 void AppendKey(types::Row row, const std::vector<int>& pk, std::string* out) {
   out->clear();
@@ -75,26 +81,24 @@ void AppendKey(types::Row row, const std::vector<int>& pk, std::string* out) {
         out->push_back(v.b ? 1 : 0);
         break;
       case Value::Kind::kInt32:
-        out->append(reinterpret_cast<const char*>(&v.i32), 4);
+        AppendRaw(v.i32, out);
         break;
       case Value::Kind::kInt64:
-        out->append(reinterpret_cast<const char*>(&v.i64), 8);
+        AppendRaw(v.i64, out);
         break;
       case Value::Kind::kFloat:
-        out->append(reinterpret_cast<const char*>(&v.f32), 4);
+        AppendRaw(v.f32, out);
         break;
       case Value::Kind::kDouble:
-        out->append(reinterpret_cast<const char*>(&v.f64), 8);
+        AppendRaw(v.f64, out);
         break;
       case Value::Kind::kDecimal:
-        out->append(reinterpret_cast<const char*>(&v.decimal), 16);
+        AppendRaw(v.decimal, out);
         break;
-      case Value::Kind::kBytes: {
-        uint32_t n = v.size;
-        out->append(reinterpret_cast<const char*>(&n), 4);
+      case Value::Kind::kBytes:
+        AppendRaw(v.size, out);
         out->append(v.as_bytes());
         break;
-      }
       default:
         break;
     }
