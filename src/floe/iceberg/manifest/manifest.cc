@@ -543,11 +543,7 @@ std::optional<int64_t> MetadataInt(const format::avro::FileMetadata& meta, const
 /// Turns errors of reading a manifest into kCorruption naming it (kNotFound
 /// and I/O errors keep their code).
 Error AsManifestError(Error e, const std::string& path) {
-  if (e.code() == ErrorCode::kSchemaIncompatible || e.code() == ErrorCode::kInvalidArgument) {
-    e = Error(ErrorCode::kCorruption, e.message());
-  }
-  if (e.message().find(path) == std::string::npos) e.AddContext(fmt::format("manifest {}", path));
-  return e;
+  return AsManifestFileError(std::move(e), "manifest", path);
 }
 
 /// The partition type to read a manifest with: the spec over the table's
@@ -646,21 +642,11 @@ Result<std::vector<ManifestEntry>> ReadManifest(io::FileIO& io, const ManifestFi
     return NotSupported("manifest {}: format version {}", path, version);
   }
 
-  std::vector<ManifestEntry> entries;
-  Datum record;
-  for (int64_t index = 0;; ++index) {
-    auto more = (*reader)->Next(&record);
-    if (!more) return std::unexpected(AsManifestError(std::move(more).error(), path));
-    if (!*more) break;
-    ManifestEntry e;
-    Status st = DecodeEntry(record, *plan, *partition_type, &e);
-    if (st) st = e.InheritFrom(manifest.added_snapshot_id, manifest.sequence_number, version);
-    if (!st) {
-      return Corruption("manifest {}: entry {}: {}", path, index, st.error().message());
-    }
-    entries.push_back(std::move(e));
-  }
-  return entries;
+  return DecodeRecords<ManifestEntry>(
+      **reader, "manifest", path, [&](const Datum& record, ManifestEntry* e) -> Status {
+        FLOE_RETURN_IF_ERROR(DecodeEntry(record, *plan, *partition_type, e));
+        return e->InheritFrom(manifest.added_snapshot_id, manifest.sequence_number, version);
+      });
 }
 
 Result<std::vector<ManifestFile>> SnapshotManifests(io::FileIO& io, const Snapshot& snapshot,

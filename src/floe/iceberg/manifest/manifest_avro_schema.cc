@@ -484,6 +484,14 @@ Result<std::string> DatumText(const format::avro::Datum& d, std::string_view wha
   return d.bytes();
 }
 
+Error AsManifestFileError(Error e, std::string_view kind, const std::string& path) {
+  if (e.code() == ErrorCode::kSchemaIncompatible || e.code() == ErrorCode::kInvalidArgument) {
+    e = Error(ErrorCode::kCorruption, e.message());
+  }
+  if (e.message().find(path) == std::string::npos) e.AddContext(fmt::format("{} {}", kind, path));
+  return e;
+}
+
 format::avro::Datum OptionalBytesDatum(const std::optional<std::string>& v) {
   return v ? format::avro::Datum::Bytes(*v) : format::avro::Datum::Null();
 }

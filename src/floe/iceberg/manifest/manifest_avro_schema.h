@@ -11,8 +11,11 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "floe/common/result.h"
+#include "floe/format/avro/data_file.h"
 #include "floe/format/avro/datum.h"
 #include "floe/format/avro/schema.h"
 #include "floe/iceberg/expression/literal.h"
@@ -144,5 +147,30 @@ Result<int32_t> DatumInt32(const format::avro::Datum& d, std::string_view what);
 Result<std::string> DatumText(const format::avro::Datum& d, std::string_view what);
 /// Bytes, or null for nullopt (optional binary fields when writing).
 format::avro::Datum OptionalBytesDatum(const std::optional<std::string>& v);
+
+/// An error met reading the manifest or manifest list (`kind`) at `path`:
+/// invalid-argument and schema errors of the Avro layer become kCorruption,
+/// and "<kind> <path>" is added unless the message names the path already.
+Error AsManifestFileError(Error e, std::string_view kind, const std::string& path);
+
+/// Every record of `reader` decoded by `decode(record, &item)`, in file
+/// order. Errors: reading errors as AsManifestFileError; a decoding error
+/// becomes kCorruption "<kind> <path>: entry <index>: <message>".
+template <typename T, typename Decode>
+Result<std::vector<T>> DecodeRecords(format::avro::DataFileReader& reader, std::string_view kind,
+                                     const std::string& path, Decode decode) {
+  std::vector<T> out;
+  format::avro::Datum record;
+  for (int64_t index = 0;; ++index) {
+    auto more = reader.Next(&record);
+    if (!more) return std::unexpected(AsManifestFileError(std::move(more).error(), kind, path));
+    if (!*more) break;
+    T item;
+    Status st = decode(record, &item);
+    if (!st) return Corruption("{} {}: entry {}: {}", kind, path, index, st.error().message());
+    out.push_back(std::move(item));
+  }
+  return out;
+}
 
 }  // namespace floe::iceberg

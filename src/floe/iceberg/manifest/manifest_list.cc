@@ -33,13 +33,7 @@ Datum Count(int64_t v, bool v1, bool as_int) {
 }
 
 Error AsListError(Error e, const std::string& path) {
-  if (e.code() == ErrorCode::kSchemaIncompatible || e.code() == ErrorCode::kInvalidArgument) {
-    e = Error(ErrorCode::kCorruption, e.message());
-  }
-  if (e.message().find(path) == std::string::npos) {
-    e.AddContext(fmt::format("manifest list {}", path));
-  }
-  return e;
+  return AsManifestFileError(std::move(e), "manifest list", path);
 }
 
 struct ListPlan {
@@ -286,22 +280,15 @@ Result<std::vector<ManifestFile>> ReadManifestList(io::FileIO& io, const std::st
   if (!reader) return std::unexpected(AsListError(std::move(reader).error(), path));
   auto plan = MakeListPlan((*reader)->writer_schema(), path);
   if (!plan) return std::unexpected(std::move(plan).error());
-  std::vector<ManifestFile> out;
-  Datum record;
-  for (int64_t index = 0;; ++index) {
-    auto more = (*reader)->Next(&record);
-    if (!more) return std::unexpected(AsListError(std::move(more).error(), path));
-    if (!*more) break;
-    ManifestFile m;
-    Status st = DecodeManifestFile(record, *plan, &m);
-    if (!st) return Corruption("manifest list {}: entry {}: {}", path, index, st.error().message());
-    if (format_version <= 1) {
-      m.sequence_number = 0;
-      m.min_sequence_number = 0;
-    }
-    out.push_back(std::move(m));
-  }
-  return out;
+  return DecodeRecords<ManifestFile>(**reader, "manifest list", path,
+                                     [&](const Datum& record, ManifestFile* m) -> Status {
+                                       FLOE_RETURN_IF_ERROR(DecodeManifestFile(record, *plan, m));
+                                       if (format_version <= 1) {
+                                         m->sequence_number = 0;
+                                         m->min_sequence_number = 0;
+                                       }
+                                       return Ok();
+                                     });
 }
 
 }  // namespace floe::iceberg
