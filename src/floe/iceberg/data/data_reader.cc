@@ -283,25 +283,11 @@ int64_t RowGroupOffset(const format::parquet::RowGroup& rg) {
   return rg.columns.empty() ? 0 : rg.columns[0].file_offset;
 }
 
-Result<ExprPtr> RebindToSchema(const ExprPtr& e, const types::Schema& from,
-                               const types::Schema& to) {
-  switch (e->op()) {
-    case Operation::kTrue:
-    case Operation::kFalse:
-      return e;
-    case Operation::kAnd:
-    case Operation::kOr: {
-      FLOE_ASSIGN_OR_RETURN(ExprPtr l, RebindToSchema(e->left(), from, to));
-      FLOE_ASSIGN_OR_RETURN(ExprPtr r, RebindToSchema(e->right(), from, to));
-      return e->op() == Operation::kAnd ? Expression::And(l, r) : Expression::Or(l, r);
-    }
-    case Operation::kNot: {
-      FLOE_ASSIGN_OR_RETURN(ExprPtr c, RebindToSchema(e->left(), from, to));
-      return Expression::Not(c);
-    }
-    default:
-      break;
-  }
+namespace {
+
+// One bound predicate of RebindToSchema.
+Result<ExprPtr> RebindPredicate(const ExprPtr& e, const types::Schema& from,
+                                const types::Schema& to) {
   if (!e->is_bound() || e->positions().empty()) {
     return InvalidArgument("filter {} is not bound", e->ToString());
   }
@@ -321,6 +307,13 @@ Result<ExprPtr> RebindToSchema(const ExprPtr& e, const types::Schema& from,
   positions[0] = found;
   return Expression::BoundPredicate(e->op(), e->field_id(), e->column(), e->type(),
                                     std::move(positions), e->literals());
+}
+
+}  // namespace
+
+Result<ExprPtr> RebindToSchema(const ExprPtr& bound, const types::Schema& from,
+                               const types::Schema& to) {
+  return MapPredicates(bound, [&](const ExprPtr& e) { return RebindPredicate(e, from, to); });
 }
 
 Result<std::unique_ptr<DataReader>> DataReader::Open(io::FileIO& io, const FileScanTask& task,

@@ -125,26 +125,26 @@ ExprPtr Expression::False() {
   return kFalseExpr;
 }
 
-ExprPtr Expression::And(ExprPtr a, ExprPtr b) {
-  if (a->op() == Operation::kFalse || b->op() == Operation::kFalse) return False();
-  if (a->op() == Operation::kTrue) return b;
-  if (b->op() == Operation::kTrue) return a;
-  auto e = std::make_shared<Expression>(Operation::kAnd);
+ExprPtr Expression::Junction(Operation op, ExprPtr a, ExprPtr b) {
+  const bool is_and = op == Operation::kAnd;
+  const Operation deciding = is_and ? Operation::kFalse : Operation::kTrue;
+  if (a->op() == deciding || b->op() == deciding) return is_and ? False() : True();
+  const Operation neutral = is_and ? Operation::kTrue : Operation::kFalse;
+  if (a->op() == neutral) return b;
+  if (b->op() == neutral) return a;
+  auto e = std::make_shared<Expression>(op);
   e->bound_ = a->is_bound() && b->is_bound();
   e->left_ = std::move(a);
   e->right_ = std::move(b);
   return e;
 }
 
+ExprPtr Expression::And(ExprPtr a, ExprPtr b) {
+  return Junction(Operation::kAnd, std::move(a), std::move(b));
+}
+
 ExprPtr Expression::Or(ExprPtr a, ExprPtr b) {
-  if (a->op() == Operation::kTrue || b->op() == Operation::kTrue) return True();
-  if (a->op() == Operation::kFalse) return b;
-  if (b->op() == Operation::kFalse) return a;
-  auto e = std::make_shared<Expression>(Operation::kOr);
-  e->bound_ = a->is_bound() && b->is_bound();
-  e->left_ = std::move(a);
-  e->right_ = std::move(b);
-  return e;
+  return Junction(Operation::kOr, std::move(a), std::move(b));
 }
 
 ExprPtr Expression::Not(ExprPtr a) {
@@ -334,24 +334,10 @@ Result<ExprPtr> BindPredicate(const Expression& p, const Type& struct_type, bool
 }
 
 Result<ExprPtr> BindImpl(const ExprPtr& expr, const Type& struct_type, bool case_sensitive) {
-  switch (expr->op()) {
-    case Operation::kTrue:
-    case Operation::kFalse:
-      return expr;
-    case Operation::kAnd:
-    case Operation::kOr: {
-      FLOE_ASSIGN_OR_RETURN(ExprPtr l, BindImpl(expr->left(), struct_type, case_sensitive));
-      FLOE_ASSIGN_OR_RETURN(ExprPtr r, BindImpl(expr->right(), struct_type, case_sensitive));
-      return expr->op() == Operation::kAnd ? Expression::And(l, r) : Expression::Or(l, r);
-    }
-    case Operation::kNot: {
-      FLOE_ASSIGN_OR_RETURN(ExprPtr c, BindImpl(expr->left(), struct_type, case_sensitive));
-      return Expression::Not(c);
-    }
-    default:
-      if (expr->is_bound()) return expr;
-      return BindPredicate(*expr, struct_type, case_sensitive);
-  }
+  return MapPredicates(expr, [&](const ExprPtr& p) -> Result<ExprPtr> {
+    if (p->is_bound()) return p;
+    return BindPredicate(*p, struct_type, case_sensitive);
+  });
 }
 
 ExprPtr Negate(const ExprPtr& e);
@@ -407,6 +393,27 @@ ExprPtr RewriteNot(const ExprPtr& expr) {
       return Negate(expr->left());
     default:
       return expr;
+  }
+}
+
+Result<ExprPtr> MapPredicates(const ExprPtr& expr,
+                              const std::function<Result<ExprPtr>(const ExprPtr&)>& map) {
+  switch (expr->op()) {
+    case Operation::kTrue:
+    case Operation::kFalse:
+      return expr;
+    case Operation::kAnd:
+    case Operation::kOr: {
+      FLOE_ASSIGN_OR_RETURN(ExprPtr l, MapPredicates(expr->left(), map));
+      FLOE_ASSIGN_OR_RETURN(ExprPtr r, MapPredicates(expr->right(), map));
+      return expr->op() == Operation::kAnd ? Expression::And(l, r) : Expression::Or(l, r);
+    }
+    case Operation::kNot: {
+      FLOE_ASSIGN_OR_RETURN(ExprPtr c, MapPredicates(expr->left(), map));
+      return Expression::Not(c);
+    }
+    default:
+      return map(expr);
   }
 }
 

@@ -15,6 +15,7 @@
 /// before evaluation, so `NOT (x < 3)` is `x >= 3` and also false for null.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -102,6 +103,10 @@ class Expression {
   Expression(Operation op) : op_(op) {}
 
  private:
+  /// And (`op` kAnd) or Or (kOr): a false (AND) or true (OR) operand decides
+  /// the result, the other constant drops out.
+  static ExprPtr Junction(Operation op, ExprPtr a, ExprPtr b);
+
   Operation op_;
   bool bound_ = false;
   ExprPtr left_, right_;
@@ -131,5 +136,12 @@ Result<ExprPtr> Bind(const ExprPtr& expr, const types::Type& struct_type,
 /// Pushes NOT down to predicates (De Morgan, negated operations). The result
 /// has no kNot nodes.
 ExprPtr RewriteNot(const ExprPtr& expr);
+
+/// Rebuilds `expr` with every predicate replaced by `map(predicate)`: true
+/// and false stay as they are, and/or/not are rebuilt over the mapped
+/// children with And, Or and Not (so constant children simplify). Errors: the
+/// first error `map` returns, unchanged.
+Result<ExprPtr> MapPredicates(const ExprPtr& expr,
+                              const std::function<Result<ExprPtr>(const ExprPtr&)>& map);
 
 }  // namespace floe::iceberg

@@ -157,23 +157,8 @@ Result<ExprPtr> ProjectInclusive(const ExprPtr& row_filter, const PartitionSpec&
                                            &f.transform, source->type}});
   }
 
-  std::function<Result<ExprPtr>(const ExprPtr&)> project =
-      [&](const ExprPtr& e) -> Result<ExprPtr> {
-    switch (e->op()) {
-      case Operation::kTrue:
-      case Operation::kFalse:
-        return e;
-      case Operation::kAnd:
-      case Operation::kOr: {
-        FLOE_ASSIGN_OR_RETURN(ExprPtr l, project(e->left()));
-        FLOE_ASSIGN_OR_RETURN(ExprPtr r, project(e->right()));
-        return e->op() == Operation::kAnd ? Expression::And(l, r) : Expression::Or(l, r);
-      }
-      case Operation::kNot:
-        return InternalError("projection expects NOT to be rewritten");
-      default:
-        break;
-    }
+  // NOT was pushed down above, so only and/or nodes reach the predicates.
+  return MapPredicates(bound, [&](const ExprPtr& e) -> Result<ExprPtr> {
     ExprPtr result = Expression::True();
     for (const auto& st : targets) {
       if (st.source_id != e->field_id()) continue;
@@ -181,8 +166,7 @@ Result<ExprPtr> ProjectInclusive(const ExprPtr& row_filter, const PartitionSpec&
       if (p) result = Expression::And(result, p);
     }
     return result;
-  };
-  return project(bound);
+  });
 }
 
 }  // namespace floe::iceberg
