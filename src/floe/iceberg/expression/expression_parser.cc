@@ -180,23 +180,20 @@ class Parser {
     return Ok();
   }
 
-  Result<ExprPtr> ParseOr() {
-    FLOE_ASSIGN_OR_RETURN(ExprPtr left, ParseAnd());
-    while (EatKeyword("or")) {
-      FLOE_ASSIGN_OR_RETURN(ExprPtr right, ParseAnd());
-      left = Expression::Or(left, right);
+  // `operand` (`keyword` `operand`)*, combined left to right by `combine`:
+  // OR binds an AND chain, AND a unary term.
+  Result<ExprPtr> ParseChain(std::string_view keyword, Result<ExprPtr> (Parser::*operand)(),
+                             ExprPtr (*combine)(ExprPtr, ExprPtr)) {
+    FLOE_ASSIGN_OR_RETURN(ExprPtr left, (this->*operand)());
+    while (EatKeyword(keyword)) {
+      FLOE_ASSIGN_OR_RETURN(ExprPtr right, (this->*operand)());
+      left = combine(left, right);
     }
     return left;
   }
 
-  Result<ExprPtr> ParseAnd() {
-    FLOE_ASSIGN_OR_RETURN(ExprPtr left, ParseUnary());
-    while (EatKeyword("and")) {
-      FLOE_ASSIGN_OR_RETURN(ExprPtr right, ParseUnary());
-      left = Expression::And(left, right);
-    }
-    return left;
-  }
+  Result<ExprPtr> ParseOr() { return ParseChain("or", &Parser::ParseAnd, Expression::Or); }
+  Result<ExprPtr> ParseAnd() { return ParseChain("and", &Parser::ParseUnary, Expression::And); }
 
   Result<ExprPtr> ParseUnary() {
     if (IsKeyword(Peek(), "not")) {
