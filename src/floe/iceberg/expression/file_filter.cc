@@ -1,5 +1,8 @@
 #include "floe/iceberg/expression/file_filter.h"
 
+#include <map>
+#include <memory>
+#include <string_view>
 #include <vector>
 
 #include "floe/iceberg/expression/connectives.h"
@@ -121,31 +124,44 @@ Result<FileFilter> FileFilter::Make(const ExprPtr& filter, const TableMetadata& 
   return FileFilter(std::move(bound), &metadata, std::move(metrics));
 }
 
-Result<const ManifestEvaluator*> FileFilter::ManifestEvaluatorFor(int32_t spec_id) {
-  auto it = manifest_evaluators_.find(spec_id);
-  if (it != manifest_evaluators_.end()) return it->second.get();
-  const PartitionSpec* spec = metadata_->SpecById(spec_id);
-  if (spec == nullptr)
-    return Corruption("manifest uses partition spec {}, which the table lacks", spec_id);
-  FLOE_ASSIGN_OR_RETURN(auto ev,
-                        ManifestEvaluator::Make(bound_, *spec, *metadata_->CurrentSchema()));
-  auto* p = new ManifestEvaluator(std::move(ev));
-  manifest_evaluators_[spec_id].reset(p);
+namespace {
+
+// The evaluator in `cache` for partition spec `spec_id`, made by `make(spec)`
+// on first use. kCorruption when the table has no such spec (`user`, the
+// manifest or file that names it).
+template <typename Evaluator, typename Make>
+Result<const Evaluator*> EvaluatorForSpec(std::map<int32_t, std::unique_ptr<Evaluator>>& cache,
+                                          const TableMetadata& metadata, int32_t spec_id,
+                                          std::string_view user, Make make) {
+  auto it = cache.find(spec_id);
+  if (it != cache.end()) return it->second.get();
+  const PartitionSpec* spec = metadata.SpecById(spec_id);
+  if (spec == nullptr) {
+    return Corruption("{} uses partition spec {}, which the table lacks", user, spec_id);
+  }
+  FLOE_ASSIGN_OR_RETURN(Evaluator ev, make(*spec));
+  auto* p = new Evaluator(std::move(ev));
+  cache[spec_id].reset(p);
   return p;
 }
 
+}  // namespace
+
+Result<const ManifestEvaluator*> FileFilter::ManifestEvaluatorFor(int32_t spec_id) {
+  return EvaluatorForSpec(
+      manifest_evaluators_, *metadata_, spec_id, "manifest", [&](const PartitionSpec& spec) {
+        return ManifestEvaluator::Make(bound_, spec, *metadata_->CurrentSchema());
+      });
+}
+
 Result<const RowEvaluator*> FileFilter::PartitionEvaluatorFor(int32_t spec_id) {
-  auto it = partition_evaluators_.find(spec_id);
-  if (it != partition_evaluators_.end()) return it->second.get();
-  const PartitionSpec* spec = metadata_->SpecById(spec_id);
-  if (spec == nullptr)
-    return Corruption("file uses partition spec {}, which the table lacks", spec_id);
-  FLOE_ASSIGN_OR_RETURN(ExprPtr projected,
-                        ProjectInclusive(bound_, *spec, *metadata_->CurrentSchema()));
-  FLOE_ASSIGN_OR_RETURN(auto ev, RowEvaluator::Make(projected));
-  auto* p = new RowEvaluator(std::move(ev));
-  partition_evaluators_[spec_id].reset(p);
-  return p;
+  return EvaluatorForSpec(partition_evaluators_, *metadata_, spec_id, "file",
+                          [&](const PartitionSpec& spec) -> Result<RowEvaluator> {
+                            FLOE_ASSIGN_OR_RETURN(
+                                ExprPtr projected,
+                                ProjectInclusive(bound_, spec, *metadata_->CurrentSchema()));
+                            return RowEvaluator::Make(projected);
+                          });
 }
 
 Result<bool> FileFilter::ManifestMayMatch(const ManifestFile& manifest) {
