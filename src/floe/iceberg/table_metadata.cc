@@ -2,9 +2,39 @@
 
 #include <algorithm>
 #include <charconv>
+#include <functional>
 #include <set>
 
 namespace floe::iceberg {
+
+namespace {
+
+// The metadata's names for one list of ids, for Validate's messages.
+struct IdListNames {
+  std::string_view list;     // "schemas"
+  std::string_view id;       // "schema-id"
+  std::string_view current;  // "current-schema-id"
+  std::string_view noun;     // "schema"
+};
+
+// Each item of `items` has its own id (`id_of`), and `current` is one of them.
+template <typename T, typename IdOf>
+Status CheckIdList(const std::vector<T>& items, IdOf id_of, int32_t current,
+                   const IdListNames& names) {
+  std::set<int32_t> ids;
+  for (const auto& item : items) {
+    const int32_t id = std::invoke(id_of, item);
+    if (!ids.insert(id).second) {
+      return Corruption("{}: {} {} appears twice", names.list, names.id, id);
+    }
+  }
+  if (!ids.contains(current)) {
+    return Corruption("{}: no {} with id {}", names.current, names.noun, current);
+  }
+  return Ok();
+}
+
+}  // namespace
 
 const types::Schema* TableMetadata::SchemaById(int32_t schema_id) const {
   for (const auto& s : schemas) {
@@ -75,33 +105,14 @@ Status TableMetadata::Validate() const {
                         kMinFormatVersion, kMaxFormatVersion);
   }
   if (format_version >= 2 && table_uuid.empty()) return Corruption("table-uuid: missing");
-  std::set<int32_t> ids;
-  for (const auto& s : schemas) {
-    if (!ids.insert(s.schema_id()).second) {
-      return Corruption("schemas: schema-id {} appears twice", s.schema_id());
-    }
-  }
-  if (SchemaById(current_schema_id) == nullptr) {
-    return Corruption("current-schema-id: no schema with id {}", current_schema_id);
-  }
-  ids.clear();
-  for (const auto& s : partition_specs) {
-    if (!ids.insert(s.spec_id()).second) {
-      return Corruption("partition-specs: spec-id {} appears twice", s.spec_id());
-    }
-  }
-  if (SpecById(default_spec_id) == nullptr) {
-    return Corruption("default-spec-id: no partition spec with id {}", default_spec_id);
-  }
-  ids.clear();
-  for (const auto& s : sort_orders) {
-    if (!ids.insert(s.order_id()).second) {
-      return Corruption("sort-orders: order-id {} appears twice", s.order_id());
-    }
-  }
-  if (SortOrderById(default_sort_order_id) == nullptr) {
-    return Corruption("default-sort-order-id: no sort order with id {}", default_sort_order_id);
-  }
+  FLOE_RETURN_IF_ERROR(CheckIdList(schemas, &types::Schema::schema_id, current_schema_id,
+                                   {"schemas", "schema-id", "current-schema-id", "schema"}));
+  FLOE_RETURN_IF_ERROR(
+      CheckIdList(partition_specs, &PartitionSpec::spec_id, default_spec_id,
+                  {"partition-specs", "spec-id", "default-spec-id", "partition spec"}));
+  FLOE_RETURN_IF_ERROR(
+      CheckIdList(sort_orders, &SortOrder::order_id, default_sort_order_id,
+                  {"sort-orders", "order-id", "default-sort-order-id", "sort order"}));
   std::set<SnapshotId> snapshot_ids;
   for (size_t i = 0; i < snapshots.size(); ++i) {
     const Snapshot& s = snapshots[i];
