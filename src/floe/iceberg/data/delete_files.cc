@@ -54,12 +54,7 @@ Result<bool> DeleteFiles::Removes(const ManifestEntry& entry, int32_t spec_id,
 }
 
 Status DeleteFiles::CheckRemoved(const std::set<std::string>& removed_paths) {
-  for (const auto& p : paths_) {
-    if (!removed_paths.contains(p)) {
-      return CommitConflict("file {} to delete is no longer in the table", p);
-    }
-  }
-  return Ok();
+  return CheckAllRemoved(paths_, removed_paths, "file", "delete");
 }
 
 Result<std::vector<int64_t>> MatchingRowPositions(io::FileIO& io, const std::string& path,

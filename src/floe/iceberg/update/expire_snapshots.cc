@@ -120,8 +120,7 @@ Result<std::vector<TableUpdate>> ExpireSnapshots::Apply(const TableMetadata& bas
 }
 
 Result<ExpireSnapshotsResult> ExpireSnapshots::Commit() {
-  TableOperation* ops[] = {this};
-  FLOE_RETURN_IF_ERROR(CommitOperations(*table_, ops));
+  FLOE_RETURN_IF_ERROR(CommitOperation(*table_, *this));
   ExpireSnapshotsResult result;
   if (applied_ids_.empty() || !applied_base_) return result;
   if (clean_files_) {

@@ -92,12 +92,7 @@ Result<bool> OverwriteFiles::Removes(const ManifestEntry& entry, int32_t spec_id
 }
 
 Status OverwriteFiles::CheckRemoved(const std::set<std::string>& removed_paths) {
-  for (const auto& p : paths_) {
-    if (!removed_paths.contains(p)) {
-      return CommitConflict("data file {} to overwrite is no longer in the table", p);
-    }
-  }
-  return Ok();
+  return CheckAllRemoved(paths_, removed_paths, "data file", "overwrite");
 }
 
 }  // namespace floe::iceberg

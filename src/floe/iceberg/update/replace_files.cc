@@ -66,12 +66,7 @@ Result<bool> ReplaceFiles::Removes(const ManifestEntry& entry, int32_t spec_id,
 }
 
 Status ReplaceFiles::CheckRemoved(const std::set<std::string>& removed_paths) {
-  for (const auto& p : paths_) {
-    if (!removed_paths.contains(p)) {
-      return CommitConflict("file {} to replace is no longer in the table", p);
-    }
-  }
-  return Ok();
+  return CheckAllRemoved(paths_, removed_paths, "file", "replace");
 }
 
 }  // namespace floe::iceberg

@@ -73,12 +73,7 @@ Result<bool> RowDelta::Removes(const ManifestEntry& entry, int32_t spec_id,
 }
 
 Status RowDelta::CheckRemoved(const std::set<std::string>& removed_paths) {
-  for (const auto& p : removed_) {
-    if (!removed_paths.contains(p)) {
-      return CommitConflict("data file {} to remove is no longer in the table", p);
-    }
-  }
-  return Ok();
+  return CheckAllRemoved(removed_, removed_paths, "data file", "remove");
 }
 
 }  // namespace floe::iceberg

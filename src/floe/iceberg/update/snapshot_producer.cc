@@ -257,10 +257,23 @@ void SnapshotProducer::AddWrittenManifest(ManifestFile manifest, std::vector<Dat
   adopted_.emplace_back(std::move(manifest), std::move(files));
 }
 
-Status SnapshotProducer::Commit() {
-  TableOperation* ops[] = {this};
-  return CommitOperations(*table_, ops);
+Status SnapshotProducer::CheckAllRemoved(const std::set<std::string>& wanted,
+                                         const std::set<std::string>& removed_paths,
+                                         std::string_view kind, std::string_view verb) {
+  for (const auto& p : wanted) {
+    if (!removed_paths.contains(p)) {
+      return CommitConflict("{} {} to {} is no longer in the table", kind, p, verb);
+    }
+  }
+  return Ok();
 }
+
+Status CommitOperation(Table& table, TableOperation& operation) {
+  TableOperation* ops[] = {&operation};
+  return CommitOperations(table, ops);
+}
+
+Status SnapshotProducer::Commit() { return CommitOperation(*table_, *this); }
 
 Result<std::string> SnapshotProducer::NewManifestPath(const TableMetadata& base) {
   std::string path = fmt::format("{}/metadata/{}-m{}.avro", TrimSlash(base.location),

@@ -119,6 +119,8 @@ class TableOperation {
 /// kCommitStateUnknown (the table may or may not have the change: reload and
 /// check; files are then kept), and those of the operations.
 Status CommitOperations(Table& table, std::span<TableOperation* const> operations);
+/// CommitOperations for `operation` alone (the Commit() of each operation).
+Status CommitOperation(Table& table, TableOperation& operation);
 
 /// The base of operations that add a snapshot to the main branch.
 class SnapshotProducer : public TableOperation {
@@ -166,6 +168,11 @@ class SnapshotProducer : public TableOperation {
   /// Called with every removed path after the parent's manifests were
   /// filtered (e.g. to insist that files asked for by path were found).
   virtual Status CheckRemoved(const std::set<std::string>& removed_paths) { return Ok(); }
+  /// For CheckRemoved: kCommitConflict "<kind> <path> to <verb> is no
+  /// longer in the table" for the first of `wanted` not in `removed_paths`.
+  static Status CheckAllRemoved(const std::set<std::string>& wanted,
+                                const std::set<std::string>& removed_paths, std::string_view kind,
+                                std::string_view verb);
 
   /// Adds a data file written for spec `spec_id`. A `data_sequence_number`
   /// is written explicitly (compaction keeps the replaced files' number);

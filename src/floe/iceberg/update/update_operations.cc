@@ -9,10 +9,7 @@ UpdateSchemaOperation& UpdateSchemaOperation::Change(std::function<void(UpdateSc
   return *this;
 }
 
-Status UpdateSchemaOperation::Commit() {
-  TableOperation* ops[] = {this};
-  return CommitOperations(*table_, ops);
-}
+Status UpdateSchemaOperation::Commit() { return CommitOperation(*table_, *this); }
 
 Result<std::vector<TableUpdate>> UpdateSchemaOperation::Apply(const TableMetadata& base,
                                                               OperationContext& ctx) {
@@ -39,10 +36,7 @@ UpdatePropertiesOperation& UpdatePropertiesOperation::Remove(std::string key) {
   return *this;
 }
 
-Status UpdatePropertiesOperation::Commit() {
-  TableOperation* ops[] = {this};
-  return CommitOperations(*table_, ops);
-}
+Status UpdatePropertiesOperation::Commit() { return CommitOperation(*table_, *this); }
 
 Result<std::vector<TableUpdate>> UpdatePropertiesOperation::Apply(const TableMetadata& base,
                                                                   OperationContext& ctx) {
