@@ -237,34 +237,42 @@ Status RestCatalog::FetchConfig() {
   return Ok();
 }
 
-Result<std::vector<Namespace>> RestCatalog::ListNamespaces(const Namespace& parent) {
-  std::vector<Namespace> out;
+Status RestCatalog::ListPages(const std::string& url, const std::string& query,
+                              const std::string& member, const std::string& what,
+                              const std::function<Status(const nlohmann::json&)>& each) {
   std::string page_token;
-  std::string what = parent.empty()
-                         ? "listing namespaces"
-                         : fmt::format("listing namespaces under {}", NamespaceToString(parent));
   do {
-    std::string url = Url("namespaces");
-    char sep = '?';
-    if (!parent.empty()) {
-      url += "?parent=" + rest::EncodeNamespace(parent, separator_);
-      sep = '&';
+    std::string page_url = query.empty() ? url : url + "?" + query;
+    if (!page_token.empty()) {
+      page_url += (query.empty() ? "?pageToken=" : "&pageToken=") + PercentEncode(page_token);
     }
-    if (!page_token.empty()) url += std::string(1, sep) + "pageToken=" + PercentEncode(page_token);
-    FLOE_ASSIGN_OR_RETURN(Answer answer, Send("GET", url, ""));
+    FLOE_ASSIGN_OR_RETURN(Answer answer, Send("GET", page_url, ""));
     if (answer.status != 200) {
       return std::unexpected(ErrorForAnswer(Call::kRead, answer.status, answer.body, what));
     }
     FLOE_ASSIGN_OR_RETURN(auto json, ParseJson(answer.body, what));
-    if (!json.is_object() || !json.contains("namespaces") || !json["namespaces"].is_array()) {
-      return Corruption("{}: the answer has no namespaces array", what);
+    if (!json.is_object() || !json.contains(member) || !json[member].is_array()) {
+      return Corruption("{}: the answer has no {} array", what, member);
     }
-    for (const auto& item : json["namespaces"]) {
-      FLOE_ASSIGN_OR_RETURN(Namespace ns, NamespaceFromJson(item, what));
-      out.push_back(std::move(ns));
-    }
+    for (const auto& item : json[member]) FLOE_RETURN_IF_ERROR(each(item));
     page_token = NextPageToken(json);
   } while (!page_token.empty());
+  return Ok();
+}
+
+Result<std::vector<Namespace>> RestCatalog::ListNamespaces(const Namespace& parent) {
+  std::vector<Namespace> out;
+  std::string what = parent.empty()
+                         ? "listing namespaces"
+                         : fmt::format("listing namespaces under {}", NamespaceToString(parent));
+  std::string query;
+  if (!parent.empty()) query = "parent=" + rest::EncodeNamespace(parent, separator_);
+  FLOE_RETURN_IF_ERROR(ListPages(
+      Url("namespaces"), query, "namespaces", what, [&](const nlohmann::json& item) -> Status {
+        FLOE_ASSIGN_OR_RETURN(Namespace ns, NamespaceFromJson(item, what));
+        out.push_back(std::move(ns));
+        return Ok();
+      }));
   return out;
 }
 
@@ -316,28 +324,17 @@ Status RestCatalog::DropNamespace(const Namespace& ns) {
 Result<std::vector<TableIdentifier>> RestCatalog::ListTables(const Namespace& ns) {
   std::vector<TableIdentifier> out;
   std::string what = fmt::format("listing the tables of namespace {}", NamespaceToString(ns));
-  std::string page_token;
-  do {
-    std::string url = Url(NamespacePath(ns) + "/tables");
-    if (!page_token.empty()) url += "?pageToken=" + PercentEncode(page_token);
-    FLOE_ASSIGN_OR_RETURN(Answer answer, Send("GET", url, ""));
-    if (answer.status != 200) {
-      return std::unexpected(ErrorForAnswer(Call::kRead, answer.status, answer.body, what));
-    }
-    FLOE_ASSIGN_OR_RETURN(auto json, ParseJson(answer.body, what));
-    if (!json.is_object() || !json.contains("identifiers") || !json["identifiers"].is_array()) {
-      return Corruption("{}: the answer has no identifiers array", what);
-    }
-    for (const auto& item : json["identifiers"]) {
-      if (!item.is_object() || !item.contains("name") || !item["name"].is_string() ||
-          !item.contains("namespace")) {
-        return Corruption("{}: a table identifier lacks its namespace or name", what);
-      }
-      FLOE_ASSIGN_OR_RETURN(Namespace table_ns, NamespaceFromJson(item["namespace"], what));
-      out.push_back(TableIdentifier{std::move(table_ns), item["name"].get<std::string>()});
-    }
-    page_token = NextPageToken(json);
-  } while (!page_token.empty());
+  FLOE_RETURN_IF_ERROR(ListPages(
+      Url(NamespacePath(ns) + "/tables"), "", "identifiers", what,
+      [&](const nlohmann::json& item) -> Status {
+        if (!item.is_object() || !item.contains("name") || !item["name"].is_string() ||
+            !item.contains("namespace")) {
+          return Corruption("{}: a table identifier lacks its namespace or name", what);
+        }
+        FLOE_ASSIGN_OR_RETURN(Namespace table_ns, NamespaceFromJson(item["namespace"], what));
+        out.push_back(TableIdentifier{std::move(table_ns), item["name"].get<std::string>()});
+        return Ok();
+      }));
   return out;
 }
 

@@ -23,6 +23,7 @@
 /// Thread-safe: the settings are fixed after Open and the transport is
 /// thread-safe.
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -123,6 +124,13 @@ class RestCatalog final : public Catalog {
   Result<Answer> Send(std::string_view method, const std::string& url, const std::string& body,
                       std::string_view content_type = "application/json");
   std::string Url(std::string_view path) const;
+  /// GETs `url` (with `query`, e.g. "parent=a", when not empty) page after
+  /// page (pageToken) and calls `each` on every element of the answers'
+  /// array `member`. Errors: the server's error for a failed GET, kCorruption
+  /// for an answer without the array, or the first error of `each`.
+  Status ListPages(const std::string& url, const std::string& query, const std::string& member,
+                   const std::string& what,
+                   const std::function<Status(const nlohmann::json&)>& each);
   std::string NamespacePath(const Namespace& ns) const;
   std::string TablePath(const TableIdentifier& id) const;
   Result<LoadedTable> ParseLoadResult(const TableIdentifier& id, std::string_view body);
