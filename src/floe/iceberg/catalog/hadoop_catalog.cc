@@ -128,12 +128,17 @@ Result<int64_t> HadoopCatalog::CurrentVersion(const std::string& table_path) {
   }
 }
 
+Result<std::string> HadoopCatalog::ExistingNamespacePath(const Namespace& ns) {
+  FLOE_ASSIGN_OR_RETURN(std::string path, NamespacePath(ns));
+  FLOE_ASSIGN_OR_RETURN(bool exists, io_->Exists(path));
+  if (!exists) return NotFound("namespace {} does not exist", NamespaceToString(ns));
+  return path;
+}
+
 Result<std::vector<Namespace>> HadoopCatalog::ListNamespaces(const Namespace& parent) {
-  FLOE_ASSIGN_OR_RETURN(std::string path, NamespacePath(parent));
-  if (!parent.empty()) {
-    FLOE_ASSIGN_OR_RETURN(bool exists, io_->Exists(path));
-    if (!exists) return NotFound("namespace {} does not exist", NamespaceToString(parent));
-  }
+  // The warehouse (the empty parent) is listed without an existence check.
+  FLOE_ASSIGN_OR_RETURN(std::string path,
+                        parent.empty() ? NamespacePath(parent) : ExistingNamespacePath(parent));
   FLOE_ASSIGN_OR_RETURN(auto entries, io_->List(path));
   std::vector<Namespace> out;
   for (const auto& e : entries) {
@@ -162,9 +167,8 @@ Status HadoopCatalog::CreateNamespace(const Namespace& ns, const Properties& pro
 }
 
 Result<Properties> HadoopCatalog::LoadNamespaceProperties(const Namespace& ns) {
-  FLOE_ASSIGN_OR_RETURN(std::string path, NamespacePath(ns));
-  FLOE_ASSIGN_OR_RETURN(bool exists, io_->Exists(path));
-  if (!exists || ns.empty()) return NotFound("namespace {} does not exist", NamespaceToString(ns));
+  FLOE_ASSIGN_OR_RETURN(std::string path, ExistingNamespacePath(ns));
+  if (ns.empty()) return NotFound("namespace {} does not exist", NamespaceToString(ns));
   return Properties{{"location", path}};
 }
 
@@ -175,9 +179,8 @@ Status HadoopCatalog::UpdateNamespaceProperties(const Namespace& ns,
 }
 
 Status HadoopCatalog::DropNamespace(const Namespace& ns) {
-  FLOE_ASSIGN_OR_RETURN(std::string path, NamespacePath(ns));
-  FLOE_ASSIGN_OR_RETURN(bool exists, io_->Exists(path));
-  if (!exists || ns.empty()) return NotFound("namespace {} does not exist", NamespaceToString(ns));
+  FLOE_ASSIGN_OR_RETURN(std::string path, ExistingNamespacePath(ns));
+  if (ns.empty()) return NotFound("namespace {} does not exist", NamespaceToString(ns));
   FLOE_ASSIGN_OR_RETURN(auto entries, io_->List(path));
   if (!entries.empty()) {
     return InvalidArgument("namespace {} is not empty", NamespaceToString(ns));
@@ -186,9 +189,7 @@ Status HadoopCatalog::DropNamespace(const Namespace& ns) {
 }
 
 Result<std::vector<TableIdentifier>> HadoopCatalog::ListTables(const Namespace& ns) {
-  FLOE_ASSIGN_OR_RETURN(std::string path, NamespacePath(ns));
-  FLOE_ASSIGN_OR_RETURN(bool exists, io_->Exists(path));
-  if (!exists) return NotFound("namespace {} does not exist", NamespaceToString(ns));
+  FLOE_ASSIGN_OR_RETURN(std::string path, ExistingNamespacePath(ns));
   FLOE_ASSIGN_OR_RETURN(auto entries, io_->List(path));
   std::vector<TableIdentifier> out;
   for (const auto& e : entries) {

@@ -52,6 +52,8 @@ class HadoopCatalog final : public Catalog {
 
  private:
   Result<std::string> NamespacePath(const Namespace& ns);
+  /// NamespacePath, kNotFound when its folder does not exist.
+  Result<std::string> ExistingNamespacePath(const Namespace& ns);
   Result<std::string> TablePath(const TableIdentifier& id);
   /// The current version of the table at `table_path` (0 if none).
   Result<int64_t> CurrentVersion(const std::string& table_path);
