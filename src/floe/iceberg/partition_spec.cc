@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <set>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace floe::iceberg {
 
@@ -169,14 +172,12 @@ Result<std::string> PartitionSpec::PartitionPath(const Schema& schema,
 }
 
 std::string PartitionSpec::ToString() const {
-  std::string out = "[";
-  for (size_t i = 0; i < fields_.size(); ++i) {
-    const auto& f = fields_[i];
-    if (i > 0) out += ", ";
-    out += fmt::format("{}: {}: {}({})", f.field_id, f.name, f.transform.ToString(), f.source_id);
+  std::vector<std::string> fields;
+  for (const auto& f : fields_) {
+    fields.push_back(
+        fmt::format("{}: {}: {}({})", f.field_id, f.name, f.transform.ToString(), f.source_id));
   }
-  out += "]";
-  return out;
+  return fmt::format("[{}]", fmt::join(fields, ", "));
 }
 
 Result<PartitionTransformer> PartitionTransformer::Make(const PartitionSpec& spec,

@@ -1,6 +1,10 @@
 #include "floe/iceberg/sort_order.h"
 
+#include <string>
+#include <vector>
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "floe/iceberg/partition_field.h"
 
@@ -67,20 +71,16 @@ bool SortOrder::SatisfiesOrderOf(const SortOrder& other) const {
 }
 
 std::string SortOrder::ToString() const {
-  std::string out = "[";
-  for (size_t i = 0; i < fields_.size(); ++i) {
-    const auto& f = fields_[i];
-    if (i > 0) out += ", ";
-    if (f.transform.is_identity()) {
-      out += fmt::format("{}", f.source_id);
-    } else {
-      out += fmt::format("{}({})", f.transform.ToString(), f.source_id);
-    }
-    out += f.direction == SortDirection::kAsc ? " ASC" : " DESC";
-    out += f.null_order == NullOrder::kNullsFirst ? " NULLS FIRST" : " NULLS LAST";
+  std::vector<std::string> fields;
+  for (const auto& f : fields_) {
+    std::string term = f.transform.is_identity()
+                           ? fmt::format("{}", f.source_id)
+                           : fmt::format("{}({})", f.transform.ToString(), f.source_id);
+    term += f.direction == SortDirection::kAsc ? " ASC" : " DESC";
+    term += f.null_order == NullOrder::kNullsFirst ? " NULLS FIRST" : " NULLS LAST";
+    fields.push_back(std::move(term));
   }
-  out += "]";
-  return out;
+  return fmt::format("[{}]", fmt::join(fields, ", "));
 }
 
 Result<SortOrder> ParseSortOrderText(std::string_view text, const types::Schema& schema,
