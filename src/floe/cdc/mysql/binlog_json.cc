@@ -164,6 +164,14 @@ Status AppendOpaque(std::span<const uint8_t> b, std::string* out) {
   return Ok();
 }
 
+// An int16 .. uint64 value (`name` for the error): little-endian, as text.
+template <typename T>
+Status AppendInteger(std::span<const uint8_t> b, std::string_view name, std::string* out) {
+  if (b.size() < sizeof(T)) return Corruption("truncated JSON {}", name);
+  fmt::format_to(std::back_inserter(*out), "{}", LoadLittleEndian<T>(b.data()));
+  return Ok();
+}
+
 Status AppendScalarOrContainer(std::span<const uint8_t> b, uint8_t type, int depth,
                                std::string* out) {
   if (depth > kMaxDepth) return Corruption("JSON nested deeper than {}", kMaxDepth);
@@ -187,29 +195,17 @@ Status AppendScalarOrContainer(std::span<const uint8_t> b, uint8_t type, int dep
         return Corruption("bad JSON literal {}", b[0]);
       return Ok();
     case 0x05:
-      if (!need(2)) return Corruption("truncated JSON int16");
-      fmt::format_to(std::back_inserter(*out), "{}", LoadLittleEndian<int16_t>(b.data()));
-      return Ok();
+      return AppendInteger<int16_t>(b, "int16", out);
     case 0x06:
-      if (!need(2)) return Corruption("truncated JSON uint16");
-      fmt::format_to(std::back_inserter(*out), "{}", LoadLittleEndian<uint16_t>(b.data()));
-      return Ok();
+      return AppendInteger<uint16_t>(b, "uint16", out);
     case 0x07:
-      if (!need(4)) return Corruption("truncated JSON int32");
-      fmt::format_to(std::back_inserter(*out), "{}", LoadLittleEndian<int32_t>(b.data()));
-      return Ok();
+      return AppendInteger<int32_t>(b, "int32", out);
     case 0x08:
-      if (!need(4)) return Corruption("truncated JSON uint32");
-      fmt::format_to(std::back_inserter(*out), "{}", LoadLittleEndian<uint32_t>(b.data()));
-      return Ok();
+      return AppendInteger<uint32_t>(b, "uint32", out);
     case 0x09:
-      if (!need(8)) return Corruption("truncated JSON int64");
-      fmt::format_to(std::back_inserter(*out), "{}", LoadLittleEndian<int64_t>(b.data()));
-      return Ok();
+      return AppendInteger<int64_t>(b, "int64", out);
     case 0x0a:
-      if (!need(8)) return Corruption("truncated JSON uint64");
-      fmt::format_to(std::back_inserter(*out), "{}", LoadLittleEndian<uint64_t>(b.data()));
-      return Ok();
+      return AppendInteger<uint64_t>(b, "uint64", out);
     case 0x0b: {
       if (!need(8)) return Corruption("truncated JSON double");
       double d = LoadLittleEndian<double>(b.data());
