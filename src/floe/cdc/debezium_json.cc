@@ -153,78 +153,63 @@ void AppendInt128(types::int128_t v, std::string* out) {
   while (n > 0) out->push_back(buf[--n]);
 }
 
+/// Kafka Connect's schema type and Debezium's logical name (empty: none) of
+/// each Dbz kind, in the enum's order.
+struct DbzSchema {
+  std::string_view type;
+  std::string_view name;
+};
+constexpr DbzSchema kDbzSchemas[] = {
+    {"int16", ""},                                       // kInt16
+    {"int32", ""},                                       // kInt32
+    {"int64", ""},                                       // kInt64
+    {"float", ""},                                       // kFloat32
+    {"double", ""},                                      // kFloat64
+    {"boolean", ""},                                     // kBoolean
+    {"bytes", "io.debezium.data.Bits"},                  // kBits
+    {"bytes", "org.apache.kafka.connect.data.Decimal"},  // kDecimal
+    {"int32", "io.debezium.time.Year"},                  // kYear
+    {"int32", "io.debezium.time.Date"},                  // kDate
+    // MySQL TIME is a signed duration up to 838:59:59, not a time of day:
+    // Debezium's duration in microseconds, which readers keep as a long.
+    {"int64", "io.debezium.time.MicroDuration"},       // kMicroTime
+    {"int64", "io.debezium.time.Timestamp"},           // kTimestampMs
+    {"int64", "io.debezium.time.MicroTimestamp"},      // kMicroTimestamp
+    {"string", "io.debezium.time.ZonedTimestamp"},     // kZonedTimestamp
+    {"string", ""},                                    // kString
+    {"string", "io.debezium.data.Enum"},               // kEnum
+    {"string", "io.debezium.data.EnumSet"},            // kEnumSet
+    {"string", "io.debezium.data.Json"},               // kJson
+    {"bytes", ""},                                     // kBytes
+    {"struct", "io.debezium.data.geometry.Geometry"},  // kGeometry
+};
+static_assert(std::size(kDbzSchemas) == static_cast<size_t>(Dbz::kGeometry) + 1);
+
 std::string FieldSchemaJson(const SourceColumn& c, const types::NestedField* field) {
+  const Dbz kind = Classify(c);
+  const DbzSchema& schema = kDbzSchemas[static_cast<size_t>(kind)];
   std::string s = "{";
-  auto type = [&](std::string_view t) {
-    fmt::format_to(std::back_inserter(s), "\"type\":\"{}\"", t);
-  };
-  std::string name, params;
-  switch (Classify(c)) {
-    case Dbz::kInt16:
-      type("int16");
-      break;
-    case Dbz::kInt32:
-      type("int32");
-      break;
-    case Dbz::kInt64:
-      type("int64");
-      break;
-    case Dbz::kFloat32:
-      type("float");
-      break;
-    case Dbz::kFloat64:
-      type("double");
-      break;
-    case Dbz::kBoolean:
-      type("boolean");
-      break;
+  if (kind == Dbz::kGeometry) {
+    s += "\"type\":\"struct\",\"fields\":[{\"type\":\"bytes\",\"optional\":false,\"field\":"
+         "\"wkb\"},{\"type\":\"int32\",\"optional\":true,\"field\":\"srid\"}]";
+  } else {
+    fmt::format_to(std::back_inserter(s), "\"type\":\"{}\"", schema.type);
+  }
+  std::string_view name = schema.name;
+  std::string params;
+  switch (kind) {
     case Dbz::kBits:
-      type("bytes");
-      name = "io.debezium.data.Bits";
       params = fmt::format("\"length\":\"{}\"", c.length);
       break;
     case Dbz::kDecimal: {
-      type("bytes");
-      name = "org.apache.kafka.connect.data.Decimal";
       int scale = c.type_name == "BIGINT" ? 0 : std::max(c.scale, 0);
       int64_t precision = c.type_name == "BIGINT" ? 20 : c.length;
       params =
           fmt::format("\"scale\":\"{}\",\"connect.decimal.precision\":\"{}\"", scale, precision);
       break;
     }
-    case Dbz::kYear:
-      type("int32");
-      name = "io.debezium.time.Year";
-      break;
-    case Dbz::kDate:
-      type("int32");
-      name = "io.debezium.time.Date";
-      break;
-    // MySQL TIME is a signed duration up to 838:59:59, not a time of day:
-    // Debezium's duration in microseconds, which readers keep as a long.
-    case Dbz::kMicroTime:
-      type("int64");
-      name = "io.debezium.time.MicroDuration";
-      break;
-    case Dbz::kTimestampMs:
-      type("int64");
-      name = "io.debezium.time.Timestamp";
-      break;
-    case Dbz::kMicroTimestamp:
-      type("int64");
-      name = "io.debezium.time.MicroTimestamp";
-      break;
-    case Dbz::kZonedTimestamp:
-      type("string");
-      name = "io.debezium.time.ZonedTimestamp";
-      break;
-    case Dbz::kString:
-      type("string");
-      break;
     case Dbz::kEnum:
     case Dbz::kEnumSet: {
-      type("string");
-      name = Classify(c) == Dbz::kEnum ? "io.debezium.data.Enum" : "io.debezium.data.EnumSet";
       std::string allowed;
       for (size_t i = 0; i < c.enum_values.size(); ++i) {
         if (i) allowed += ',';
@@ -234,23 +219,13 @@ std::string FieldSchemaJson(const SourceColumn& c, const types::NestedField* fie
       AppendJsonString(allowed, &params);
       break;
     }
-    case Dbz::kJson:
-      type("string");
-      name = "io.debezium.data.Json";
-      break;
-    case Dbz::kBytes:
-      type("bytes");
-      break;
-    case Dbz::kGeometry:
-      s += "\"type\":\"struct\",\"fields\":[{\"type\":\"bytes\",\"optional\":false,\"field\":"
-           "\"wkb\"},{\"type\":\"int32\",\"optional\":true,\"field\":\"srid\"}]";
-      name = "io.debezium.data.geometry.Geometry";
+    default:
       break;
   }
   bool optional = field ? !field->required : c.nullable;
   fmt::format_to(std::back_inserter(s), ",\"optional\":{}", optional ? "true" : "false");
   if (!name.empty()) fmt::format_to(std::back_inserter(s), ",\"name\":\"{}\"", name);
-  if (!name.empty() && Classify(c) != Dbz::kGeometry) s += ",\"version\":1";
+  if (!name.empty() && kind != Dbz::kGeometry) s += ",\"version\":1";
   if (!params.empty()) fmt::format_to(std::back_inserter(s), ",\"parameters\":{{{}}}", params);
   s += ",\"field\":";
   AppendJsonString(c.name, &s);
