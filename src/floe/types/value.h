@@ -63,41 +63,13 @@ struct Value {
   Value() : i64(0) {}
 
   static Value Null() { return Value(); }
-  static Value Bool(bool v) {
-    Value x;
-    x.kind = Kind::kBool;
-    x.b = v;
-    return x;
-  }
-  static Value Int32(int32_t v) {
-    Value x;
-    x.kind = Kind::kInt32;
-    x.i32 = v;
-    return x;
-  }
-  static Value Int64(int64_t v) {
-    Value x;
-    x.kind = Kind::kInt64;
-    x.i64 = v;
-    return x;
-  }
-  static Value Float(float v) {
-    Value x;
-    x.kind = Kind::kFloat;
-    x.f32 = v;
-    return x;
-  }
-  static Value Double(double v) {
-    Value x;
-    x.kind = Kind::kDouble;
-    x.f64 = v;
-    return x;
-  }
+  static Value Bool(bool v) { return Scalar(Kind::kBool, &Value::b, v); }
+  static Value Int32(int32_t v) { return Scalar(Kind::kInt32, &Value::i32, v); }
+  static Value Int64(int64_t v) { return Scalar(Kind::kInt64, &Value::i64, v); }
+  static Value Float(float v) { return Scalar(Kind::kFloat, &Value::f32, v); }
+  static Value Double(double v) { return Scalar(Kind::kDouble, &Value::f64, v); }
   static Value Decimal(int128_t unscaled) {
-    Value x;
-    x.kind = Kind::kDecimal;
-    x.decimal = unscaled;
-    return x;
+    return Scalar(Kind::kDecimal, &Value::decimal, unscaled);
   }
   static Value Bytes(std::string_view s) {
     Value x;
@@ -118,6 +90,14 @@ struct Value {
   size_t map_size() const { return size / 2; }
 
  private:
+  /// A value of `kind` whose `member` holds `v`.
+  template <typename T>
+  static Value Scalar(Kind kind, T Value::*member, T v) {
+    Value x;
+    x.kind = kind;
+    x.*member = v;
+    return x;
+  }
   static Value Nested(Kind kind, const Value* children, size_t n) {
     Value x;
     x.kind = kind;
