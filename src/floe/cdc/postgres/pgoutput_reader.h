@@ -36,30 +36,12 @@ class MessageReader {
     return Fail(fmt::format("cut short in its {}", field));
   }
 
-  Status U8(uint8_t* v, std::string_view field) {
-    if (!in_.U8(v)) return Short(field);
-    return Ok();
-  }
-  Status U16(uint16_t* v, std::string_view field) {
-    if (!in_.U16(v)) return Short(field);
-    return Ok();
-  }
-  Status U32(uint32_t* v, std::string_view field) {
-    if (!in_.U32(v)) return Short(field);
-    return Ok();
-  }
-  Status I32(int32_t* v, std::string_view field) {
-    if (!in_.I32(v)) return Short(field);
-    return Ok();
-  }
-  Status I64(int64_t* v, std::string_view field) {
-    if (!in_.I64(v)) return Short(field);
-    return Ok();
-  }
-  Status LsnField(Lsn* v, std::string_view field) {
-    if (!in_.U64(&v->value)) return Short(field);
-    return Ok();
-  }
+  Status U8(uint8_t* v, std::string_view field) { return Read(in_.U8(v), field); }
+  Status U16(uint16_t* v, std::string_view field) { return Read(in_.U16(v), field); }
+  Status U32(uint32_t* v, std::string_view field) { return Read(in_.U32(v), field); }
+  Status I32(int32_t* v, std::string_view field) { return Read(in_.I32(v), field); }
+  Status I64(int64_t* v, std::string_view field) { return Read(in_.I64(v), field); }
+  Status LsnField(Lsn* v, std::string_view field) { return Read(in_.U64(&v->value), field); }
   Status String(std::string_view* v, std::string_view field) {
     if (!in_.CString(v)) return Fail(fmt::format("its {} has no terminating NUL", field));
     return Ok();
@@ -84,6 +66,11 @@ class MessageReader {
   Status Tuple(std::vector<ColumnValue>* out, TupleData* tuple, std::string_view which);
 
  private:
+  /// Ok if the fixed-size read of `field` was `done`, else Short(field).
+  Status Read(bool done, std::string_view field) const {
+    if (!done) return Short(field);
+    return Ok();
+  }
   /// One column of a tuple (`index` from 0).
   Status TupleColumn(ColumnValue* value, uint16_t index, std::string_view which);
 
