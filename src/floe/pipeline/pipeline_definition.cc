@@ -200,58 +200,45 @@ void DescribeSink(const SinkDefinition& sink, std::string& out) {
 
 }  // namespace
 
-std::string_view StartupModeName(StartupMode mode) {
-  switch (mode) {
-    case StartupMode::kInitial:
-      return "initial";
-    case StartupMode::kLatestOffset:
-      return "latest-offset";
-    case StartupMode::kEarliestOffset:
-      return "earliest-offset";
-    case StartupMode::kSpecificOffset:
-      return "specific-offset";
-    case StartupMode::kTimestamp:
-      return "timestamp";
-    case StartupMode::kSnapshot:
-      return "snapshot";
-  }
-  return "?";
+namespace {
+
+/// The entry of `names` for enum value `value`, "?" outside it.
+template <typename Enum>
+std::string_view NameOf(const std::vector<std::string>& names, Enum value) {
+  const auto i = static_cast<size_t>(value);
+  return i < names.size() ? std::string_view(names[i]) : std::string_view("?");
+}
+
+}  // namespace
+
+const std::vector<std::string>& StartupModeNames() {
+  static const std::vector<std::string> names = {
+      "initial", "latest-offset", "earliest-offset", "specific-offset", "timestamp", "snapshot"};
+  return names;
+}
+
+std::string_view StartupModeName(StartupMode mode) { return NameOf(StartupModeNames(), mode); }
+
+const std::vector<std::string>& SchemaChangeTypeNames() {
+  static const std::vector<std::string> names = {
+      "add.column", "alter.column.type", "create.table",   "drop.column",
+      "drop.table", "rename.column",     "truncate.table",
+  };
+  return names;
 }
 
 std::string_view SchemaChangeTypeName(SchemaChangeType type) {
-  switch (type) {
-    case SchemaChangeType::kAddColumn:
-      return "add.column";
-    case SchemaChangeType::kAlterColumnType:
-      return "alter.column.type";
-    case SchemaChangeType::kCreateTable:
-      return "create.table";
-    case SchemaChangeType::kDropColumn:
-      return "drop.column";
-    case SchemaChangeType::kDropTable:
-      return "drop.table";
-    case SchemaChangeType::kRenameColumn:
-      return "rename.column";
-    case SchemaChangeType::kTruncateTable:
-      return "truncate.table";
-  }
-  return "?";
+  return NameOf(SchemaChangeTypeNames(), type);
+}
+
+const std::vector<std::string>& SchemaChangeBehaviorNames() {
+  static const std::vector<std::string> names = {"exception", "evolve", "try_evolve", "lenient",
+                                                 "ignore"};
+  return names;
 }
 
 std::string_view SchemaChangeBehaviorName(SchemaChangeBehavior behavior) {
-  switch (behavior) {
-    case SchemaChangeBehavior::kException:
-      return "exception";
-    case SchemaChangeBehavior::kEvolve:
-      return "evolve";
-    case SchemaChangeBehavior::kTryEvolve:
-      return "try_evolve";
-    case SchemaChangeBehavior::kLenient:
-      return "lenient";
-    case SchemaChangeBehavior::kIgnore:
-      return "ignore";
-  }
-  return "?";
+  return NameOf(SchemaChangeBehaviorNames(), behavior);
 }
 
 std::string PipelineDefinition::Describe() const {

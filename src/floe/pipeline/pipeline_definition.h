@@ -48,6 +48,9 @@ enum class SchemaChangeType {
   kRenameColumn,     ///< "rename.column"
   kTruncateTable,    ///< "truncate.table"
 };
+/// The names of the event types, in the enum's order (index = the enum's value).
+const std::vector<std::string>& SchemaChangeTypeNames();
+/// The name of `type` ("?" for a value outside the enum).
 std::string_view SchemaChangeTypeName(SchemaChangeType type);
 
 /// `sink:` with `type: iceberg`.
@@ -66,6 +69,9 @@ struct SinkDefinition {
 
 /// `pipeline.schema.change.behavior`, as Flink CDC defines the five.
 enum class SchemaChangeBehavior { kException, kEvolve, kTryEvolve, kLenient, kIgnore };
+/// The names of the behaviors, in the enum's order (index = the enum's value).
+const std::vector<std::string>& SchemaChangeBehaviorNames();
+/// The name of `behavior` ("?" for a value outside the enum).
 std::string_view SchemaChangeBehaviorName(SchemaChangeBehavior behavior);
 
 struct HttpAddress {

@@ -18,8 +18,6 @@ const std::vector<std::string> kPipelineKeys = {
     "name",      "parallelism", "schema.change.behavior", "checkpoint.interval",
     "state.dir", "http",        "local-time-zone",        "execution.runtime-mode",
 };
-const std::vector<std::string> kBehaviors = {"exception", "evolve", "try_evolve", "lenient",
-                                             "ignore"};
 
 /// "pipeline.yaml" -> "pipeline"; "dir/shop.yml" -> "dir/shop".
 std::string WithoutExtension(std::string_view file) {
@@ -88,7 +86,8 @@ Result<PipelineSettings> ParsePipelineSection(const DocumentEntry* section,
   }
   FLOE_ASSIGN_OR_RETURN(auto parallelism, r.Integer("parallelism", 1, 256));
   if (parallelism) p.parallelism = static_cast<int>(*parallelism);
-  FLOE_ASSIGN_OR_RETURN(auto behavior, r.Choice("schema.change.behavior", kBehaviors));
+  FLOE_ASSIGN_OR_RETURN(auto behavior,
+                        r.Choice("schema.change.behavior", SchemaChangeBehaviorNames()));
   if (behavior) p.schema_change_behavior = static_cast<SchemaChangeBehavior>(*behavior);
   FLOE_ASSIGN_OR_RETURN(auto interval,
                         r.Duration("checkpoint.interval", std::chrono::milliseconds(1)));

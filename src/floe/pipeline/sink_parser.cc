@@ -47,8 +47,7 @@ Result<std::set<SchemaChangeType>> ParseSchemaChanges(BlockReader& r, std::strin
   std::set<SchemaChangeType> out;
   FLOE_ASSIGN_OR_RETURN(auto text, r.StringOrList(key));
   if (!text) return out;
-  std::vector<std::string> names;
-  for (SchemaChangeType type : kAllSchemaChanges) names.emplace_back(SchemaChangeTypeName(type));
+  const std::vector<std::string>& names = SchemaChangeTypeNames();
   std::string_view rest = *text;
   while (true) {
     size_t comma = rest.find(',');

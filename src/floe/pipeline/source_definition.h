@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "floe/iceberg/catalog/catalog_config.h"
 #include "floe/pipeline/table_selector.h"
@@ -34,6 +35,9 @@ enum class StartupMode {
   kTimestamp,       ///< "timestamp": from the first binlog event at or after a time
   kSnapshot,        ///< "snapshot": the snapshot only, then stop
 };
+/// The names of the modes, in the enum's order (index = the enum's value).
+const std::vector<std::string>& StartupModeNames();
+/// The name of `mode` ("?" for a value outside the enum).
 std::string_view StartupModeName(StartupMode mode);
 
 /// `server-id`: one id ("5400") or an inclusive range ("5400-5404").

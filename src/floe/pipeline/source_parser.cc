@@ -115,8 +115,6 @@ const std::vector<std::string> kStartingStrategies = {
     "incremental-from-snapshot-id",
     "incremental-from-snapshot-timestamp",
 };
-const std::vector<std::string> kStartupModes = {
-    "initial", "latest-offset", "earliest-offset", "specific-offset", "timestamp", "snapshot"};
 
 Result<ServerIdRange> ParseServerId(std::string_view text) {
   constexpr int64_t kMax = std::numeric_limits<uint32_t>::max();
@@ -223,7 +221,7 @@ Result<MySqlSourceDefinition> ParseMySql(BlockReader& r) {
   FLOE_ASSIGN_OR_RETURN(auto time_zone, r.String("server-time-zone"));
   if (time_zone) s.server_time_zone = *time_zone;
 
-  FLOE_ASSIGN_OR_RETURN(auto mode, r.Choice("scan.startup.mode", kStartupModes));
+  FLOE_ASSIGN_OR_RETURN(auto mode, r.Choice("scan.startup.mode", StartupModeNames()));
   if (mode) s.startup_mode = static_cast<StartupMode>(*mode);
   constexpr std::string_view kOffset = "scan.startup.specific-offset.";
   FLOE_ASSIGN_OR_RETURN(auto file, r.String("scan.startup.specific-offset.file"));
@@ -343,7 +341,7 @@ Result<PostgresSourceDefinition> ParsePostgres(BlockReader& r) {
   FLOE_ASSIGN_OR_RETURN(auto autocreate,
                         r.Choice("publication.autocreate.mode", kPublicationAutocreateModes));
   if (autocreate) s.publication_autocreate_mode = kPublicationAutocreateModes[*autocreate];
-  FLOE_ASSIGN_OR_RETURN(auto mode, r.Choice("scan.startup.mode", kStartupModes));
+  FLOE_ASSIGN_OR_RETURN(auto mode, r.Choice("scan.startup.mode", StartupModeNames()));
   StartupMode startup = mode ? static_cast<StartupMode>(*mode) : StartupMode::kInitial;
   if (startup != StartupMode::kLatestOffset && startup != StartupMode::kInitial) {
     return r.Fail(*r.Get("scan.startup.mode"),
