@@ -1,7 +1,10 @@
 #include "floe/kafka/kafka_options.h"
 
 #include <charconv>
+#include <iterator>
 #include <regex>
+
+#include <fmt/ranges.h>
 
 namespace floe::kafka {
 namespace {
@@ -78,32 +81,28 @@ Status ParseSpecificOffsets(std::string_view text, std::map<int32_t, int64_t>* o
 
 }  // namespace
 
+namespace {
+
+/// The scan.startup.mode names, in StartupMode's order.
+constexpr std::string_view kStartupModeNames[] = {
+    "earliest-offset", "latest-offset", "group-offsets", "timestamp", "specific-offsets",
+};
+static_assert(std::size(kStartupModeNames) ==
+              static_cast<size_t>(StartupMode::kSpecificOffsets) + 1);
+
+}  // namespace
+
 Result<StartupMode> ParseStartupMode(std::string_view text) {
-  if (text == "earliest-offset") return StartupMode::kEarliestOffset;
-  if (text == "latest-offset") return StartupMode::kLatestOffset;
-  if (text == "group-offsets") return StartupMode::kGroupOffsets;
-  if (text == "timestamp") return StartupMode::kTimestamp;
-  if (text == "specific-offsets") return StartupMode::kSpecificOffsets;
-  return InvalidArgument(
-      "scan.startup.mode '{}' is not one of earliest-offset, latest-offset, group-offsets, "
-      "timestamp, specific-offsets",
-      text);
+  for (size_t i = 0; i < std::size(kStartupModeNames); ++i) {
+    if (text == kStartupModeNames[i]) return static_cast<StartupMode>(i);
+  }
+  return InvalidArgument("scan.startup.mode '{}' is not one of {}", text,
+                         fmt::join(kStartupModeNames, ", "));
 }
 
 std::string_view StartupModeName(StartupMode mode) {
-  switch (mode) {
-    case StartupMode::kEarliestOffset:
-      return "earliest-offset";
-    case StartupMode::kLatestOffset:
-      return "latest-offset";
-    case StartupMode::kGroupOffsets:
-      return "group-offsets";
-    case StartupMode::kTimestamp:
-      return "timestamp";
-    case StartupMode::kSpecificOffsets:
-      return "specific-offsets";
-  }
-  return "?";
+  const auto i = static_cast<size_t>(mode);
+  return i < std::size(kStartupModeNames) ? kStartupModeNames[i] : std::string_view("?");
 }
 
 bool IsSecretProperty(std::string_view name) {
