@@ -210,26 +210,26 @@ struct CanalEnvelope {
   bool has_pk = false;
 };
 
+// A field that may be null (then `*out` keeps its default); `error` when
+// its JSON type is not T's.
+template <typename T>
+Status ReadNullable(dom::element value, T* out, std::string_view error) {
+  if (!value.is_null() && value.get(*out)) return InvalidArgument("{}", error);
+  return Ok();
+}
+
 Status ReadEnvelope(dom::object root, CanalEnvelope* e) {
   for (auto [key, value] : root) {
     if (key == "type") {
       if (value.get_string().get(e->type)) return InvalidArgument("type: expected a string");
     } else if (key == "database") {
-      if (!value.is_null() && value.get_string().get(e->database)) {
-        return InvalidArgument("database: expected a string");
-      }
+      FLOE_RETURN_IF_ERROR(ReadNullable(value, &e->database, "database: expected a string"));
     } else if (key == "table") {
-      if (!value.is_null() && value.get_string().get(e->table)) {
-        return InvalidArgument("table: expected a string");
-      }
+      FLOE_RETURN_IF_ERROR(ReadNullable(value, &e->table, "table: expected a string"));
     } else if (key == "isDdl") {
-      if (!value.is_null() && value.get_bool().get(e->is_ddl)) {
-        return InvalidArgument("isDdl: expected true or false");
-      }
+      FLOE_RETURN_IF_ERROR(ReadNullable(value, &e->is_ddl, "isDdl: expected true or false"));
     } else if (key == "es") {
-      if (!value.is_null() && value.get_int64().get(e->es)) {
-        return InvalidArgument("es: expected a number of milliseconds");
-      }
+      FLOE_RETURN_IF_ERROR(ReadNullable(value, &e->es, "es: expected a number of milliseconds"));
     } else if (key == "data") {
       e->data = value;
       e->has_data = !value.is_null();
