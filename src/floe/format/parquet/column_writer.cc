@@ -47,6 +47,8 @@ ColumnWriter::ColumnWriter(const LeafColumn& leaf, const ColumnWriterOptions& op
     default:
       break;
   }
+  if (numeric_dict_) numeric_dict_->set_size_limit(options.dict_size_bytes);
+  if (bytes_dict_) bytes_dict_->set_size_limit(options.dict_size_bytes);
   def_encoder_.Reset(&def_levels_, BitWidth(static_cast<uint64_t>(leaf.max_definition_level)));
   rep_encoder_.Reset(&rep_levels_, BitWidth(static_cast<uint64_t>(leaf.max_repetition_level)));
 }
@@ -55,6 +57,12 @@ size_t ColumnWriter::DictionaryBytes() const {
   if (!use_dictionary_) return 0;
   if (numeric_dict_) return numeric_dict_->plain().size();
   if (bytes_dict_) return bytes_dict_->plain().size();
+  return 0;
+}
+
+size_t ColumnWriter::DictionaryTableBytes() const {
+  if (numeric_dict_) return numeric_dict_->table_bytes();
+  if (bytes_dict_) return bytes_dict_->table_bytes();
   return 0;
 }
 
@@ -200,6 +208,13 @@ void ColumnWriter::AddEncoding(Encoding e) {
 
 bool ColumnWriter::DictionaryWorthKeeping(size_t index_bytes) const {
   size_t dictionary_bytes = DictionaryBytes();
+  if (dictionary_pages_ > 1) {
+    // Later pages: a dictionary past a page's size must have paid for itself
+    // over the chunk so far (its indices and entries smaller than the values
+    // PLAIN), else its table is memory and probes spent for nothing.
+    return dictionary_bytes <= options_.page_size_bytes ||
+           chunk_index_bytes_ + dictionary_bytes < chunk_plain_bytes_;
+  }
   if (page_plain_bytes_ == 0 || index_bytes + dictionary_bytes < page_plain_bytes_) return true;
   // Not paid for yet. Among n values drawn evenly from k distinct ones, about
   // n^2 / 2k repeat an earlier one: the page's repeats estimate k. Keep the
@@ -317,8 +332,11 @@ Status ColumnWriter::FlushPage() {
   chunk_values_ += static_cast<int64_t>(page_values_);
 
   // Start the next page.
-  if (dictionary &&
-      (DictionaryFull() || (dictionary_pages_ == 1 && !DictionaryWorthKeeping(values_size)))) {
+  if (dictionary) {
+    chunk_index_bytes_ += values_size;
+    chunk_plain_bytes_ += page_plain_bytes_;
+  }
+  if (dictionary && (DictionaryFull() || !DictionaryWorthKeeping(values_size))) {
     fallback_ = true;
     // The chunk adds no more entries: its hash table (1 MiB after a first
     // page of 20,000 distinct longs) goes now, not at the row group's end.
@@ -394,6 +412,8 @@ void ColumnWriter::Reset() {
   if (bytes_dict_) bytes_dict_->Clear();
   fallback_ = false;
   dictionary_pages_ = 0;
+  chunk_index_bytes_ = 0;
+  chunk_plain_bytes_ = 0;
   chunk_values_ = 0;
   chunk_uncompressed_ = 0;
   encodings_.clear();

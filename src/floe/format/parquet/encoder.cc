@@ -1,5 +1,6 @@
 #include "floe/format/parquet/encoder.h"
 
+#include <algorithm>
 #include <bit>
 
 namespace floe::format::parquet {
@@ -50,7 +51,11 @@ uint64_t HashPaddedBytes(const uint8_t* p, size_t n) {
 }
 
 void NumericDictionary::Clear() {
-  table_.assign(kInitialSlots, Entry{0, kEmpty});
+  if (table_.size() != kInitialSlots) {
+    std::vector<uint32_t>(kInitialSlots, kEmpty).swap(table_);  // frees a grown table
+  } else {
+    std::fill(table_.begin(), table_.end(), kEmpty);
+  }
   mask_ = kInitialSlots - 1;
   shift_ = 64 - std::countr_zero(kInitialSlots);
   size_ = 0;
@@ -58,20 +63,22 @@ void NumericDictionary::Clear() {
 }
 
 void NumericDictionary::Grow() {
-  std::vector<Entry> old = std::move(table_);
-  size_t slots = old.size() * 2;
-  table_.assign(slots, Entry{0, kEmpty});
+  // The old table is not needed: every value is in plain(), in index order.
+  size_t slots = table_.size() * 2;
+  std::vector<uint32_t>().swap(table_);
+  table_.assign(slots, kEmpty);
   mask_ = slots - 1;
   shift_ = 64 - std::countr_zero(slots);
-  for (const Entry& e : old) {
-    if (e.index == kEmpty) continue;
-    uint64_t i = Slot(e.key);
-    while (table_[i].index != kEmpty) i = (i + 1) & mask_;
-    table_[i] = e;
+  const uint8_t* values = plain_.data();
+  for (uint32_t index = 0; index < size_; ++index) {
+    uint64_t i = Slot(ValueAt(values, index));
+    while (table_[i] != kEmpty) i = (i + 1) & mask_;
+    table_[i] = index;
   }
 }
 
 void BytesDictionary::Clear() {
+  if (table_.size() != kInitialSlots) std::vector<Entry>().swap(table_);  // frees a grown table
   table_.assign(kInitialSlots, Entry{0, 0, 0, kEmpty, 0, 0});
   mask_ = kInitialSlots - 1;
   size_ = 0;

@@ -379,7 +379,12 @@ Status ParquetWriter::Append(types::Row row) {
   return Ok();
 }
 
-size_t ParquetWriter::buffered_bytes() const { return buffered_estimate_; }
+size_t ParquetWriter::buffered_bytes() const {
+  if (row_group_rows_ == 0) return 0;
+  size_t tables = 0;  // the dictionaries' hash tables: memory, not file bytes
+  for (const auto& column : columns_) tables += column->DictionaryTableBytes();
+  return buffered_estimate_ + tables;
+}
 
 Status ParquetWriter::Flush() {
   if (failed_) return std::unexpected(*failed_);

@@ -82,9 +82,11 @@ class ParquetWriter {
   uint64_t estimated_size() const { return position_ + buffered_estimate_; }
   /// Rows appended so far.
   int64_t num_rows() const { return num_rows_; }
-  /// Bytes of the row group not yet written to the file (its column chunks:
-  /// compressed pages, plus the current pages and dictionaries unencoded),
-  /// as measured at the end of the last row.
+  /// Memory of the row group not yet written to the file: its column chunks
+  /// (compressed pages, plus the current pages and dictionaries unencoded,
+  /// as measured at the end of the last row) and the dictionaries' hash
+  /// tables (summed on each call). 0 when no row is buffered. All of it is
+  /// what Flush frees.
   size_t buffered_bytes() const;
   /// Writes the buffered row group to the file now (no-op when it is empty),
   /// so that its memory is reused by the next one: for callers that keep
