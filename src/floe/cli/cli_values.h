@@ -29,7 +29,7 @@ std::optional<int64_t> ParseDuration(std::string_view text);
 std::optional<int64_t> ParseByteSize(std::string_view text);
 
 /// "a, b,c" -> {"a", "b", "c"}: comma-separated names, blanks around them
-/// dropped, empty names skipped (--columns).
+/// dropped, empty names skipped (--columns, --primary-key).
 std::vector<std::string> SplitNames(const std::string& text);
 
 /// Milliseconds since the epoch from "2024-01-01T00:00:00[.ffffff][Z|+hh:mm]"

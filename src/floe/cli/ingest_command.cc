@@ -60,21 +60,6 @@ struct IngestArgs {
   std::string log_level = "info";
 };
 
-std::vector<std::string> SplitList(const std::string& text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string::npos) comma = text.size();
-    std::string item = text.substr(start, comma - start);
-    while (!item.empty() && item.front() == ' ') item.erase(item.begin());
-    while (!item.empty() && item.back() == ' ') item.pop_back();
-    if (!item.empty()) out.push_back(item);
-    start = comma + 1;
-  }
-  return out;
-}
-
 Result<ingest::IngestOptions> ToOptions(const IngestArgs& a) {
   ingest::IngestOptions o;
   o.inputs = a.inputs;
@@ -82,7 +67,7 @@ Result<ingest::IngestOptions> ToOptions(const IngestArgs& a) {
   o.table = a.table;
   o.route = a.route;
   o.schema_file = a.schema_file;
-  o.primary_key = SplitList(a.primary_key);
+  o.primary_key = SplitNames(a.primary_key);
   o.partition_by = a.partition_by;
   auto interval = ParseDuration(a.checkpoint_interval);
   if (!interval || *interval <= 0) {
