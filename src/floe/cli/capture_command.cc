@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <limits>
 #include <string>
+#include <string_view>
 
 #include <spdlog/spdlog.h>
 
@@ -45,6 +46,24 @@ struct CaptureArgs {
   bool until_end = false;
 };
 
+// The password in environment variable `name` (--password-env).
+// kInvalidArgument when the variable is not set.
+Result<std::string> PasswordFromEnv(const std::string& name) {
+  const char* pw = std::getenv(name.c_str());
+  if (!pw) return InvalidArgument("--password-env {}: the environment variable is not set", name);
+  return std::string(pw);
+}
+
+// Writes `lines` (whole events) to standard output and flushes it; the
+// captures record their position only after this returns.
+Status WriteLinesToStdout(std::string_view lines) {
+  if (!lines.empty() && std::fwrite(lines.data(), 1, lines.size(), stdout) != lines.size()) {
+    return IoError("writing to standard output failed");
+  }
+  if (std::fflush(stdout) != 0) return IoError("flushing standard output failed");
+  return Ok();
+}
+
 // The options as capture takes them; every error here is a usage error
 // (kInvalidArgument, exit code 2). The numeric ranges were checked by CLI11.
 Result<cdc::mysql::CaptureOptions> ToOptions(const CaptureArgs& args) {
@@ -53,12 +72,7 @@ Result<cdc::mysql::CaptureOptions> ToOptions(const CaptureArgs& args) {
   o.connection.port = static_cast<uint16_t>(args.port);
   o.connection.user = args.user;
   if (!args.password_env.empty()) {
-    const char* pw = std::getenv(args.password_env.c_str());
-    if (!pw) {
-      return InvalidArgument("--password-env {}: the environment variable is not set",
-                             args.password_env);
-    }
-    o.connection.password = pw;
+    FLOE_ASSIGN_OR_RETURN(o.connection.password, PasswordFromEnv(args.password_env));
   }
   o.tables = args.tables;
   FLOE_RETURN_IF_ERROR(cdc::mysql::ParseStartup(args.startup, &o));
@@ -89,12 +103,8 @@ Status RunCapture(const CaptureArgs& args, cdc::mysql::CaptureOptions o) {
       }
       out.push_back('\n');
     }
-    if (!out.empty() && std::fwrite(out.data(), 1, out.size(), stdout) != out.size()) {
-      return IoError("writing to standard output failed");
-    }
     // The state file is written after this returns: the lines must be out first.
-    if (std::fflush(stdout) != 0) return IoError("flushing standard output failed");
-    return Ok();
+    return WriteLinesToStdout(out);
   };
   return capture->Run(sink, StopOnSignals());
 }
@@ -123,12 +133,7 @@ Result<cdc::postgres::CaptureOptions> ToPgOptions(const PgCaptureArgs& args) {
   o.client.user = args.user;
   o.client.database = args.database;
   if (!args.password_env.empty()) {
-    const char* pw = std::getenv(args.password_env.c_str());
-    if (!pw) {
-      return InvalidArgument("--password-env {}: the environment variable is not set",
-                             args.password_env);
-    }
-    o.client.password = pw;
+    FLOE_ASSIGN_OR_RETURN(o.client.password, PasswordFromEnv(args.password_env));
   }
   if (args.slot.empty()) return InvalidArgument("--slot: empty");
   o.client.slot = args.slot;
@@ -149,13 +154,8 @@ Result<cdc::postgres::CaptureOptions> ToPgOptions(const PgCaptureArgs& args) {
 Status RunPgCapture(cdc::postgres::CaptureOptions o) {
   FLOE_ASSIGN_OR_RETURN(auto capture, cdc::postgres::PostgresCapture::Open(std::move(o)));
   auto sink = [](const cdc::postgres::CommittedLines& c) -> Status {
-    if (!c.lines.empty() &&
-        std::fwrite(c.lines.data(), 1, c.lines.size(), stdout) != c.lines.size()) {
-      return IoError("writing to standard output failed");
-    }
     // The slot confirms the transaction after this returns: the lines must be out first.
-    if (std::fflush(stdout) != 0) return IoError("flushing standard output failed");
-    return Ok();
+    return WriteLinesToStdout(c.lines);
   };
   return capture->Run(sink, StopOnSignals());
 }
