@@ -224,24 +224,19 @@ void AddListCommand(CLI::App& table, int* exit_code) {
   });
 }
 
-void AddDescribeCommand(CLI::App& table, int* exit_code) {
-  auto* cmd = table.add_subcommand("describe", "show a table's schema, spec and properties");
-  auto name = std::make_shared<std::string>();
+// A subcommand that prints one table (NS.TABLE), as text or with --json as
+// `json_help` says, through `print`.
+void AddPrintTableCommand(CLI::App& table, int* exit_code, const std::string& name,
+                          const std::string& description, const std::string& json_help,
+                          Status (*print)(iceberg::Catalog&, const std::string&, bool)) {
+  auto* cmd = table.add_subcommand(name, description);
+  auto table_name = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
-  cmd->add_option("table", *name, "NS.TABLE")->required();
-  cmd->add_flag("--json", *json, "print the table metadata JSON");
-  OnCatalog(*cmd, exit_code,
-            [name, json](iceberg::Catalog& c) { return Describe(c, *name, *json); });
-}
-
-void AddSnapshotsCommand(CLI::App& table, int* exit_code) {
-  auto* cmd = table.add_subcommand("snapshots", "list a table's snapshots");
-  auto name = std::make_shared<std::string>();
-  auto json = std::make_shared<bool>(false);
-  cmd->add_option("table", *name, "NS.TABLE")->required();
-  cmd->add_flag("--json", *json, "print the snapshots as JSON");
-  OnCatalog(*cmd, exit_code,
-            [name, json](iceberg::Catalog& c) { return Snapshots(c, *name, *json); });
+  cmd->add_option("table", *table_name, "NS.TABLE")->required();
+  cmd->add_flag("--json", *json, json_help);
+  OnCatalog(*cmd, exit_code, [table_name, json, print](iceberg::Catalog& c) {
+    return print(c, *table_name, *json);
+  });
 }
 
 void AddFilesCommand(CLI::App& table, int* exit_code) {
@@ -289,8 +284,10 @@ void AddTableCommands(CLI::App& app, int* exit_code) {
   AddSharedCatalogOptions(*table);
   AddNamespacesCommand(*table, exit_code);
   AddListCommand(*table, exit_code);
-  AddDescribeCommand(*table, exit_code);
-  AddSnapshotsCommand(*table, exit_code);
+  AddPrintTableCommand(*table, exit_code, "describe", "show a table's schema, spec and properties",
+                       "print the table metadata JSON", Describe);
+  AddPrintTableCommand(*table, exit_code, "snapshots", "list a table's snapshots",
+                       "print the snapshots as JSON", Snapshots);
   AddFilesCommand(*table, exit_code);
   AddTableChangeCommands(*table, exit_code);
   AddTableScanCommand(*table, exit_code);
