@@ -570,8 +570,6 @@ Status CheckSizes(const FileMetaData& f) {
   return Ok();
 }
 
-std::string Unknown(int32_t v) { return fmt::format("UNKNOWN({})", v); }
-
 }  // namespace
 
 Status SerializeFileMetaData(const FileMetaData& metadata, ByteBuffer* out) {
@@ -603,127 +601,67 @@ Result<PageHeader> ParsePageHeader(std::span<const uint8_t> bytes, size_t* consu
   return h;
 }
 
-std::string TypeName(Type type) {
-  switch (type) {
-    case Type::kBoolean:
-      return "BOOLEAN";
-    case Type::kInt32:
-      return "INT32";
-    case Type::kInt64:
-      return "INT64";
-    case Type::kInt96:
-      return "INT96";
-    case Type::kFloat:
-      return "FLOAT";
-    case Type::kDouble:
-      return "DOUBLE";
-    case Type::kByteArray:
-      return "BYTE_ARRAY";
-    case Type::kFixedLenByteArray:
-      return "FIXED_LEN_BYTE_ARRAY";
-  }
-  return Unknown(static_cast<int32_t>(type));
+namespace {
+
+/// Spec names indexed by the enum's value (nullptr where the spec has none).
+constexpr const char* kTypeNames[] = {"BOOLEAN", "INT32",  "INT64",      "INT96",
+                                      "FLOAT",   "DOUBLE", "BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY"};
+constexpr const char* kConvertedTypeNames[] = {"UTF8",
+                                               "MAP",
+                                               "MAP_KEY_VALUE",
+                                               "LIST",
+                                               "ENUM",
+                                               "DECIMAL",
+                                               "DATE",
+                                               "TIME_MILLIS",
+                                               "TIME_MICROS",
+                                               "TIMESTAMP_MILLIS",
+                                               "TIMESTAMP_MICROS",
+                                               "UINT_8",
+                                               "UINT_16",
+                                               "UINT_32",
+                                               "UINT_64",
+                                               "INT_8",
+                                               "INT_16",
+                                               "INT_32",
+                                               "INT_64",
+                                               "JSON",
+                                               "BSON",
+                                               "INTERVAL"};
+constexpr const char* kRepetitionNames[] = {"REQUIRED", "OPTIONAL", "REPEATED"};
+constexpr const char* kEncodingNames[] = {"PLAIN",
+                                          nullptr,
+                                          "PLAIN_DICTIONARY",
+                                          "RLE",
+                                          "BIT_PACKED",
+                                          "DELTA_BINARY_PACKED",
+                                          "DELTA_LENGTH_BYTE_ARRAY",
+                                          "DELTA_BYTE_ARRAY",
+                                          "RLE_DICTIONARY",
+                                          "BYTE_STREAM_SPLIT"};
+constexpr const char* kCodecNames[] = {"UNCOMPRESSED", "SNAPPY", "GZIP", "LZO",
+                                       "BROTLI",       "LZ4",    "ZSTD", "LZ4_RAW"};
+constexpr const char* kPageTypeNames[] = {"DATA_PAGE", "INDEX_PAGE", "DICTIONARY_PAGE",
+                                          "DATA_PAGE_V2"};
+
+/// The name of `value` in `names`, else "UNKNOWN(<value>)".
+template <typename Enum, size_t N>
+std::string SpecName(const char* const (&names)[N], Enum value) {
+  auto v = static_cast<int32_t>(value);
+  if (v >= 0 && static_cast<size_t>(v) < N && names[v] != nullptr) return names[v];
+  return fmt::format("UNKNOWN({})", v);
 }
 
-std::string ConvertedTypeName(ConvertedType type) {
-  static constexpr const char* kNames[] = {"UTF8",
-                                           "MAP",
-                                           "MAP_KEY_VALUE",
-                                           "LIST",
-                                           "ENUM",
-                                           "DECIMAL",
-                                           "DATE",
-                                           "TIME_MILLIS",
-                                           "TIME_MICROS",
-                                           "TIMESTAMP_MILLIS",
-                                           "TIMESTAMP_MICROS",
-                                           "UINT_8",
-                                           "UINT_16",
-                                           "UINT_32",
-                                           "UINT_64",
-                                           "INT_8",
-                                           "INT_16",
-                                           "INT_32",
-                                           "INT_64",
-                                           "JSON",
-                                           "BSON",
-                                           "INTERVAL"};
-  auto v = static_cast<int32_t>(type);
-  if (v >= 0 && v < static_cast<int32_t>(std::size(kNames))) return kNames[v];
-  return Unknown(v);
-}
+}  // namespace
 
+std::string TypeName(Type type) { return SpecName(kTypeNames, type); }
+std::string ConvertedTypeName(ConvertedType type) { return SpecName(kConvertedTypeNames, type); }
 std::string RepetitionName(FieldRepetitionType repetition) {
-  switch (repetition) {
-    case FieldRepetitionType::kRequired:
-      return "REQUIRED";
-    case FieldRepetitionType::kOptional:
-      return "OPTIONAL";
-    case FieldRepetitionType::kRepeated:
-      return "REPEATED";
-  }
-  return Unknown(static_cast<int32_t>(repetition));
+  return SpecName(kRepetitionNames, repetition);
 }
-
-std::string EncodingName(Encoding encoding) {
-  switch (encoding) {
-    case Encoding::kPlain:
-      return "PLAIN";
-    case Encoding::kPlainDictionary:
-      return "PLAIN_DICTIONARY";
-    case Encoding::kRle:
-      return "RLE";
-    case Encoding::kBitPacked:
-      return "BIT_PACKED";
-    case Encoding::kDeltaBinaryPacked:
-      return "DELTA_BINARY_PACKED";
-    case Encoding::kDeltaLengthByteArray:
-      return "DELTA_LENGTH_BYTE_ARRAY";
-    case Encoding::kDeltaByteArray:
-      return "DELTA_BYTE_ARRAY";
-    case Encoding::kRleDictionary:
-      return "RLE_DICTIONARY";
-    case Encoding::kByteStreamSplit:
-      return "BYTE_STREAM_SPLIT";
-  }
-  return Unknown(static_cast<int32_t>(encoding));
-}
-
-std::string CodecName(CompressionCodec codec) {
-  switch (codec) {
-    case CompressionCodec::kUncompressed:
-      return "UNCOMPRESSED";
-    case CompressionCodec::kSnappy:
-      return "SNAPPY";
-    case CompressionCodec::kGzip:
-      return "GZIP";
-    case CompressionCodec::kLzo:
-      return "LZO";
-    case CompressionCodec::kBrotli:
-      return "BROTLI";
-    case CompressionCodec::kLz4:
-      return "LZ4";
-    case CompressionCodec::kZstd:
-      return "ZSTD";
-    case CompressionCodec::kLz4Raw:
-      return "LZ4_RAW";
-  }
-  return Unknown(static_cast<int32_t>(codec));
-}
-
-std::string PageTypeName(PageType type) {
-  switch (type) {
-    case PageType::kDataPage:
-      return "DATA_PAGE";
-    case PageType::kIndexPage:
-      return "INDEX_PAGE";
-    case PageType::kDictionaryPage:
-      return "DICTIONARY_PAGE";
-    case PageType::kDataPageV2:
-      return "DATA_PAGE_V2";
-  }
-  return Unknown(static_cast<int32_t>(type));
-}
+std::string EncodingName(Encoding encoding) { return SpecName(kEncodingNames, encoding); }
+std::string CodecName(CompressionCodec codec) { return SpecName(kCodecNames, codec); }
+std::string PageTypeName(PageType type) { return SpecName(kPageTypeNames, type); }
 
 namespace {
 const char* UnitName(TimeUnit unit) {
