@@ -28,50 +28,16 @@ class ColumnStatistics {
   ColumnStatistics(Type physical, const types::Type* type, int32_t type_length);
 
   /// BOOLEAN (0/1), INT32, INT64 and decimals stored as INT32/INT64.
-  void UpdateInt(int64_t v) {
-    if (!has_min_max_) {
-      min_int_ = max_int_ = v;
-      has_min_max_ = true;
-      return;
-    }
-    if (v < min_int_) min_int_ = v;
-    if (v > max_int_) max_int_ = v;
-  }
+  void UpdateInt(int64_t v) { Widen(v, min_int_, max_int_); }
   /// FLOAT (widened exactly) and DOUBLE; NaN is counted, not compared.
   void UpdateFloating(double v) {
     if (v != v) return;
-    if (!has_min_max_) {
-      min_double_ = max_double_ = v;
-      has_min_max_ = true;
-      return;
-    }
-    if (v < min_double_) min_double_ = v;
-    if (v > max_double_) max_double_ = v;
+    Widen(v, min_double_, max_double_);
   }
   /// Decimals stored as FIXED_LEN_BYTE_ARRAY, by unscaled value.
-  void UpdateDecimal(types::int128_t v) {
-    if (!has_min_max_) {
-      min_decimal_ = max_decimal_ = v;
-      has_min_max_ = true;
-      return;
-    }
-    if (v < min_decimal_) min_decimal_ = v;
-    if (v > max_decimal_) max_decimal_ = v;
-  }
+  void UpdateDecimal(types::int128_t v) { Widen(v, min_decimal_, max_decimal_); }
   /// BYTE_ARRAY and other FIXED_LEN_BYTE_ARRAY values, unsigned bytes.
-  void UpdateBytes(std::string_view v) {
-    if (!has_min_max_) {
-      min_bytes_.assign(v);
-      max_bytes_.assign(v);
-      has_min_max_ = true;
-      return;
-    }
-    if (v < std::string_view(min_bytes_)) {
-      min_bytes_.assign(v);
-    } else if (v > std::string_view(max_bytes_)) {
-      max_bytes_.assign(v);
-    }
-  }
+  void UpdateBytes(std::string_view v) { Widen(v, min_bytes_, max_bytes_); }
   void AddNulls(int64_t n) { null_count_ += n; }
   void AddNans(int64_t n) { nan_count_ += n; }
 
@@ -93,6 +59,23 @@ class ColumnStatistics {
   Statistics ToThrift() const;
 
  private:
+  /// Widens [min, max] to hold `v`; the first value sets both. Keeps the
+  /// memory of string bounds.
+  template <typename V, typename T>
+  void Widen(const V& v, T& min, T& max) {
+    if (!has_min_max_) {
+      min = v;
+      max = v;
+      has_min_max_ = true;
+      return;
+    }
+    if (v < min) {
+      min = v;
+    } else if (v > max) {
+      max = v;
+    }
+  }
+
   std::string Encode(bool min) const;
 
   Type physical_;
