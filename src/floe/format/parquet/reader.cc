@@ -39,6 +39,14 @@ Error ParquetReader::WithPath(Error error) const {
   return std::move(error).WithContext(file_->path());
 }
 
+Error ParquetReader::EndsEarly(const ColumnChunkReader& column) const {
+  const int g = next_row_group_ - 1;
+  return WithPath(
+      Error(ErrorCode::kCorruption,
+            fmt::format("row group {}: column '{}' ends before the row group's {} rows", g,
+                        fmt::join(column.leaf().path, "."), metadata_.row_groups[g].num_rows)));
+}
+
 Result<std::unique_ptr<ParquetReader>> ParquetReader::Open(std::unique_ptr<io::InputFile> file,
                                                            ReaderOptions options) {
   std::unique_ptr<ParquetReader> reader(new ParquetReader(std::move(file), options));
@@ -273,11 +281,7 @@ Result<size_t> ParquetReader::ReadRows(Arena* arena, size_t max_rows, std::vecto
       auto has = lead.Peek();
       if (!has) return std::unexpected(WithPath(std::move(has).error()));
       if (!*has) {
-        return std::unexpected(WithPath(
-            Error(ErrorCode::kCorruption,
-                  fmt::format("row group {}: column '{}' ends before the row group's {} rows",
-                              next_row_group_ - 1, fmt::join(lead.leaf().path, "."),
-                              metadata_.row_groups[next_row_group_ - 1].num_rows))));
+        return std::unexpected(EndsEarly(lead));
       }
       if (lead.rep() != 0) {
         return std::unexpected(WithPath(
@@ -338,11 +342,7 @@ Result<size_t> ParquetReader::ReadFlatRows(Arena* arena, size_t max_rows,
               fmt::format("row group {}", next_row_group_ - 1))));
         }
         if (!*has) {
-          return std::unexpected(WithPath(
-              Error(ErrorCode::kCorruption,
-                    fmt::format("row group {}: column '{}' ends before the row group's {} rows",
-                                next_row_group_ - 1, fmt::join(c.leaf().path, "."),
-                                metadata_.row_groups[next_row_group_ - 1].num_rows))));
+          return std::unexpected(EndsEarly(c));
         }
         page_first = r;
       }

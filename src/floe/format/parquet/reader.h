@@ -132,6 +132,9 @@ class ParquetReader {
   Status BuildValue(const SchemaNode& node, Arena* arena, size_t depth, types::Value* out);
   Status SkipSubtree(const SchemaNode& node);
   Error WithPath(Error error) const;
+  /// kCorruption (WithPath): `column` has no more values before the current
+  /// row group's rows are all read.
+  Error EndsEarly(const ColumnChunkReader& column) const;
 
   std::unique_ptr<io::InputFile> file_;
   ReaderOptions options_;
