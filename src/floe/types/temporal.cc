@@ -111,15 +111,8 @@ struct Cursor {
   }
   // Exactly n digits.
   bool Digits(int n, int64_t* out) {
-    if (i + n > s.size()) return false;
-    int64_t v = 0;
-    for (int k = 0; k < n; ++k) {
-      char c = s[i + k];
-      if (c < '0' || c > '9') return false;
-      v = v * 10 + (c - '0');
-    }
-    i += n;
-    *out = v;
+    if (!ReadDigits(s, i, static_cast<size_t>(n), out)) return false;
+    i += static_cast<size_t>(n);
     return true;
   }
 };

@@ -15,6 +15,22 @@
 
 namespace floe::types {
 
+/// Reads exactly `n` decimal digits of `text` at `pos` (a fixed-width field
+/// of date or time text: "2024" of "2024-02-29") into `*out`. False, with
+/// `*out` unchanged, when the text ends first or a byte is not a digit.
+/// More than 18 digits may overflow.
+inline bool ReadDigits(std::string_view text, size_t pos, size_t n, int64_t* out) {
+  if (pos > text.size() || n > text.size() - pos) return false;
+  int64_t v = 0;
+  for (size_t i = pos; i < pos + n; ++i) {
+    const char c = text[i];
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + (c - '0');
+  }
+  *out = v;
+  return true;
+}
+
 /// Days since 1970-01-01 of a proleptic Gregorian date (`month` 1-12, `day`
 /// 1-31; not checked). Inline: the binlog and snapshot decoders call it per
 /// value.

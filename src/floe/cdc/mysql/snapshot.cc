@@ -12,19 +12,8 @@
 namespace floe::cdc::mysql {
 namespace {
 
+using types::ReadDigits;
 using types::Value;
-
-bool Digits(std::string_view s, size_t pos, size_t n, int64_t* out) {
-  if (pos + n > s.size()) return false;
-  int64_t v = 0;
-  for (size_t i = 0; i < n; ++i) {
-    char c = s[pos + i];
-    if (c < '0' || c > '9') return false;
-    v = v * 10 + (c - '0');
-  }
-  *out = v;
-  return true;
-}
 
 // ".ffffff" at `pos` (optional) -> micros.
 bool Fraction(std::string_view s, size_t pos, int64_t* micros) {
@@ -46,13 +35,13 @@ bool Fraction(std::string_view s, size_t pos, int64_t* micros) {
 // nullopt for a zero date.
 bool ParseDateTime(std::string_view s, bool date_only, std::optional<int64_t>* out) {
   int64_t y, mo, d, h = 0, mi = 0, se = 0, frac = 0;
-  if (!Digits(s, 0, 4, &y) || s.size() < 10 || s[4] != '-' || !Digits(s, 5, 2, &mo) ||
-      s[7] != '-' || !Digits(s, 8, 2, &d)) {
+  if (!ReadDigits(s, 0, 4, &y) || s.size() < 10 || s[4] != '-' || !ReadDigits(s, 5, 2, &mo) ||
+      s[7] != '-' || !ReadDigits(s, 8, 2, &d)) {
     return false;
   }
   if (!date_only && s.size() > 10) {
-    if (s.size() < 19 || (s[10] != ' ' && s[10] != 'T') || !Digits(s, 11, 2, &h) || s[13] != ':' ||
-        !Digits(s, 14, 2, &mi) || s[16] != ':' || !Digits(s, 17, 2, &se) ||
+    if (s.size() < 19 || (s[10] != ' ' && s[10] != 'T') || !ReadDigits(s, 11, 2, &h) ||
+        s[13] != ':' || !ReadDigits(s, 14, 2, &mi) || s[16] != ':' || !ReadDigits(s, 17, 2, &se) ||
         !Fraction(s, 19, &frac)) {
       return false;
     }
@@ -222,9 +211,9 @@ Result<Value> ParseSelectedValue(const ColumnDef& c, const char* text, size_t le
       size_t colon = t.find(':');
       int64_t h = 0, mi = 0, se = 0, frac = 0;
       // MySQL's TIME reaches 838 hours; more than 4 digits is not a TIME.
-      if (colon == std::string_view::npos || colon > 4 || !Digits(t, 0, colon, &h) ||
-          t.size() < colon + 6 || !Digits(t, colon + 1, 2, &mi) || t[colon + 3] != ':' ||
-          !Digits(t, colon + 4, 2, &se) || !Fraction(t, colon + 6, &frac)) {
+      if (colon == std::string_view::npos || colon > 4 || !ReadDigits(t, 0, colon, &h) ||
+          t.size() < colon + 6 || !ReadDigits(t, colon + 1, 2, &mi) || t[colon + 3] != ':' ||
+          !ReadDigits(t, colon + 4, 2, &se) || !Fraction(t, colon + 6, &frac)) {
         return bad();
       }
       int64_t micros = (h * 3600 + mi * 60 + se) * 1000000 + frac;

@@ -14,6 +14,7 @@
 namespace floe::cdc::postgres {
 namespace {
 
+using types::ReadDigits;
 using types::Value;
 
 constexpr int64_t kMicrosPerSecond = 1'000'000;
@@ -22,17 +23,6 @@ constexpr int64_t kMicrosPerDay = 86'400 * kMicrosPerSecond;
 std::unexpected<Error> Bad(uint32_t type_oid, std::string_view text, std::string_view why = "") {
   return InvalidArgument("cannot read '{}' as a value of type oid {}{}{}", text.substr(0, 64),
                          type_oid, why.empty() ? "" : ": ", why);
-}
-
-bool Digits(std::string_view s, size_t pos, size_t n, int64_t* out) {
-  if (pos + n > s.size()) return false;
-  int64_t v = 0;
-  for (size_t i = pos; i < pos + n; ++i) {
-    if (s[i] < '0' || s[i] > '9') return false;
-    v = v * 10 + (s[i] - '0');
-  }
-  *out = v;
-  return true;
 }
 
 bool ValidDate(int64_t y, int64_t m, int64_t d) {
@@ -46,8 +36,8 @@ bool ValidDate(int64_t y, int64_t m, int64_t d) {
 // (PostgreSQL accepts it for time).
 bool ParseTimePart(std::string_view s, int64_t* micros, size_t* used) {
   int64_t h = 0, mi = 0, se = 0;
-  if (s.size() < 8 || !Digits(s, 0, 2, &h) || s[2] != ':' || !Digits(s, 3, 2, &mi) || s[5] != ':' ||
-      !Digits(s, 6, 2, &se) || mi > 59 || se > 59 || h > 24) {
+  if (s.size() < 8 || !ReadDigits(s, 0, 2, &h) || s[2] != ':' || !ReadDigits(s, 3, 2, &mi) ||
+      s[5] != ':' || !ReadDigits(s, 6, 2, &se) || mi > 59 || se > 59 || h > 24) {
     return false;
   }
   size_t pos = 8;
@@ -74,11 +64,11 @@ bool ParseTimePart(std::string_view s, int64_t* micros, size_t* used) {
 bool ParseOffset(std::string_view s, int64_t* seconds) {
   if (s.size() < 3 || (s[0] != '+' && s[0] != '-')) return false;
   int64_t h = 0, m = 0, sec = 0;
-  if (!Digits(s, 1, 2, &h)) return false;
+  if (!ReadDigits(s, 1, 2, &h)) return false;
   if (s.size() == 3) {
-  } else if (s.size() == 6 && s[3] == ':' && Digits(s, 4, 2, &m)) {
-  } else if (s.size() == 9 && s[3] == ':' && Digits(s, 4, 2, &m) && s[6] == ':' &&
-             Digits(s, 7, 2, &sec)) {
+  } else if (s.size() == 6 && s[3] == ':' && ReadDigits(s, 4, 2, &m)) {
+  } else if (s.size() == 9 && s[3] == ':' && ReadDigits(s, 4, 2, &m) && s[6] == ':' &&
+             ReadDigits(s, 7, 2, &sec)) {
   } else {
     return false;
   }
@@ -110,8 +100,8 @@ bool ParseDate(std::string_view s, int32_t* out) {
   size_t dash = s.find('-');
   if (dash == std::string_view::npos) return false;
   int64_t y = 0, m = 0, d = 0;
-  if (dash < 4 || !Digits(s, 0, dash, &y) || s.size() != dash + 6 || !Digits(s, dash + 1, 2, &m) ||
-      s[dash + 3] != '-' || !Digits(s, dash + 4, 2, &d)) {
+  if (dash < 4 || !ReadDigits(s, 0, dash, &y) || s.size() != dash + 6 ||
+      !ReadDigits(s, dash + 1, 2, &m) || s[dash + 3] != '-' || !ReadDigits(s, dash + 4, 2, &d)) {
     return false;
   }
   if (bc) y = 1 - y;
