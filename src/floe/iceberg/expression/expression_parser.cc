@@ -3,6 +3,7 @@
 #include <cctype>
 #include <charconv>
 #include <limits>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -24,6 +25,22 @@ enum class Tok {
   kComma,
   kDot
 };
+
+// The token of a one-character punctuation mark: ( ) , .
+std::optional<Tok> PunctuationKind(char c) {
+  switch (c) {
+    case '(':
+      return Tok::kLParen;
+    case ')':
+      return Tok::kRParen;
+    case ',':
+      return Tok::kComma;
+    case '.':
+      return Tok::kDot;
+    default:
+      return std::nullopt;
+  }
+}
 
 struct Token {
   Tok kind = Tok::kEnd;
@@ -108,17 +125,8 @@ class Parser {
             (std::isalpha(static_cast<unsigned char>(text_[i])) || text_[i] == '_')) {
           return InvalidArgument("filter: bad number at position {}", t.pos + 1);
         }
-      } else if (c == '(') {
-        t.kind = Tok::kLParen;
-        ++i;
-      } else if (c == ')') {
-        t.kind = Tok::kRParen;
-        ++i;
-      } else if (c == ',') {
-        t.kind = Tok::kComma;
-        ++i;
-      } else if (c == '.') {
-        t.kind = Tok::kDot;
+      } else if (std::optional<Tok> kind = PunctuationKind(c)) {
+        t.kind = *kind;
         ++i;
       } else if (c == '-' || c == '+') {
         t.kind = Tok::kOp;
