@@ -44,6 +44,16 @@ std::string_view TableRequirementType(const TableRequirement& r) {
       r);
 }
 
+namespace {
+
+// The requirements that compare one id of the table with the expected one.
+Status ExpectId(const TableRequirement& r, int64_t expected, int64_t found) {
+  if (expected == found) return Ok();
+  return CommitConflict("{}: expected {}, found {}", TableRequirementType(r), expected, found);
+}
+
+}  // namespace
+
 Status CheckRequirement(const TableRequirement& r, const TableMetadata* m) {
   if (std::holds_alternative<req::AssertCreate>(r)) {
     if (m != nullptr) return CommitConflict("assert-create: the table already exists");
@@ -52,68 +62,47 @@ Status CheckRequirement(const TableRequirement& r, const TableMetadata* m) {
   if (m == nullptr) {
     return CommitConflict("{}: the table does not exist", TableRequirementType(r));
   }
-  return std::visit(
-      Overloaded{
-          [](const req::AssertCreate&) -> Status { return Ok(); },
-          [&](const req::AssertTableUuid& a) -> Status {
-            if (a.uuid != m->table_uuid) {
-              return CommitConflict("assert-table-uuid: expected {}, found {}", a.uuid,
-                                    m->table_uuid);
-            }
-            return Ok();
-          },
-          [&](const req::AssertRefSnapshotId& a) -> Status {
-            auto it = m->refs.find(a.ref);
-            std::optional<SnapshotId> found;
-            if (it != m->refs.end()) found = it->second.snapshot_id;
-            if (found != a.snapshot_id) {
-              if (!a.snapshot_id) {
-                return CommitConflict("assert-ref-snapshot-id: ref {} was created concurrently",
-                                      a.ref);
-              }
-              return CommitConflict(
-                  "assert-ref-snapshot-id: ref {} expected at snapshot {}, found {}", a.ref,
-                  OptId(a.snapshot_id), OptId(found));
-            }
-            return Ok();
-          },
-          [&](const req::AssertLastAssignedFieldId& a) -> Status {
-            if (a.last_assigned_field_id != m->last_column_id) {
-              return CommitConflict("assert-last-assigned-field-id: expected {}, found {}",
-                                    a.last_assigned_field_id, m->last_column_id);
-            }
-            return Ok();
-          },
-          [&](const req::AssertCurrentSchemaId& a) -> Status {
-            if (a.current_schema_id != m->current_schema_id) {
-              return CommitConflict("assert-current-schema-id: expected {}, found {}",
-                                    a.current_schema_id, m->current_schema_id);
-            }
-            return Ok();
-          },
-          [&](const req::AssertLastAssignedPartitionId& a) -> Status {
-            if (a.last_assigned_partition_id != m->last_partition_id) {
-              return CommitConflict("assert-last-assigned-partition-id: expected {}, found {}",
-                                    a.last_assigned_partition_id, m->last_partition_id);
-            }
-            return Ok();
-          },
-          [&](const req::AssertDefaultSpecId& a) -> Status {
-            if (a.default_spec_id != m->default_spec_id) {
-              return CommitConflict("assert-default-spec-id: expected {}, found {}",
-                                    a.default_spec_id, m->default_spec_id);
-            }
-            return Ok();
-          },
-          [&](const req::AssertDefaultSortOrderId& a) -> Status {
-            if (a.default_sort_order_id != m->default_sort_order_id) {
-              return CommitConflict("assert-default-sort-order-id: expected {}, found {}",
-                                    a.default_sort_order_id, m->default_sort_order_id);
-            }
-            return Ok();
-          },
-      },
-      r);
+  return std::visit(Overloaded{
+                        [](const req::AssertCreate&) -> Status { return Ok(); },
+                        [&](const req::AssertTableUuid& a) -> Status {
+                          if (a.uuid != m->table_uuid) {
+                            return CommitConflict("assert-table-uuid: expected {}, found {}",
+                                                  a.uuid, m->table_uuid);
+                          }
+                          return Ok();
+                        },
+                        [&](const req::AssertRefSnapshotId& a) -> Status {
+                          auto it = m->refs.find(a.ref);
+                          std::optional<SnapshotId> found;
+                          if (it != m->refs.end()) found = it->second.snapshot_id;
+                          if (found != a.snapshot_id) {
+                            if (!a.snapshot_id) {
+                              return CommitConflict(
+                                  "assert-ref-snapshot-id: ref {} was created concurrently", a.ref);
+                            }
+                            return CommitConflict(
+                                "assert-ref-snapshot-id: ref {} expected at snapshot {}, found {}",
+                                a.ref, OptId(a.snapshot_id), OptId(found));
+                          }
+                          return Ok();
+                        },
+                        [&](const req::AssertLastAssignedFieldId& a) -> Status {
+                          return ExpectId(r, a.last_assigned_field_id, m->last_column_id);
+                        },
+                        [&](const req::AssertCurrentSchemaId& a) -> Status {
+                          return ExpectId(r, a.current_schema_id, m->current_schema_id);
+                        },
+                        [&](const req::AssertLastAssignedPartitionId& a) -> Status {
+                          return ExpectId(r, a.last_assigned_partition_id, m->last_partition_id);
+                        },
+                        [&](const req::AssertDefaultSpecId& a) -> Status {
+                          return ExpectId(r, a.default_spec_id, m->default_spec_id);
+                        },
+                        [&](const req::AssertDefaultSortOrderId& a) -> Status {
+                          return ExpectId(r, a.default_sort_order_id, m->default_sort_order_id);
+                        },
+                    },
+                    r);
 }
 
 Status CheckRequirements(const std::vector<TableRequirement>& requirements,
