@@ -24,6 +24,18 @@ constexpr std::string_view kDerivedProperties[] = {"uuid",
                                                    "current-schema",
                                                    "default-partition-spec",
                                                    "default-sort-order"};
+
+// The id a set-current/default update names: `id`, or for -1 the one added
+// last in this change. kInvalidArgument when -1 but no `what` was added.
+Result<int32_t> ResolveLastAdded(int32_t id, std::optional<int32_t> last_added,
+                                 std::string_view change, std::string_view what) {
+  if (id != -1) return id;
+  if (!last_added) {
+    return InvalidArgument("{}: -1 (last added) but no {} was added", change, what);
+  }
+  return *last_added;
+}
+
 }  // namespace
 
 namespace up = update;
@@ -294,12 +306,8 @@ Status TableMetadataBuilder::AddSchema(const update::AddSchema& u) {
 
 Status TableMetadataBuilder::SetCurrentSchema(int32_t id) {
   TableMetadata& m = metadata_;
-  if (id == -1) {
-    if (!last_added_schema_id_) {
-      return InvalidArgument("set-current-schema: -1 (last added) but no schema was added");
-    }
-    id = *last_added_schema_id_;
-  }
+  FLOE_ASSIGN_OR_RETURN(
+      id, ResolveLastAdded(id, last_added_schema_id_, "set-current-schema", "schema"));
   if (m.SchemaById(id) == nullptr) {
     return InvalidArgument("set-current-schema: no schema with id {}", id);
   }
@@ -338,12 +346,7 @@ Status TableMetadataBuilder::AddSpec(const update::AddPartitionSpec& u) {
 
 Status TableMetadataBuilder::SetDefaultSpec(int32_t id) {
   TableMetadata& m = metadata_;
-  if (id == -1) {
-    if (!last_added_spec_id_) {
-      return InvalidArgument("set-default-spec: -1 (last added) but no spec was added");
-    }
-    id = *last_added_spec_id_;
-  }
+  FLOE_ASSIGN_OR_RETURN(id, ResolveLastAdded(id, last_added_spec_id_, "set-default-spec", "spec"));
   if (m.SpecById(id) == nullptr) return InvalidArgument("set-default-spec: no spec with id {}", id);
   if (m.default_spec_id == id && !is_new_) return Ok();
   m.default_spec_id = id;
@@ -376,12 +379,8 @@ Status TableMetadataBuilder::AddSortOrder(const update::AddSortOrder& u) {
 
 Status TableMetadataBuilder::SetDefaultSortOrder(int32_t id) {
   TableMetadata& m = metadata_;
-  if (id == -1) {
-    if (!last_added_order_id_) {
-      return InvalidArgument("set-default-sort-order: -1 (last added) but no order was added");
-    }
-    id = *last_added_order_id_;
-  }
+  FLOE_ASSIGN_OR_RETURN(
+      id, ResolveLastAdded(id, last_added_order_id_, "set-default-sort-order", "order"));
   if (m.SortOrderById(id) == nullptr) {
     return InvalidArgument("set-default-sort-order: no sort order with id {}", id);
   }
