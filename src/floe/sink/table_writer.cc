@@ -299,19 +299,20 @@ size_t TableWriter::flushable_bytes() const {
   return total;
 }
 
-size_t TableWriter::buffered_bytes() const {
-  size_t open = 0, files = 0;
-  if (data_) {
-    open += data_->num_open_files() * width_;
-    files += data_->num_files() * width_;
-  }
-  if (equality_) open += equality_->num_open_files() * key_width_;
+size_t TableWriter::pinned_bytes() const {
+  size_t files = data_ ? data_->num_files() * width_ : 0;
   for (const auto& [spec_id, done] : completed_) {
     files += (done.data_files.size() + done.delete_files.size()) * width_;
   }
-  return flushable_bytes() + open * kOpenFileBytesPerColumn + files * kFileMetadataBytesPerColumn +
-         keys_.memory_bytes() + pending_deletes_.capacity() * sizeof(PendingDelete) +
-         key_.capacity();
+  return files * kFileMetadataBytesPerColumn + keys_.memory_bytes() +
+         pending_deletes_.capacity() * sizeof(PendingDelete) + key_.capacity();
+}
+
+size_t TableWriter::buffered_bytes() const {
+  size_t open = 0;
+  if (data_) open += data_->num_open_files() * width_;
+  if (equality_) open += equality_->num_open_files() * key_width_;
+  return flushable_bytes() + open * kOpenFileBytesPerColumn + pinned_bytes();
 }
 
 Status TableWriter::Flush() {

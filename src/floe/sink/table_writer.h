@@ -82,8 +82,14 @@ class TableWriter {
   /// Estimated memory of a completed file's metadata (its DataFile with
   /// per-column metrics) per column, held until the checkpoint.
   static constexpr size_t kFileMetadataBytesPerColumn = 384;
-  /// The part of buffered_bytes() that Flush can write out.
+  /// The part of buffered_bytes() that Flush frees: the open files' row
+  /// groups (compressed pages, the pages being filled, the dictionaries and
+  /// their hash tables).
   size_t flushable_bytes() const;
+  /// The part of buffered_bytes() that only Complete (the checkpoint) frees:
+  /// the key map, pending position deletes and the metadata of this
+  /// checkpoint's files. Neither Flush nor CloseFiles lowers it.
+  size_t pinned_bytes() const;
   /// Writes the buffered row groups of every open file (files stay open).
   Status Flush();
   /// Completes the open files (they stay in this checkpoint's results).

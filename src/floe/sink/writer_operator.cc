@@ -81,6 +81,7 @@ Status WriterOperator::Process(RowBatch batch, engine::Collector<WriteResult>& o
     FLOE_RETURN_IF_ERROR(it->second.writer->SetTarget(batch.target));
   }
   Table& table = it->second;
+  table.last_batch = ++batches_;
   TableWriter& writer = *table.writer;
   const size_t n = batch.rows.size();
   if (batch.kinds.size() != n) {
@@ -97,40 +98,65 @@ Status WriterOperator::Process(RowBatch batch, engine::Collector<WriteResult>& o
   Account(table);
   if (open_files_ > max_open_files_) FLOE_RETURN_IF_ERROR(CloseOtherFiles(&table));
   account_->Report(total_bytes_);
-  if (account_->ShouldRelieve()) FLOE_RETURN_IF_ERROR(Relieve());
+  if (account_->ShouldRelieve()) FLOE_RETURN_IF_ERROR(Relieve(&table));
   return Ok();
 }
 
-Status WriterOperator::Relieve() {
+Status WriterOperator::Relieve(const Table* current) {
   budget_->CountRelief();
   const int64_t target = account_->relief_target();
-  // Largest tables first. A table with a sizeable row group buffered flushes
-  // it (the file stays open and reuses the memory); a table whose memory is
-  // mostly the fixed buffers of its open files gets them completed (closed
-  // files free everything; the next rows start new files). Key maps and
-  // pending position deletes cannot be released before the checkpoint.
-  std::vector<Table*> order;
-  order.reserve(tables_.size());
+  // First the row groups, largest first: a flush writes the pages out and
+  // frees the dictionaries' tables; the file stays open and goes on.
+  const size_t min_flush =
+      std::max<size_t>(kMinFlushBytes, static_cast<size_t>(budget_->share() / 16));
+  std::vector<std::pair<size_t, Table*>> groups;
   for (auto& [key, table] : tables_) {
-    if (table.bytes > 0) order.push_back(&table);
+    if (table.open_files == 0) continue;
+    const size_t flushable = table.writer->flushable_bytes();
+    if (flushable >= min_flush) groups.emplace_back(flushable, &table);
   }
-  std::sort(order.begin(), order.end(),
-            [](const Table* a, const Table* b) { return a->bytes > b->bytes; });
-  for (Table* table : order) {
+  std::sort(groups.begin(), groups.end(),
+            [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (auto& [flushable, table] : groups) {
     if (total_bytes_ <= target) break;
-    TableWriter& w = *table->writer;
-    if (w.num_open_files() == 0) continue;
-    const size_t flushable = w.flushable_bytes();
-    if (flushable >= kMinFlushBytes && flushable * 2 >= static_cast<size_t>(table->bytes)) {
-      FLOE_RETURN_IF_ERROR(w.Flush());
-      ++flushes_;
-    } else {
-      FLOE_RETURN_IF_ERROR(w.CloseFiles());
-      ++file_closes_;
-    }
+    FLOE_RETURN_IF_ERROR(table->writer->Flush());
+    ++flushes_;
     Account(*table);
   }
+  // Then the fixed buffers of open files (many tables), least recently
+  // written first, but only of tables idle for a while: completing the file
+  // of a table that is being written frees nothing (its next rows reopen
+  // one) and leaves a small file behind.
+  if (total_bytes_ > target) {
+    std::vector<Table*> idle;
+    for (auto& [key, table] : tables_) {
+      if (&table != current && table.open_files > 0 &&
+          batches_ - table.last_batch >= kMinIdleBatches) {
+        idle.push_back(&table);
+      }
+    }
+    std::sort(idle.begin(), idle.end(),
+              [](const Table* a, const Table* b) { return a->last_batch < b->last_batch; });
+    for (Table* table : idle) {
+      if (total_bytes_ <= target) break;
+      FLOE_RETURN_IF_ERROR(table->writer->CloseFiles());
+      ++file_closes_;
+      Account(*table);
+    }
+  }
   account_->Report(total_bytes_);
+  if (total_bytes_ > target) {
+    // What is left may be memory that only the checkpoint frees.
+    int64_t pinned = 0;
+    for (auto& [key, table] : tables_) pinned += static_cast<int64_t>(table.writer->pinned_bytes());
+    if (pinned > target && pinned_over_target_++ == 0) {
+      spdlog::warn(
+          "writer {}: key maps, pending deletes and file metadata hold {} MiB, more than this "
+          "subtask's share of the memory budget ({} MiB) allows; they are freed at the next "
+          "checkpoint (a larger memory budget or a shorter checkpoint interval avoids this)",
+          subtask_, pinned >> 20, budget_->share() >> 20);
+    }
+  }
   return Ok();
 }
 

@@ -8,9 +8,13 @@
 /// restart rewinds the source to that checkpoint's position).
 ///
 /// Memory: the subtask reports its buffered bytes to a MemoryBudget shared
-/// by all writer subtasks of the job after every batch, and flushes the row
-/// groups of its largest tables (closing their files when flushing frees
-/// nothing) while it is over its share.
+/// by all writer subtasks of the job after every batch. While it is over its
+/// share it relieves what can be freed before the checkpoint: first the row
+/// groups of its tables, largest first (pages, dictionaries and their hash
+/// tables: the files stay open), then the open files of tables it has not
+/// written for a while, least recently written first (their fixed buffers).
+/// Key maps, pending position deletes and completed files' metadata are
+/// freed only by the checkpoint; no file is completed to make up for them.
 ///
 /// Open files: past `SinkOptions::max_open_files` open data and delete files
 /// the subtask completes the files of every other table that has some (they
@@ -73,17 +77,29 @@ class WriterOperator final : public engine::Operator<RowBatch, WriteResult> {
   /// Truncate batches applied.
   int64_t truncates() const { return truncates_; }
 
-  /// Relieving memory, a table's row groups are flushed when they hold at
-  /// least this much and most of its bytes; otherwise its files are closed.
+  /// Relieving memory, a table's row group is flushed only when it holds at
+  /// least this much (and at least 1/16 of the subtask's share), so that a
+  /// subtask held over its share by key maps does not cut tiny row groups.
   static constexpr size_t kMinFlushBytes = 256 << 10;
+  /// Relieving memory, a table's open files are completed only when the
+  /// subtask has processed this many batches since the table's last one
+  /// (and never for the table of the batch just written): completing a
+  /// table's file that its next rows reopen frees nothing.
+  static constexpr uint64_t kMinIdleBatches = 16;
+  /// Times relieving memory found the pinned bytes (key maps, pending
+  /// deletes, file metadata) alone above the relief target.
+  int64_t pinned_over_target() const { return pinned_over_target_; }
 
  private:
   struct Table {
     std::unique_ptr<TableWriter> writer;
-    int64_t bytes = 0;      ///< last buffered_bytes()
-    size_t open_files = 0;  ///< last num_open_files()
+    int64_t bytes = 0;        ///< last buffered_bytes()
+    size_t open_files = 0;    ///< last num_open_files()
+    uint64_t last_batch = 0;  ///< batches_ when the table last had a batch
   };
-  Status Relieve();
+  /// Brings the subtask's bytes towards its relief target (`current`: the
+  /// table of the batch just written).
+  Status Relieve(const Table* current);
   /// Completes the files of every table but `keep` (over the open-file limit).
   Status CloseOtherFiles(const Table* keep);
   void Account(Table& table);
@@ -104,6 +120,8 @@ class WriterOperator final : public engine::Operator<RowBatch, WriteResult> {
   int64_t flushes_ = 0;
   int64_t file_closes_ = 0;
   int64_t truncates_ = 0;
+  uint64_t batches_ = 0;  ///< batches processed
+  int64_t pinned_over_target_ = 0;
 };
 
 }  // namespace floe::sink

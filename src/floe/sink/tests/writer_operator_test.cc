@@ -304,6 +304,95 @@ TEST(WriterOperatorTest, OpenFileLimitCompletesOtherTablesFiles) {
   for (auto& w : p.writers()) EXPECT_EQ(w->num_open_files(), 0u);
 }
 
+// The budget reached by what only a checkpoint frees (one upsert table's key
+// map): the row groups are flushed, in sizeable pieces, and no file is
+// completed early (completing it would free nothing: the next rows reopen one).
+TEST(WriterOperatorTest, KeyMapOverTheShareFlushesRowGroupsAndKeepsTheFile) {
+  TestTable table("wo_budget_keys", PeopleSchema());
+  auto target = MakeTarget(table, "upsert", {1}, /*upsert=*/true);
+  SinkOptions options;
+  options.write_parallelism = 1;
+  options.memory_budget_bytes = 4 << 20;  // share 3.5 MiB; 200,000 keys take ~10 MiB
+  Pipeline p(options, std::make_shared<NoSyncFileIO>(), 1024);
+  constexpr int64_t kRows = 200000;
+  for (int64_t i = 0; i < kRows; ++i) {
+    FLOE_ASSERT_OK(p.Add(target, RowKind::kInsert,
+                         P(i, i % 2 ? "eu" : "us", "name-" + std::to_string(i % 5000), i % 70)));
+    if (i % 4096 == 4095) FLOE_ASSERT_OK(p.Deliver());
+  }
+  FLOE_ASSERT_OK(p.Deliver());
+  WriterOperator& w = *p.writers()[0];
+  EXPECT_GT(w.flushes(), 0);
+  EXPECT_EQ(w.file_closes(), 0);
+  EXPECT_GT(w.pinned_over_target(), 0);
+  // Each flush wrote at least kMinFlushBytes of buffered memory: row groups
+  // of thousands of rows, not one per batch.
+  EXPECT_LT(w.flushes(), kRows / 1000);
+  auto results = p.Checkpoint(1);
+  ASSERT_TRUE(results) << results.error().ToString();
+  ASSERT_EQ(results->size(), 1u);
+  EXPECT_EQ((*results)[0].rows_written, kRows);
+  EXPECT_EQ((*results)[0].data_files.size(), 1u);
+  EXPECT_EQ((*results)[0].delete_files.size(), 1u);  // the keys' equality deletes
+}
+
+// The budget reached by the open files of many tables: the files of tables
+// idle for a while are completed, least recently written first; two tables
+// written in turn (never idle) keep their files however tight the budget.
+TEST(WriterOperatorTest, OverTheBudgetIdleTablesFilesAreCompletedButNotBusyOnes) {
+  TestTable table("wo_budget_idle", PeopleSchema());
+  SinkOptions options;
+  options.write_parallelism = 1;
+  options.memory_budget_bytes = 256 << 10;
+  {
+    Pipeline p(options, std::make_shared<NoSyncFileIO>(), 64);
+    auto a = MakeTarget(table, "a", {}, false);
+    auto b = MakeTarget(table, "b", {}, false);
+    for (int64_t i = 0; i < 20000; ++i) {
+      FLOE_ASSERT_OK(p.Add(i % 128 < 64 ? a : b, RowKind::kInsert,
+                           P(i, "eu", "name-" + std::to_string(i), static_cast<int32_t>(i))));
+      if (i % 64 == 63) FLOE_ASSERT_OK(p.Deliver());
+    }
+    WriterOperator& w = *p.writers()[0];
+    EXPECT_GT(p.budget().relief_count(), 0);
+    EXPECT_EQ(w.file_closes(), 0);
+    auto results = p.Checkpoint(1);
+    ASSERT_TRUE(results) << results.error().ToString();
+    size_t files = 0;
+    for (const auto& r : *results) files += r.data_files.size();
+    EXPECT_EQ(files, 2u);
+  }
+  {
+    // About 2 MiB of open files' buffers; the 16 tables written last (never
+    // completed) hold about 0.4 MiB of them.
+    constexpr int kTables = 80;
+    options.memory_budget_bytes = 1 << 20;
+    Pipeline p(options, std::make_shared<NoSyncFileIO>(), 8);
+    std::vector<TableTargetPtr> targets;
+    for (int t = 0; t < kTables; ++t) {
+      targets.push_back(MakeTarget(table, "t" + std::to_string(t), {}, false));
+    }
+    int64_t rows = 0;
+    for (int round = 0; round < 3; ++round) {
+      for (int t = 0; t < kTables; ++t) {
+        for (int r = 0; r < 3; ++r)
+          FLOE_ASSERT_OK(p.Add(targets[t], RowKind::kInsert, P(r, "eu", "x", r)));
+        rows += 3;
+        FLOE_ASSERT_OK(p.Deliver());
+      }
+    }
+    WriterOperator& w = *p.writers()[0];
+    EXPECT_GT(w.file_closes(), 0);
+    EXPECT_EQ(w.flushes(), 0);  // nothing sizeable to flush
+    EXPECT_LE(p.budget().peak_bytes(), options.memory_budget_bytes);
+    auto results = p.Checkpoint(1);
+    ASSERT_TRUE(results) << results.error().ToString();
+    int64_t written = 0;
+    for (const auto& r : *results) written += r.rows_written;
+    EXPECT_EQ(written, rows);
+  }
+}
+
 // Throughput of the writers alone, on demand:
 //   floe_sink_tests --gtest_also_run_disabled_tests --gtest_filter='*Throughput*'
 // (timing belongs in bench/; this prints, asserts only the row counts).
