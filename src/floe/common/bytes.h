@@ -1,6 +1,7 @@
 #pragma once
-/// Little-endian loads and stores, and a growable byte buffer that keeps its
-/// capacity across `Clear()` so hot paths reuse memory instead of allocating.
+/// Little-endian loads and stores, a growable byte buffer that keeps its
+/// capacity across `Clear()` so hot paths reuse memory instead of allocating,
+/// and the varint and zigzag encodings the file formats share.
 
 #include <cstddef>
 #include <cstdint>
@@ -91,5 +92,30 @@ class ByteBuffer {
   std::vector<uint8_t> data_;
   size_t size_ = 0;
 };
+
+/// Maps a signed integer to an unsigned one whose varint is short for small
+/// magnitudes (0, -1, 1, -2, ... -> 0, 1, 2, 3, ...): Avro's longs, Thrift
+/// compact integers and Parquet's delta encodings use it.
+inline uint64_t ZigZagEncode(int64_t value) {
+  return (static_cast<uint64_t>(value) << 1) ^ static_cast<uint64_t>(value >> 63);
+}
+
+/// The inverse of ZigZagEncode.
+inline int64_t ZigZagDecode(uint64_t value) {
+  return static_cast<int64_t>(value >> 1) ^ -static_cast<int64_t>(value & 1);
+}
+
+/// Appends `value` as an unsigned LEB128 varint: 7 bits a byte, low bits
+/// first, the high bit set on every byte but the last; 1 to 10 bytes.
+inline void AppendVarint(ByteBuffer* out, uint64_t value) {
+  uint8_t* p = out->Ensure(10);
+  size_t n = 0;
+  while (value >= 0x80) {
+    p[n++] = static_cast<uint8_t>(value | 0x80);
+    value >>= 7;
+  }
+  p[n++] = static_cast<uint8_t>(value);
+  out->Advance(n);
+}
 
 }  // namespace floe

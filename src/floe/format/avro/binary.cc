@@ -6,17 +6,7 @@
 
 namespace floe::format::avro {
 
-void AppendVarLong(int64_t value, ByteBuffer* out) {
-  uint64_t n = (static_cast<uint64_t>(value) << 1) ^ static_cast<uint64_t>(value >> 63);
-  uint8_t* p = out->Ensure(10);
-  size_t k = 0;
-  while (n >= 0x80) {
-    p[k++] = static_cast<uint8_t>(n | 0x80);
-    n >>= 7;
-  }
-  p[k++] = static_cast<uint8_t>(n);
-  out->Advance(k);
-}
+void AppendVarLong(int64_t value, ByteBuffer* out) { AppendVarint(out, ZigZagEncode(value)); }
 
 void AppendLengthPrefixed(std::string_view bytes, ByteBuffer* out) {
   AppendVarLong(static_cast<int64_t>(bytes.size()), out);
@@ -35,7 +25,7 @@ Result<int64_t> BinaryDecoder::ReadLong() {
     if (shift == 63 && b > 1) return Corrupt("varint longer than 64 bits");
     n |= static_cast<uint64_t>(b & 0x7f) << shift;
     if ((b & 0x80) == 0) {
-      return static_cast<int64_t>((n >> 1) ^ (~(n & 1) + 1));
+      return ZigZagDecode(n);
     }
   }
   return Corrupt("varint longer than 10 bytes");

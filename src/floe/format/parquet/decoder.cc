@@ -73,7 +73,7 @@ Status DeltaBitPackedDecoder::Init(std::span<const uint8_t> data) {
                       miniblocks_);
   }
   values_per_miniblock_ = block_size_ / miniblocks_;
-  last_ = static_cast<uint64_t>((first >> 1) ^ (~(first & 1) + 1));
+  last_ = static_cast<uint64_t>(ZigZagDecode(first));
   emitted_ = 0;
   in_block_ = false;
   return Ok();
@@ -82,7 +82,7 @@ Status DeltaBitPackedDecoder::Init(std::span<const uint8_t> data) {
 Status DeltaBitPackedDecoder::StartBlock() {
   size_t start = pos_;
   FLOE_ASSIGN_OR_RETURN(uint64_t zz, ReadUleb128(data_, &pos_));
-  min_delta_ = (zz >> 1) ^ (~(zz & 1) + 1);
+  min_delta_ = static_cast<uint64_t>(ZigZagDecode(zz));
   if (data_.size() - pos_ < miniblocks_) {
     return Corruption("DELTA_BINARY_PACKED: truncated block header at offset {}", start);
   }

@@ -3,21 +3,6 @@
 #include <bit>
 
 namespace floe::format::parquet {
-namespace {
-
-void PutVarint(ByteBuffer* out, uint64_t v) {
-  uint8_t* p = out->Ensure(10);
-  size_t n = 0;
-  while (v >= 0x80) {
-    p[n++] = static_cast<uint8_t>(v | 0x80);
-    v >>= 7;
-  }
-  p[n++] = static_cast<uint8_t>(v);
-  out->Advance(n);
-}
-
-}  // namespace
-
 int BitWidth(uint64_t max_value) { return max_value == 0 ? 0 : 64 - std::countl_zero(max_value); }
 
 void RleBitPackedEncoder::Reset(ByteBuffer* out, int bit_width) {
@@ -74,7 +59,7 @@ void RleBitPackedEncoder::EndBitPackedRun() {
 
 void RleBitPackedEncoder::WriteRleRun() {
   if (bit_packed_groups_ > 0) EndBitPackedRun();
-  PutVarint(out_, repeat_ << 1);
+  AppendVarint(out_, repeat_ << 1);
   int bytes = (bit_width_ + 7) / 8;
   uint8_t* p = out_->Ensure(4);
   StoreLittleEndian<uint32_t>(p, current_);

@@ -7,17 +7,6 @@ namespace floe::format::thrift {
 
 // ---------------------------------------------------------------- writer
 
-void CompactWriter::AppendVarint(ByteBuffer* out, uint64_t value) {
-  uint8_t* p = out->Ensure(10);
-  size_t n = 0;
-  while (value >= 0x80) {
-    p[n++] = static_cast<uint8_t>(value | 0x80);
-    value >>= 7;
-  }
-  p[n++] = static_cast<uint8_t>(value);
-  out->Advance(n);
-}
-
 void CompactWriter::BeginStruct() {
   stack_.push_back(last_field_id_);
   last_field_id_ = 0;
@@ -181,7 +170,7 @@ Result<FieldHeader> CompactReader::ReadFieldBegin() {
     id = static_cast<int16_t>(next);
   } else {
     FLOE_ASSIGN_OR_RETURN(uint64_t raw, ReadVarint());
-    int64_t v = UnZigZag(raw);
+    int64_t v = ZigZagDecode(raw);
     if (v < INT16_MIN || v > INT16_MAX) {
       return Corruption("thrift: field id {} out of range at offset {}", v, start);
     }
@@ -213,7 +202,7 @@ Result<int8_t> CompactReader::ReadI8() {
 Result<int16_t> CompactReader::ReadI16() {
   size_t start = pos_;
   FLOE_ASSIGN_OR_RETURN(uint64_t raw, ReadVarint());
-  int64_t v = UnZigZag(raw);
+  int64_t v = ZigZagDecode(raw);
   if (v < INT16_MIN || v > INT16_MAX) {
     return Corruption("thrift: i16 value {} out of range at offset {}", v, start);
   }
@@ -223,7 +212,7 @@ Result<int16_t> CompactReader::ReadI16() {
 Result<int32_t> CompactReader::ReadI32() {
   size_t start = pos_;
   FLOE_ASSIGN_OR_RETURN(uint64_t raw, ReadVarint());
-  int64_t v = UnZigZag(raw);
+  int64_t v = ZigZagDecode(raw);
   if (v < INT32_MIN || v > INT32_MAX) {
     return Corruption("thrift: i32 value {} out of range at offset {}", v, start);
   }
@@ -232,7 +221,7 @@ Result<int32_t> CompactReader::ReadI32() {
 
 Result<int64_t> CompactReader::ReadI64() {
   FLOE_ASSIGN_OR_RETURN(uint64_t raw, ReadVarint());
-  return UnZigZag(raw);
+  return ZigZagDecode(raw);
 }
 
 Result<double> CompactReader::ReadDouble() {

@@ -78,12 +78,10 @@ class CompactWriter {
   void WriteDouble(double value);
   void WriteBinary(std::string_view value);
 
-  /// Raw varints (unsigned LEB128) and zigzag, exposed for tests and for
-  /// encoders that share them.
-  static void AppendVarint(ByteBuffer* out, uint64_t value);
-  static uint64_t ZigZag(int64_t value) {
-    return (static_cast<uint64_t>(value) << 1) ^ static_cast<uint64_t>(value >> 63);
-  }
+  /// The protocol's integer encodings: raw varints (unsigned LEB128) and
+  /// zigzag, as floe/common/bytes.h writes them.
+  static void AppendVarint(ByteBuffer* out, uint64_t value) { floe::AppendVarint(out, value); }
+  static uint64_t ZigZag(int64_t value) { return ZigZagEncode(value); }
 
  private:
   void FieldHeader(int16_t id, CompactType type);
@@ -152,9 +150,8 @@ class CompactReader {
 
   /// Raw unsigned varint (at most 10 bytes). kCorruption if longer or truncated.
   Result<uint64_t> ReadVarint();
-  static int64_t UnZigZag(uint64_t value) {
-    return static_cast<int64_t>(value >> 1) ^ -static_cast<int64_t>(value & 1);
-  }
+  /// The inverse of CompactWriter::ZigZag (ZigZagDecode of floe/common/bytes.h).
+  static int64_t UnZigZag(uint64_t value) { return ZigZagDecode(value); }
 
   /// Bytes consumed so far.
   size_t position() const { return pos_; }
