@@ -2,6 +2,7 @@
 
 #include <bit>
 #include <cstring>
+#include <limits>
 
 namespace floe::format::thrift {
 
@@ -199,25 +200,25 @@ Result<int8_t> CompactReader::ReadI8() {
   return static_cast<int8_t>(b);
 }
 
-Result<int16_t> CompactReader::ReadI16() {
-  size_t start = pos_;
-  FLOE_ASSIGN_OR_RETURN(uint64_t raw, ReadVarint());
+namespace {
+
+/// A zigzag varint that must fit T (i16, i32): kCorruption naming `what` if not.
+template <typename T>
+Result<T> ReadNarrowInt(CompactReader& r, std::string_view what) {
+  size_t start = r.position();
+  FLOE_ASSIGN_OR_RETURN(uint64_t raw, r.ReadVarint());
   int64_t v = ZigZagDecode(raw);
-  if (v < INT16_MIN || v > INT16_MAX) {
-    return Corruption("thrift: i16 value {} out of range at offset {}", v, start);
+  if (v < std::numeric_limits<T>::min() || v > std::numeric_limits<T>::max()) {
+    return Corruption("thrift: {} value {} out of range at offset {}", what, v, start);
   }
-  return static_cast<int16_t>(v);
+  return static_cast<T>(v);
 }
 
-Result<int32_t> CompactReader::ReadI32() {
-  size_t start = pos_;
-  FLOE_ASSIGN_OR_RETURN(uint64_t raw, ReadVarint());
-  int64_t v = ZigZagDecode(raw);
-  if (v < INT32_MIN || v > INT32_MAX) {
-    return Corruption("thrift: i32 value {} out of range at offset {}", v, start);
-  }
-  return static_cast<int32_t>(v);
-}
+}  // namespace
+
+Result<int16_t> CompactReader::ReadI16() { return ReadNarrowInt<int16_t>(*this, "i16"); }
+
+Result<int32_t> CompactReader::ReadI32() { return ReadNarrowInt<int32_t>(*this, "i32"); }
 
 Result<int64_t> CompactReader::ReadI64() {
   FLOE_ASSIGN_OR_RETURN(uint64_t raw, ReadVarint());
