@@ -287,11 +287,22 @@ Status ValueDecoder::DecodeRleBoolean(std::span<const uint8_t> data, size_t n, V
   return Ok();
 }
 
-Status ValueDecoder::DecodeDeltaBinaryPacked(std::span<const uint8_t> data, size_t n, Value* out) {
+namespace {
+
+/// Decodes `n` DELTA_BINARY_PACKED integers at the start of `data` into
+/// `*out` (grown to at least `n`, its memory kept); returns the bytes they take.
+Result<size_t> DecodeDeltaInts(std::span<const uint8_t> data, size_t n, std::vector<int64_t>* out) {
   DeltaBitPackedDecoder d;
   FLOE_RETURN_IF_ERROR(d.Init(data));
-  if (ints_.size() < n) ints_.resize(n);
-  FLOE_RETURN_IF_ERROR(d.Decode(ints_.data(), n));
+  if (out->size() < n) out->resize(n);
+  FLOE_RETURN_IF_ERROR(d.Decode(out->data(), n));
+  return d.position();
+}
+
+}  // namespace
+
+Status ValueDecoder::DecodeDeltaBinaryPacked(std::span<const uint8_t> data, size_t n, Value* out) {
+  FLOE_RETURN_IF_ERROR(DecodeDeltaInts(data, n, &ints_));
   if (leaf_->physical_type == Type::kInt32) {
     for (size_t i = 0; i < n; ++i) out[i] = Value::Int32(static_cast<int32_t>(ints_[i]));
   } else {
@@ -302,11 +313,9 @@ Status ValueDecoder::DecodeDeltaBinaryPacked(std::span<const uint8_t> data, size
 
 Status ValueDecoder::DecodeDeltaLengthByteArray(std::span<const uint8_t> data, size_t n, Value* out,
                                                 size_t* consumed) {
-  DeltaBitPackedDecoder d;
-  FLOE_RETURN_IF_ERROR_CTX(d.Init(data), "DELTA_LENGTH_BYTE_ARRAY lengths");
-  if (ints_.size() < n) ints_.resize(n);
-  FLOE_RETURN_IF_ERROR_CTX(d.Decode(ints_.data(), n), "DELTA_LENGTH_BYTE_ARRAY lengths");
-  size_t pos = d.position();
+  auto lengths_end = DecodeDeltaInts(data, n, &ints_);
+  FLOE_RETURN_IF_ERROR_CTX(lengths_end, "DELTA_LENGTH_BYTE_ARRAY lengths");
+  size_t pos = *lengths_end;
   for (size_t i = 0; i < n; ++i) {
     int64_t len = ints_[i];
     if (len < 0 || static_cast<uint64_t>(len) > data.size() - pos) {
@@ -323,12 +332,10 @@ Status ValueDecoder::DecodeDeltaLengthByteArray(std::span<const uint8_t> data, s
 
 Status ValueDecoder::DecodeDeltaByteArray(std::span<const uint8_t> data, size_t n, Arena* scratch,
                                           Value* out) {
-  DeltaBitPackedDecoder d;
-  FLOE_RETURN_IF_ERROR_CTX(d.Init(data), "DELTA_BYTE_ARRAY prefix lengths");
-  if (prefixes_.size() < n) prefixes_.resize(n);
-  FLOE_RETURN_IF_ERROR_CTX(d.Decode(prefixes_.data(), n), "DELTA_BYTE_ARRAY prefix lengths");
+  auto prefixes_end = DecodeDeltaInts(data, n, &prefixes_);
+  FLOE_RETURN_IF_ERROR_CTX(prefixes_end, "DELTA_BYTE_ARRAY prefix lengths");
   size_t consumed = 0;
-  FLOE_RETURN_IF_ERROR(DecodeDeltaLengthByteArray(data.subspan(d.position()), n, out, &consumed));
+  FLOE_RETURN_IF_ERROR(DecodeDeltaLengthByteArray(data.subspan(*prefixes_end), n, out, &consumed));
   std::string_view prev;
   for (size_t i = 0; i < n; ++i) {
     int64_t prefix = prefixes_[i];
