@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "floe/common/float_text.h"
+
 namespace floe::format::avro {
 
 void AppendVarLong(int64_t value, ByteBuffer* out) { AppendVarint(out, ZigZagEncode(value)); }
@@ -282,13 +284,8 @@ Result<Datum> DefaultToDatum(const Node& schema, const Json& value) {
       double v;
       if (value.is_number()) {
         v = value.get<double>();
-      } else if (value == "NaN") {
-        v = std::numeric_limits<double>::quiet_NaN();
-      } else if (value == "Infinity") {
-        v = std::numeric_limits<double>::infinity();
-      } else if (value == "-Infinity") {
-        v = -std::numeric_limits<double>::infinity();
-      } else {
+      } else if (!value.is_string() ||
+                 !ParseNonFiniteText(value.get_ref<const std::string&>(), &v)) {
         return bad();
       }
       return schema.type() == Type::kFloat ? Datum::Float(static_cast<float>(v)) : Datum::Double(v);

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "floe/common/base64.h"
+#include "floe/common/float_text.h"
 #include "floe/format/avro/binary.h"
 
 namespace floe::format::avro {
@@ -15,10 +16,8 @@ namespace floe::format::avro {
 namespace {
 
 void AppendDouble(double v, std::string* out) {
-  if (std::isnan(v)) {
-    out->append("\"NaN\"");
-  } else if (std::isinf(v)) {
-    out->append(v > 0 ? "\"Infinity\"" : "\"-Infinity\"");
+  if (std::string_view special = NonFiniteJson(v); !special.empty()) {
+    out->append(special);
   } else if (v == std::floor(v) && std::fabs(v) < 1e15) {
     // Keep a ".0" so the value reads back as a float, as Python prints it.
     fmt::format_to(std::back_inserter(*out), "{:.1f}", v);
@@ -317,13 +316,7 @@ Result<Datum> FromJson(const Node& s, const Json& v) {
       double x;
       if (v.is_number()) {
         x = v.get<double>();
-      } else if (v == "NaN") {
-        x = std::numeric_limits<double>::quiet_NaN();
-      } else if (v == "Infinity") {
-        x = std::numeric_limits<double>::infinity();
-      } else if (v == "-Infinity") {
-        x = -std::numeric_limits<double>::infinity();
-      } else {
+      } else if (!v.is_string() || !ParseNonFiniteText(v.get_ref<const std::string&>(), &x)) {
         return Expected(s, v);
       }
       return s.type() == Type::kFloat ? Datum::Float(static_cast<float>(x)) : Datum::Double(x);
