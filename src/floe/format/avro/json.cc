@@ -10,6 +10,7 @@
 #include "floe/common/base64.h"
 #include "floe/common/float_text.h"
 #include "floe/format/avro/binary.h"
+#include "floe/types/temporal.h"
 
 namespace floe::format::avro {
 
@@ -26,19 +27,6 @@ void AppendDouble(double v, std::string* out) {
   }
 }
 
-// Days since 1970-01-01 to a proleptic Gregorian date (era-based arithmetic).
-void CivilFromDays(int64_t days, int64_t* year, unsigned* month, unsigned* day) {
-  days += 719468;  // shift the epoch to 0000-03-01
-  int64_t era = (days >= 0 ? days : days - 146096) / 146097;
-  auto doe = static_cast<unsigned>(days - era * 146097);
-  unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  unsigned mp = (5 * doy + 2) / 153;
-  *day = doy - (153 * mp + 2) / 5 + 1;
-  *month = mp < 10 ? mp + 3 : mp - 9;
-  *year = static_cast<int64_t>(yoe) + era * 400 + (*month <= 2 ? 1 : 0);
-}
-
 int64_t FloorDiv(int64_t a, int64_t b) {
   int64_t q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
@@ -47,7 +35,7 @@ int64_t FloorDiv(int64_t a, int64_t b) {
 void AppendDate(int64_t days, std::string* out) {
   int64_t y;
   unsigned m, d;
-  CivilFromDays(days, &y, &m, &d);
+  types::CivilFromDays(days, &y, &m, &d);
   if (y >= 0 && y <= 9999) {
     fmt::format_to(std::back_inserter(*out), "{:04}-{:02}-{:02}", y, m, d);
   } else {
