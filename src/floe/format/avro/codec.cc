@@ -8,25 +8,29 @@
 
 namespace floe::format::avro {
 
+namespace {
+
+/// Each codec with its name in the "avro.codec" metadata.
+constexpr std::pair<Codec, std::string_view> kCodecNames[] = {
+    {Codec::kNull, "null"},
+    {Codec::kDeflate, "deflate"},
+    {Codec::kSnappy, "snappy"},
+    {Codec::kZstandard, "zstandard"},
+};
+
+}  // namespace
+
 std::string_view CodecName(Codec codec) {
-  switch (codec) {
-    case Codec::kNull:
-      return "null";
-    case Codec::kDeflate:
-      return "deflate";
-    case Codec::kSnappy:
-      return "snappy";
-    case Codec::kZstandard:
-      return "zstandard";
+  for (const auto& [c, name] : kCodecNames) {
+    if (c == codec) return name;
   }
   return "?";
 }
 
 Result<Codec> ParseCodec(std::string_view name) {
-  if (name == "null") return Codec::kNull;
-  if (name == "deflate") return Codec::kDeflate;
-  if (name == "snappy") return Codec::kSnappy;
-  if (name == "zstandard") return Codec::kZstandard;
+  for (const auto& [codec, n] : kCodecNames) {
+    if (n == name) return codec;
+  }
   if (name == "bzip2" || name == "xz")
     return NotSupported("avro codec '{}' is not supported", name);
   return InvalidArgument("unknown avro codec '{}'", name);

@@ -5,41 +5,30 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <span>
+#include <utility>
 
 #include "floe/common/json_scan.h"
 
 namespace floe::format::avro {
 
+namespace {
+
+/// Every type with its spec name; the primitive types come first.
+constexpr std::pair<Type, std::string_view> kTypeNames[] = {
+    {Type::kNull, "null"},   {Type::kBoolean, "boolean"}, {Type::kInt, "int"},
+    {Type::kLong, "long"},   {Type::kFloat, "float"},     {Type::kDouble, "double"},
+    {Type::kBytes, "bytes"}, {Type::kString, "string"},   {Type::kRecord, "record"},
+    {Type::kEnum, "enum"},   {Type::kArray, "array"},     {Type::kMap, "map"},
+    {Type::kUnion, "union"}, {Type::kFixed, "fixed"},
+};
+constexpr size_t kPrimitiveTypes = 8;
+
+}  // namespace
+
 std::string_view TypeName(Type type) {
-  switch (type) {
-    case Type::kNull:
-      return "null";
-    case Type::kBoolean:
-      return "boolean";
-    case Type::kInt:
-      return "int";
-    case Type::kLong:
-      return "long";
-    case Type::kFloat:
-      return "float";
-    case Type::kDouble:
-      return "double";
-    case Type::kBytes:
-      return "bytes";
-    case Type::kString:
-      return "string";
-    case Type::kRecord:
-      return "record";
-    case Type::kEnum:
-      return "enum";
-    case Type::kArray:
-      return "array";
-    case Type::kMap:
-      return "map";
-    case Type::kUnion:
-      return "union";
-    case Type::kFixed:
-      return "fixed";
+  for (const auto& [t, name] : kTypeNames) {
+    if (t == type) return name;
   }
   return "?";
 }
@@ -87,12 +76,7 @@ struct Schema::Graph {
 namespace {
 
 std::optional<Type> PrimitiveType(std::string_view name) {
-  static constexpr std::pair<std::string_view, Type> kPrimitives[] = {
-      {"null", Type::kNull},   {"boolean", Type::kBoolean}, {"int", Type::kInt},
-      {"long", Type::kLong},   {"float", Type::kFloat},     {"double", Type::kDouble},
-      {"bytes", Type::kBytes}, {"string", Type::kString},
-  };
-  for (const auto& [n, t] : kPrimitives) {
+  for (const auto& [t, n] : std::span(kTypeNames).first<kPrimitiveTypes>()) {
     if (n == name) return t;
   }
   return std::nullopt;
