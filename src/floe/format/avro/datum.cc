@@ -6,71 +6,20 @@
 
 namespace floe::format::avro {
 
-Datum Datum::Boolean(bool v) {
-  Datum d;
-  d.SetBoolean(v);
-  return d;
-}
-Datum Datum::Int(int32_t v) {
-  Datum d;
-  d.SetInt(v);
-  return d;
-}
-Datum Datum::Long(int64_t v) {
-  Datum d;
-  d.SetLong(v);
-  return d;
-}
-Datum Datum::Float(float v) {
-  Datum d;
-  d.SetFloat(v);
-  return d;
-}
-Datum Datum::Double(double v) {
-  Datum d;
-  d.SetDouble(v);
-  return d;
-}
-Datum Datum::String(std::string v) {
-  Datum d;
-  d.type_ = Type::kString;
-  d.bytes_ = std::move(v);
-  return d;
-}
-Datum Datum::Bytes(std::string v) {
-  Datum d;
-  d.type_ = Type::kBytes;
-  d.bytes_ = std::move(v);
-  return d;
-}
-Datum Datum::Fixed(std::string v) {
-  Datum d;
-  d.type_ = Type::kFixed;
-  d.bytes_ = std::move(v);
-  return d;
-}
-Datum Datum::Enum(int32_t index) {
-  Datum d;
-  d.SetEnum(index);
-  return d;
-}
-Datum Datum::Record(std::vector<Datum> fields) {
-  Datum d;
-  d.type_ = Type::kRecord;
-  d.children_ = std::move(fields);
-  return d;
-}
-Datum Datum::Array(std::vector<Datum> items) {
-  Datum d;
-  d.type_ = Type::kArray;
-  d.children_ = std::move(items);
-  return d;
-}
+Datum Datum::Boolean(bool v) { return Datum(Type::kBoolean, Scalar{.b = v}); }
+Datum Datum::Int(int32_t v) { return Datum(Type::kInt, Scalar{.i = v}); }
+Datum Datum::Long(int64_t v) { return Datum(Type::kLong, Scalar{.l = v}); }
+Datum Datum::Float(float v) { return Datum(Type::kFloat, Scalar{.f = v}); }
+Datum Datum::Double(double v) { return Datum(Type::kDouble, Scalar{.d = v}); }
+Datum Datum::String(std::string v) { return Datum(Type::kString, std::move(v)); }
+Datum Datum::Bytes(std::string v) { return Datum(Type::kBytes, std::move(v)); }
+Datum Datum::Fixed(std::string v) { return Datum(Type::kFixed, std::move(v)); }
+Datum Datum::Enum(int32_t index) { return Datum(Type::kEnum, Scalar{.i = index}); }
+Datum Datum::Record(std::vector<Datum> fields) { return Datum(Type::kRecord, std::move(fields)); }
+Datum Datum::Array(std::vector<Datum> items) { return Datum(Type::kArray, std::move(items)); }
 Datum Datum::Map(std::vector<std::string> keys, std::vector<Datum> values) {
-  Datum d;
-  d.type_ = Type::kMap;
+  Datum d(Type::kMap, std::move(values));
   d.keys_ = std::move(keys);
-  d.children_ = std::move(values);
   return d;
 }
 

@@ -81,30 +81,12 @@ class Datum {
 
   // Setters that keep allocated memory, for decoding in place.
   void SetNull() { type_ = Type::kNull; }
-  void SetBoolean(bool v) {
-    type_ = Type::kBoolean;
-    scalar_.b = v;
-  }
-  void SetInt(int32_t v) {
-    type_ = Type::kInt;
-    scalar_.i = v;
-  }
-  void SetLong(int64_t v) {
-    type_ = Type::kLong;
-    scalar_.l = v;
-  }
-  void SetFloat(float v) {
-    type_ = Type::kFloat;
-    scalar_.f = v;
-  }
-  void SetDouble(double v) {
-    type_ = Type::kDouble;
-    scalar_.d = v;
-  }
-  void SetEnum(int32_t index) {
-    type_ = Type::kEnum;
-    scalar_.i = index;
-  }
+  void SetBoolean(bool v) { SetScalar(Type::kBoolean, {.b = v}); }
+  void SetInt(int32_t v) { SetScalar(Type::kInt, {.i = v}); }
+  void SetLong(int64_t v) { SetScalar(Type::kLong, {.l = v}); }
+  void SetFloat(float v) { SetScalar(Type::kFloat, {.f = v}); }
+  void SetDouble(double v) { SetScalar(Type::kDouble, {.d = v}); }
+  void SetEnum(int32_t index) { SetScalar(Type::kEnum, {.i = index}); }
   /// Sets the type to kString/kBytes/kFixed and returns the (cleared) storage.
   std::string* ResetBytes(Type type) {
     type_ = type;
@@ -126,15 +108,26 @@ class Datum {
   std::string DebugString() const;
 
  private:
-  Type type_ = Type::kNull;
-  int32_t branch_ = -1;
+  /// The value of a kBoolean, kInt, kEnum, kLong, kFloat or kDouble.
   union Scalar {
     bool b;
     int32_t i;
     int64_t l;
     float f;
     double d;
-  } scalar_{.l = 0};
+  };
+
+  Datum(Type type, Scalar scalar) : type_(type), scalar_(scalar) {}
+  Datum(Type type, std::string bytes) : type_(type), bytes_(std::move(bytes)) {}
+  Datum(Type type, std::vector<Datum> children) : type_(type), children_(std::move(children)) {}
+  void SetScalar(Type type, Scalar scalar) {
+    type_ = type;
+    scalar_ = scalar;
+  }
+
+  Type type_ = Type::kNull;
+  int32_t branch_ = -1;
+  Scalar scalar_{.l = 0};
   std::string bytes_;
   std::vector<Datum> children_;
   std::vector<std::string> keys_;
