@@ -2,6 +2,7 @@
 
 #include <cstdint>
 
+#include "floe/common/markup.h"
 #include "floe/common/utf8.h"
 
 namespace floe::io::s3 {
@@ -212,31 +213,6 @@ std::vector<const XmlElement*> XmlElement::Children(std::string_view child_name)
 
 Result<XmlElement> ParseXml(std::string_view document) { return Parser(document).Document(); }
 
-std::string XmlEscape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        out.push_back(c);
-    }
-  }
-  return out;
-}
+std::string XmlEscape(std::string_view text) { return EscapeMarkup(text, Markup::kXml); }
 
 }  // namespace floe::io::s3

@@ -41,7 +41,8 @@ struct XmlElement {
 /// outside the root, nesting deeper than kMaxXmlDepth).
 Result<XmlElement> ParseXml(std::string_view document);
 
-/// `text` with &, <, >, " and ' replaced by their entities.
+/// `text` with &, <, >, " and ' replaced by their entities (EscapeMarkup for
+/// XML).
 std::string XmlEscape(std::string_view text);
 
 }  // namespace floe::io::s3
