@@ -199,6 +199,13 @@ Status CredentialsFromProfile(const AwsProfile& profile, S3Options& o) {
   return {};
 }
 
+/// kInvalidArgument naming both when only one of two settings that go
+/// together (a key id and its secret) is set.
+Status BothOrNeither(std::string_view a, bool a_set, std::string_view b, bool b_set) {
+  if (a_set == b_set) return Ok();
+  return InvalidArgument("{} is set but {} is not: set both", a_set ? a : b, a_set ? b : a);
+}
+
 // Credentials from the properties, else the environment, else the profile:
 // the three sources are never mixed.
 Status ResolveCredentials(const std::map<std::string, std::string>& properties,
@@ -207,11 +214,8 @@ Status ResolveCredentials(const std::map<std::string, std::string>& properties,
   const std::string* key_id = Find(properties, "s3.access-key-id");
   const std::string* secret = Find(properties, "s3.secret-access-key");
   if (key_id || secret) {
-    if (!key_id || !secret) {
-      return InvalidArgument("{} is set but {} is not: set both",
-                             key_id ? "s3.access-key-id" : "s3.secret-access-key",
-                             key_id ? "s3.secret-access-key" : "s3.access-key-id");
-    }
+    FLOE_RETURN_IF_ERROR(BothOrNeither("s3.access-key-id", key_id != nullptr,
+                                       "s3.secret-access-key", secret != nullptr));
     o.credentials.access_key_id = *key_id;
     o.credentials.secret_access_key = *secret;
     if (auto* t = Find(properties, "s3.session-token")) o.credentials.session_token = *t;
@@ -219,11 +223,8 @@ Status ResolveCredentials(const std::map<std::string, std::string>& properties,
     profile_needed = false;
   } else if (auto e_id = env("AWS_ACCESS_KEY_ID"), e_secret = env("AWS_SECRET_ACCESS_KEY");
              e_id || e_secret) {
-    if (!e_id || !e_secret) {
-      return InvalidArgument("{} is set but {} is not: set both",
-                             e_id ? "AWS_ACCESS_KEY_ID" : "AWS_SECRET_ACCESS_KEY",
-                             e_id ? "AWS_SECRET_ACCESS_KEY" : "AWS_ACCESS_KEY_ID");
-    }
+    FLOE_RETURN_IF_ERROR(BothOrNeither("AWS_ACCESS_KEY_ID", e_id.has_value(),
+                                       "AWS_SECRET_ACCESS_KEY", e_secret.has_value()));
     o.credentials.access_key_id = *e_id;
     o.credentials.secret_access_key = *e_secret;
     o.credentials.session_token = env("AWS_SESSION_TOKEN").value_or("");
