@@ -36,6 +36,15 @@ Status DecompressHadoopLz4(std::span<const uint8_t> in, size_t uncompressed_size
   return Ok();
 }
 
+/// A data page header's value count; kCorruption if it is negative or above
+/// the limit.
+Result<size_t> DataPageValues(int32_t num_values, const PageLimits& limits) {
+  if (num_values < 0 || static_cast<uint64_t>(num_values) > limits.max_page_values) {
+    return Corruption("data page with {} values (limit {})", num_values, limits.max_page_values);
+  }
+  return static_cast<size_t>(num_values);
+}
+
 }  // namespace
 
 Status DecompressPage(CompressionCodec codec, std::span<const uint8_t> in, size_t uncompressed_size,
@@ -230,11 +239,7 @@ Status ColumnChunkReader::DecodeValues(Encoding encoding, std::span<const uint8_
 Status ColumnChunkReader::ReadDataPageV1(const PageHeader& h, std::span<const uint8_t> body) {
   if (!h.data_page_header) return Corruption("data page without its header");
   const auto& dh = *h.data_page_header;
-  if (dh.num_values < 0 || static_cast<uint64_t>(dh.num_values) > limits_.max_page_values) {
-    return Corruption("data page with {} values (limit {})", dh.num_values,
-                      limits_.max_page_values);
-  }
-  size_t n = static_cast<size_t>(dh.num_values);
+  FLOE_ASSIGN_OR_RETURN(size_t n, DataPageValues(dh.num_values, limits_));
   page_levels_ = level_pos_ = value_pos_ = 0;
   FLOE_ASSIGN_OR_RETURN(
       auto data, Decompress(body, static_cast<size_t>(h.uncompressed_page_size), &page_bytes_));
@@ -263,11 +268,7 @@ Status ColumnChunkReader::ReadDataPageV1(const PageHeader& h, std::span<const ui
 Status ColumnChunkReader::ReadDataPageV2(const PageHeader& h, std::span<const uint8_t> body) {
   if (!h.data_page_header_v2) return Corruption("data page v2 without its header");
   const auto& dh = *h.data_page_header_v2;
-  if (dh.num_values < 0 || static_cast<uint64_t>(dh.num_values) > limits_.max_page_values) {
-    return Corruption("data page with {} values (limit {})", dh.num_values,
-                      limits_.max_page_values);
-  }
-  size_t n = static_cast<size_t>(dh.num_values);
+  FLOE_ASSIGN_OR_RETURN(size_t n, DataPageValues(dh.num_values, limits_));
   page_levels_ = level_pos_ = value_pos_ = 0;
   int64_t rep_len = dh.repetition_levels_byte_length;
   int64_t def_len = dh.definition_levels_byte_length;
