@@ -351,14 +351,7 @@ Result<Datum> DefaultToDatum(const Node& schema, const Json& value) {
     }
     case Type::kUnion: {
       // The spec says the first branch; other branches are tried too, leniently.
-      const auto& branches = schema.branches();
-      for (size_t i = 0; i < branches.size(); ++i) {
-        auto d = DefaultToDatum(*branches[i], value);
-        if (d) {
-          d->set_branch(static_cast<int32_t>(i));
-          return d;
-        }
-      }
+      if (auto d = FirstFittingBranch(schema, value, DefaultToDatum)) return std::move(*d);
       return bad();
     }
   }

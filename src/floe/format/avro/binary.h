@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -129,5 +130,21 @@ Result<Datum> DecodeBinary(const Schema& writer, const Schema& reader, std::stri
 /// others. bytes/fixed defaults are strings of code points 0-255.
 /// Errors: kSchemaIncompatible naming what did not fit.
 Result<Datum> DefaultToDatum(const Node& schema, const Json& value);
+
+/// `value` converted by `convert(branch, value)` (a Result<Datum>) with the
+/// first branch of the union `schema` that converts it, marked with that
+/// branch's index; nullopt if no branch does (their errors are dropped).
+template <typename Convert>
+std::optional<Datum> FirstFittingBranch(const Node& schema, const Json& value, Convert convert) {
+  const auto& branches = schema.branches();
+  for (size_t i = 0; i < branches.size(); ++i) {
+    Result<Datum> d = convert(*branches[i], value);
+    if (d) {
+      d->set_branch(static_cast<int32_t>(i));
+      return std::move(*d);
+    }
+  }
+  return std::nullopt;
+}
 
 }  // namespace floe::format::avro

@@ -386,14 +386,8 @@ Result<Datum> FromJson(const Node& s, const Json& v) {
       return Datum::Record(std::move(fields));
     }
     case Type::kUnion: {
+      if (auto d = FirstFittingBranch(s, v, FromJson)) return std::move(*d);
       const auto& branches = s.branches();
-      for (size_t i = 0; i < branches.size(); ++i) {
-        auto d = FromJson(*branches[i], v);
-        if (d) {
-          d->set_branch(static_cast<int32_t>(i));
-          return d;
-        }
-      }
       // {"<type name>": value}, as fastavro and the Avro JSON encoding tag unions.
       if (v.is_object() && v.size() == 1) {
         const std::string& key = v.begin().key();
