@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "floe/common/json_dump.h"
+#include "floe/common/markup.h"
 
 namespace floe::run {
 
@@ -56,32 +57,7 @@ std::string EscapeLabel(std::string_view value) {
   return out;
 }
 
-std::string EscapeHtml(std::string_view value) {
-  std::string out;
-  out.reserve(value.size());
-  for (char c : value) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out.push_back(c);
-    }
-  }
-  return out;
-}
+std::string EscapeHtml(std::string_view value) { return EscapeMarkup(value, Markup::kHtml); }
 
 /// Integers exactly (snapshot ids need all 64 bits), other values in the
 /// shortest form that reads back the same.
