@@ -17,9 +17,11 @@ uint64_t Mix(uint64_t h) {
   return h;
 }
 
-}  // namespace
-
-uint64_t HashBytes(const uint8_t* p, size_t n) {
+/// The hash of the `n` bytes at `p`: whole words first, then the last
+/// partial word, read by copying (any input) or as a whole word when the
+/// bytes are followed by zeros (`padded`), which gives the same word.
+template <bool padded>
+uint64_t HashWords(const uint8_t* p, size_t n) {
   constexpr uint64_t kMul = 0x9E3779B97F4A7C15ull;
   uint64_t h = n * kMul;
   while (n >= 8) {
@@ -30,25 +32,21 @@ uint64_t HashBytes(const uint8_t* p, size_t n) {
   }
   if (n > 0) {
     uint64_t tail = 0;
-    std::memcpy(&tail, p, n);
+    if constexpr (padded) {
+      tail = LoadLittleEndian<uint64_t>(p);
+    } else {
+      std::memcpy(&tail, p, n);
+    }
     h = (h ^ tail) * kMul;
   }
   return Mix(h);
 }
 
-uint64_t HashPaddedBytes(const uint8_t* p, size_t n) {
-  constexpr uint64_t kMul = 0x9E3779B97F4A7C15ull;
-  uint64_t h = n * kMul;
-  while (n >= 8) {
-    h = (h ^ LoadLittleEndian<uint64_t>(p)) * kMul;
-    h = std::rotl(h, 29);
-    p += 8;
-    n -= 8;
-  }
-  // The zeros after the bytes make the last word what HashBytes builds.
-  if (n > 0) h = (h ^ LoadLittleEndian<uint64_t>(p)) * kMul;
-  return Mix(h);
-}
+}  // namespace
+
+uint64_t HashBytes(const uint8_t* p, size_t n) { return HashWords<false>(p, n); }
+
+uint64_t HashPaddedBytes(const uint8_t* p, size_t n) { return HashWords<true>(p, n); }
 
 void NumericDictionary::Clear() {
   if (table_.size() != kInitialSlots) {
