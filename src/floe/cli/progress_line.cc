@@ -8,18 +8,9 @@
 #include <fmt/format.h>
 
 #include "floe/cli/cli_values.h"
+#include "floe/common/printable.h"
 
 namespace floe::cli {
-
-std::string Thousands(int64_t n) {
-  std::string digits = std::to_string(n < 0 ? -n : n);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
-    out.push_back(digits[i]);
-  }
-  return n < 0 ? "-" + out : out;
-}
 
 bool ShowProgress(std::string_view mode) {
   return mode == "always" || (mode == "auto" && isatty(2));

@@ -20,9 +20,6 @@
 
 namespace floe::cli {
 
-/// "1,234,567".
-std::string Thousands(int64_t n);
-
 /// Whether to show the line for `--progress MODE`: "always", "never", or
 /// "auto" (when standard error is a terminal).
 bool ShowProgress(std::string_view mode);

@@ -86,4 +86,16 @@ std::string JoinAtMost(const std::vector<std::string>& items, size_t max_items) 
   return out;
 }
 
+std::string Thousands(int64_t n) {
+  // The magnitude as unsigned, so that INT64_MIN has one too.
+  const uint64_t magnitude = n < 0 ? 0 - static_cast<uint64_t>(n) : static_cast<uint64_t>(n);
+  const std::string digits = std::to_string(magnitude);
+  std::string out = n < 0 ? "-" : "";
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
+    out.push_back(digits[i]);
+  }
+  return out;
+}
+
 }  // namespace floe

@@ -4,6 +4,7 @@
 /// and a huge name does not bury the message.
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,5 +28,8 @@ std::string PrintableMessage(std::string_view message);
 /// The first `max_items` of `items` joined with ", ", then " and N more" when
 /// there are more: a list of thousands of tables stays one readable line.
 std::string JoinAtMost(const std::vector<std::string>& items, size_t max_items = 20);
+
+/// `n` in decimal with its digits grouped by three: "1,234,567", "-1,000".
+std::string Thousands(int64_t n);
 
 }  // namespace floe

@@ -10,6 +10,7 @@
 
 #include "floe/common/json_dump.h"
 #include "floe/common/markup.h"
+#include "floe/common/printable.h"
 
 namespace floe::run {
 
@@ -117,16 +118,6 @@ nlohmann::json OrNull(V v, bool known) {
 std::string AgoText(int64_t unix_ms, int64_t now_ms) {
   if (unix_ms <= 0) return "—";
   return HumanSeconds(SecondsSince(unix_ms, now_ms)) + " ago";
-}
-
-std::string Thousands(int64_t n) {
-  std::string digits = std::to_string(n < 0 ? -n : n);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
-    out.push_back(digits[i]);
-  }
-  return n < 0 ? "-" + out : out;
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "floe/common/json_dump.h"
 
+#include <cstdint>
+
 #include <gtest/gtest.h>
 
 #include "floe/common/printable.h"
@@ -72,6 +74,15 @@ TEST(PrintableTest, LongListsAreCut) {
   EXPECT_EQ(JoinAtMost({}), "");
   EXPECT_EQ(JoinAtMost({"a", "b"}, 2), "a, b");
   EXPECT_EQ(JoinAtMost({"a", "b", "c", "d"}, 2), "a, b and 2 more");
+}
+
+TEST(PrintableTest, ThousandsAreGrouped) {
+  EXPECT_EQ(Thousands(0), "0");
+  EXPECT_EQ(Thousands(999), "999");
+  EXPECT_EQ(Thousands(1000), "1,000");
+  EXPECT_EQ(Thousands(1234567), "1,234,567");
+  EXPECT_EQ(Thousands(-1000), "-1,000");
+  EXPECT_EQ(Thousands(INT64_MIN), "-9,223,372,036,854,775,808");
 }
 
 }  // namespace
