@@ -10,6 +10,7 @@
 Each side runs in its own process; CPU time is the children's rusage.
 
 Usage: bench/ingest_bench.py [--rows N] [--events N] [--floe build/floe] [--parallelism P]
+                             [--memory-budget SIZE]
 Needs pyiceberg and pyarrow (the repo's .cache/venv has them). Results: bench/README.md.
 """
 import argparse
@@ -147,6 +148,8 @@ def main():
     ap.add_argument("--floe", default=os.path.join(ROOT, "build", "floe"))
     ap.add_argument("--workdir", default=os.path.join(ROOT, ".cache", "bench"))
     ap.add_argument("--skip-pyiceberg", action="store_true")
+    ap.add_argument("--memory-budget", default=None,
+                    help="passed to both floe ingest runs (e.g. 64MiB); default: floe's")
     args = ap.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
 
@@ -165,10 +168,11 @@ def main():
     print("machine: %d cpus; input %d rows x %d columns, %.1f MiB JSON Lines"
           % (os.cpu_count(), args.rows, len(rows_bench.COLUMNS), os.path.getsize(data) / 2**20))
     root, uri, warehouse, config = lake(args.workdir, "ingest-bench-lake")
+    budget = ["--memory-budget", args.memory_budget] if args.memory_budget else []
     floe = run_measured([args.floe, "ingest", data, "--format", "json", "--table", "bench.floe_rows",
                          "--schema", schema_path, "--catalog-config", config,
                          "--parallelism", str(args.parallelism), "--state-dir",
-                         os.path.join(root, "state-append")])
+                         os.path.join(root, "state-append")] + budget)
     print("(a) append  floe ingest:       wall %7.2f s %9.0f rows/s  cpu %7.2f s  peak mem %7.1f MiB"
           % (floe[0], args.rows / floe[0], floe[1], floe[2]))
     if not args.skip_pyiceberg:
@@ -190,7 +194,7 @@ def main():
     up = run_measured([args.floe, "ingest", events, "--table", "bench.floe_upserts", "--upsert",
                        "--primary-key", "id", "--catalog-config", config,
                        "--parallelism", str(args.parallelism), "--state-dir",
-                       os.path.join(root, "state-upsert")])
+                       os.path.join(root, "state-upsert")] + budget)
     print("(b) upsert  floe ingest:       wall %7.2f s %9.0f events/s  cpu %7.2f s (%.2f cpu-s per million)"
           "  peak mem %7.1f MiB  (%d events, 70%% updates, %.1f MiB)"
           % (up[0], args.events / up[0], up[1], up[1] / args.events * 1e6, up[2], args.events,
