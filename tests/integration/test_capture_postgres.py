@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
+from postgres_admin import ensure_database
 
 ROOT = Path(__file__).resolve().parents[2]
 FLOE = Path(os.environ.get("FLOE_BIN", ROOT / "build" / "floe"))
@@ -34,19 +35,8 @@ pytestmark = pytest.mark.skipif(PORT is None, reason="FLOE_TEST_POSTGRES_PORT is
 
 @pytest.fixture(scope="module", autouse=True)
 def own_database():
-    """Makes DATABASE (owned by USER) when it is not there yet, as the `postgres` superuser."""
-    if PORT is None or shutil.which("psql") is None:
-        return
-
-    def admin(sql):
-        out = subprocess.run(["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-h", HOST, "-p", PORT,
-                              "-U", "postgres", "-d", "postgres", "-c", sql], capture_output=True, text=True,
-                             timeout=60)
-        assert out.returncode == 0, out.stderr
-        return out.stdout.strip()
-
-    if not admin(f"SELECT 1 FROM pg_database WHERE datname = '{DATABASE}'"):
-        admin(f'CREATE DATABASE "{DATABASE}" OWNER "{USER}"')
+    """Makes DATABASE (owned by USER) when it is not there yet."""
+    ensure_database(HOST, PORT, USER, DATABASE)
 
 
 def psql(sql, user=None, password=None):
