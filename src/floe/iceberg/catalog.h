@@ -94,6 +94,20 @@ class Catalog {
   /// the result's metadata without a copy.
   virtual Result<LoadedTable> CommitTable(const LoadedTable& base, TableMetadata updated) = 0;
 
+  /// Registers an existing table: `id` is made to point at the metadata file
+  /// `metadata_location` (written by another catalog or engine, or left by
+  /// a drop without purge) as it is — nothing is copied or rewritten, and
+  /// later commits continue from it. The result is the table as loaded.
+  /// Errors: kAlreadyExists if `id` exists; kNotFound if its namespace or the
+  /// file does not; kCorruption if the file is not table metadata;
+  /// kNotSupported for a catalog that cannot register tables (this default).
+  virtual Result<LoadedTable> RegisterTable(const TableIdentifier& id,
+                                            const std::string& metadata_location) {
+    (void)metadata_location;
+    return NotSupported("catalog '{}' cannot register tables (registering {})", name(),
+                        id.ToString());
+  }
+
   /// kNotFound if `from` is missing, kAlreadyExists if `to` exists.
   virtual Status RenameTable(const TableIdentifier& from, const TableIdentifier& to) = 0;
 
