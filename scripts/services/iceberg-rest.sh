@@ -52,12 +52,12 @@ LIB_S3="${CACHE}/iceberg-rest/lib-s3"
 case "${INSTANCE}" in
   file)
     NAME="iceberg-rest"
-    DIR="${ROOT}/.cache/iceberg-rest"
+    service_files iceberg-rest server
     PORT="${FLOE_TEST_REST_PORT:-9181}"
     ;;
   s3)
     NAME="iceberg-rest (s3)"
-    DIR="${ROOT}/.cache/iceberg-rest-s3"
+    service_files iceberg-rest-s3 server
     PORT="${FLOE_TEST_REST_S3_PORT:-9182}"
     BUCKET="${FLOE_TEST_REST_S3_BUCKET:-floe-rest}"
     S3_ENV="${ROOT}/.cache/s3/credentials.env"
@@ -67,8 +67,6 @@ case "${INSTANCE}" in
     exit 2
     ;;
 esac
-PID="${DIR}/server.pid"
-LOG="${DIR}/server.log"
 
 running() { service_running "${PID}"; }
 

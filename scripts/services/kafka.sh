@@ -26,11 +26,9 @@ set -euo pipefail
 # shellcheck source=scripts/services/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-DIR="${ROOT}/.cache/kafka"
+service_files kafka kafka
 DATA="${DIR}/data"
 CONFIG="${DIR}/server.properties"
-PID="${DIR}/kafka.pid"
-LOG="${DIR}/kafka.log"
 HOST="${FLOE_TEST_KAFKA_HOST:-127.0.0.1}"
 PORT="${FLOE_TEST_KAFKA_PORT:-9092}"
 CONTROLLER_PORT="${FLOE_TEST_KAFKA_CONTROLLER_PORT:-$((PORT + 1))}"

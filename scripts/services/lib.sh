@@ -10,6 +10,16 @@
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 CACHE="${FLOE_CACHE:-${HOME}/.cache/floe}"
 
+# service_files FOLDER PROGRAM: sets the files of one service: DIR, its
+# git-ignored state folder ROOT/.cache/FOLDER (not created here: `start`
+# does), PID, the pid file DIR/PROGRAM.pid by which it is stopped, and LOG,
+# its log DIR/PROGRAM.log.
+service_files() {
+  DIR="${ROOT}/.cache/$1"
+  PID="${DIR}/$2.pid"
+  LOG="${DIR}/$2.log"
+}
+
 # service_running PID_FILE: exit 0 if the pid file names a live process.
 service_running() {
   [[ -f "$1" ]] && kill -0 "$(cat "$1")" 2>/dev/null

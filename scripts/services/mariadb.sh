@@ -20,11 +20,9 @@ set -euo pipefail
 
 # shellcheck source=scripts/services/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-DIR="${ROOT}/.cache/mariadb"
+service_files mariadb mariadb
 DATA="${DIR}/data"
 SOCK="${DIR}/mariadb.sock"
-PID="${DIR}/mariadb.pid"
-LOG="${DIR}/mariadb.log"
 HOST="${FLOE_TEST_MYSQL_HOST:-127.0.0.1}"
 PORT="${FLOE_TEST_MYSQL_PORT:-3307}"
 USER_NAME="${FLOE_TEST_MYSQL_USER:-floe}"

@@ -38,10 +38,8 @@ set -euo pipefail
 # shellcheck source=scripts/services/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 BIN="/usr/lib/postgresql/15/bin"
-DIR="${ROOT}/.cache/postgres"
+service_files postgres postgres
 DATA="${DIR}/data"
-PID="${DIR}/postgres.pid"
-LOG="${DIR}/postgres.log"
 HOST="${FLOE_TEST_POSTGRES_HOST:-127.0.0.1}"
 PORT="${FLOE_TEST_POSTGRES_PORT:-5433}"
 USER_NAME="${FLOE_TEST_POSTGRES_USER:-floe}"

@@ -24,9 +24,7 @@ set -euo pipefail
 
 # shellcheck source=scripts/services/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-DIR="${ROOT}/.cache/s3"
-PID="${DIR}/moto.pid"
-LOG="${DIR}/moto.log"
+service_files s3 moto
 ENV_FILE="${DIR}/credentials.env"
 HOST="${FLOE_TEST_S3_HOST:-127.0.0.1}"
 PORT="${FLOE_TEST_S3_PORT:-9079}"
