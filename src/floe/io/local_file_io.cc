@@ -100,21 +100,40 @@ Status WriteAll(int fd, std::span<const uint8_t> bytes, std::string_view what,
   return Ok();
 }
 
-/// fdatasync of an open file; kInvalidArgument once it is closed (fd < 0).
-Status SyncFile(int fd, const std::string& path) {
-  if (fd < 0) return InvalidArgument("{}: sync after close", path);
-  if (::fdatasync(fd) != 0) return Errno("syncing", path, errno);
-  return Ok();
-}
+/// A descriptor opened for writing and the path it was opened as (for
+/// messages). Closed once: by Close() or at destruction.
+class WritableFd {
+ public:
+  WritableFd(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+  ~WritableFd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  WritableFd(const WritableFd&) = delete;
+  WritableFd& operator=(const WritableFd&) = delete;
 
-/// Closes `*fd` once (later calls do nothing) and reports a failed close.
-Status CloseFile(int* fd, const std::string& path) {
-  if (*fd < 0) return Ok();
-  int rc = ::close(*fd);
-  *fd = -1;
-  if (rc != 0) return Errno("closing", path, errno);
-  return Ok();
-}
+  const std::string& path() const { return path_; }
+  /// -1 once closed.
+  int fd() const { return fd_; }
+  bool closed() const { return fd_ < 0; }
+  /// fdatasync; kInvalidArgument once closed.
+  Status Sync() {
+    if (fd_ < 0) return InvalidArgument("{}: sync after close", path_);
+    if (::fdatasync(fd_) != 0) return Errno("syncing", path_, errno);
+    return Ok();
+  }
+  /// Closes the descriptor once (later calls do nothing) and reports a failed close.
+  Status Close() {
+    if (fd_ < 0) return Ok();
+    int rc = ::close(fd_);
+    fd_ = -1;
+    if (rc != 0) return Errno("closing", path_, errno);
+    return Ok();
+  }
+
+ private:
+  std::string path_;
+  int fd_;
+};
 
 /// The size of the file just opened as `fd`; closes `fd` and fails when it
 /// cannot be read or is a folder.
@@ -134,59 +153,51 @@ Result<uint64_t> SizeOfOpenedFile(int fd, const std::string& path) {
 
 class LocalOutputFile final : public OutputFile {
  public:
-  LocalOutputFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
-  ~LocalOutputFile() override {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  const std::string& path() const override { return path_; }
+  LocalOutputFile(std::string path, int fd) : file_(std::move(path), fd) {}
+  const std::string& path() const override { return file_.path(); }
   uint64_t position() const override { return position_; }
   Status Write(std::span<const uint8_t> bytes) override {
-    if (fd_ < 0) return InvalidArgument("{}: write after close", path_);
+    if (file_.closed()) return InvalidArgument("{}: write after close", path());
     uint64_t written = 0;
-    FLOE_RETURN_IF_ERROR(WriteAll(fd_, bytes, "writing", path_, &written));
+    FLOE_RETURN_IF_ERROR(WriteAll(file_.fd(), bytes, "writing", path(), &written));
     position_ += written;
     return Ok();
   }
-  Status Sync() override { return SyncFile(fd_, path_); }
-  Status Close() override { return CloseFile(&fd_, path_); }
+  Status Sync() override { return file_.Sync(); }
+  Status Close() override { return file_.Close(); }
 
  private:
-  std::string path_;
-  int fd_;
+  WritableFd file_;
   uint64_t position_ = 0;
 };
 
 class LocalAppendFile final : public AppendFile {
  public:
   LocalAppendFile(std::string path, int fd, uint64_t size)
-      : path_(std::move(path)), fd_(fd), size_(size) {}
-  ~LocalAppendFile() override {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  const std::string& path() const override { return path_; }
+      : file_(std::move(path), fd), size_(size) {}
+  const std::string& path() const override { return file_.path(); }
   uint64_t size() const override { return size_; }
   Status Append(std::span<const uint8_t> bytes) override {
-    if (fd_ < 0) return InvalidArgument("{}: append after close", path_);
-    return WriteAll(fd_, bytes, "appending to", path_, &size_);
+    if (file_.closed()) return InvalidArgument("{}: append after close", path());
+    return WriteAll(file_.fd(), bytes, "appending to", path(), &size_);
   }
   Status Truncate(uint64_t length) override {
-    if (fd_ < 0) return InvalidArgument("{}: truncate after close", path_);
+    if (file_.closed()) return InvalidArgument("{}: truncate after close", path());
     if (length > size_) {
-      return InvalidArgument("{}: cannot truncate to {} bytes, the file has {}", path_, length,
+      return InvalidArgument("{}: cannot truncate to {} bytes, the file has {}", path(), length,
                              size_);
     }
-    if (::ftruncate(fd_, static_cast<off_t>(length)) != 0) {
-      return Errno(fmt::format("truncating to {} bytes", length), path_, errno);
+    if (::ftruncate(file_.fd(), static_cast<off_t>(length)) != 0) {
+      return Errno(fmt::format("truncating to {} bytes", length), path(), errno);
     }
     size_ = length;
     return Ok();
   }
-  Status Sync() override { return SyncFile(fd_, path_); }
-  Status Close() override { return CloseFile(&fd_, path_); }
+  Status Sync() override { return file_.Sync(); }
+  Status Close() override { return file_.Close(); }
 
  private:
-  std::string path_;
-  int fd_;
+  WritableFd file_;
   uint64_t size_;
 };
 
