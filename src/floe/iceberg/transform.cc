@@ -8,6 +8,7 @@
 
 #include "floe/common/ascii.h"
 #include "floe/common/base64.h"
+#include "floe/common/one_of.h"
 #include "floe/iceberg/murmur3.h"
 #include "floe/types/temporal.h"
 
@@ -62,7 +63,7 @@ using transform_util::FloorMod;
 namespace {
 
 bool IsTemporalDateOrTimestamp(TypeId id) {
-  return id == TypeId::kDate || id == TypeId::kTimestamp || id == TypeId::kTimestampTz;
+  return OneOf(id, TypeId::kDate, TypeId::kTimestamp, TypeId::kTimestampTz);
 }
 
 Status ExpectKind(const Type& type, const Value& value, Value::Kind kind) {
@@ -283,31 +284,18 @@ bool Transform::CanTransform(const Type& type) const {
     case TransformKind::kVoid:
       return true;
     case TransformKind::kBucket:
-      switch (id) {
-        case TypeId::kInt:
-        case TypeId::kLong:
-        case TypeId::kDecimal:
-        case TypeId::kDate:
-        case TypeId::kTime:
-        case TypeId::kTimestamp:
-        case TypeId::kTimestampTz:
-        case TypeId::kString:
-        case TypeId::kUuid:
-        case TypeId::kFixed:
-        case TypeId::kBinary:
-          return true;
-        default:
-          return false;
-      }
+      return OneOf(id, TypeId::kInt, TypeId::kLong, TypeId::kDecimal, TypeId::kDate, TypeId::kTime,
+                   TypeId::kTimestamp, TypeId::kTimestampTz, TypeId::kString, TypeId::kUuid,
+                   TypeId::kFixed, TypeId::kBinary);
     case TransformKind::kTruncate:
-      return id == TypeId::kInt || id == TypeId::kLong || id == TypeId::kDecimal ||
-             id == TypeId::kString || id == TypeId::kBinary;
+      return OneOf(id, TypeId::kInt, TypeId::kLong, TypeId::kDecimal, TypeId::kString,
+                   TypeId::kBinary);
     case TransformKind::kYear:
     case TransformKind::kMonth:
     case TransformKind::kDay:
       return IsTemporalDateOrTimestamp(id);
     case TransformKind::kHour:
-      return id == TypeId::kTimestamp || id == TypeId::kTimestampTz;
+      return OneOf(id, TypeId::kTimestamp, TypeId::kTimestampTz);
     case TransformKind::kUnknown:
       return false;
   }
@@ -434,17 +422,8 @@ std::string Transform::ToHumanString(const Type& source, const Value& value) con
 }
 
 bool Transform::PreservesOrder() const {
-  switch (kind_) {
-    case TransformKind::kIdentity:
-    case TransformKind::kTruncate:
-    case TransformKind::kYear:
-    case TransformKind::kMonth:
-    case TransformKind::kDay:
-    case TransformKind::kHour:
-      return true;
-    default:
-      return false;
-  }
+  return OneOf(kind_, TransformKind::kIdentity, TransformKind::kTruncate, TransformKind::kYear,
+               TransformKind::kMonth, TransformKind::kDay, TransformKind::kHour);
 }
 
 namespace {

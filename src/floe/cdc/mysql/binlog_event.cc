@@ -9,6 +9,7 @@
 
 #include "floe/cdc/mysql/binlog_internal.h"
 #include "floe/common/bytes.h"
+#include "floe/common/one_of.h"
 
 namespace floe::cdc::mysql {
 namespace binlog_internal {
@@ -292,29 +293,17 @@ bool ReadLengthEncoded(std::span<const uint8_t> bytes, size_t* offset, uint64_t*
 
 bool ColumnInfo::is_text() const {
   return binlog_internal::IsCharacterType(type, real_type) && collation != 63 &&
-         !(collation == 0 && (type == column_type::kBlob || type == column_type::kTinyBlob ||
-                              type == column_type::kMediumBlob || type == column_type::kLongBlob));
+         !(collation == 0 && OneOf(type, column_type::kBlob, column_type::kTinyBlob,
+                                   column_type::kMediumBlob, column_type::kLongBlob));
 }
 
 bool ColumnInfo::in_signedness_bitmap(bool mariadb) const {
-  switch (type) {
-    case column_type::kYear:
-      // MariaDB's YEAR is an integer field underneath and keeps its bit;
-      // MySQL's list of numeric binlog types leaves YEAR out.
-      return mariadb;
-    case column_type::kTiny:
-    case column_type::kShort:
-    case column_type::kInt24:
-    case column_type::kLong:
-    case column_type::kLongLong:
-    case column_type::kNewDecimal:
-    case column_type::kDecimal:
-    case column_type::kFloat:
-    case column_type::kDouble:
-      return true;
-    default:
-      return false;
-  }
+  // MariaDB's YEAR is an integer field underneath and keeps its bit;
+  // MySQL's list of numeric binlog types leaves YEAR out.
+  if (type == column_type::kYear) return mariadb;
+  return OneOf(type, column_type::kTiny, column_type::kShort, column_type::kInt24,
+               column_type::kLong, column_type::kLongLong, column_type::kNewDecimal,
+               column_type::kDecimal, column_type::kFloat, column_type::kDouble);
 }
 
 std::string MySqlGtidEvent::ToString() const {

@@ -6,6 +6,7 @@
 
 #include "floe/cdc/mysql/binlog_internal.h"
 #include "floe/cdc/mysql/table_schema.h"
+#include "floe/common/one_of.h"
 
 namespace floe::cdc::mysql::binlog_internal {
 namespace {
@@ -264,19 +265,9 @@ Status ApplyOptionalField(uint8_t type, std::span<const uint8_t> v, bool mariadb
 }  // namespace
 
 bool IsCharacterType(uint8_t type, uint8_t real_type) {
-  switch (type) {
-    case column_type::kString:
-      return real_type == column_type::kString;
-    case column_type::kVarchar:
-    case column_type::kVarString:
-    case column_type::kBlob:
-    case column_type::kTinyBlob:
-    case column_type::kMediumBlob:
-    case column_type::kLongBlob:
-      return true;
-    default:
-      return false;
-  }
+  if (type == column_type::kString) return real_type == column_type::kString;
+  return OneOf(type, column_type::kVarchar, column_type::kVarString, column_type::kBlob,
+               column_type::kTinyBlob, column_type::kMediumBlob, column_type::kLongBlob);
 }
 
 Status ParseOptionalMetadata(std::span<const uint8_t> bytes, bool mariadb, TableMapEvent* t) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "floe/common/float_text.h"
+#include "floe/common/one_of.h"
 #include "floe/types/temporal.h"
 
 namespace floe::cdc::postgres {
@@ -447,43 +448,12 @@ uint32_t ArrayElementOid(uint32_t type_oid) {
 }
 
 bool IsMappedScalar(uint32_t type_oid) {
-  switch (type_oid) {
-    case oid::kBool:
-    case oid::kBytea:
-    case oid::kChar:
-    case oid::kName:
-    case oid::kInt8:
-    case oid::kInt2:
-    case oid::kInt4:
-    case oid::kText:
-    case oid::kOid:
-    case oid::kJson:
-    case oid::kXml:
-    case oid::kCidr:
-    case oid::kMacaddr8:
-    case oid::kMoney:
-    case oid::kMacaddr:
-    case oid::kInet:
-    case oid::kFloat4:
-    case oid::kFloat8:
-    case oid::kBpchar:
-    case oid::kVarchar:
-    case oid::kDate:
-    case oid::kTime:
-    case oid::kTimestamp:
-    case oid::kTimestampTz:
-    case oid::kInterval:
-    case oid::kTimeTz:
-    case oid::kBit:
-    case oid::kVarbit:
-    case oid::kNumeric:
-    case oid::kPgLsn:
-    case oid::kUuid:
-    case oid::kJsonb:
-      return true;
-    default:
-      return false;
-  }
+  return OneOf(type_oid, oid::kBool, oid::kBytea, oid::kChar, oid::kName, oid::kInt8, oid::kInt2,
+               oid::kInt4, oid::kText, oid::kOid, oid::kJson, oid::kXml, oid::kCidr, oid::kMacaddr8,
+               oid::kMoney, oid::kMacaddr, oid::kInet, oid::kFloat4, oid::kFloat8, oid::kBpchar,
+               oid::kVarchar, oid::kDate, oid::kTime, oid::kTimestamp, oid::kTimestampTz,
+               oid::kInterval, oid::kTimeTz, oid::kBit, oid::kVarbit, oid::kNumeric, oid::kPgLsn,
+               oid::kUuid, oid::kJsonb);
 }
 
 bool NumericTypmod(int32_t type_modifier, int* precision, int* scale) {

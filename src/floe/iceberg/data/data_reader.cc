@@ -8,6 +8,7 @@
 #include <new>
 #include <set>
 
+#include "floe/common/one_of.h"
 #include "floe/iceberg/single_value.h"
 
 namespace floe::iceberg {
@@ -65,18 +66,8 @@ bool StatsUsable(const format::parquet::ReaderLeaf& leaf) {
       leaf.conversion == format::parquet::LeafConversion::kUint32ToInt64) {
     return false;
   }
-  switch (leaf.type->id()) {
-    case TypeId::kInt:
-    case TypeId::kLong:
-    case TypeId::kDate:
-    case TypeId::kTime:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampTz:
-    case TypeId::kString:
-      return true;
-    default:
-      return false;
-  }
+  return OneOf(leaf.type->id(), TypeId::kInt, TypeId::kLong, TypeId::kDate, TypeId::kTime,
+               TypeId::kTimestamp, TypeId::kTimestampTz, TypeId::kString);
 }
 
 /// The fields a reader reads: the projection, then the top-level columns the
