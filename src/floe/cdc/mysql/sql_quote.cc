@@ -1,16 +1,10 @@
 #include "floe/cdc/mysql/sql_quote.h"
 
+#include "floe/common/quote.h"
+
 namespace floe::cdc::mysql {
 
-std::string QuoteId(std::string_view name) {
-  std::string out = "`";
-  for (char c : name) {
-    if (c == '`') out.push_back('`');
-    out.push_back(c);
-  }
-  out.push_back('`');
-  return out;
-}
+std::string QuoteId(std::string_view name) { return SqlQuoted(name, '`'); }
 
 std::string QuoteLiteral(std::string_view s) {
   std::string out = "'";

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "floe/common/quote.h"
 #include "floe/iceberg/partition_field.h"
 
 namespace floe::iceberg {
@@ -184,14 +185,7 @@ std::string QuoteColumn(const std::string& name) {
   for (char c : name) {
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.')) plain = false;
   }
-  if (plain) return name;
-  std::string out = "`";
-  for (char c : name) {
-    if (c == '`') out.push_back('`');
-    out.push_back(c);
-  }
-  out.push_back('`');
-  return out;
+  return plain ? name : SqlQuoted(name, '`');
 }
 
 void Append(const Expression& e, bool parenthesize, std::string* out) {

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "floe/common/quote.h"
 #include "floe/types/temporal.h"
 
 namespace floe::iceberg {
@@ -170,14 +171,7 @@ std::string Literal::ToString() const {
   if (special_ == Special::kBelowMin) return "<below min>";
   if (value_.is_null() || !type_) return "null";
   std::string out;
-  auto quoted = [&](std::string_view s) {
-    out.push_back('\'');
-    for (char c : s) {
-      if (c == '\'') out.push_back('\'');
-      out.push_back(c);
-    }
-    out.push_back('\'');
-  };
+  auto quoted = [&](std::string_view s) { AppendSqlQuoted(s, '\'', &out); };
   switch (type_->id()) {
     case TypeId::kBoolean:
       return value_.b ? "true" : "false";

@@ -50,6 +50,8 @@ TEST(ExpressionParserTest, KeywordsQuotingLiterals) {
             "(id = 5 AND NOT (name IS NOT NULL)) OR x != -3");
   EXPECT_EQ(ParseOk("\"weird col\" > 1.5e3")->ToString(), "`weird col` > 1500");
   EXPECT_EQ(ParseOk("`weird col` IS NAN")->ToString(), "`weird col` IS NAN");
+  // A backtick inside a quoted name is doubled when printed.
+  EXPECT_EQ(ParseOk("\"a`b\" = 1")->ToString(), "`a``b` = 1");
   EXPECT_EQ(ParseOk("name = 'it''s'")->ToString(), "name = 'it''s'");
   EXPECT_EQ(ParseOk("amount >= -12.30")->ToString(), "amount >= -12.30");
   EXPECT_EQ(ParseOk("5 < x")->ToString(), "x > 5");
