@@ -16,41 +16,25 @@ DeleteFiles& DeleteFiles::DeleteFile(std::string path) {
 }
 
 DeleteFiles& DeleteFiles::DeleteFromRowFilter(ExprPtr filter) {
-  filter_ = filter_ ? Expression::Or(filter_, std::move(filter)) : std::move(filter);
+  filter_.Or(std::move(filter));
   return *this;
 }
 
 Status DeleteFiles::Validate(const TableMetadata& base, OperationContext& ctx) {
-  file_filter_.reset();
-  if (filter_) {
-    FLOE_ASSIGN_OR_RETURN(auto f, FileFilter::Make(filter_, base));
-    file_filter_.emplace(std::move(f));
-  }
-  return Ok();
+  return filter_.Bind(base);
 }
 
 Result<bool> DeleteFiles::ManifestMayHoldRemovals(const ManifestFile& manifest,
                                                   const TableMetadata& base) {
   if (!paths_.empty()) return true;
-  if (file_filter_ && manifest.content == ManifestContent::kData) {
-    return file_filter_->ManifestMayMatch(manifest);
-  }
-  return false;
+  return filter_.ManifestMaySelect(manifest);
 }
 
 Result<bool> DeleteFiles::Removes(const ManifestEntry& entry, int32_t spec_id,
                                   const TableMetadata& base) {
-  const DataFile& file = entry.data_file;
-  if (paths_.contains(file.file_path)) return true;
-  if (file.is_delete() || !file_filter_) return false;
-  FLOE_ASSIGN_OR_RETURN(FileMatch m, file_filter_->Match(file, spec_id));
-  if (m == FileMatch::kSome) {
-    return InvalidArgument(
-        "cannot delete by filter {}: data file {} holds rows that may not match it (delete rows "
-        "with position deletes instead)",
-        file_filter_->bound_filter()->ToString(), file.file_path);
-  }
-  return m == FileMatch::kAll;
+  if (paths_.contains(entry.data_file.file_path)) return true;
+  return filter_.Selects(entry.data_file, spec_id, "delete",
+                         " (delete rows with position deletes instead)");
 }
 
 Status DeleteFiles::CheckRemoved(const std::set<std::string>& removed_paths) {

@@ -47,8 +47,7 @@ class DeleteFiles final : public SnapshotProducer {
 
  private:
   std::set<std::string> paths_;
-  ExprPtr filter_;
-  std::optional<FileFilter> file_filter_;
+  WholeFileSelection filter_;
 };
 
 struct DeleteRowsResult {

@@ -206,4 +206,33 @@ Result<FileMatch> FileFilter::Match(const DataFile& file, int32_t spec_id) {
   return StrictEval(*bound_, file, spec) ? FileMatch::kAll : FileMatch::kSome;
 }
 
+void WholeFileSelection::Or(ExprPtr filter) {
+  filter_ = filter_ ? Expression::Or(filter_, std::move(filter)) : std::move(filter);
+}
+
+Status WholeFileSelection::Bind(const TableMetadata& base) {
+  bound_.reset();
+  if (!filter_) return Ok();
+  FLOE_ASSIGN_OR_RETURN(FileFilter bound, FileFilter::Make(filter_, base));
+  bound_.emplace(std::move(bound));
+  return Ok();
+}
+
+Result<bool> WholeFileSelection::ManifestMaySelect(const ManifestFile& manifest) {
+  if (!bound_ || manifest.content != ManifestContent::kData) return false;
+  return bound_->ManifestMayMatch(manifest);
+}
+
+Result<bool> WholeFileSelection::Selects(const DataFile& file, int32_t spec_id,
+                                         std::string_view verb, std::string_view remedy) {
+  if (!bound_ || file.is_delete()) return false;
+  FLOE_ASSIGN_OR_RETURN(FileMatch match, bound_->Match(file, spec_id));
+  if (match == FileMatch::kSome) {
+    return InvalidArgument(
+        "cannot {} by filter {}: data file {} holds rows that may not match it{}", verb,
+        bound_->bound_filter()->ToString(), file.file_path, remedy);
+  }
+  return match == FileMatch::kAll;
+}
+
 }  // namespace floe::iceberg

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
+#include <string_view>
 
 #include "floe/common/result.h"
 #include "floe/iceberg/data_file.h"
@@ -50,6 +52,35 @@ class FileFilter {
   InclusiveMetricsEvaluator metrics_;
   std::map<int32_t, std::unique_ptr<ManifestEvaluator>> manifest_evaluators_;
   std::map<int32_t, std::unique_ptr<RowEvaluator>> partition_evaluators_;
+};
+
+/// The row filter of an operation that removes whole data files by filter
+/// (overwrite by filter, delete by filter): the filters added are OR-ed, and
+/// bound again to the base metadata of each commit attempt.
+class WholeFileSelection {
+ public:
+  /// Selects also the files whose rows all match `filter`.
+  void Or(ExprPtr filter);
+  /// Binds the filter to `base` (nothing to do when none was added). Call
+  /// at each attempt, before the other calls. Errors: FileFilter::Make's.
+  Status Bind(const TableMetadata& base);
+  /// The bound filter; nullptr when no filter was added.
+  FileFilter* bound() { return bound_ ? &*bound_ : nullptr; }
+
+  /// False when no data file of `manifest` can be selected (always false
+  /// for a delete manifest, or without a filter).
+  Result<bool> ManifestMaySelect(const ManifestFile& manifest);
+  /// Whether every row of data file `file` (written for spec `spec_id`)
+  /// matches the filter; false for a delete file or without a filter. A file
+  /// whose rows may match only in part is kInvalidArgument "cannot <verb> by
+  /// filter <filter>: data file <path> holds rows that may not match
+  /// it<remedy>".
+  Result<bool> Selects(const DataFile& file, int32_t spec_id, std::string_view verb,
+                       std::string_view remedy = {});
+
+ private:
+  ExprPtr filter_;
+  std::optional<FileFilter> bound_;
 };
 
 }  // namespace floe::iceberg

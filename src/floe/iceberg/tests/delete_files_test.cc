@@ -107,6 +107,8 @@ TEST_F(ProducerTest, DeleteFromRowFilterDropsWholeFilesOnly) {
   ASSERT_FALSE(s);
   EXPECT_EQ(s.error().code(), ErrorCode::kInvalidArgument) << s.error().ToString();
   EXPECT_NE(s.error().message().find("us1"), std::string::npos) << s.error().ToString();
+  EXPECT_NE(s.error().message().find("cannot delete by filter"), std::string::npos);
+  EXPECT_NE(s.error().message().find("with position deletes instead"), std::string::npos);
 }
 
 TEST_F(ProducerTest, DeleteRowsWritesPositionDeletesForPartlyMatchingFiles) {
@@ -180,6 +182,18 @@ TEST_F(ProducerTest, OverwriteByFilterAndByPartition) {
   EXPECT_EQ(stems, (std::set<std::string>{"eu2", "us2"}));
   EXPECT_EQ(Total(table, summary::kTotalRecords), 11);
   EXPECT_EQ(Total(table, summary::kTotalDataFiles), 2);
+
+  // A filter matching part of a file is refused, naming the file.
+  auto partial = table.NewOverwrite();
+  partial->OverwriteByRowFilter(Filter("id = 3")).AddFile(MakeFile("x", 1, "eu"));
+  auto s = partial->Commit();
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().code(), ErrorCode::kInvalidArgument) << s.error().ToString();
+  EXPECT_NE(s.error().message().find("cannot overwrite by filter"), std::string::npos)
+      << s.error().ToString();
+  EXPECT_NE(s.error().message().find("2.parquet holds rows that may not match it"),
+            std::string::npos)
+      << s.error().ToString();
 }
 
 TEST_F(ProducerTest, ReplaceFilesKeepsSequenceNumberAndValidates) {

@@ -5,7 +5,7 @@
 namespace floe::iceberg {
 
 OverwriteFiles& OverwriteFiles::OverwriteByRowFilter(ExprPtr filter) {
-  filter_ = filter_ ? Expression::Or(filter_, std::move(filter)) : std::move(filter);
+  filter_.Or(std::move(filter));
   return *this;
 }
 
@@ -46,18 +46,14 @@ bool OverwriteFiles::InAddedPartition(const DataFile& file, int32_t spec_id) con
 }
 
 Status OverwriteFiles::Validate(const TableMetadata& base, OperationContext& ctx) {
-  file_filter_.reset();
-  if (filter_) {
-    FLOE_ASSIGN_OR_RETURN(auto f, FileFilter::Make(filter_, base));
-    file_filter_.emplace(std::move(f));
-  }
+  FLOE_RETURN_IF_ERROR(filter_.Bind(base));
   if (!validate_no_conflicts_) return Ok();
   FLOE_ASSIGN_OR_RETURN(auto added,
                         FilesAddedSince(*ctx.io, base, validate_from_, ManifestContent::kData));
   for (const auto& f : added) {
     bool conflict = dynamic_ && InAddedPartition(f.entry.data_file, f.spec_id);
-    if (!conflict && file_filter_) {
-      FLOE_ASSIGN_OR_RETURN(FileMatch m, file_filter_->Match(f.entry.data_file, f.spec_id));
+    if (!conflict && filter_.bound() != nullptr) {
+      FLOE_ASSIGN_OR_RETURN(FileMatch m, filter_.bound()->Match(f.entry.data_file, f.spec_id));
       conflict = m != FileMatch::kNone;
     }
     if (conflict) {
@@ -71,8 +67,7 @@ Status OverwriteFiles::Validate(const TableMetadata& base, OperationContext& ctx
 Result<bool> OverwriteFiles::ManifestMayHoldRemovals(const ManifestFile& manifest,
                                                      const TableMetadata& base) {
   if (!paths_.empty() || dynamic_) return true;
-  if (file_filter_) return file_filter_->ManifestMayMatch(manifest);
-  return false;
+  return filter_.ManifestMaySelect(manifest);
 }
 
 Result<bool> OverwriteFiles::Removes(const ManifestEntry& entry, int32_t spec_id,
@@ -81,14 +76,7 @@ Result<bool> OverwriteFiles::Removes(const ManifestEntry& entry, int32_t spec_id
   if (file.is_delete()) return false;
   if (paths_.contains(file.file_path)) return true;
   if (dynamic_ && InAddedPartition(file, spec_id)) return true;
-  if (!file_filter_) return false;
-  FLOE_ASSIGN_OR_RETURN(FileMatch m, file_filter_->Match(file, spec_id));
-  if (m == FileMatch::kSome) {
-    return InvalidArgument(
-        "cannot overwrite by filter {}: data file {} holds rows that may not match it",
-        file_filter_->bound_filter()->ToString(), file.file_path);
-  }
-  return m == FileMatch::kAll;
+  return filter_.Selects(file, spec_id, "overwrite");
 }
 
 Status OverwriteFiles::CheckRemoved(const std::set<std::string>& removed_paths) {

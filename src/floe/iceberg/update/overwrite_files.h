@@ -53,12 +53,11 @@ class OverwriteFiles final : public SnapshotProducer {
  private:
   bool InAddedPartition(const DataFile& file, int32_t spec_id) const;
 
-  ExprPtr filter_;
+  WholeFileSelection filter_;
   bool dynamic_ = false;
   bool validate_no_conflicts_ = false;
   std::set<std::string> paths_;
   std::vector<std::pair<int32_t, std::vector<Literal>>> partitions_;
-  std::optional<FileFilter> file_filter_;
 };
 
 }  // namespace floe::iceberg
