@@ -16,11 +16,8 @@ Result<IncrementalAppendScan> IncrementalAppendScan::Make(io::FileIO& io,
   if (schema == nullptr) {
     return Corruption("current-schema-id {} names no schema", metadata.current_schema_id);
   }
-  scan.schema_ = *schema;
-  FLOE_ASSIGN_OR_RETURN(scan.projected_,
-                        ProjectColumns(scan.schema_, options.columns, options.case_sensitive));
-  FLOE_ASSIGN_OR_RETURN(scan.bound_filter_,
-                        BindFilter(options.filter, scan.schema_, options.case_sensitive));
+  FLOE_ASSIGN_OR_RETURN(scan.read_, ScanSchema::Make(*schema, options.columns, options.filter,
+                                                     options.case_sensitive));
 
   const Snapshot* to = nullptr;
   if (options.to_snapshot_id) {
@@ -103,7 +100,8 @@ Result<IncrementalAppendScan> IncrementalAppendScan::Make(io::FileIO& io,
 Result<std::vector<FileScanTask>> IncrementalAppendScan::PlanFiles() const {
   std::vector<FileScanTask> tasks;
   if (appends_.empty()) return tasks;
-  FLOE_ASSIGN_OR_RETURN(ScanFilter filter, ScanFilter::Make(bound_filter_, schema_, metadata_));
+  FLOE_ASSIGN_OR_RETURN(ScanFilter filter,
+                        ScanFilter::Make(read_.bound_filter, read_.schema, metadata_));
   for (SnapshotId id : appends_) {
     const Snapshot* snap = metadata_.SnapshotById(id);
     if (snap == nullptr) return Corruption("snapshot {} vanished from the metadata", id);

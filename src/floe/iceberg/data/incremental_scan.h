@@ -58,9 +58,9 @@ class IncrementalAppendScan {
 
   /// The append snapshots whose files are planned, oldest first.
   const std::vector<SnapshotId>& append_snapshots() const { return appends_; }
-  const types::Schema& schema() const { return schema_; }
-  const types::Schema& projected_schema() const { return projected_; }
-  const ExprPtr& bound_filter() const { return bound_filter_; }
+  const types::Schema& schema() const { return read_.schema; }
+  const types::Schema& projected_schema() const { return read_.projected; }
+  const ExprPtr& bound_filter() const { return read_.bound_filter; }
 
   /// One task per data file added by the append snapshots, in snapshot
   /// order. Errors: reading manifests (kCorruption naming the file, kIo).
@@ -72,9 +72,7 @@ class IncrementalAppendScan {
   io::FileIO* io_ = nullptr;
   TableMetadata metadata_;
   std::vector<SnapshotId> appends_;
-  types::Schema schema_;
-  types::Schema projected_;
-  ExprPtr bound_filter_;
+  ScanSchema read_;
 };
 
 }  // namespace floe::iceberg

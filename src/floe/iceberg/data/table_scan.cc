@@ -64,6 +64,15 @@ Result<ExprPtr> BindFilter(const ExprPtr& filter, const types::Schema& schema,
   return Bind(filter, schema, case_sensitive);
 }
 
+Result<ScanSchema> ScanSchema::Make(const types::Schema& schema,
+                                    const std::vector<std::string>& columns, const ExprPtr& filter,
+                                    bool case_sensitive) {
+  ScanSchema read{.schema = schema};
+  FLOE_ASSIGN_OR_RETURN(read.projected, ProjectColumns(schema, columns, case_sensitive));
+  FLOE_ASSIGN_OR_RETURN(read.bound_filter, BindFilter(filter, schema, case_sensitive));
+  return read;
+}
+
 Result<types::Schema> ProjectColumns(const types::Schema& schema,
                                      const std::vector<std::string>& columns, bool case_sensitive) {
   if (columns.empty()) return schema;
@@ -197,11 +206,8 @@ Result<TableScan> TableScan::Make(io::FileIO& io, const TableMetadata& metadata,
   if (schema == nullptr) {
     return Corruption("current-schema-id {} names no schema", scan.metadata_.current_schema_id);
   }
-  scan.schema_ = *schema;
-  FLOE_ASSIGN_OR_RETURN(scan.projected_,
-                        ProjectColumns(scan.schema_, options.columns, options.case_sensitive));
-  FLOE_ASSIGN_OR_RETURN(scan.bound_filter_,
-                        BindFilter(options.filter, scan.schema_, options.case_sensitive));
+  FLOE_ASSIGN_OR_RETURN(scan.read_, ScanSchema::Make(*schema, options.columns, options.filter,
+                                                     options.case_sensitive));
   return scan;
 }
 
@@ -247,7 +253,8 @@ Result<std::vector<FileScanTask>> TableScan::PlanFiles() const {
   std::vector<FileScanTask> tasks;
   const Snapshot* snap = snapshot();
   if (snap == nullptr) return tasks;
-  FLOE_ASSIGN_OR_RETURN(ScanFilter filter, ScanFilter::Make(bound_filter_, schema_, metadata_));
+  FLOE_ASSIGN_OR_RETURN(ScanFilter filter,
+                        ScanFilter::Make(read_.bound_filter, read_.schema, metadata_));
   FLOE_ASSIGN_OR_RETURN(std::vector<ManifestFile> manifests,
                         SnapshotManifests(*io_, *snap, metadata_.format_version));
   std::vector<const ManifestFile*> selected;

@@ -76,6 +76,22 @@ struct TableScanOptions {
   int planning_threads = 2;
 };
 
+/// What a scan reads: the table schema, the columns it returns and its row
+/// filter bound to that schema.
+struct ScanSchema {
+  types::Schema schema;
+  /// `columns` of `schema`, or all of it.
+  types::Schema projected;
+  /// The filter bound to `schema`; True() when there is none.
+  ExprPtr bound_filter;
+
+  /// ProjectColumns(schema, columns) and BindFilter(filter, schema).
+  /// Errors: theirs (kInvalidArgument).
+  static Result<ScanSchema> Make(const types::Schema& schema,
+                                 const std::vector<std::string>& columns, const ExprPtr& filter,
+                                 bool case_sensitive);
+};
+
 class TableScan {
  public:
   /// Resolves the snapshot and the schema, binds the filter and the
@@ -90,11 +106,11 @@ class TableScan {
   /// The snapshot read, or nullptr for a table without snapshots.
   const Snapshot* snapshot() const;
   /// The table schema of the scan (see the header comment).
-  const types::Schema& schema() const { return schema_; }
+  const types::Schema& schema() const { return read_.schema; }
   /// The columns returned: `options.columns` of schema(), or all of it.
-  const types::Schema& projected_schema() const { return projected_; }
+  const types::Schema& projected_schema() const { return read_.projected; }
   /// The filter bound to schema(); True() when there is none.
-  const ExprPtr& bound_filter() const { return bound_filter_; }
+  const ExprPtr& bound_filter() const { return read_.bound_filter; }
   const TableMetadata& metadata() const { return metadata_; }
   io::FileIO& io() const { return *io_; }
 
@@ -110,9 +126,7 @@ class TableScan {
   io::FileIO* io_ = nullptr;
   TableMetadata metadata_;
   std::optional<SnapshotId> snapshot_id_;
-  types::Schema schema_;
-  types::Schema projected_;
-  ExprPtr bound_filter_;
+  ScanSchema read_;
   bool case_sensitive_ = true;
   int planning_threads_ = 2;
 };
