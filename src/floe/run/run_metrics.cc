@@ -264,6 +264,12 @@ void RunMetrics::SetFailed(std::string message) {
   s_.last_error_unix_ms = UnixMs();
 }
 
+void RunMetrics::SetSlotWal(SlotWalMetrics slot_wal) {
+  slot_wal.read_unix_ms = UnixMs();
+  std::lock_guard lock(mu_);
+  s_.slot_wal = std::move(slot_wal);
+}
+
 MetricsSnapshot RunMetrics::Read() const {
   MetricsSnapshot copy;
   {
@@ -328,6 +334,20 @@ std::string RenderPrometheus(const MetricsSnapshot& m) {
     Family(&out, "floe_process_peak_resident_memory_bytes", "gauge",
            "Peak resident memory of the process")
         .Sample(static_cast<double>(m.peak_resident_bytes));
+  }
+  if (const auto& w = m.slot_wal) {
+    Family(&out, "floe_postgres_slot_retained_wal_bytes", "gauge",
+           "WAL the server keeps for the source's replication slot: pg_current_wal_lsn() minus "
+           "the slot's restart_lsn")
+        .Sample(w->retained_bytes, {{"slot", w->slot}});
+    Family(&out, "floe_postgres_slot_unconfirmed_wal_bytes", "gauge",
+           "pg_current_wal_lsn() minus the slot's confirmed_flush_lsn: WAL the lake does not "
+           "hold yet, or that no heartbeat has confirmed")
+        .Sample(w->unconfirmed_bytes, {{"slot", w->slot}});
+    Family(&out, "floe_postgres_slot_confirmed_flush_lsn", "gauge",
+           "The slot's confirmed_flush_lsn as an integer (label lsn: as the server writes it)")
+        .Sample(static_cast<int64_t>(w->confirmed_lsn),
+                {{"slot", w->slot}, {"lsn", w->confirmed_lsn_text}});
   }
   if (m.tables.empty()) return out;
 
@@ -423,6 +443,13 @@ std::string RenderStatusJson(const MetricsSnapshot& m) {
       {"last_size_bytes", OrNull(m.last_checkpoint_bytes, m.last_checkpoint_bytes >= 0)},
   };
   j["commits"] = m.commits;
+  if (const auto& w = m.slot_wal) {
+    j["postgres_slot"] = {{"slot", w->slot},
+                          {"retained_wal_bytes", w->retained_bytes},
+                          {"unconfirmed_wal_bytes", w->unconfirmed_bytes},
+                          {"confirmed_flush_lsn", w->confirmed_lsn_text},
+                          {"read_unix_ms", w->read_unix_ms}};
+  }
   j["memory"] = {
       {"resident_bytes", OrNull(m.resident_bytes, m.resident_bytes >= 0)},
       {"peak_resident_bytes", OrNull(m.peak_resident_bytes, m.peak_resident_bytes >= 0)},
@@ -493,6 +520,11 @@ footer{{margin-top:1em;color:#889;font-size:.8em}}
            : "—");
   card("memory",
        m.resident_bytes >= 0 ? fmt::format("{:.1f} MiB", m.resident_bytes / 1048576.0) : "—");
+  if (const auto& w = m.slot_wal) {
+    card("WAL retained by the slot",
+         fmt::format("{:.1f} MiB ({} confirmed {})", w->retained_bytes / 1048576.0, w->slot,
+                     w->confirmed_lsn_text));
+  }
   card("up", HumanSeconds(SecondsSince(m.started_unix_ms, now)));
   html += "</div>\n";
   if (!m.last_error.empty()) {

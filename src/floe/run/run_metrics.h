@@ -88,6 +88,17 @@ struct TableMetrics {
   int64_t newest_committed_ts_ms = 0;
 };
 
+/// A PostgreSQL source's replication slot as last read (SlotMonitor,
+/// cdc/postgres/slot_monitor.h, at most every few seconds).
+struct SlotWalMetrics {
+  std::string slot;
+  int64_t retained_bytes = 0;      ///< pg_current_wal_lsn() − restart_lsn
+  int64_t unconfirmed_bytes = 0;   ///< pg_current_wal_lsn() − confirmed_flush_lsn
+  uint64_t confirmed_lsn = 0;      ///< confirmed_flush_lsn as an integer
+  std::string confirmed_lsn_text;  ///< the same as the server writes it ("0/16B3748")
+  int64_t read_unix_ms = 0;        ///< when it was read
+};
+
 /// A consistent copy of everything, for rendering.
 struct MetricsSnapshot {
   std::string pipeline;     ///< pipeline.name
@@ -107,6 +118,7 @@ struct MetricsSnapshot {
   int64_t peak_resident_bytes = -1;  ///< VmHWM; -1: unknown
   std::string last_error;
   int64_t last_error_unix_ms = 0;
+  std::optional<SlotWalMetrics> slot_wal;  ///< a PostgreSQL source's slot; none before a reading
   std::map<std::string, TableMetrics> tables;
 };
 
@@ -145,6 +157,8 @@ class RunMetrics {
   void RecordError(std::string message);
   /// The run ended with `message` (it is also the last error).
   void SetFailed(std::string message);
+  /// A new reading of the PostgreSQL source's slot (read_unix_ms set here).
+  void SetSlotWal(SlotWalMetrics slot_wal);
 
   MetricsSnapshot Read() const;
 

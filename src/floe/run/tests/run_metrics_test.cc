@@ -214,6 +214,30 @@ TEST(RenderStatus, JsonAndHtmlHoldEveryTable) {
   EXPECT_EQ(html.find("<link"), std::string::npos);
 }
 
+TEST(RenderPrometheus, APostgresSlotsWalIsShownOnceRead) {
+  RunMetrics m;
+  EXPECT_EQ(RenderPrometheus(m.Read()).find("floe_postgres_slot"), std::string::npos);
+  SlotWalMetrics w;
+  w.slot = "floe";
+  w.retained_bytes = 123456;
+  w.unconfirmed_bytes = 4096;
+  w.confirmed_lsn = 0x1'6B37'4D48;  // past 2^32: the integer is printed whole
+  w.confirmed_lsn_text = "1/6B374D48";
+  m.SetSlotWal(w);
+  MetricsSnapshot s = m.Read();
+  auto samples = ParseSamples(RenderPrometheus(s));
+  EXPECT_EQ(samples.at("floe_postgres_slot_retained_wal_bytes{slot=\"floe\"}"), 123456);
+  EXPECT_EQ(samples.at("floe_postgres_slot_unconfirmed_wal_bytes{slot=\"floe\"}"), 4096);
+  EXPECT_NE(RenderPrometheus(s).find("floe_postgres_slot_confirmed_flush_lsn{slot=\"floe\",lsn="
+                                     "\"1/6B374D48\"} 6093753672\n"),
+            std::string::npos);
+  auto j = nlohmann::json::parse(RenderStatusJson(s));
+  EXPECT_EQ(j["postgres_slot"]["retained_wal_bytes"], 123456);
+  EXPECT_EQ(j["postgres_slot"]["confirmed_flush_lsn"], "1/6B374D48");
+  EXPECT_GT(j["postgres_slot"]["read_unix_ms"].get<int64_t>(), 0);
+  EXPECT_NE(RenderStatusHtml(s).find("0.1 MiB (floe confirmed 1/6B374D48)"), std::string::npos);
+}
+
 TEST(HumanSeconds, PicksAReadableUnit) {
   EXPECT_EQ(HumanSeconds(0.012), "12 ms");
   EXPECT_EQ(HumanSeconds(3.44), "3.4 s");
