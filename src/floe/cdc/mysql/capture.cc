@@ -56,32 +56,6 @@ std::string UpperWord(std::string_view sql) {
   return w;
 }
 
-cdc::SchemaChangeKind MapKind(mysql::SchemaChangeKind k) {
-  switch (k) {
-    case mysql::SchemaChangeKind::kCreateTable:
-      return cdc::SchemaChangeKind::kCreateTable;
-    case mysql::SchemaChangeKind::kDropTable:
-      return cdc::SchemaChangeKind::kDropTable;
-    case mysql::SchemaChangeKind::kRenameTable:
-      return cdc::SchemaChangeKind::kRenameTable;
-    case mysql::SchemaChangeKind::kTruncateTable:
-      return cdc::SchemaChangeKind::kTruncateTable;
-    case mysql::SchemaChangeKind::kAddColumn:
-      return cdc::SchemaChangeKind::kAddColumn;
-    case mysql::SchemaChangeKind::kDropColumn:
-      return cdc::SchemaChangeKind::kDropColumn;
-    case mysql::SchemaChangeKind::kRenameColumn:
-      return cdc::SchemaChangeKind::kRenameColumn;
-    case mysql::SchemaChangeKind::kModifyColumn:
-      return cdc::SchemaChangeKind::kModifyColumn;
-    case mysql::SchemaChangeKind::kPrimaryKeyChange:
-      return cdc::SchemaChangeKind::kPrimaryKeyChange;
-    case mysql::SchemaChangeKind::kTableOptions:
-      return cdc::SchemaChangeKind::kAlterOther;
-  }
-  return cdc::SchemaChangeKind::kAlterOther;
-}
-
 }  // namespace
 
 namespace {
@@ -842,7 +816,7 @@ Status MySqlCapture::Impl::AddSchemaChanges(StreamSession& s, const BinlogEvent&
   auto source = s.SourceOf(ev, q.thread_id, std::string(q.query));
   for (const auto& c : changes) {
     cdc::SchemaChange sc;
-    sc.kind = MapKind(c.kind);
+    sc.kind = c.kind;
     sc.table = {c.db, c.table};
     sc.old_table = {c.old_db, c.old_table};
     sc.column = c.column;

@@ -106,32 +106,6 @@ int PositionIndex(const TableSchema& t, const ColumnPosition& p, int default_ind
 
 }  // namespace
 
-std::string_view SchemaChangeKindName(SchemaChangeKind kind) {
-  switch (kind) {
-    case SchemaChangeKind::kCreateTable:
-      return "create_table";
-    case SchemaChangeKind::kDropTable:
-      return "drop_table";
-    case SchemaChangeKind::kRenameTable:
-      return "rename_table";
-    case SchemaChangeKind::kTruncateTable:
-      return "truncate_table";
-    case SchemaChangeKind::kAddColumn:
-      return "add_column";
-    case SchemaChangeKind::kDropColumn:
-      return "drop_column";
-    case SchemaChangeKind::kRenameColumn:
-      return "rename_column";
-    case SchemaChangeKind::kModifyColumn:
-      return "modify_column";
-    case SchemaChangeKind::kPrimaryKeyChange:
-      return "primary_key";
-    case SchemaChangeKind::kTableOptions:
-      return "table_options";
-  }
-  return "unknown";
-}
-
 std::string SchemaChange::ToString() const {
   std::string out = fmt::format("{} {}.{}", SchemaChangeKindName(kind), db, table);
   if (!old_table.empty()) out += fmt::format(" from {}.{}", old_db, old_table);
@@ -448,7 +422,7 @@ struct AlterState {
   }
 
   void TableOptionsChange() {
-    changes.push_back(TableChange(SchemaChangeKind::kTableOptions, t.db, t.table, t));
+    changes.push_back(TableChange(SchemaChangeKind::kAlterOther, t.db, t.table, t));
   }
 
   // A column's inline PRIMARY KEY (ADD/MODIFY/CHANGE ... PRIMARY KEY).

@@ -25,34 +25,32 @@
 #include <string_view>
 #include <vector>
 
+#include "floe/cdc/change.h"
 #include "floe/cdc/mysql/ddl_ast.h"
 #include "floe/cdc/mysql/table_schema.h"
 #include "floe/common/result.h"
 
 namespace floe::cdc::mysql {
 
-/// What one applied change did to one table.
-enum class SchemaChangeKind : uint8_t {
-  kCreateTable,       ///< `after` is the new table (also: CREATE OR REPLACE, LIKE,
-                      ///< and a rename of an unselected table onto a selected name,
-                      ///< with `old_table` set)
-  kDropTable,         ///< `db`.`table` dropped; `after` has no columns. Also a
-                      ///< rename of a selected table to an unselected name: then
-                      ///< `after` is the table under its new (unselected) name
-  kRenameTable,       ///< `old_db`.`old_table` -> `db`.`table`
-  kTruncateTable,     ///< rows removed; schema unchanged
-  kAddColumn,         ///< `column` added at `position` (after `after_column`)
-  kDropColumn,        ///< `column` dropped
-  kRenameColumn,      ///< `old_column` -> `column`, definition unchanged
-  kModifyColumn,      ///< `column`'s definition and/or position changed (CHANGE
-                      ///< that also renames: `old_column` is set)
-  kPrimaryKeyChange,  ///< `old_primary_key` -> `after.primary_key`
-  kTableOptions,      ///< table charset/collation/comment/engine changed, or
-                      ///< CONVERT TO CHARACTER SET (column charsets changed too)
-};
-
-/// "create_table", "add_column", ...
-std::string_view SchemaChangeKindName(SchemaChangeKind kind);
+/// What one applied change did to one table: the capture's own kinds
+/// (cdc::SchemaChangeKind, named by cdc::SchemaChangeKindName), so that a
+/// change leaves the tracker under the name capture events carry. Per kind:
+/// - kCreateTable: `after` is the new table (also: CREATE OR REPLACE, LIKE, and
+///   a rename of an unselected table onto a selected name, with `old_table` set)
+/// - kDropTable: `db`.`table` dropped; `after` has no columns. Also a rename of
+///   a selected table to an unselected name: then `after` is the table under
+///   its new (unselected) name
+/// - kRenameTable: `old_db`.`old_table` -> `db`.`table`
+/// - kTruncateTable: rows removed; schema unchanged
+/// - kAddColumn: `column` added at `position` (after `after_column`)
+/// - kDropColumn: `column` dropped
+/// - kRenameColumn: `old_column` -> `column`, definition unchanged
+/// - kModifyColumn: `column`'s definition and/or position changed (CHANGE that
+///   also renames: `old_column` is set)
+/// - kPrimaryKeyChange: `old_primary_key` -> `after.primary_key`
+/// - kAlterOther: table charset/collation/comment/engine changed, or CONVERT TO
+///   CHARACTER SET (column charsets changed too)
+using SchemaChangeKind = cdc::SchemaChangeKind;
 
 struct SchemaChange {
   SchemaChangeKind kind = SchemaChangeKind::kCreateTable;

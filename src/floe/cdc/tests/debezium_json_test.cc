@@ -164,6 +164,32 @@ TEST(DebeziumJsonTest, SchemaChange) {
   EXPECT_EQ(tc["table"]["columns"][1]["position"], 2);
 }
 
+// The kind names are written into every schema-change event (`floe.kind`,
+// docs/ingest.md) and read back by ingest: events already written keep them.
+TEST(DebeziumJsonTest, SchemaChangeKindsKeepTheirWrittenNames) {
+  const std::pair<SchemaChangeKind, const char*> written[] = {
+      {SchemaChangeKind::kCreateTable, "create_table"},
+      {SchemaChangeKind::kDropTable, "drop_table"},
+      {SchemaChangeKind::kRenameTable, "rename_table"},
+      {SchemaChangeKind::kTruncateTable, "truncate_table"},
+      {SchemaChangeKind::kAddColumn, "add_column"},
+      {SchemaChangeKind::kDropColumn, "drop_column"},
+      {SchemaChangeKind::kRenameColumn, "rename_column"},
+      {SchemaChangeKind::kModifyColumn, "modify_column"},
+      {SchemaChangeKind::kPrimaryKeyChange, "primary_key_change"},
+      {SchemaChangeKind::kAlterOther, "alter_other"},
+  };
+  for (const auto& [kind, name] : written) {
+    SchemaChange sc;
+    sc.kind = kind;
+    sc.table = {"d", "t"};
+    DebeziumJsonWriter w;
+    std::string out;
+    w.AppendSchemaChange(sc, 5, &out);
+    EXPECT_EQ(nlohmann::json::parse(out)["payload"]["floe"]["kind"], name);
+  }
+}
+
 TEST(JsonStringTest, EscapesAndReplacesInvalidUtf8) {
   std::string out;
   AppendJsonString(std::string_view("a\"\\\n\x01\xff\xc3\xa9", 8), &out);

@@ -53,10 +53,11 @@ TEST(SchemaTracker, ChangesDescribePositions) {
       "ALTER TABLE t ADD COLUMN x INT AFTER id, MODIFY b INT FIRST, RENAME COLUMN a TO aa, "
       "ADD PRIMARY KEY (id)",
       "app");
-  EXPECT_EQ(Describe(changes),
-            (std::vector<std::string>{
-                "add_column app.t x at 1 after id", "modify_column app.t b at 0 first",
-                "rename_column app.t aa from a at 3 after x", "primary_key app.t () -> (id)"}));
+  EXPECT_EQ(
+      Describe(changes),
+      (std::vector<std::string>{
+          "add_column app.t x at 1 after id", "modify_column app.t b at 0 first",
+          "rename_column app.t aa from a at 3 after x", "primary_key_change app.t () -> (id)"}));
   EXPECT_FALSE(tracker.Find("app", "t")->FindColumn("id")->nullable);
 }
 
@@ -118,7 +119,7 @@ TEST(SchemaTracker, DropColumnShrinksPrimaryKey) {
   ASSERT_TRUE(tracker.Apply("CREATE TABLE t (a INT, b INT, c INT, PRIMARY KEY (a, b))", "d"));
   auto changes = tracker.Apply("ALTER TABLE t DROP b", "d");
   EXPECT_EQ(Describe(changes),
-            (std::vector<std::string>{"drop_column d.t b", "primary_key d.t (a,b) -> (a)"}));
+            (std::vector<std::string>{"drop_column d.t b", "primary_key_change d.t (a,b) -> (a)"}));
 }
 
 TEST(SchemaTracker, CaseInsensitiveColumnsAndOptionalTableNames) {
