@@ -4,12 +4,8 @@
 
 namespace floe::iceberg {
 
-FastAppend& FastAppend::AppendFile(DataFile file) {
-  return AppendFile(std::move(file), table_->metadata().default_spec_id);
-}
-
-FastAppend& FastAppend::AppendFile(DataFile file, int32_t spec_id) {
-  AddDataFile(std::move(file), spec_id);
+FastAppend& FastAppend::AppendFile(DataFile file, std::optional<int32_t> spec_id) {
+  AddDataFile(std::move(file), SpecIdOrDefault(spec_id));
   return *this;
 }
 

@@ -13,10 +13,9 @@ class FastAppend final : public SnapshotProducer {
  public:
   explicit FastAppend(Table* table) : SnapshotProducer(table) {}
 
-  /// Adds a data file written for the table's default partition spec.
-  FastAppend& AppendFile(DataFile file);
-  /// Adds a data file written for partition spec `spec_id`.
-  FastAppend& AppendFile(DataFile file, int32_t spec_id);
+  /// Adds a data file written for partition spec `spec_id` (default: the
+  /// table's default spec).
+  FastAppend& AppendFile(DataFile file, std::optional<int32_t> spec_id = std::nullopt);
   /// Adds a manifest of data files written beforehand
   /// (SnapshotProducer::AddWrittenManifest; v2+ tables).
   FastAppend& AppendManifest(ManifestFile manifest, std::vector<DataFile> files) {

@@ -19,17 +19,10 @@ OverwriteFiles& OverwriteFiles::DeleteFile(std::string path) {
   return *this;
 }
 
-OverwriteFiles& OverwriteFiles::AddFile(DataFile file) {
-  return AddFile(std::move(file), table_->metadata().default_spec_id);
-}
-
-OverwriteFiles& OverwriteFiles::AddFile(DataFile file, int32_t spec_id) {
-  bool seen = false;
-  for (const auto& [id, tuple] : partitions_) {
-    if (id == spec_id && tuple == file.partition) seen = true;
-  }
-  if (!seen) partitions_.emplace_back(spec_id, file.partition);
-  AddDataFile(std::move(file), spec_id);
+OverwriteFiles& OverwriteFiles::AddFile(DataFile file, std::optional<int32_t> spec_id) {
+  const int32_t spec = SpecIdOrDefault(spec_id);
+  if (!InAddedPartition(file, spec)) partitions_.emplace_back(spec, file.partition);
+  AddDataFile(std::move(file), spec);
   return *this;
 }
 

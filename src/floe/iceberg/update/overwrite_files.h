@@ -31,9 +31,9 @@ class OverwriteFiles final : public SnapshotProducer {
   OverwriteFiles& OverwritePartitions();
   /// Removes a live data file by path (kCommitConflict if it is gone).
   OverwriteFiles& DeleteFile(std::string path);
-  /// Adds a data file for the default spec, or for `spec_id`.
-  OverwriteFiles& AddFile(DataFile file);
-  OverwriteFiles& AddFile(DataFile file, int32_t spec_id);
+  /// Adds a data file written for partition spec `spec_id` (default: the
+  /// table's default spec).
+  OverwriteFiles& AddFile(DataFile file, std::optional<int32_t> spec_id = std::nullopt);
   /// Fails the commit with kCommitConflict if a concurrent commit (after the
   /// validation snapshot) added data files the filter or partitions select.
   OverwriteFiles& ValidateNoConflictingData();

@@ -9,12 +9,8 @@ ReplaceFiles& ReplaceFiles::DeleteFile(std::string path) {
   return *this;
 }
 
-ReplaceFiles& ReplaceFiles::AddFile(DataFile file) {
-  return AddFile(std::move(file), table_->metadata().default_spec_id);
-}
-
-ReplaceFiles& ReplaceFiles::AddFile(DataFile file, int32_t spec_id) {
-  pending_.push_back(Pending{std::move(file), spec_id});
+ReplaceFiles& ReplaceFiles::AddFile(DataFile file, std::optional<int32_t> spec_id) {
+  pending_.push_back(Pending{std::move(file), SpecIdOrDefault(spec_id)});
   staged_ = false;
   return *this;
 }

@@ -24,9 +24,9 @@ class ReplaceFiles final : public SnapshotProducer {
 
   /// Removes a live data or delete file by path.
   ReplaceFiles& DeleteFile(std::string path);
-  /// Adds a data or delete file (default spec, or `spec_id`).
-  ReplaceFiles& AddFile(DataFile file);
-  ReplaceFiles& AddFile(DataFile file, int32_t spec_id);
+  /// Adds a data or delete file written for partition spec `spec_id`
+  /// (default: the table's default spec).
+  ReplaceFiles& AddFile(DataFile file, std::optional<int32_t> spec_id = std::nullopt);
   /// The data sequence number written for added data files.
   ReplaceFiles& SetDataSequenceNumber(int64_t sequence_number);
 

@@ -4,24 +4,16 @@
 
 namespace floe::iceberg {
 
-RowDelta& RowDelta::AddRows(DataFile file) {
-  return AddRows(std::move(file), table_->metadata().default_spec_id);
-}
-
-RowDelta& RowDelta::AddRows(DataFile file, int32_t spec_id) {
-  AddDataFile(std::move(file), spec_id);
+RowDelta& RowDelta::AddRows(DataFile file, std::optional<int32_t> spec_id) {
+  AddDataFile(std::move(file), SpecIdOrDefault(spec_id));
   return *this;
 }
 
-RowDelta& RowDelta::AddDeletes(DataFile file) {
-  return AddDeletes(std::move(file), table_->metadata().default_spec_id);
-}
-
-RowDelta& RowDelta::AddDeletes(DataFile file, int32_t spec_id) {
+RowDelta& RowDelta::AddDeletes(DataFile file, std::optional<int32_t> spec_id) {
   if (file.content == DataFileContent::kPositionDeletes && file.referenced_data_file) {
     referenced_.insert(*file.referenced_data_file);
   }
-  AddDeleteFile(std::move(file), spec_id);
+  AddDeleteFile(std::move(file), SpecIdOrDefault(spec_id));
   return *this;
 }
 

@@ -26,12 +26,12 @@ class RowDelta final : public SnapshotProducer {
  public:
   explicit RowDelta(Table* table) : SnapshotProducer(table) {}
 
-  /// Adds a data file (default spec, or `spec_id`).
-  RowDelta& AddRows(DataFile file);
-  RowDelta& AddRows(DataFile file, int32_t spec_id);
-  /// Adds a position or equality delete file (default spec, or `spec_id`).
-  RowDelta& AddDeletes(DataFile file);
-  RowDelta& AddDeletes(DataFile file, int32_t spec_id);
+  /// Adds a data file written for partition spec `spec_id` (default: the
+  /// table's default spec).
+  RowDelta& AddRows(DataFile file, std::optional<int32_t> spec_id = std::nullopt);
+  /// Adds a position or equality delete file written for partition spec
+  /// `spec_id` (default: the table's default spec).
+  RowDelta& AddDeletes(DataFile file, std::optional<int32_t> spec_id = std::nullopt);
   /// Adds a manifest of data or delete files written beforehand
   /// (SnapshotProducer::AddWrittenManifest; v2+ tables); its position
   /// deletes' referenced data files are validated as AddDeletes does.

@@ -236,6 +236,10 @@ void SnapshotProducer::SetSummaryProperty(std::string key, std::string value) {
   summary_properties_[std::move(key)] = std::move(value);
 }
 
+int32_t SnapshotProducer::SpecIdOrDefault(std::optional<int32_t> spec_id) const {
+  return spec_id.value_or(table_->metadata().default_spec_id);
+}
+
 void SnapshotProducer::AddDataFile(DataFile file, int32_t spec_id,
                                    std::optional<int64_t> data_sequence_number) {
   added_data_.push_back(Added{std::move(file), spec_id, data_sequence_number});

@@ -189,6 +189,10 @@ class SnapshotProducer : public TableOperation {
   /// not this operation's: Cleanup never deletes it.
   void AddWrittenManifest(ManifestFile manifest, std::vector<DataFile> files);
 
+  /// `spec_id`, or the table's default partition spec id when it is nullopt
+  /// (the spec of a file added without one).
+  int32_t SpecIdOrDefault(std::optional<int32_t> spec_id) const;
+
   bool adds_data_files() const { return !added_data_.empty() || adopts_data_; }
   bool adds_delete_files() const { return !added_deletes_.empty() || adopts_deletes_; }
 
