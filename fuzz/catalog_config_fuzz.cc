@@ -13,14 +13,13 @@
 #include <string>
 #include <string_view>
 
+#include "checks.h"
 #include "floe/iceberg/catalog/catalog_config.h"
 #include "floe/io/file_io.h"
 
 namespace {
 
-void Check(bool ok) {
-  if (!ok) __builtin_trap();
-}
+using floe::fuzz::Check;
 
 void ExerciseUri(const std::string& value) {
   std::string redacted = floe::io::RedactUri(value);
@@ -55,10 +54,7 @@ void ExerciseUri(const std::string& value) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
   auto config = floe::iceberg::ParseCatalogConfig(text, "fuzz.yaml", "default");
-  if (!config) {
-    (void)config.error().ToString();
-    return 0;
-  }
+  if (!floe::fuzz::Accepted(config)) return 0;
   Check(config->name == "default");
   Check(!config->type.empty());
   for (const auto& [key, value] : config->properties) ExerciseUri(value);

@@ -15,21 +15,18 @@
 #include <string_view>
 #include <vector>
 
+#include "checks.h"
 #include "floe/engine/checkpoint_store.h"
 #include "floe/sink/commit_state.h"
 
 namespace {
 
-void Check(bool ok) {
-  if (!ok) __builtin_trap();
-}
+using floe::fuzz::Accepted;
+using floe::fuzz::Check;
 
 void FuzzCommitState(std::string_view text) {
   auto state = floe::sink::ParseCommitState(text, "fuzz");
-  if (!state) {
-    (void)state.error().ToString();
-    return;
-  }
+  if (!Accepted(state)) return;
   for (const auto& [id, checkpoint] : state->pending) {
     Check(checkpoint.id == id);
     for (const auto& [key, table] : checkpoint.tables) Check(table.id.ToString() == key);
@@ -44,10 +41,7 @@ void FuzzCommitState(std::string_view text) {
 
 void FuzzCheckpoint(std::string_view text) {
   auto checkpoint = floe::engine::CheckpointStore::Parse(text, "checkpoint-fuzz.json");
-  if (!checkpoint) {
-    (void)checkpoint.error().ToString();
-    return;
-  }
+  if (!Accepted(checkpoint)) return;
   std::string written = floe::engine::CheckpointStore::Serialize(*checkpoint);
   auto again = floe::engine::CheckpointStore::Parse(written, "written.json");
   Check(static_cast<bool>(again));
@@ -64,10 +58,7 @@ void FuzzCheckpoint(std::string_view text) {
   // tables its subtask owns after a change of parallelism.
   auto keep = [](const std::string& key) { return key.size() % 2 == 0; };
   auto merged = floe::sink::MergeCommitStates(states, keep);
-  if (!merged) {
-    (void)merged.error().ToString();
-    return;
-  }
+  if (!Accepted(merged)) return;
   for (const auto& [id, pending] : merged->pending) {
     Check(pending.id == id && !pending.tables.empty());
     for (const auto& [key, table] : pending.tables) Check(keep(key));

@@ -25,11 +25,11 @@
 #include <string>
 #include <string_view>
 
+#include "checks.h"
 #include "floe/common/json_text.h"
 #include "floe/common/number_text.h"
 #include "floe/common/utf8.h"
 #include "floe/types/temporal.h"
-#include "value_checks.h"
 
 namespace {
 

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <variant>
 
+#include "checks.h"
 #include "floe/cdc/postgres/lsn.h"
 #include "floe/cdc/postgres/pgoutput.h"
 #include "floe/cdc/postgres/replication_protocol.h"
@@ -23,10 +24,7 @@
 namespace {
 
 using namespace floe::cdc::postgres;
-
-void Check(bool ok) {
-  if (!ok) __builtin_trap();
-}
+using floe::fuzz::Check;
 
 // Writes messages back in the wire format, to compare with the input.
 class Writer {

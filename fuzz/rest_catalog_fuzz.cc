@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 
+#include "checks.h"
 #include "floe/iceberg/catalog/rest_catalog.h"
 #include "floe/io/resolving_file_io.h"
 
@@ -25,16 +26,13 @@ namespace {
 
 using floe::Result;
 using floe::Status;
+using floe::fuzz::Check;
 using floe::io::s3::HttpRequest;
 using floe::io::s3::HttpResponse;
 namespace iceberg = floe::iceberg;
 
 constexpr std::string_view kToken = "tok-7f3e9a1c55d04b2e";
 constexpr std::string_view kSecret = "sec-0b8d4e6f2a9c7135";
-
-void Check(bool ok) {
-  if (!ok) __builtin_trap();
-}
 
 // Statuses a server sends; the last two bytes of the range fail the
 // transfer instead (a timeout, a reset).

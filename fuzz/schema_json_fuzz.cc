@@ -10,24 +10,15 @@
 #include <string>
 #include <string_view>
 
+#include "checks.h"
 #include "floe/common/json_dump.h"
 #include "floe/types/schema_json.h"
 
-namespace {
-
-void Check(bool ok) {
-  if (!ok) __builtin_trap();
-}
-
-}  // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using floe::fuzz::Check;
   std::string_view text(reinterpret_cast<const char*>(data), size);
   auto schema = floe::types::ParseSchemaText(text, "fuzz.json");
-  if (!schema) {
-    (void)schema.error().ToString();
-    return 0;
-  }
+  if (!floe::fuzz::Accepted(schema)) return 0;
   Check(static_cast<bool>(floe::types::CheckTypeDepth(*schema)));
   for (const auto& field : schema->fields()) {
     Check(floe::types::TypeDepth(*field.type) <= floe::types::kMaxTypeDepth);

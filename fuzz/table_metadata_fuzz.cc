@@ -10,13 +10,12 @@
 #include <string>
 #include <string_view>
 
+#include "checks.h"
 #include "floe/iceberg/json/metadata_json.h"
 
 namespace {
 
-void Check(bool ok) {
-  if (!ok) __builtin_trap();
-}
+using floe::fuzz::Check;
 
 void Exercise(const floe::iceberg::TableMetadata& m) {
   Check(static_cast<bool>(m.Validate()));
@@ -40,10 +39,7 @@ void Exercise(const floe::iceberg::TableMetadata& m) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
   auto metadata = floe::iceberg::ParseTableMetadata(text, "fuzz.metadata.json");
-  if (!metadata) {
-    (void)metadata.error().ToString();
-    return 0;
-  }
+  if (!floe::fuzz::Accepted(metadata)) return 0;
   Exercise(*metadata);
   for (int indent : {-1, 2}) {
     std::string written = floe::iceberg::SerializeTableMetadata(*metadata, indent);

@@ -8,46 +8,24 @@
 #include <cstdint>
 #include <vector>
 
+#include "checks.h"
 #include "floe/types/schema.h"
 #include "floe/types/type.h"
 #include "floe/types/value.h"
 
 namespace floe::fuzz {
 
-inline void Check(bool ok) {
-  if (!ok) __builtin_trap();
-}
-
 /// Traps unless `v` (or null) fits `type`. With `check_required`, a null in
 /// a required struct field, list element or map value traps too.
 inline void CheckValue(const types::Type& type, const types::Value& v, bool check_required) {
   using types::TypeId;
-  using types::Value;
   if (v.is_null()) return;
+  Check(v.kind == types::KindOf(type.id()));
   switch (type.id()) {
-    case TypeId::kBoolean:
-      Check(v.kind == Value::Kind::kBool);
-      break;
-    case TypeId::kInt:
-    case TypeId::kDate:
-      Check(v.kind == Value::Kind::kInt32);
-      break;
     case TypeId::kTime:
-      Check(v.kind == Value::Kind::kInt64 && v.i64 >= 0 && v.i64 < 86400LL * 1000000);
-      break;
-    case TypeId::kLong:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampTz:
-      Check(v.kind == Value::Kind::kInt64);
-      break;
-    case TypeId::kFloat:
-      Check(v.kind == Value::Kind::kFloat);
-      break;
-    case TypeId::kDouble:
-      Check(v.kind == Value::Kind::kDouble);
+      Check(v.i64 >= 0 && v.i64 < 86400LL * 1000000);
       break;
     case TypeId::kDecimal: {
-      Check(v.kind == Value::Kind::kDecimal);
       unsigned __int128 limit = 1;
       for (int k = 0; k < type.precision(); ++k) limit *= 10;
       unsigned __int128 magnitude = v.decimal < 0 ? -static_cast<unsigned __int128>(v.decimal)
@@ -55,18 +33,14 @@ inline void CheckValue(const types::Type& type, const types::Value& v, bool chec
       Check(magnitude < limit);
       break;
     }
-    case TypeId::kString:
-    case TypeId::kBinary:
-      Check(v.kind == Value::Kind::kBytes);
-      break;
     case TypeId::kUuid:
-      Check(v.kind == Value::Kind::kBytes && v.size == 16);
+      Check(v.size == 16);
       break;
     case TypeId::kFixed:
-      Check(v.kind == Value::Kind::kBytes && v.size == static_cast<uint32_t>(type.length()));
+      Check(v.size == static_cast<uint32_t>(type.length()));
       break;
     case TypeId::kStruct:
-      Check(v.kind == Value::Kind::kStruct && v.size == type.fields().size());
+      Check(v.size == type.fields().size());
       for (size_t i = 0; i < v.size; ++i) {
         const auto& f = type.fields()[i];
         if (check_required && f.required) Check(!v.children[i].is_null());
@@ -74,14 +48,13 @@ inline void CheckValue(const types::Type& type, const types::Value& v, bool chec
       }
       break;
     case TypeId::kList:
-      Check(v.kind == Value::Kind::kList);
       for (size_t i = 0; i < v.size; ++i) {
         if (check_required && type.element().required) Check(!v.children[i].is_null());
         CheckValue(*type.element().type, v.children[i], check_required);
       }
       break;
     case TypeId::kMap:
-      Check(v.kind == Value::Kind::kMap && v.size % 2 == 0);
+      Check(v.size % 2 == 0);
       for (size_t i = 0; i < v.size; i += 2) {
         Check(!v.children[i].is_null());
         if (check_required && type.value().required) Check(!v.children[i + 1].is_null());
@@ -89,7 +62,17 @@ inline void CheckValue(const types::Type& type, const types::Value& v, bool chec
         CheckValue(*type.value().type, v.children[i + 1], check_required);
       }
       break;
+    default:
+      break;  // the kind is all the other types ask of a value
   }
+}
+
+/// Traps unless `row` has one value per field of `schema`, each fitting its
+/// field's type (CheckValue of the row as a struct of the schema's fields:
+/// with `check_required`, a null in a required field traps too).
+inline void CheckRow(const types::Schema& schema, types::Row row, bool check_required) {
+  Check(row.size() == schema.fields().size());
+  CheckValue(*schema.as_struct(), types::Value::Struct(row.data(), row.size()), check_required);
 }
 
 /// Fields 1 to 14, one of every primitive Iceberg type: "id" (required
