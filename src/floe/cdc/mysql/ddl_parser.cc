@@ -61,29 +61,25 @@ Status Parser::SkipBalanced() {
   }
 }
 
+// Skips one token, or one parenthesized group; a ')' that closes nothing is an error.
+Status Parser::SkipOne() {
+  if (Peek().IsPunct("(")) return SkipBalanced();
+  if (Peek().IsPunct(")")) return Syntax("unbalanced parentheses");
+  Advance();
+  return Ok();
+}
+
 // Skips to the next ',' or ')' at this level (not consuming it) or the end.
 Status Parser::SkipItem() {
   while (!AtEnd() && !Peek().IsPunct(",") && !Peek().IsPunct(")")) {
-    if (Peek().IsPunct("(")) {
-      FLOE_RETURN_IF_ERROR(SkipBalanced());
-    } else {
-      Advance();
-    }
+    FLOE_RETURN_IF_ERROR(SkipOne());
   }
   return Ok();
 }
 
 // Skips everything to the end of the statement.
 Status Parser::SkipRest() {
-  while (!AtEnd()) {
-    if (Peek().IsPunct("(")) {
-      FLOE_RETURN_IF_ERROR(SkipBalanced());
-    } else if (Peek().IsPunct(")")) {
-      return Syntax("unbalanced parentheses");
-    } else {
-      Advance();
-    }
-  }
+  while (!AtEnd()) FLOE_RETURN_IF_ERROR(SkipOne());
   return Ok();
 }
 

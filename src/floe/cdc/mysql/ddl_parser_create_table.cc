@@ -76,13 +76,7 @@ Status Parser::ParseTableOptions(DdlStatement& st) {
                       "CREATE TABLE ... SELECT: read the table from information_schema "
                       "instead");
         }
-        if (Peek().IsPunct("(")) {
-          FLOE_RETURN_IF_ERROR(SkipBalanced());
-        } else if (Peek().IsPunct(")")) {
-          return Syntax("unbalanced parentheses");
-        } else {
-          Advance();
-        }
+        FLOE_RETURN_IF_ERROR(SkipOne());
       }
       return Ok();
     }

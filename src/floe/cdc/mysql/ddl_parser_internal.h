@@ -97,6 +97,9 @@ class Parser {
   std::string TextFrom(size_t first) const;
   // At '(': skips to after the matching ')'.
   Status SkipBalanced();
+  // Skips one token, or (at '(') one parenthesized group; at a ')' that closes
+  // nothing: kInvalidArgument (syntax error), nothing skipped.
+  Status SkipOne();
   // Skips to the next ',' or ')' at this level (not consuming it) or the end.
   Status SkipItem();
   // Skips everything to the end of the statement.

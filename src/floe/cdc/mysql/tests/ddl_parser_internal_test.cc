@@ -93,5 +93,22 @@ TEST(DdlParserStepsTest, OneAlterClauseEach) {
   EXPECT_NE(status.error().message().find("unexpected ALTER TABLE clause"), std::string::npos);
 }
 
+TEST(DdlParserStepsTest, SkipsTokensAndWholeGroups) {
+  Parser item = ParserOf("a (b, (c)) d, e");
+  ASSERT_TRUE(item.SkipItem());
+  EXPECT_TRUE(item.Peek().IsPunct(","));
+
+  Parser rest = ParserOf("PARTITION BY HASH (id) (PARTITION p0, PARTITION p1)");
+  ASSERT_TRUE(rest.SkipRest());
+  EXPECT_TRUE(rest.AtEnd());
+
+  Parser stray = ParserOf("a b) c");
+  auto st = stray.SkipRest();
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().message().find("unbalanced parentheses"), std::string::npos)
+      << st.error().message();
+  EXPECT_TRUE(stray.Peek().IsPunct(")"));
+}
+
 }  // namespace
 }  // namespace floe::cdc::mysql::ddl_internal
