@@ -32,11 +32,11 @@ Result<ColumnDef> ParseColumnType(std::string_view name, std::string_view type) 
   sql += type;
   sql += ")";
   auto parsed = ParseDdl(sql);
-  if (!parsed || parsed->kind != DdlKind::kCreateTable || parsed->columns.size() != 1) {
+  if (!parsed || parsed->kind != DdlKind::kCreateTable || parsed->definition.columns.size() != 1) {
     return InvalidArgument("mysqlType.{}: '{}' is not a MySQL column type{}", name, type,
                            parsed ? "" : ": " + parsed.error().message());
   }
-  ColumnDef column = std::move(parsed->columns[0]);
+  ColumnDef column = std::move(parsed->definition.columns[0]);
   column.name = std::string(name);
   column.nullable = true;
   return column;

@@ -92,13 +92,10 @@ struct DdlStatement {
   bool if_exists = false;
   bool if_not_exists = false;
   bool or_replace = false;
-  /// kCreateTable: columns in order (field ids 0), primary key, options.
-  std::vector<ColumnDef> columns;
-  std::vector<std::string> primary_key;
-  std::string charset;
-  std::string collation;
-  std::string comment;
-  std::string engine;
+  /// kCreateTable: the table as declared: columns in order, primary key and
+  /// options (a COLLATE alone gives the charset too). Its db and table are
+  /// empty (the name is `table`), field ids 0.
+  TableSchema definition;
   /// kCreateTableLike: the source table.
   TableRef like;
   /// kDropTable: the tables in order.

@@ -83,13 +83,13 @@ Status Parser::ParseTableOptions(DdlStatement& st) {
     Accept("DEFAULT");
     std::string* target = nullptr;
     if (AcceptSeq({"CHARACTER", "SET"}) || Accept("CHARSET") || AcceptSeq({"CHAR", "SET"})) {
-      target = &st.charset;
+      target = &st.definition.charset;
     } else if (Accept("COLLATE")) {
-      target = &st.collation;
+      target = &st.definition.collation;
     } else if (Accept("ENGINE") || Accept("TYPE")) {
-      target = &st.engine;
+      target = &st.definition.engine;
     } else if (Accept("COMMENT")) {
-      target = &st.comment;
+      target = &st.definition.comment;
     } else if (AcceptSeq({"WITH", "SYSTEM", "VERSIONING"}) || AcceptSeq({"START", "TRANSACTION"})) {
       continue;
     } else if (Peek().kind == TokenKind::kIdentifier) {
@@ -105,7 +105,7 @@ Status Parser::ParseTableOptions(DdlStatement& st) {
     } else {
       const Token& v = Advance();
       if (target != nullptr) {
-        *target = (target == &st.comment) ? v.text : LowerAscii(v.text);
+        *target = (target == &st.definition.comment) ? v.text : LowerAscii(v.text);
       }
     }
   }
@@ -156,9 +156,10 @@ Status Parser::ParseCreateTable(DdlStatement& st) {
     break;
   }
   FLOE_RETURN_IF_ERROR(ParseTableOptions(st));
-  std::string table_charset = st.charset;
-  if (table_charset.empty() && !st.collation.empty()) {
-    table_charset = st.collation.substr(0, st.collation.find('_'));
+  // A COLLATE without a CHARACTER SET names the charset too (utf8mb4_bin: utf8mb4).
+  std::string& table_charset = st.definition.charset;
+  if (table_charset.empty() && !st.definition.collation.empty()) {
+    table_charset = st.definition.collation.substr(0, st.definition.collation.find('_'));
   }
   for (auto& [col, inline_pk] : defs) {
     // TEXT(M) depends on the table charset, known now.
@@ -167,9 +168,9 @@ Status Parser::ParseCreateTable(DdlStatement& st) {
       if (pk) return Syntax("multiple primary keys defined");
       pk = std::vector<std::string>{col.name};
     }
-    st.columns.push_back(std::move(col));
+    st.definition.columns.push_back(std::move(col));
   }
-  if (pk) st.primary_key = std::move(*pk);
+  if (pk) st.definition.primary_key = std::move(*pk);
   return ExpectEnd();
 }
 

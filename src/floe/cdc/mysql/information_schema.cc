@@ -150,11 +150,11 @@ Result<std::optional<TableSchema>> ReadTableSchema(MYSQL* conn, std::string_view
     std::string type = r[1].value_or("");
     // The column type grammar is the DDL parser's: parse "CREATE TABLE t (c <type>)".
     auto parsed = ParseDdl("CREATE TABLE t (c " + type + ")");
-    if (!parsed || parsed->columns.size() != 1) {
+    if (!parsed || parsed->definition.columns.size() != 1) {
       return NotSupported("{}.{}.{}: cannot read COLUMN_TYPE '{}'{}", db, table, name, type,
                           parsed ? "" : ": " + parsed.error().message());
     }
-    ColumnDef c = std::move(parsed->columns[0]);
+    ColumnDef c = std::move(parsed->definition.columns[0]);
     c.name = name;
     c.nullable = r[2].value_or("YES") == "YES";
     std::string extra = r[4].value_or("");

@@ -260,18 +260,9 @@ Status SchemaTracker::ApplyCreate(const DdlStatement& st, std::string_view defau
                                 NamedTable(ref.db, ref.table)));
     }
   }
-  TableSchema t;
+  TableSchema t = st.definition;
   t.db = ref.db;
   t.table = ref.table;
-  t.columns = st.columns;
-  t.primary_key = st.primary_key;
-  t.charset = st.charset;
-  t.collation = st.collation;
-  if (t.charset.empty() && !t.collation.empty()) {
-    t.charset = t.collation.substr(0, t.collation.find('_'));
-  }
-  t.comment = st.comment;
-  t.engine = st.engine;
   for (size_t i = 0; i < t.columns.size(); ++i) {
     for (size_t j = 0; j < i; ++j) {
       if (NamesEqual(t.columns[i].name, t.columns[j].name)) {

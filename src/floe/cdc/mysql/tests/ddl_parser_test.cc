@@ -77,22 +77,22 @@ TEST(DdlParser, CreateTableColumnsAndKey) {
   EXPECT_TRUE(st->if_not_exists);
   EXPECT_EQ(st->table.db, "shop");
   EXPECT_EQ(st->table.table, "orders");
-  ASSERT_EQ(st->columns.size(), 4u);
-  EXPECT_EQ(st->columns[0].type, MysqlType::kBigInt);
-  EXPECT_TRUE(st->columns[0].is_unsigned);
-  EXPECT_TRUE(st->columns[0].auto_increment);
-  EXPECT_EQ(st->columns[1].precision, 12);
-  EXPECT_EQ(st->columns[1].scale, 2);
-  EXPECT_EQ(st->columns[1].default_value, "0.00");
-  EXPECT_EQ(st->columns[1].comment, "sum");
-  EXPECT_EQ(st->columns[2].fsp, 3);
-  EXPECT_EQ(st->columns[2].default_value, "CURRENT_TIMESTAMP(3)");
-  EXPECT_EQ(st->columns[2].on_update, "CURRENT_TIMESTAMP(3)");
-  EXPECT_EQ(st->columns[3].enum_values, (std::vector<std::string>{"new", "paid"}));
-  EXPECT_EQ(st->columns[3].charset, "latin1");
-  EXPECT_EQ(st->primary_key, std::vector<std::string>{"id"});
-  EXPECT_EQ(st->engine, "innodb");
-  EXPECT_EQ(st->charset, "utf8mb4");
+  ASSERT_EQ(st->definition.columns.size(), 4u);
+  EXPECT_EQ(st->definition.columns[0].type, MysqlType::kBigInt);
+  EXPECT_TRUE(st->definition.columns[0].is_unsigned);
+  EXPECT_TRUE(st->definition.columns[0].auto_increment);
+  EXPECT_EQ(st->definition.columns[1].precision, 12);
+  EXPECT_EQ(st->definition.columns[1].scale, 2);
+  EXPECT_EQ(st->definition.columns[1].default_value, "0.00");
+  EXPECT_EQ(st->definition.columns[1].comment, "sum");
+  EXPECT_EQ(st->definition.columns[2].fsp, 3);
+  EXPECT_EQ(st->definition.columns[2].default_value, "CURRENT_TIMESTAMP(3)");
+  EXPECT_EQ(st->definition.columns[2].on_update, "CURRENT_TIMESTAMP(3)");
+  EXPECT_EQ(st->definition.columns[3].enum_values, (std::vector<std::string>{"new", "paid"}));
+  EXPECT_EQ(st->definition.columns[3].charset, "latin1");
+  EXPECT_EQ(st->definition.primary_key, std::vector<std::string>{"id"});
+  EXPECT_EQ(st->definition.engine, "innodb");
+  EXPECT_EQ(st->definition.charset, "utf8mb4");
 }
 
 TEST(DdlParser, AlterActions) {

@@ -51,7 +51,7 @@ TEST(TypeMapping, Table) {
   for (const auto& [sql_type, iceberg] : cases) {
     auto st = ParseDdl(std::string("CREATE TABLE t (c ") + sql_type + ")");
     ASSERT_TRUE(st) << sql_type << ": " << st.error().ToString();
-    auto type = IcebergTypeOf(st->columns.at(0));
+    auto type = IcebergTypeOf(st->definition.columns.at(0));
     ASSERT_TRUE(type) << sql_type << ": " << type.error().ToString();
     EXPECT_EQ((*type)->ToString(), iceberg) << sql_type;
   }
