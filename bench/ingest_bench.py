@@ -67,6 +67,24 @@ for line in open("/proc/self/status"):
 """
 
 
+def rows_input(workdir, rows):
+    """The append input: ROWS rows of parquet_write_bench.py's 20 columns as JSON Lines, made
+    once and cached in workdir, and their Iceberg schema file; the file is read once to warm
+    the page cache. Returns (JSON Lines path, schema path)."""
+    data = os.path.join(workdir, "cdc_%d.jsonl" % rows)
+    if not os.path.exists(data):
+        print("generating %s ..." % data, file=sys.stderr)
+        rows_bench.generate(data + ".tmp", rows)
+        os.rename(data + ".tmp", data)
+    schema_path = os.path.join(workdir, "cdc_schema.json")
+    with open(schema_path, "w") as f:
+        json.dump(rows_bench.iceberg_schema(), f)
+    with open(data, "rb") as f:
+        while f.read(1 << 24):
+            pass
+    return data, schema_path
+
+
 def generate_upserts(path, events, seed=7):
     """Debezium JSON: 30% inserts, 70% updates of a random existing key; 20 columns."""
     rng = random.Random(seed)
@@ -153,17 +171,7 @@ def main():
     args = ap.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
 
-    data = os.path.join(args.workdir, "cdc_%d.jsonl" % args.rows)
-    if not os.path.exists(data):
-        print("generating %s ..." % data, file=sys.stderr)
-        rows_bench.generate(data + ".tmp", args.rows)
-        os.rename(data + ".tmp", data)
-    schema_path = os.path.join(args.workdir, "cdc_schema.json")
-    with open(schema_path, "w") as f:
-        json.dump(rows_bench.iceberg_schema(), f)
-    with open(data, "rb") as f:  # warm the page cache for both sides
-        while f.read(1 << 24):
-            pass
+    data, schema_path = rows_input(args.workdir, args.rows)
 
     print("machine: %d cpus; input %d rows x %d columns, %.1f MiB JSON Lines"
           % (os.cpu_count(), args.rows, len(rows_bench.COLUMNS), os.path.getsize(data) / 2**20))
