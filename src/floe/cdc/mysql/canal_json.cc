@@ -3,6 +3,7 @@
 #include <simdjson.h>
 
 #include <charconv>
+#include <optional>
 #include <unordered_map>
 
 #include "floe/cdc/mysql/ddl_parser.h"
@@ -200,15 +201,18 @@ struct CanalEnvelope {
   std::string_view table;
   bool is_ddl = false;
   int64_t es = 0;
-  dom::element data;
-  dom::element old;
-  dom::element mysql_type;
-  dom::element pk_names;
-  bool has_data = false;
-  bool has_old = false;
-  bool has_mysql_type = false;
-  bool has_pk = false;
+  /// Absent when the message leaves them out or gives null.
+  std::optional<dom::element> data;
+  std::optional<dom::element> old;
+  std::optional<dom::element> mysql_type;
+  std::optional<dom::element> pk_names;
 };
+
+// `value`, or nothing when it is null.
+std::optional<dom::element> UnlessNull(dom::element value) {
+  if (value.is_null()) return std::nullopt;
+  return value;
+}
 
 // A field that may be null (then `*out` keeps its default); `error` when
 // its JSON type is not T's.
@@ -231,17 +235,13 @@ Status ReadEnvelope(dom::object root, CanalEnvelope* e) {
     } else if (key == "es") {
       FLOE_RETURN_IF_ERROR(ReadNullable(value, &e->es, "es: expected a number of milliseconds"));
     } else if (key == "data") {
-      e->data = value;
-      e->has_data = !value.is_null();
+      e->data = UnlessNull(value);
     } else if (key == "old") {
-      e->old = value;
-      e->has_old = !value.is_null();
+      e->old = UnlessNull(value);
     } else if (key == "mysqlType") {
-      e->mysql_type = value;
-      e->has_mysql_type = !value.is_null();
+      e->mysql_type = UnlessNull(value);
     } else if (key == "pkNames") {
-      e->pk_names = value;
-      e->has_pk = !value.is_null();
+      e->pk_names = UnlessNull(value);
     }
   }
   if (e->type.empty()) return InvalidArgument("type: missing");
@@ -298,9 +298,9 @@ Status CanalJsonReader::Decode(std::string_view message, Arena* arena,
   const std::string_view type = e.type;
 
   DebeziumEvent::TableKey key{std::string(e.database), std::string(e.table), {}};
-  if (e.has_pk) {
+  if (e.pk_names) {
     dom::array names;
-    if (e.pk_names.get_array().get(names)) return InvalidArgument("pkNames: expected an array");
+    if (e.pk_names->get_array().get(names)) return InvalidArgument("pkNames: expected an array");
     for (dom::element name : names) {
       std::string_view text;
       if (name.get_string().get(text)) return InvalidArgument("pkNames: expected strings");
@@ -314,22 +314,22 @@ Status CanalJsonReader::Decode(std::string_view message, Arena* arena,
 
   if (e.table.empty()) return InvalidArgument("table: missing on a {} event", type);
   if (e.database.empty()) return InvalidArgument("database: missing on a {} event", type);
-  if (!e.has_mysql_type) return InvalidArgument("mysqlType: missing (the column types)");
+  if (!e.mysql_type) return InvalidArgument("mysqlType: missing (the column types)");
   dom::object mysql_object;
-  if (e.mysql_type.get_object().get(mysql_object)) {
+  if (e.mysql_type->get_object().get(mysql_object)) {
     return InvalidArgument("mysqlType: expected an object");
   }
   FLOE_RETURN_IF_ERROR(s.LoadColumns(mysql_object));
 
   dom::array rows;
-  if (!e.has_data || e.data.get_array().get(rows)) {
+  if (!e.data || e.data->get_array().get(rows)) {
     return InvalidArgument("data: expected an array of rows on a {} event", type);
   }
   dom::array old_rows;
   size_t old_count = 0;
   const bool update = type == "UPDATE";
-  if (update && e.has_old) {
-    if (e.old.get_array().get(old_rows)) return InvalidArgument("old: expected an array");
+  if (update && e.old) {
+    if (e.old->get_array().get(old_rows)) return InvalidArgument("old: expected an array");
     old_count = old_rows.size();
     if (old_count != rows.size()) {
       return InvalidArgument("old: {} rows for {} rows of data", old_count, rows.size());
