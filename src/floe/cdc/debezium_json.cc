@@ -16,6 +16,15 @@ namespace {
 
 using types::Value;
 
+/// `s` as a JSON string, or null when it is empty (as Debezium writes text it does not have).
+void AppendJsonStringOrNull(std::string_view s, std::string* out) {
+  if (s.empty()) {
+    out->append("null");
+  } else {
+    AppendJsonString(s, out);
+  }
+}
+
 enum class Dbz : uint8_t {
   kInt16,
   kInt32,
@@ -392,17 +401,9 @@ void DebeziumJsonWriter::AppendSource(const ChangeSource* source, const TableId&
   out->append(",\"db\":");
   AppendJsonString(table.db, out);
   out->append(",\"sequence\":null,\"table\":");
-  if (table.table.empty()) {
-    out->append("null");
-  } else {
-    AppendJsonString(table.table, out);
-  }
+  AppendJsonStringOrNull(table.table, out);
   fmt::format_to(std::back_inserter(*out), ",\"server_id\":{},\"gtid\":", s.position.server_id);
-  if (s.position.gtid.empty()) {
-    out->append("null");
-  } else {
-    AppendJsonString(s.position.gtid, out);
-  }
+  AppendJsonStringOrNull(s.position.gtid, out);
   out->append(",\"file\":");
   AppendJsonString(s.position.binlog.file, out);
   fmt::format_to(std::back_inserter(*out),
@@ -413,11 +414,7 @@ void DebeziumJsonWriter::AppendSource(const ChangeSource* source, const TableId&
     out->append("null");
   }
   out->append(",\"query\":");
-  if (s.query.empty()) {
-    out->append("null");
-  } else {
-    AppendJsonString(s.query, out);
-  }
+  AppendJsonStringOrNull(s.query, out);
   out->push_back('}');
 }
 
@@ -610,11 +607,7 @@ void DebeziumJsonWriter::AppendSchemaChange(const SchemaChange& change, int64_t 
   } else {
     const TableDefinition& t = *change.table_after;
     out->append("{\"defaultCharsetName\":");
-    if (t.charset.empty()) {
-      out->append("null");
-    } else {
-      AppendJsonString(t.charset, out);
-    }
+    AppendJsonStringOrNull(t.charset, out);
     out->append(",\"primaryKeyColumnNames\":[");
     for (size_t i = 0; i < t.primary_key.size(); ++i) {
       if (i) out->push_back(',');
@@ -632,11 +625,7 @@ void DebeziumJsonWriter::AppendSchemaChange(const SchemaChange& change, int64_t 
       out->append(",\"typeExpression\":");
       AppendJsonString(type_name, out);
       out->append(",\"charsetName\":");
-      if (c.charset.empty()) {
-        out->append("null");
-      } else {
-        AppendJsonString(c.charset, out);
-      }
+      AppendJsonStringOrNull(c.charset, out);
       out->append(",\"length\":");
       int64_t length = c.length;
       if (length < 0 &&
@@ -659,11 +648,7 @@ void DebeziumJsonWriter::AppendSchemaChange(const SchemaChange& change, int64_t 
                      "\"generated\":{},\"comment\":",
                      i + 1, c.nullable ? "true" : "false", c.auto_increment ? "true" : "false",
                      c.auto_increment ? "true" : "false");
-      if (c.comment.empty()) {
-        out->append("null");
-      } else {
-        AppendJsonString(c.comment, out);
-      }
+      AppendJsonStringOrNull(c.comment, out);
       fmt::format_to(std::back_inserter(*out),
                      ",\"hasDefaultValue\":{},\"defaultValueExpression\":",
                      c.default_value ? "true" : "false");
