@@ -46,7 +46,7 @@ struct IncrementalScanOptions {
   std::vector<std::string> columns;
 };
 
-class IncrementalAppendScan {
+class IncrementalAppendScan : public PlannedScan {
  public:
   /// Resolves the range and binds filter and columns. Errors:
   /// kNotFound (unknown snapshot ids), kInvalidArgument (`from` is not an
@@ -58,9 +58,6 @@ class IncrementalAppendScan {
 
   /// The append snapshots whose files are planned, oldest first.
   const std::vector<SnapshotId>& append_snapshots() const { return appends_; }
-  const types::Schema& schema() const { return read_.schema; }
-  const types::Schema& projected_schema() const { return read_.projected; }
-  const ExprPtr& bound_filter() const { return read_.bound_filter; }
 
   /// One task per data file added by the append snapshots, in snapshot
   /// order. Errors: reading manifests (kCorruption naming the file, kIo).
@@ -69,10 +66,7 @@ class IncrementalAppendScan {
  private:
   IncrementalAppendScan() = default;
 
-  io::FileIO* io_ = nullptr;
-  TableMetadata metadata_;
   std::vector<SnapshotId> appends_;
-  ScanSchema read_;
 };
 
 }  // namespace floe::iceberg

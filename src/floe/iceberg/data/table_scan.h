@@ -92,7 +92,28 @@ struct ScanSchema {
                                  bool case_sensitive);
 };
 
-class TableScan {
+/// What TableScan and IncrementalAppendScan hold once made: the FileIO and
+/// the table metadata they plan from, and what they read.
+class PlannedScan {
+ public:
+  /// The table schema of the scan (see the header comment).
+  const types::Schema& schema() const { return read_.schema; }
+  /// The columns returned: the options' `columns` of schema(), or all of it.
+  const types::Schema& projected_schema() const { return read_.projected; }
+  /// The filter bound to schema(); True() when there is none.
+  const ExprPtr& bound_filter() const { return read_.bound_filter; }
+  const TableMetadata& metadata() const { return metadata_; }
+  io::FileIO& io() const { return *io_; }
+
+ protected:
+  PlannedScan() = default;
+
+  io::FileIO* io_ = nullptr;
+  TableMetadata metadata_;
+  ScanSchema read_;
+};
+
+class TableScan : public PlannedScan {
  public:
   /// Resolves the snapshot and the schema, binds the filter and the
   /// projection. A table without snapshots plans no tasks.
@@ -105,14 +126,6 @@ class TableScan {
 
   /// The snapshot read, or nullptr for a table without snapshots.
   const Snapshot* snapshot() const;
-  /// The table schema of the scan (see the header comment).
-  const types::Schema& schema() const { return read_.schema; }
-  /// The columns returned: `options.columns` of schema(), or all of it.
-  const types::Schema& projected_schema() const { return read_.projected; }
-  /// The filter bound to schema(); True() when there is none.
-  const ExprPtr& bound_filter() const { return read_.bound_filter; }
-  const TableMetadata& metadata() const { return metadata_; }
-  io::FileIO& io() const { return *io_; }
 
   /// Reads the manifest list and manifests and returns one task per live
   /// data file that may hold matching rows, in manifest order. Errors: those
@@ -123,10 +136,7 @@ class TableScan {
  private:
   TableScan() = default;
 
-  io::FileIO* io_ = nullptr;
-  TableMetadata metadata_;
   std::optional<SnapshotId> snapshot_id_;
-  ScanSchema read_;
   bool case_sensitive_ = true;
   int planning_threads_ = 2;
 };
