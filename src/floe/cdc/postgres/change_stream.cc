@@ -25,6 +25,21 @@ std::optional<Lsn> LsnOfPosition(const BinlogFilePos& position) {
   return Lsn{position.pos};
 }
 
+namespace {
+
+/// The source of changes read outside a transaction (snapshot rows, what
+/// the catalog tells), at `position` and now.
+std::shared_ptr<ChangeSource> SourceNow(Lsn position) {
+  auto source = std::make_shared<ChangeSource>();
+  source->position = PositionOfLsn(position);
+  source->ts_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::system_clock::now().time_since_epoch())
+                      .count();
+  return source;
+}
+
+}  // namespace
+
 ChangeBatchAssembler::ChangeBatchAssembler(PgoutputVersion version, Options options)
     : version_(version),
       options_(std::move(options)),
@@ -96,6 +111,7 @@ Status ChangeBatchAssembler::OnRelation(const RelationMessage& m, Lsn lsn) {
   }
   if (options_.selector) rel.selected = options_.selector(rel.schema, rel.name);
   BuildDefinition(rel);
+  if (rel.selected && open_) LocateNameHolders(m.relation_id, rel);
   auto it = relations_.find(m.relation_id);
   if (it != relations_.end() && rel.selected && open_) DiffRelations(it->second, rel);
   (void)lsn;
@@ -125,6 +141,7 @@ void ChangeBatchAssembler::DiffRelations(const Relation& before, const Relation&
     c.ddl = fmt::format("ALTER TABLE {}.{} RENAME TO {} (seen in a Relation message)",
                         before.schema, before.name, after.name);
     changes.push_back(std::move(c));
+    catalog_check_wanted_ = true;
   }
   // Columns are the same column when their attribute numbers are equal (a
   // rename keeps it), or by name when either number is unknown.
@@ -172,16 +189,105 @@ void ChangeBatchAssembler::DiffRelations(const Relation& before, const Relation&
     changes.push_back(change(Kind::kPrimaryKeyChange));
   }
   if (changes.empty()) return;
+  auto& target = ChangesOf(TableId{before.schema, before.name});
+  for (auto& c : changes) target.emplace_back(std::move(c));
+}
+
+std::vector<ChangeEvent>& ChangeBatchAssembler::ChangesOf(const TableId& table) {
   // Before the transaction's first row of the table (so that, as a DDL of
   // MySQL is a transaction of its own, the change can wait for the rows
   // before it to be committed); in place when rows of it came already.
   const bool in_place =
       std::find_if(open_->rows.begin(), open_->rows.end(), [&](const ChangeEvent& e) {
         const auto* row = std::get_if<RowChange>(&e);
-        return row != nullptr && row->table->id == TableId{before.schema, before.name};
+        return row != nullptr && row->table->id == table;
       }) != open_->rows.end();
-  auto& target = in_place ? open_->rows : open_->front;
-  for (auto& c : changes) target.emplace_back(std::move(c));
+  return in_place ? open_->rows : open_->front;
+}
+
+std::vector<uint32_t> ChangeBatchAssembler::SelectedRelations() const {
+  std::vector<uint32_t> ids;
+  for (const auto& [id, rel] : relations_) {
+    if (rel.selected) ids.push_back(id);
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+void ChangeBatchAssembler::CatalogChanges(const CatalogReading& reading,
+                                          const std::shared_ptr<const ChangeSource>& source,
+                                          std::vector<ChangeEvent>& out) {
+  for (uint32_t id : reading.relation_ids) {
+    auto it = relations_.find(id);
+    if (it == relations_.end() || !it->second.selected) continue;
+    const Relation& known = it->second;
+    SchemaChange c;
+    c.table = {known.schema, known.name};
+    c.database = known.schema;
+    c.source = source;
+    auto now = reading.tables.find(id);
+    if (now == reading.tables.end()) {
+      c.kind = SchemaChangeKind::kDropTable;
+      c.ddl = fmt::format("DROP TABLE {}.{} (relation {} is gone from pg_class)", known.schema,
+                          known.name, id);
+      relations_.erase(it);
+      ++relations_generation_;
+      out.emplace_back(std::move(c));
+      continue;
+    }
+    if (now->second == c.table) continue;
+    Relation renamed = known;
+    renamed.schema = now->second.db;
+    renamed.name = now->second.table;
+    if (options_.selector) renamed.selected = options_.selector(renamed.schema, renamed.name);
+    BuildDefinition(renamed);
+    if (renamed.selected) {
+      c.kind = SchemaChangeKind::kRenameTable;
+      c.old_table = c.table;
+      c.table = now->second;
+      c.table_after = renamed.definition;
+      c.ddl = fmt::format("ALTER TABLE {}.{} RENAME TO {}.{} (read from pg_class: relation {})",
+                          known.schema, known.name, renamed.schema, renamed.name, id);
+      out.emplace_back(std::move(c));
+    } else {
+      spdlog::info(
+          "postgres: {}.{} was renamed to {}.{}, which the pipeline does not select: it leaves "
+          "the pipeline, its sink table stays",
+          known.schema, known.name, renamed.schema, renamed.name);
+    }
+    it->second = std::move(renamed);
+    ++relations_generation_;
+  }
+}
+
+void ChangeBatchAssembler::LocateNameHolders(uint32_t relation_id, const Relation& rel) {
+  if (!options_.locate) return;
+  std::vector<uint32_t> holders;
+  for (const auto& [id, known] : relations_) {
+    if (id != relation_id && known.selected && known.schema == rel.schema &&
+        known.name == rel.name) {
+      holders.push_back(id);
+    }
+  }
+  if (holders.empty()) return;
+  // The name is another relation's now, so what held it was renamed or
+  // dropped before this point of the stream; the catalog tells which.
+  std::optional<CatalogReading> reading = options_.locate(holders);
+  if (!reading) return;
+  CatalogChanges(*reading, open_->source, ChangesOf(TableId{rel.schema, rel.name}));
+}
+
+Status ChangeBatchAssembler::ApplyCatalog(const CatalogReading& reading, Lsn resume,
+                                          const Sink& sink) {
+  std::vector<ChangeEvent> changes;
+  auto source = SourceNow(resume);
+  CatalogChanges(reading, source, changes);
+  if (changes.empty()) return Ok();
+  batch_.Clear();
+  batch_.events = std::move(changes);
+  batch_.ends_transaction = true;
+  batch_.resume = PositionOfLsn(resume);
+  return sink(batch_);
 }
 
 Result<types::Row> ChangeBatchAssembler::ReadRow(const Relation& rel, const TupleData& tuple,
@@ -341,12 +447,8 @@ Status ChangeBatchAssembler::SnapshotRows(uint32_t relation_id, std::span<const 
   FLOE_ASSIGN_OR_RETURN(const Relation* rel,
                         FindRelation(relations_, relation_id, "a snapshot row", consistent_point));
   batch_.Clear();
-  auto source = std::make_shared<ChangeSource>();
-  source->position = PositionOfLsn(consistent_point);
+  auto source = SourceNow(consistent_point);
   source->snapshot = "true";
-  source->ts_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      std::chrono::system_clock::now().time_since_epoch())
-                      .count();
   for (const TupleData& tuple : rows) {
     FLOE_ASSIGN_OR_RETURN(types::Row after, ReadRow(*rel, tuple, nullptr, false, consistent_point));
     RowChange row;
@@ -461,6 +563,39 @@ std::optional<std::vector<CatalogColumn>> DescribeRelation(ReplicationClient& c,
   return out;
 }
 
+/// Where `relation_ids` are in the catalog now, and the WAL insert position
+/// read after the catalog (no commit the reading shows ends past it).
+Result<std::pair<CatalogReading, Lsn>> LocateRelations(ReplicationClient& c,
+                                                       std::span<const uint32_t> relation_ids) {
+  CatalogReading reading;
+  reading.relation_ids.assign(relation_ids.begin(), relation_ids.end());
+  std::string list;
+  for (uint32_t id : relation_ids) list += (list.empty() ? "" : ",") + std::to_string(id);
+  FLOE_ASSIGN_OR_RETURN(
+      auto rows, c.Query(fmt::format("SELECT i.oid, n.nspname, c.relname, "
+                                     "pg_current_wal_insert_lsn() FROM unnest('{{{}}}'::oid[]) "
+                                     "AS i(oid) LEFT JOIN pg_class c ON c.oid = i.oid LEFT JOIN "
+                                     "pg_namespace n ON n.oid = c.relnamespace",
+                                     list)));
+  Lsn after;
+  for (const auto& r : rows) {
+    if (r.size() < 4 || !r[0] || !r[3]) continue;
+    FLOE_ASSIGN_OR_RETURN(Lsn lsn, Lsn::Parse(*r[3]));
+    after = std::max(after, lsn);
+    if (!r[1] || !r[2]) continue;  // gone
+    reading.tables[static_cast<uint32_t>(std::stoul(*r[0]))] = TableId{*r[1], *r[2]};
+  }
+  return std::make_pair(std::move(reading), after);
+}
+
+Result<Lsn> WalInsertLsn(ReplicationClient& c) {
+  FLOE_ASSIGN_OR_RETURN(auto rows, c.Query("SELECT pg_current_wal_insert_lsn()"));
+  if (rows.size() != 1 || rows[0].size() != 1 || !rows[0][0]) {
+    return IoError("pg_current_wal_insert_lsn() returned no value");
+  }
+  return Lsn::Parse(*rows[0][0]);
+}
+
 bool IsSlotInUse(const Error& error) {
   return error.code() == ErrorCode::kIo && error.message().find("is in use") != std::string::npos;
 }
@@ -531,6 +666,14 @@ Result<std::unique_ptr<PostgresChangeStream>> PostgresChangeStream::Open(
   PostgresChangeStream* self = stream.get();
   ao.resolve_type = [self](uint32_t oid) { return self->client_->DomainBase(oid); };
   ao.describe = [self](uint32_t id) { return DescribeRelation(*self->client_, id); };
+  ao.locate = [self](std::span<const uint32_t> ids) -> std::optional<CatalogReading> {
+    auto located = LocateRelations(*self->client_, ids);
+    if (!located) {
+      spdlog::warn("postgres: locating relations in the catalog: {}", located.error().message());
+      return std::nullopt;
+    }
+    return std::move(located->first);
+  };
   stream->assembler_ = std::make_unique<ChangeBatchAssembler>(c.protocol_version(), std::move(ao));
   if (!stream->restored_relations_.empty()) {
     FLOE_RETURN_IF_ERROR(stream->assembler_->RestoreRelations(stream->restored_relations_));
@@ -731,12 +874,54 @@ Status PostgresChangeStream::Stream(const Sink& sink, const std::atomic<bool>& s
         if (result = c.SendStatus(); !result) break;
         last_change = Clock::now();
       }
+      if (result = CheckCatalog(c, on_commit); !result) break;
       continue;
     }
     last_change = Clock::now();
     if (result = assembler_->Feed((*frame)->wal_start, (*frame)->data, on_commit); !result) break;
+    if (assembler_->TakeCatalogCheckWanted()) next_catalog_check_ = Clock::time_point{};
   }
   return c.SendFinalStatus(std::move(result));
+}
+
+Status PostgresChangeStream::CheckCatalog(ReplicationClient& c, const Sink& sink) {
+  if (assembler_->busy()) return Ok();
+  const auto now = std::chrono::steady_clock::now();
+  if (pending_catalog_) {
+    PendingCatalog& p = *pending_catalog_;
+    if (resume_ > p.before) {
+      // A transaction that ends after the reading began was handed on: its
+      // Relation messages may be newer than the reading. Read again.
+      pending_catalog_.reset();
+      next_catalog_check_ = now;
+      return Ok();
+    }
+    if (c.server_wal_end() < p.after) {
+      // Until the server has decoded (and sent) all WAL up to the reading,
+      // a transaction from before a rename or drop may still come.
+      if (now - p.asked < std::chrono::seconds(1)) return Ok();
+      p.asked = now;
+      return c.SendStatus(/*reply_requested=*/true);
+    }
+    CatalogReading reading = std::move(p.reading);
+    pending_catalog_.reset();
+    return assembler_->ApplyCatalog(reading, resume_, sink);
+  }
+  if (now < next_catalog_check_) return Ok();
+  next_catalog_check_ = now + options_.heartbeat_interval;
+  const std::vector<uint32_t> ids = assembler_->SelectedRelations();
+  if (ids.empty()) return Ok();
+  auto located = [&]() -> Result<PendingCatalog> {
+    FLOE_ASSIGN_OR_RETURN(Lsn before, WalInsertLsn(c));
+    FLOE_ASSIGN_OR_RETURN(auto reading, LocateRelations(c, ids));
+    return PendingCatalog{std::move(reading.first), before, reading.second, now};
+  }();
+  if (!located) {
+    spdlog::warn("postgres: comparing the tables with the catalog: {}", located.error().message());
+    return Ok();
+  }
+  pending_catalog_ = std::move(*located);
+  return c.SendStatus(/*reply_requested=*/true);
 }
 
 }  // namespace floe::cdc::postgres

@@ -13,7 +13,10 @@
 /// before into SchemaChanges (columns added, dropped, renamed — told apart
 /// by attribute number —, retyped; the primary key changed; the table
 /// renamed), placed before the transaction's first row of that table.
-/// Truncations are kTruncateTable changes.
+/// Truncations are kTruncateTable changes. Renamed and dropped tables, of
+/// which pgoutput says nothing until a row changes, come from the catalog
+/// (`ApplyCatalog`, and `Options::locate` for a name a Relation message
+/// takes from another relation).
 ///
 /// `PostgresChangeStream` wires it to a ReplicationClient: it resumes after
 /// the LSN of its state (transactions that end at or before it are skipped,
@@ -39,6 +42,7 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "floe/cdc/change.h"
@@ -66,6 +70,14 @@ struct CatalogColumn {
   int key_position = 0;  ///< 1-based position in the primary key; 0: not in it
 };
 
+/// Where some relations are in the catalog now (pg_class, pg_namespace).
+struct CatalogReading {
+  /// The relations asked about.
+  std::vector<uint32_t> relation_ids;
+  /// Their schema and name now; an asked relation missing here is gone (dropped).
+  std::map<uint32_t, TableId> tables;
+};
+
 class ChangeBatchAssembler {
  public:
   struct Options {
@@ -76,6 +88,10 @@ class ChangeBatchAssembler {
     /// The relation's columns in the catalog now; nullopt when it cannot
     /// tell (the key then comes from the Relation message's key flags).
     std::function<std::optional<std::vector<CatalogColumn>>(uint32_t relation_id)> describe;
+    /// Where relations are in the catalog now; nullopt when it cannot tell.
+    /// Asked when a Relation message names a table that another known
+    /// relation still holds: that one was renamed or dropped before.
+    std::function<std::optional<CatalogReading>(std::span<const uint32_t> relation_ids)> locate;
   };
   /// Called once per committed transaction with its batch (ends_transaction,
   /// resume = its end LSN); may take the batch's contents.
@@ -101,6 +117,22 @@ class ChangeBatchAssembler {
   /// The snapshot is whole: a batch that ends it, to resume at the slot's
   /// consistent point.
   Status SnapshotEnd(Lsn consistent_point, const Sink& sink);
+
+  /// The relations of the cache whose tables are mirrored, to be located in
+  /// the catalog.
+  std::vector<uint32_t> SelectedRelations() const;
+  /// Between transactions: the mirrored relations of `reading` that are
+  /// gone from the catalog become kDropTable changes (and leave the cache),
+  /// those under another schema or name kRenameTable changes (a table
+  /// renamed out of the selection leaves the pipeline silently, its sink
+  /// table staying). They go to the sink as one batch that ends at `resume`
+  /// (the end of the last transaction handed on, also the changes'
+  /// position: after every change before them, before every later one);
+  /// no batch when nothing changed. Errors: the sink's.
+  Status ApplyCatalog(const CatalogReading& reading, Lsn resume, const Sink& sink);
+  /// True once since a Relation message renamed a known relation: the
+  /// caller should compare the others with the catalog soon.
+  bool TakeCatalogCheckWanted() { return std::exchange(catalog_check_wanted_, false); }
 
   /// A new replication connection: forgets an open transaction and the held
   /// streamed ones (the server sends them again) and passes over the
@@ -151,6 +183,17 @@ class ChangeBatchAssembler {
   Status OnRelation(const RelationMessage& m, Lsn lsn);
   void BuildDefinition(Relation& rel);
   void DiffRelations(const Relation& before, const Relation& after);
+  /// Where a schema change of `table` goes in the open transaction: before
+  /// its first row, or in place when rows of the table came already.
+  std::vector<ChangeEvent>& ChangesOf(const TableId& table);
+  /// The changes of the relations of `reading` that differ from the cache
+  /// (see ApplyCatalog), appended to `out`; the cache follows.
+  void CatalogChanges(const CatalogReading& reading,
+                      const std::shared_ptr<const ChangeSource>& source,
+                      std::vector<ChangeEvent>& out);
+  /// Locates, in the open transaction, the other relations that hold the
+  /// table `rel` names now (Options::locate).
+  void LocateNameHolders(uint32_t relation_id, const Relation& rel);
   Result<types::Row> ReadRow(const Relation& rel, const TupleData& tuple, const TupleData* old,
                              bool before_image, Lsn lsn);
   void AddRow(uint32_t relation_id, const Relation& rel, ChangeOp op, types::Row before,
@@ -167,6 +210,7 @@ class ChangeBatchAssembler {
   Lsn skip_through_;
   uint64_t relations_generation_ = 0;
   int64_t definition_version_ = 0;
+  bool catalog_check_wanted_ = false;
 };
 
 struct ChangeStreamOptions {
@@ -176,6 +220,9 @@ struct ChangeStreamOptions {
   std::function<bool(std::string_view schema, std::string_view table)> selector;
   /// The state of a checkpoint (StateText); empty: start at the slot's position.
   std::string initial_state;
+  /// Idle this long, the slot is confirmed up to the server's WAL position;
+  /// also how often, while idle, the tables are compared with the catalog
+  /// (renamed and dropped tables).
   std::chrono::milliseconds heartbeat_interval{30'000};
   /// Without a state: read every selected table of the publication in the
   /// snapshot a new slot exports, then stream from its consistent point
@@ -220,6 +267,13 @@ class PostgresChangeStream {
   Status ReadSnapshot(const Sink& sink, const std::atomic<bool>& stop);
   /// Streams from `resume_` until `stop` or an error.
   Status Stream(const Sink& sink, const std::atomic<bool>& stop);
+  /// While idle, every heartbeat interval (and soon after a Relation message
+  /// renamed a table): reads where the mirrored relations are in the
+  /// catalog, then, once the server has sent all WAL up to that reading and
+  /// no transaction after its start was handed on, hands on the renames and
+  /// drops it shows (ChangeBatchAssembler::ApplyCatalog). A reading that
+  /// fails is logged and taken again later. Errors: the sink's, kIo.
+  Status CheckCatalog(ReplicationClient& c, const Sink& sink);
   /// Connects again after the connection failed, to stream from `resume_`.
   Status Reconnect();
 
@@ -232,6 +286,15 @@ class PostgresChangeStream {
   std::string restored_relations_;
   std::shared_ptr<const std::string> relations_text_;
   uint64_t relations_text_generation_ = ~uint64_t{0};
+  /// A catalog reading waiting for the stream to reach it (CheckCatalog):
+  /// the WAL insert positions before and after it.
+  struct PendingCatalog {
+    CatalogReading reading;
+    Lsn before, after;
+    std::chrono::steady_clock::time_point asked;  ///< last keepalive asked for
+  };
+  std::optional<PendingCatalog> pending_catalog_;
+  std::chrono::steady_clock::time_point next_catalog_check_{};
 };
 
 }  // namespace floe::cdc::postgres

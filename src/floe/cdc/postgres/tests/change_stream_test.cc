@@ -5,8 +5,11 @@
 // after a restart, and the relation cache's state round trip.
 #include "floe/cdc/postgres/change_stream.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -55,20 +58,43 @@ class ChangeStreamTest : public ::testing::Test {
       return schema == "public" && table != "skipped";
     };
     o.describe = [this](uint32_t) { return catalog; };
+    o.locate = [this](std::span<const uint32_t> ids) -> std::optional<CatalogReading> {
+      located.insert(located.end(), ids.begin(), ids.end());
+      CatalogReading reading;
+      reading.relation_ids.assign(ids.begin(), ids.end());
+      for (uint32_t id : ids) {
+        if (auto it = where.find(id); it != where.end()) reading.tables[id] = it->second;
+      }
+      return reading;
+    };
     assembler = std::make_unique<ChangeBatchAssembler>(PgoutputVersion::kV2, std::move(o));
   }
-  Status Feed(const std::string& message) {
-    return assembler->Feed(Lsn{0x1000}, message, [this](ChangeBatch& batch) {
+  /// Keeps every batch in `batches`.
+  ChangeBatchAssembler::Sink Keep() {
+    return [this](ChangeBatch& batch) {
       batches.push_back(std::move(batch));
       batch = ChangeBatch();
       return Ok();
-    });
+    };
   }
+  Status Feed(const std::string& message) { return assembler->Feed(Lsn{0x1000}, message, Keep()); }
   void FeedAll(const std::vector<std::string>& messages) {
     for (const auto& m : messages) ASSERT_TRUE(Feed(m)) << "message " << m[0];
   }
 
+  Status ApplyCatalog(const std::vector<uint32_t>& ids, Lsn resume) {
+    CatalogReading reading;
+    reading.relation_ids = ids;
+    for (uint32_t id : ids) {
+      if (auto it = where.find(id); it != where.end()) reading.tables[id] = it->second;
+    }
+    return assembler->ApplyCatalog(reading, resume, Keep());
+  }
+
   std::optional<std::vector<CatalogColumn>> catalog;
+  /// The catalog as Options::locate and ApplyCatalog see it: relation -> table.
+  std::map<uint32_t, TableId> where;
+  std::vector<uint32_t> located;
   std::unique_ptr<ChangeBatchAssembler> assembler;
   std::vector<ChangeBatch> batches;
 };
@@ -199,6 +225,94 @@ TEST_F(ChangeStreamTest, TheRelationCacheSurvivesARestart) {
   EXPECT_EQ(added.kind, SchemaChangeKind::kAddColumn);
   EXPECT_EQ(added.column, "b");
   EXPECT_FALSE(assembler->RestoreRelations("{not json"));
+}
+
+/// A table change or row as "rename public.a -> public.a2 at 110", "drop
+/// public.b at 110", "row public.a"; other events as "other".
+std::string Describe(const ChangeEvent& event) {
+  if (const auto* row = std::get_if<RowChange>(&event)) return "row " + row->table->id.ToString();
+  const auto& c = std::get<SchemaChange>(event);
+  const std::string at =
+      " at " + fmt::format("{:x}", LsnOfPosition(c.source->position.binlog)->value);
+  if (c.kind == SchemaChangeKind::kDropTable) {
+    return "drop " + c.table.ToString() + (c.table_after ? " with a definition" : "") + at;
+  }
+  if (c.kind != SchemaChangeKind::kRenameTable) return "other";
+  const bool defined = c.table_after && c.table_after->id == c.table;
+  return "rename " + c.old_table.ToString() + " -> " + c.table.ToString() +
+         (defined ? "" : " without its definition") + at;
+}
+
+std::vector<std::string> Described(const ChangeBatch& batch) {
+  std::vector<std::string> out;
+  for (const auto& e : batch.events) out.push_back(Describe(e));
+  return out;
+}
+
+TEST_F(ChangeStreamTest, TablesRenamedAndDroppedInTheCatalogAreSchemaChanges) {
+  const std::vector<Col> cols = {{"id", oid::kInt4, true}};
+  FeedAll({Begin(0x100, 1), Relation(1, "a", cols), Insert(1, {"1"}), Relation(2, "b", cols),
+           Insert(2, {"2"}), Relation(3, "skipped", cols), Insert(3, {"3"}), Commit(0x100, 0x110)});
+  ASSERT_EQ(batches.size(), 1u);
+  EXPECT_EQ(assembler->SelectedRelations(), (std::vector<uint32_t>{1, 2}));
+
+  // Nothing changed: no batch.
+  where = {{1, {"public", "a"}}, {2, {"public", "b"}}};
+  ASSERT_TRUE(ApplyCatalog({1, 2}, Lsn{0x110}));
+  EXPECT_EQ(batches.size(), 1u);
+
+  // a renamed to a2, b dropped: one batch ending where the stream was.
+  where = {{1, {"public", "a2"}}};
+  const uint64_t generation = assembler->relations_generation();
+  ASSERT_TRUE(ApplyCatalog({1, 2}, Lsn{0x110}));
+  ASSERT_EQ(batches.size(), 2u);
+  EXPECT_TRUE(batches[1].ends_transaction);
+  EXPECT_EQ(LsnOfPosition(batches[1].resume.binlog), Lsn{0x110});
+  EXPECT_EQ(Described(batches[1]), (std::vector<std::string>{"rename public.a -> public.a2 at 110",
+                                                             "drop public.b at 110"}));
+  EXPECT_GT(assembler->relations_generation(), generation);
+  EXPECT_EQ(assembler->SelectedRelations(), (std::vector<uint32_t>{1}));
+
+  // The cache follows: rows of relation 1 are a2's, and the same reading changes nothing.
+  ASSERT_TRUE(ApplyCatalog({1, 2}, Lsn{0x110}));
+  EXPECT_EQ(batches.size(), 2u);
+  FeedAll({Begin(0x200, 2), Insert(1, {"4"}), Commit(0x200, 0x210)});
+  ASSERT_EQ(batches.size(), 3u);
+  EXPECT_EQ(Described(batches[2]), std::vector<std::string>{"row public.a2"});
+
+  // Renamed out of the selection: it leaves the pipeline without a change.
+  where = {{1, {"public", "skipped"}}};
+  ASSERT_TRUE(ApplyCatalog({1}, Lsn{0x210}));
+  EXPECT_EQ(batches.size(), 3u);
+  EXPECT_TRUE(assembler->SelectedRelations().empty());
+}
+
+TEST_F(ChangeStreamTest, ANameTakenFromAnotherRelationLocatesThatOneFirst) {
+  const std::vector<Col> cols = {{"id", oid::kInt4, true}};
+  FeedAll({Begin(0x100, 1), Relation(1, "a", cols), Insert(1, {"1"}), Relation(2, "b", cols),
+           Insert(2, {"2"}), Commit(0x100, 0x110)});
+  // DROP TABLE a; ALTER TABLE b RENAME TO a; then a row of the new a: the
+  // old a goes first, at the transaction's position.
+  where = {{2, {"public", "a"}}};
+  FeedAll({Begin(0x200, 2), Relation(2, "a", cols), Insert(2, {"3"}), Commit(0x200, 0x210)});
+  EXPECT_EQ(located, std::vector<uint32_t>{1});
+  EXPECT_TRUE(assembler->TakeCatalogCheckWanted());
+  EXPECT_FALSE(assembler->TakeCatalogCheckWanted());
+  ASSERT_EQ(batches.size(), 2u);
+  EXPECT_EQ(Described(batches[1]),
+            (std::vector<std::string>{"drop public.a at 200", "rename public.b -> public.a at 200",
+                                      "row public.a"}));
+
+  // A new relation takes a name another one holds (ALTER TABLE a RENAME TO
+  // old_a; CREATE TABLE a): the holder's rename goes first.
+  located.clear();
+  where = {{2, {"public", "old_a"}}, {3, {"public", "a"}}};
+  FeedAll({Begin(0x300, 3), Relation(3, "a", cols), Insert(3, {"4"}), Commit(0x300, 0x310)});
+  EXPECT_EQ(located, std::vector<uint32_t>{2});
+  ASSERT_EQ(batches.size(), 3u);
+  EXPECT_EQ(Described(batches[2]),
+            (std::vector<std::string>{"rename public.a -> public.old_a at 300", "row public.a"}));
+  EXPECT_EQ(std::get<RowChange>(batches[2].events[1]).after[0].i32, 4);
 }
 
 }  // namespace
