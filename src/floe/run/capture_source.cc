@@ -880,6 +880,7 @@ Status CaptureSource::Open(const engine::OperatorContext& context,
   }
   if (s.options.open_stream) {
     FLOE_ASSIGN_OR_RETURN(s.capture, s.options.open_stream(capture_options.initial_state));
+    s.capture->ReportTo(s.options.metrics);
   } else {
     FLOE_ASSIGN_OR_RETURN(auto mysql, cdc::mysql::MySqlCapture::Open(std::move(capture_options)));
     s.capture = std::make_unique<MySqlChangeStream>(std::move(mysql));

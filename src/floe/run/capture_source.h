@@ -73,6 +73,9 @@ class ChangeStream {
   /// Every transaction up to `position` (a checkpoint's, whose Iceberg
   /// commits are all done) is in the lake. Called from the source's thread.
   virtual void Committed(const cdc::SourcePosition& position) { (void)position; }
+  /// Where to report what only the stream knows (a PostgreSQL slot's WAL);
+  /// called once, before Run (null: the source has no metrics).
+  virtual void ReportTo(RunMetrics* metrics) { (void)metrics; }
 };
 
 struct CaptureSourceOptions {

@@ -6,14 +6,37 @@
 
 #include <fmt/format.h>
 
+#include "floe/cdc/postgres/slot_monitor.h"
+#include "floe/run/run_metrics.h"
+
 namespace floe::run {
 namespace {
+
+/// How often the WAL the slot retains is read for /metrics.
+constexpr std::chrono::seconds kSlotWalInterval{5};
 
 /// A PostgresChangeStream as CaptureSource's change stream.
 class PostgresStream final : public ChangeStream {
  public:
-  explicit PostgresStream(std::unique_ptr<cdc::postgres::PostgresChangeStream> stream)
-      : stream_(std::move(stream)) {}
+  PostgresStream(std::unique_ptr<cdc::postgres::PostgresChangeStream> stream,
+                 cdc::postgres::ReplicationClientOptions client)
+      : stream_(std::move(stream)), client_(std::move(client)) {}
+  /// The slot's WAL is read on a connection and thread of its own, so the
+  /// stream never waits for it.
+  void ReportTo(RunMetrics* metrics) override {
+    if (metrics == nullptr || monitor_ != nullptr) return;
+    monitor_ = std::make_unique<cdc::postgres::SlotMonitor>(
+        cdc::postgres::SlotMonitor::Options{client_, kSlotWalInterval},
+        [metrics](const cdc::postgres::SlotWal& wal) {
+          SlotWalMetrics m;
+          m.slot = wal.slot;
+          m.retained_bytes = wal.retained_bytes;
+          m.unconfirmed_bytes = wal.unconfirmed_bytes;
+          m.confirmed_lsn = wal.confirmed_flush.value;
+          m.confirmed_lsn_text = wal.confirmed_flush.ToString();
+          metrics->SetSlotWal(std::move(m));
+        });
+  }
   Status Run(const Sink& sink, const std::atomic<bool>& stop) override {
     return stream_->Run(sink, stop);
   }
@@ -27,6 +50,8 @@ class PostgresStream final : public ChangeStream {
 
  private:
   std::unique_ptr<cdc::postgres::PostgresChangeStream> stream_;
+  cdc::postgres::ReplicationClientOptions client_;
+  std::unique_ptr<cdc::postgres::SlotMonitor> monitor_;
 };
 
 std::function<bool(std::string_view, std::string_view)> SelectorOf(
@@ -74,7 +99,8 @@ std::function<Result<std::unique_ptr<ChangeStream>>(const std::string& state)> P
     cdc::postgres::ChangeStreamOptions o = options;
     o.initial_state = state;
     FLOE_ASSIGN_OR_RETURN(auto stream, cdc::postgres::PostgresChangeStream::Open(std::move(o)));
-    return std::unique_ptr<ChangeStream>(std::make_unique<PostgresStream>(std::move(stream)));
+    return std::unique_ptr<ChangeStream>(
+        std::make_unique<PostgresStream>(std::move(stream), options.client));
   };
 }
 

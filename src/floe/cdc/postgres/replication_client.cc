@@ -107,6 +107,13 @@ Result<std::unique_ptr<ReplicationClient>> ReplicationClient::Connect(
   return c;
 }
 
+Result<std::unique_ptr<ReplicationClient>> ReplicationClient::ConnectForQueries(
+    ReplicationClientOptions options) {
+  std::unique_ptr<ReplicationClient> c(new ReplicationClient(std::move(options)));
+  FLOE_ASSIGN_OR_RETURN(c->sql_, Open(c->options_, false));
+  return c;
+}
+
 Result<std::vector<std::vector<std::optional<std::string>>>> ReplicationClient::Query(
     const std::string& sql) {
   PgResult r(PQexec(sql_, sql.c_str()));

@@ -90,6 +90,10 @@ class ReplicationClient {
   /// superuser: the message says to ALTER ROLE … REPLICATION) or wal_level
   /// is not logical; kNotSupported for a server older than PostgreSQL 10.
   static Result<std::unique_ptr<ReplicationClient>> Connect(ReplicationClientOptions options);
+  /// Opens the catalog connection only, without the requirement checks: for
+  /// Query and the quoting calls (a monitor beside a stream). Errors: kIo.
+  static Result<std::unique_ptr<ReplicationClient>> ConnectForQueries(
+      ReplicationClientOptions options);
 
   /// Checks the publication and the slot, making them as the options say.
   /// Errors: kNotFound for a missing publication with autocreate disabled
