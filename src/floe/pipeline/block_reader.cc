@@ -9,6 +9,15 @@ namespace floe::pipeline {
 BlockReader::BlockReader(const DocumentValue& map, std::string path)
     : map_(map), path_(std::move(path)) {}
 
+Result<BlockReader> BlockReader::OfMapping(const DocumentValue& value, std::string path,
+                                           std::string_view expected) {
+  if (!value.is_map()) {
+    return InvalidArgument("{}: {}: expected {}, found {}", value.origin.ToString(), path, expected,
+                           KindName(value.kind));
+  }
+  return BlockReader(value, std::move(path));
+}
+
 std::string BlockReader::KeyPath(std::string_view key) const {
   return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
 }

@@ -24,9 +24,12 @@ namespace floe::pipeline {
 
 class BlockReader {
  public:
-  /// `map` must outlive the reader; `path` is its key path ("source",
-  /// "route[2]") and `origin` where it was written.
-  BlockReader(const DocumentValue& map, std::string path);
+  /// A reader of `value`, whose key path is `path` ("source", "route[2]");
+  /// `value` must outlive the reader. Errors: kInvalidArgument when `value`
+  /// is not a mapping, "<where>: <path>: expected <expected>, found <kind>",
+  /// e.g. `expected` "a mapping (source-table: ..., sink-table: ...)".
+  static Result<BlockReader> OfMapping(const DocumentValue& value, std::string path,
+                                       std::string_view expected);
 
   const std::string& path() const { return path_; }
   /// "source.port".
@@ -74,6 +77,8 @@ class BlockReader {
   Status Finish() const;
 
  private:
+  BlockReader(const DocumentValue& map, std::string path);
+
   const DocumentValue& map_;
   std::string path_;
   std::vector<std::string> known_;

@@ -70,13 +70,9 @@ Result<PipelineSettings> ParsePipelineSection(const DocumentEntry* section,
   p.name = slash == std::string::npos ? stem : stem.substr(slash + 1);
   p.state_dir = io::AbsoluteLocalPath(p.name + ".floe-state", base_dir);
   if (section == nullptr || section->value.is_null()) return p;
-  if (!section->value.is_map()) {
-    return InvalidArgument(
-        "{}: pipeline: expected a mapping of settings (name: ..., "
-        "parallelism: ...), found {}",
-        section->value.origin.ToString(), KindName(section->value.kind));
-  }
-  BlockReader r(section->value, "pipeline");
+  FLOE_ASSIGN_OR_RETURN(
+      BlockReader r, BlockReader::OfMapping(section->value, "pipeline",
+                                            "a mapping of settings (name: ..., parallelism: ...)"));
   r.Declare(kPipelineKeys, {});
   FLOE_RETURN_IF_ERROR(r.Finish());
   FLOE_ASSIGN_OR_RETURN(auto name, r.String("name"));

@@ -11,13 +11,9 @@ const std::vector<std::string> kRouteKeys = {"source-table", "sink-table", "repl
 
 Result<Route> ParseRoute(const DocumentValue& item, size_t index) {
   std::string path = "route[" + std::to_string(index) + "]";
-  if (!item.is_map()) {
-    return InvalidArgument(
-        "{}: {}: expected a mapping (source-table: ..., sink-table: ...), "
-        "found {}",
-        item.origin.ToString(), path, KindName(item.kind));
-  }
-  BlockReader r(item, path);
+  FLOE_ASSIGN_OR_RETURN(
+      BlockReader r,
+      BlockReader::OfMapping(item, path, "a mapping (source-table: ..., sink-table: ...)"));
   r.Declare(kRouteKeys, {});
   FLOE_RETURN_IF_ERROR(r.Finish());
   Route route;

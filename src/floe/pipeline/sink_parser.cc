@@ -82,13 +82,10 @@ Status AddTableProperty(BlockReader& r, SinkDefinition& sink, const std::string&
 }  // namespace
 
 Result<SinkDefinition> ParseSinkSection(const DocumentEntry& section, const std::string& base_dir) {
-  if (!section.value.is_map()) {
-    return InvalidArgument(
-        "{}: sink: expected a mapping of settings (type: iceberg, catalog: "
-        "..., ...), found {}",
-        section.value.origin.ToString(), KindName(section.value.kind));
-  }
-  BlockReader r(section.value, "sink");
+  FLOE_ASSIGN_OR_RETURN(
+      BlockReader r,
+      BlockReader::OfMapping(section.value, "sink",
+                             "a mapping of settings (type: iceberg, catalog: ..., ...)"));
   FLOE_RETURN_IF_ERROR(r.Refuse({"job.id.prefix"}, {"sink.compaction.", "sink.maintenance."},
                                 "floe does not compact or maintain tables while it writes"));
   FLOE_RETURN_IF_ERROR(r.Refuse({}, {"hadoop.conf."}, "floe has no Hadoop configuration"));

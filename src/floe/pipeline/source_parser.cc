@@ -475,13 +475,10 @@ Result<KafkaSourceDefinition> ParseKafka(BlockReader& r) {
 
 Result<SourceDefinition> ParseSourceSection(const DocumentEntry& section,
                                             const std::string& base_dir) {
-  if (!section.value.is_map()) {
-    return InvalidArgument(
-        "{}: source: expected a mapping of settings (type: mysql, hostname: "
-        "..., ...), found {}",
-        section.value.origin.ToString(), KindName(section.value.kind));
-  }
-  BlockReader r(section.value, "source");
+  FLOE_ASSIGN_OR_RETURN(
+      BlockReader r,
+      BlockReader::OfMapping(section.value, "source",
+                             "a mapping of settings (type: mysql, hostname: ..., ...)"));
   SourceDefinition source;
   FLOE_ASSIGN_OR_RETURN(auto type, r.String("type"));
   if (!type) return r.FailBlock("needs 'type' (supported: " + JoinNames(kSourceTypes) + ")");

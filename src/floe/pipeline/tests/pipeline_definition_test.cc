@@ -259,6 +259,10 @@ TEST(PipelineDefinitionTest, WrongTypesNameLineAndWhatIsAllowed) {
             "shop.yaml:2:3: source: expected a mapping of settings (type: mysql, hostname: ..., "
             "...), found a list");
   EXPECT_EQ(ErrorOf(Parse("source: {type: mysql, hostname: h, username: u, tables: a.b}\n"
+                          "sink: {type: iceberg, catalog: x}\nroute:\n  - a.b\n")),
+            "shop.yaml:4:5: route[0]: expected a mapping (source-table: ..., sink-table: ...), "
+            "found a value");
+  EXPECT_EQ(ErrorOf(Parse("source: {type: mysql, hostname: h, username: u, tables: a.b}\n"
                           "sink: {type: iceberg, catalog: x}\nroute: {source-table: a.b}\n"))
                 .substr(0, 40),
             "shop.yaml:3:8: route: expected a list of");
