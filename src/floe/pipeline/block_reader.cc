@@ -77,31 +77,21 @@ Result<std::optional<std::string>> BlockReader::StringOrList(std::string_view ke
 
 Result<std::optional<int64_t>> BlockReader::Integer(std::string_view key, int64_t min,
                                                     int64_t max) {
-  FLOE_ASSIGN_OR_RETURN(std::optional<std::string> text, String(key));
-  if (!text) return std::nullopt;
-  auto value = ParseInteger(*text, min, max);
-  if (!value) return Fail(*map_.Find(key), "{}", value.error().message());
-  return *value;
+  return Parsed(key, [&](std::string_view text) { return ParseInteger(text, min, max); });
 }
 
 Result<std::optional<bool>> BlockReader::Bool(std::string_view key) {
-  FLOE_ASSIGN_OR_RETURN(std::optional<std::string> text, String(key));
-  if (!text) return std::nullopt;
-  auto value = ParseBool(*text);
-  if (!value) return Fail(*map_.Find(key), "{}", value.error().message());
-  return *value;
+  return Parsed(key, ParseBool);
 }
 
 Result<std::optional<std::chrono::milliseconds>> BlockReader::Duration(
     std::string_view key, std::chrono::milliseconds min) {
-  FLOE_ASSIGN_OR_RETURN(std::optional<std::string> text, String(key));
-  if (!text) return std::nullopt;
-  auto value = ParseDuration(*text);
-  if (!value) return Fail(*map_.Find(key), "{}", value.error().message());
-  if (*value < min) {
-    return Fail(*map_.Find(key), "{} is too short (at least {})", *text, FormatDuration(min));
+  FLOE_ASSIGN_OR_RETURN(auto value, Parsed(key, ParseDuration));
+  if (value && *value < min) {
+    const DocumentEntry& entry = *map_.Find(key);
+    return Fail(entry, "{} is too short (at least {})", entry.value.scalar, FormatDuration(min));
   }
-  return *value;
+  return value;
 }
 
 Result<std::optional<size_t>> BlockReader::Choice(std::string_view key,

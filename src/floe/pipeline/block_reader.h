@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -50,6 +51,17 @@ class BlockReader {
   /// Errors: a bad duration, or one shorter than `min`.
   Result<std::optional<std::chrono::milliseconds>> Duration(std::string_view key,
                                                             std::chrono::milliseconds min);
+  /// A single value read by `parse` (a function from std::string_view to a
+  /// Result). Errors: String's, and parse's message at the value.
+  template <typename Parse>
+  auto Parsed(std::string_view key, Parse&& parse) -> Result<
+      std::optional<typename std::invoke_result_t<Parse&, std::string_view>::value_type>> {
+    FLOE_ASSIGN_OR_RETURN(std::optional<std::string> text, String(key));
+    if (!text) return std::nullopt;
+    auto value = parse(std::string_view(*text));
+    if (!value) return Fail(*map_.Find(key), "{}", value.error().message());
+    return std::move(*value);
+  }
   /// One of `names` (exact, lower case); returns its index.
   Result<std::optional<size_t>> Choice(std::string_view key, const std::vector<std::string>& names);
 

@@ -93,12 +93,8 @@ Result<PipelineSettings> ParsePipelineSection(const DocumentEntry* section,
     if (state_dir->empty()) return r.Fail(*r.Get("state.dir"), "the folder name is empty");
     p.state_dir = io::AbsoluteLocalPath(*state_dir, base_dir);
   }
-  FLOE_ASSIGN_OR_RETURN(auto http, r.String("http"));
-  if (http) {
-    auto address = ParseHttpAddress(*http);
-    if (!address) return r.Fail(*r.Get("http"), "{}", address.error().message());
-    p.http = *address;
-  }
+  FLOE_ASSIGN_OR_RETURN(auto http, r.Parsed("http", ParseHttpAddress));
+  if (http) p.http = *http;
   FLOE_ASSIGN_OR_RETURN(auto time_zone, r.String("local-time-zone"));
   if (time_zone) p.local_time_zone = *time_zone;
   FLOE_ASSIGN_OR_RETURN(auto mode, r.String("execution.runtime-mode"));

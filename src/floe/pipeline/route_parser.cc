@@ -17,10 +17,8 @@ Result<Route> ParseRoute(const DocumentValue& item, size_t index) {
   r.Declare(kRouteKeys, {});
   FLOE_RETURN_IF_ERROR(r.Finish());
   Route route;
-  FLOE_ASSIGN_OR_RETURN(auto source, r.String("source-table"));
-  if (!source) return r.FailBlock("needs 'source-table' (a db.table pattern)");
-  auto selector = ParseTableSelector(*source);
-  if (!selector) return r.Fail(*r.Get("source-table"), "{}", selector.error().message());
+  FLOE_ASSIGN_OR_RETURN(auto selector, r.Parsed("source-table", ParseTableSelector));
+  if (!selector) return r.FailBlock("needs 'source-table' (a db.table pattern)");
   route.source_table = std::move(*selector);
   FLOE_ASSIGN_OR_RETURN(auto sink, r.String("sink-table"));
   if (!sink) return r.FailBlock("needs 'sink-table' (namespace.table)");

@@ -118,12 +118,8 @@ Result<SinkDefinition> ParseSinkSection(const DocumentEntry& section, const std:
     FLOE_RETURN_IF_ERROR(AddTableProperty(r, sink, name, *entry));
   }
 
-  FLOE_ASSIGN_OR_RETURN(auto partition_key, r.String("partition.key"));
-  if (partition_key) {
-    auto keys = ParsePartitionKeys(*partition_key);
-    if (!keys) return r.Fail(*r.Get("partition.key"), "{}", keys.error().message());
-    sink.partition_keys = std::move(*keys);
-  }
+  FLOE_ASSIGN_OR_RETURN(auto partition_keys, r.Parsed("partition.key", ParsePartitionKeys));
+  if (partition_keys) sink.partition_keys = std::move(*partition_keys);
 
   FLOE_ASSIGN_OR_RETURN(std::set<SchemaChangeType> include,
                         ParseSchemaChanges(r, "include.schema.changes"));

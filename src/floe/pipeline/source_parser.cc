@@ -212,12 +212,8 @@ Result<MySqlSourceDefinition> ParseMySql(BlockReader& r) {
   FLOE_RETURN_IF_ERROR(ReadSourceTables(
       r, "the tables to mirror, e.g. \"shop.\\.*\" for every table of shop", &s.tables));
 
-  FLOE_ASSIGN_OR_RETURN(auto server_id, r.String("server-id"));
-  if (server_id) {
-    auto parsed = ParseServerId(*server_id);
-    if (!parsed) return r.Fail(*r.Get("server-id"), "{}", parsed.error().message());
-    s.server_id = *parsed;
-  }
+  FLOE_ASSIGN_OR_RETURN(auto server_id, r.Parsed("server-id", ParseServerId));
+  if (server_id) s.server_id = *server_id;
   FLOE_ASSIGN_OR_RETURN(auto time_zone, r.String("server-time-zone"));
   if (time_zone) s.server_time_zone = *time_zone;
 
