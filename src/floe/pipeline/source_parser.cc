@@ -13,13 +13,14 @@ namespace floe::pipeline {
 namespace {
 
 const std::vector<std::string> kSourceTypes = {"mysql", "postgres", "iceberg", "kafka"};
+/// The keys of every database server source (mysql, postgres): its type and
+/// name, and the login ReadServerLogin reads.
+const std::vector<std::string> kServerSourceKeys = {
+    "type", "name", "hostname", "port", "username", "password",
+};
+/// The keys of a mysql source besides kServerSourceKeys: Flink CDC's MySQL
+/// connector's names.
 const std::vector<std::string> kMySqlKeys = {
-    "type",
-    "name",
-    "hostname",
-    "port",
-    "username",
-    "password",
     "tables",
     "tables.exclude",
     "server-id",
@@ -42,26 +43,12 @@ const std::vector<std::string> kMySqlKeys = {
     "connection.pool.size",
     "heartbeat.interval",
 };
-/// The keys of a postgres source: Flink CDC's PostgreSQL connector's and
-/// Debezium's names.
+/// The keys of a postgres source besides kServerSourceKeys: Flink CDC's
+/// PostgreSQL connector's and Debezium's names.
 const std::vector<std::string> kPostgresKeys = {
-    "type",
-    "name",
-    "hostname",
-    "port",
-    "username",
-    "password",
-    "database-name",
-    "schema-name",
-    "tables",
-    "tables.exclude",
-    "slot.name",
-    "decoding.plugin.name",
-    "publication.name",
-    "publication.autocreate.mode",
-    "scan.startup.mode",
-    "heartbeat.interval",
-    "connect.timeout",
+    "database-name",     "schema-name",          "tables",           "tables.exclude",
+    "slot.name",         "decoding.plugin.name", "publication.name", "publication.autocreate.mode",
+    "scan.startup.mode", "heartbeat.interval",   "connect.timeout",
 };
 const std::vector<std::string> kPublicationAutocreateModes = {"all_tables", "filtered", "disabled"};
 const std::vector<std::string> kIcebergKeys = {
@@ -495,11 +482,13 @@ Result<SourceDefinition> ParseSourceSection(const DocumentEntry& section,
         {}, {"debezium."},
         "floe reads the replication stream itself, without Debezium; see docs/pipeline.md for "
         "its settings"));
+    r.Declare(kServerSourceKeys, {});
     r.Declare(kPostgresKeys, {});
   } else {
     FLOE_RETURN_IF_ERROR(r.Refuse(
         {}, {"debezium."},
         "floe reads the binlog itself, without Debezium; see docs/pipeline.md for its settings"));
+    r.Declare(kServerSourceKeys, {});
     r.Declare(kMySqlKeys, {"jdbc.properties."});
   }
   FLOE_RETURN_IF_ERROR(r.Finish());
