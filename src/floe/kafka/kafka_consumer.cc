@@ -100,31 +100,29 @@ struct KafkaConsumer::Impl {
   // The concrete start offset of a newly assigned partition (see the header).
   Result<int64_t> StartOffset(const TopicPartition& tp, int64_t committed) {
     if (auto it = restored.find(tp); it != restored.end()) return it->second;
-    int64_t low = 0;
-    int64_t high = 0;
-    auto watermarks = [&]() -> Status {
+    // The partition's first offset (kEarliest) or the one after its last message (kLatest).
+    auto offset_at = [&](OffsetReset end) -> Result<int64_t> {
+      int64_t low = 0;
+      int64_t high = 0;
       rd_kafka_resp_err_t err = rd_kafka_query_watermark_offsets(rk, tp.topic.c_str(), tp.partition,
                                                                  &low, &high, kQueryTimeoutMs);
       if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
         return IoError("reading the offsets of {} from {}: {}", TopicPartitionName(tp), Servers(),
                        rd_kafka_err2str(err));
       }
-      return Ok();
+      return end == OffsetReset::kLatest ? high : low;
     };
     switch (options.startup_mode) {
       case StartupMode::kEarliestOffset:
-        FLOE_RETURN_IF_ERROR(watermarks());
-        return low;
+        return offset_at(OffsetReset::kEarliest);
       case StartupMode::kLatestOffset:
-        FLOE_RETURN_IF_ERROR(watermarks());
-        return high;
+        return offset_at(OffsetReset::kLatest);
       case StartupMode::kSpecificOffsets:
         if (auto it = options.specific_offsets.find(tp.partition);
             it != options.specific_offsets.end()) {
           return it->second;
         }
-        FLOE_RETURN_IF_ERROR(watermarks());
-        return low;
+        return offset_at(OffsetReset::kEarliest);
       case StartupMode::kTimestamp: {
         PartitionList query(1);
         rd_kafka_topic_partition_list_add(query.list, tp.topic.c_str(), tp.partition)->offset =
@@ -136,20 +134,12 @@ struct KafkaConsumer::Impl {
                          TopicPartitionName(tp), rd_kafka_err2str(err));
         }
         if (query.list->elems[0].offset >= 0) return query.list->elems[0].offset;
-        FLOE_RETURN_IF_ERROR(watermarks());
-        return high;
+        return offset_at(OffsetReset::kLatest);
       }
       case StartupMode::kGroupOffsets:
         if (committed >= 0) return committed;
-        switch (options.group_offset_reset) {
-          case OffsetReset::kEarliest:
-            FLOE_RETURN_IF_ERROR(watermarks());
-            return low;
-          case OffsetReset::kLatest:
-            FLOE_RETURN_IF_ERROR(watermarks());
-            return high;
-          case OffsetReset::kNone:
-            break;
+        if (options.group_offset_reset != OffsetReset::kNone) {
+          return offset_at(options.group_offset_reset);
         }
         return InvalidArgument(
             "group '{}' has no committed offset for {} (scan.startup.mode group-offsets): set "
