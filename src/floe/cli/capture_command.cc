@@ -30,11 +30,16 @@
 namespace floe::cli {
 namespace {
 
-struct CaptureArgs {
+/// The server a capture reads and its login: --host, --port, --user, --password-env.
+struct ServerLogin {
   std::string host = "127.0.0.1";
-  int port = 3306;
-  std::string user = "root";
+  int port = 0;
+  std::string user;
   std::string password_env;
+};
+
+struct CaptureArgs {
+  ServerLogin login{.port = 3306, .user = "root"};
   std::string tables = ".*";
   std::string startup = "initial";
   std::string state;
@@ -46,12 +51,33 @@ struct CaptureArgs {
   bool until_end = false;
 };
 
-// The password in environment variable `name` (--password-env).
-// kInvalidArgument when the variable is not set.
-Result<std::string> PasswordFromEnv(const std::string& name) {
-  const char* pw = std::getenv(name.c_str());
-  if (!pw) return InvalidArgument("--password-env {}: the environment variable is not set", name);
-  return std::string(pw);
+/// Adds --host, --port, --user (described by `user_help`) and --password-env.
+void AddServerLoginOptions(CLI::App& cmd, ServerLogin* login, const std::string& user_help) {
+  cmd.add_option("--host", login->host, "Server host")->capture_default_str();
+  cmd.add_option("--port", login->port, "Server port")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 65535));
+  cmd.add_option("--user", login->user, user_help)->capture_default_str();
+  cmd.add_option("--password-env", login->password_env,
+                 "Name of the environment variable holding the password");
+}
+
+/// Copies `login` into a capture's connection settings (`Connection`: its
+/// host, port, user and password), the password read from --password-env's
+/// variable. kInvalidArgument when that variable is not set.
+template <typename Connection>
+Status SetServerLogin(const ServerLogin& login, Connection* connection) {
+  connection->host = login.host;
+  connection->port = static_cast<uint16_t>(login.port);
+  connection->user = login.user;
+  if (login.password_env.empty()) return Ok();
+  const char* password = std::getenv(login.password_env.c_str());
+  if (!password) {
+    return InvalidArgument("--password-env {}: the environment variable is not set",
+                           login.password_env);
+  }
+  connection->password = password;
+  return Ok();
 }
 
 // Writes `lines` (whole events) to standard output and flushes it; the
@@ -68,12 +94,7 @@ Status WriteLinesToStdout(std::string_view lines) {
 // (kInvalidArgument, exit code 2). The numeric ranges were checked by CLI11.
 Result<cdc::mysql::CaptureOptions> ToOptions(const CaptureArgs& args) {
   cdc::mysql::CaptureOptions o;
-  o.connection.host = args.host;
-  o.connection.port = static_cast<uint16_t>(args.port);
-  o.connection.user = args.user;
-  if (!args.password_env.empty()) {
-    FLOE_ASSIGN_OR_RETURN(o.connection.password, PasswordFromEnv(args.password_env));
-  }
+  FLOE_RETURN_IF_ERROR(SetServerLogin(args.login, &o.connection));
   o.tables = args.tables;
   FLOE_RETURN_IF_ERROR(cdc::mysql::ParseStartup(args.startup, &o));
   o.state_file = args.state;
@@ -110,10 +131,7 @@ Status RunCapture(const CaptureArgs& args, cdc::mysql::CaptureOptions o) {
 }
 
 struct PgCaptureArgs {
-  std::string host = "127.0.0.1";
-  int port = 5432;
-  std::string user = "postgres";
-  std::string password_env;
+  ServerLogin login{.port = 5432, .user = "postgres"};
   std::string database = "postgres";
   std::string tables = ".*";
   std::string slot = "floe";
@@ -128,13 +146,8 @@ struct PgCaptureArgs {
 
 Result<cdc::postgres::CaptureOptions> ToPgOptions(const PgCaptureArgs& args) {
   cdc::postgres::CaptureOptions o;
-  o.client.host = args.host;
-  o.client.port = static_cast<uint16_t>(args.port);
-  o.client.user = args.user;
+  FLOE_RETURN_IF_ERROR(SetServerLogin(args.login, &o.client));
   o.client.database = args.database;
-  if (!args.password_env.empty()) {
-    FLOE_ASSIGN_OR_RETURN(o.client.password, PasswordFromEnv(args.password_env));
-  }
   if (args.slot.empty()) return InvalidArgument("--slot: empty");
   o.client.slot = args.slot;
   if (args.publication.empty()) return InvalidArgument("--publication: empty");
@@ -183,16 +196,8 @@ void AddCaptureCommands(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<CaptureArgs>();
   auto* mysql = capture->add_subcommand(
       "mysql", "Print a MySQL/MariaDB server's changes (snapshot + binlog) as Debezium JSON Lines");
-  mysql->add_option("--host", args->host, "Server host")->capture_default_str();
-  mysql->add_option("--port", args->port, "Server port")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 65535));
-  mysql
-      ->add_option("--user", args->user,
-                   "User (needs REPLICATION SLAVE, REPLICATION CLIENT, SELECT)")
-      ->capture_default_str();
-  mysql->add_option("--password-env", args->password_env,
-                    "Name of the environment variable holding the password");
+  AddServerLoginOptions(*mysql, &args->login,
+                        "User (needs REPLICATION SLAVE, REPLICATION CLIENT, SELECT)");
   mysql->add_option("--tables", args->tables, "Regular expression on db.table (whole match)")
       ->capture_default_str();
   mysql
@@ -223,14 +228,7 @@ void AddCaptureCommands(CLI::App& app, int* exit_code) {
   auto* pg = capture->add_subcommand(
       "postgres",
       "Print a PostgreSQL slot's row changes (pgoutput) as Debezium PostgreSQL JSON Lines");
-  pg->add_option("--host", pg_args->host, "Server host")->capture_default_str();
-  pg->add_option("--port", pg_args->port, "Server port")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 65535));
-  pg->add_option("--user", pg_args->user, "User (needs REPLICATION, or superuser)")
-      ->capture_default_str();
-  pg->add_option("--password-env", pg_args->password_env,
-                 "Name of the environment variable holding the password");
+  AddServerLoginOptions(*pg, &pg_args->login, "User (needs REPLICATION, or superuser)");
   pg->add_option("--database", pg_args->database, "Database (Debezium database.dbname)")
       ->capture_default_str();
   pg->add_option("--tables", pg_args->tables,
