@@ -11,7 +11,6 @@ floe; the workload follows; a second run prints it.
 import json
 import os
 import random
-import shutil
 import signal
 import subprocess
 import threading
@@ -19,7 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from postgres_admin import ensure_database
+from postgres_admin import ensure_database, require_tools
 
 ROOT = Path(__file__).resolve().parents[2]
 FLOE = Path(os.environ.get("FLOE_BIN", ROOT / "build" / "floe"))
@@ -77,10 +76,7 @@ def events(result):
 
 @pytest.fixture
 def names(request):
-    if not FLOE.exists():
-        pytest.skip(f"{FLOE} not built")
-    if shutil.which("psql") is None:
-        pytest.skip("psql is not installed")
+    require_tools(FLOE)
     suffix = f"{request.node.name[5:25]}_{int(time.time() * 1000) % 10**9}".lower()
     n = {"t": f"cap_{suffix}", "pub": f"cap_pub_{suffix}", "slot": f"cap_slot_{suffix}"}
     yield n

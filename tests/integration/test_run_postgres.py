@@ -33,8 +33,9 @@ import threading
 import time
 from pathlib import Path
 
+import postgres_admin
 import pytest
-from postgres_admin import ensure_database
+from postgres_admin import ensure_database, lsn
 
 ROOT = Path(__file__).resolve().parents[2]
 FLOE = Path(os.environ.get("FLOE_BIN", ROOT / "build" / "floe"))
@@ -61,21 +62,11 @@ def own_database():
 
 
 def psql(sql: str, user: str | None = None) -> str:
-    env = dict(os.environ, PGPASSWORD=PASSWORD)
-    out = subprocess.run(["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-h", HOST, "-p", PORT,
-                          "-U", user or USER, "-d", DATABASE], input=sql, env=env, capture_output=True,
-                         text=True, timeout=60)
-    assert out.returncode == 0, out.stderr
-    return out.stdout.strip()
+    return postgres_admin.psql(HOST, PORT, DATABASE, sql, user or USER, PASSWORD)
 
 
 def superuser(sql: str) -> str:
     return psql(sql, user="postgres")
-
-
-def lsn(text: str) -> int:
-    high, low = text.split("/")
-    return (int(high, 16) << 32) | int(low, 16)
 
 
 class Names:
@@ -109,10 +100,7 @@ class Names:
 
 @pytest.fixture
 def names():
-    if not FLOE.exists():
-        pytest.skip(f"{FLOE} not built")
-    if shutil.which("psql") is None:
-        pytest.skip("psql is not installed")
+    postgres_admin.require_tools(FLOE)
     n = Names()
     yield n
     n.drop()
@@ -120,20 +108,10 @@ def names():
 
 def write_pipeline(path: Path, lake: Path, n: Names, extra: str = "", behavior: str = "lenient",
                    autocreate: str = "filtered", startup: str = "latest-offset") -> None:
+    source = postgres_admin.source_yaml(HOST, PORT, USER, DATABASE, f"{n.schema}.\\.*", n.slot,
+                                        n.publication, autocreate, startup)
     path.write_text(f"""
-source:
-  type: postgres
-  hostname: {HOST}
-  port: {PORT}
-  username: {USER}
-  password: ${{FLOE_TEST_POSTGRES_PASSWORD}}
-  database-name: {DATABASE}
-  tables: {n.schema}.\\.*
-  slot.name: {n.slot}
-  publication.name: {n.publication}
-  publication.autocreate.mode: {autocreate}
-  scan.startup.mode: {startup}
-{extra}sink:
+{source}{extra}sink:
   type: iceberg
   catalog: {{type: sql, uri: "sqlite:///{lake}/catalog.db", warehouse: "{lake}/warehouse"}}
 pipeline:
