@@ -19,6 +19,7 @@
 #include "floe/cli/catalog_options.h"
 #include "floe/cli/command_runner.h"
 #include "floe/cli/commands.h"
+#include "floe/cli/table_register_command.h"
 #include "floe/cli/table_subcommands.h"
 #include "floe/common/json_dump.h"
 #include "floe/iceberg/json/metadata_json.h"
@@ -291,6 +292,7 @@ void AddTableCommands(CLI::App& app, int* exit_code) {
   AddFilesCommand(*table, exit_code);
   AddTableChangeCommands(*table, exit_code);
   AddTableScanCommand(*table, exit_code);
+  AddTableRegisterCommand(*table, exit_code);
 }
 
 }  // namespace floe::cli

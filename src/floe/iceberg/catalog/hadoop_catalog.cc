@@ -305,6 +305,14 @@ Result<LoadedTable> HadoopCatalog::CommitTable(const LoadedTable& base, TableMet
   return LoadedTable{base.id, next, std::move(updated)};
 }
 
+Result<LoadedTable> HadoopCatalog::RegisterTable(const TableIdentifier& id,
+                                                 const std::string& metadata_location) {
+  return NotSupported(
+      "registering table {} at {}: the hadoop catalog cannot register tables (a table is the "
+      "version files of its folder in the warehouse); register it in a sql or rest catalog",
+      id.ToString(), io::RedactUri(metadata_location));
+}
+
 Status HadoopCatalog::RenameTable(const TableIdentifier& from, const TableIdentifier&) {
   return NotSupported(
       "the hadoop catalog cannot rename tables (their files hold absolute paths): {}",

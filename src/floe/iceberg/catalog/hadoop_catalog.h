@@ -43,6 +43,12 @@ class HadoopCatalog final : public Catalog {
   Result<LoadedTable> CreateTable(const TableIdentifier& id, TableMetadata metadata) override;
   Result<LoadedTable> LoadTable(const TableIdentifier& id) override;
   Result<LoadedTable> CommitTable(const LoadedTable& base, TableMetadata updated) override;
+  /// kNotSupported, as Iceberg's HadoopCatalog: a table here is its folder's
+  /// version files, and another table's metadata names its own location
+  /// (its manifests and data hold absolute paths there), so it cannot
+  /// become a version of a folder of this warehouse without rewriting it.
+  Result<LoadedTable> RegisterTable(const TableIdentifier& id,
+                                    const std::string& metadata_location) override;
   Status RenameTable(const TableIdentifier& from, const TableIdentifier& to) override;
   Status DropTable(const TableIdentifier& id, bool purge) override;
   std::string DefaultTableLocation(const TableIdentifier& id) override;

@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <charconv>
 #include <thread>
 
 #include "floe/common/json_dump.h"
@@ -67,6 +69,48 @@ std::string TrimSlashes(std::string text) {
   return text;
 }
 
+// The grant and token type names of a token exchange (RFC 8693).
+constexpr std::string_view kTokenExchangeGrant = "urn:ietf:params:oauth:grant-type:token-exchange";
+constexpr std::string_view kAccessTokenType = "urn:ietf:params:oauth:token-type:access_token";
+// Iceberg Java's names of the settings that turn renewals off.
+constexpr std::string_view kRefreshEnabled = "token-refresh-enabled";
+constexpr std::string_view kExchangeEnabled = "token-exchange-enabled";
+
+bool SettingIsNotFalse(const Properties& properties, std::string_view key) {
+  auto it = properties.find(std::string(key));
+  return it == properties.end() || (it->second != "false" && it->second != "False");
+}
+
+// Whether an answer says the token was refused: 401, or 419 (the spec's
+// "authentication timeout").
+bool TokenRefused(long status) { return status == 401 || status == 419; }
+
+// The lifetime a token answer gives in `expires_in` (a number of seconds,
+// or digits in a string), or nullopt without a usable one.
+std::optional<std::chrono::seconds> ExpiresIn(const nlohmann::json& answer) {
+  auto it = answer.find("expires_in");
+  if (it == answer.end()) return std::nullopt;
+  int64_t seconds = 0;
+  if (it->is_number_integer()) {
+    seconds = it->get<int64_t>();
+  } else if (it->is_number_float()) {
+    seconds = static_cast<int64_t>(it->get<double>());
+  } else if (it->is_string()) {
+    const std::string& text = it->get_ref<const std::string&>();
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+    if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  }
+  if (seconds <= 0) return std::nullopt;
+  return std::chrono::seconds(seconds);
+}
+
+// How long before its expiry a token is renewed: a tenth of its lifetime, at
+// most 5 minutes (Iceberg Java's refresh window).
+std::chrono::milliseconds RenewalMargin(std::chrono::seconds lifetime) {
+  return std::min<std::chrono::milliseconds>(std::chrono::milliseconds(lifetime) / 10,
+                                             std::chrono::minutes(5));
+}
+
 // Whether a transport error happened before anything was sent.
 bool NothingSent(const Error& error) {
   const std::string& m = error.message();
@@ -98,16 +142,44 @@ Result<std::unique_ptr<RestCatalog>> RestCatalog::Open(
   if (!transport) transport = io::s3::MakeCurlTransport();
   std::unique_ptr<RestCatalog> catalog(
       new RestCatalog(std::move(name), std::move(options), file_io, std::move(transport)));
-  if (catalog->options_.token.empty() && !catalog->options_.credential.empty()) {
-    FLOE_RETURN_IF_ERROR_CTX(catalog->FetchToken(), "catalog '{}'", catalog->name_);
+  catalog->refresh_enabled_ = SettingIsNotFalse(catalog->options_.properties, kRefreshEnabled);
+  catalog->exchange_enabled_ = SettingIsNotFalse(catalog->options_.properties, kExchangeEnabled);
+  catalog->token_ = catalog->options_.token;
+  if (catalog->token_.empty() && catalog->CanObtainTokens()) {
+    std::lock_guard lock(catalog->token_mu_);
+    FLOE_RETURN_IF_ERROR_CTX(catalog->ObtainToken(Grant::kClientCredentials), "catalog '{}'",
+                             catalog->name_);
   }
   FLOE_RETURN_IF_ERROR_CTX(catalog->FetchConfig(), "catalog '{}'", catalog->name_);
   return catalog;
 }
 
 Result<RestCatalog::Answer> RestCatalog::Send(std::string_view method, const std::string& url,
-                                              const std::string& body,
-                                              std::string_view content_type) {
+                                              const std::string& body, bool* token_failed) {
+  auto no_token = [&](Error error) {
+    if (token_failed != nullptr) *token_failed = true;
+    return std::unexpected(std::move(error).WithContext(fmt::format("catalog '{}'", name_)));
+  };
+  auto token = CurrentToken();
+  if (!token) return no_token(std::move(token).error());
+  FLOE_ASSIGN_OR_RETURN(Answer answer, Exchange(method, url, body, "application/json", *token));
+  if (!TokenRefused(answer.status) || !CanObtainTokens()) return answer;
+  // Refused before the server did anything (a commit included): once more
+  // with a new token.
+  spdlog::debug("rest catalog '{}': the server refused the token (HTTP {}); obtaining a new one",
+                name_, answer.status);
+  if (auto renewed = RenewRefusedToken(*token); !renewed) {
+    return no_token(std::move(renewed).error());
+  }
+  token = CurrentToken();
+  if (!token) return no_token(std::move(token).error());
+  return Exchange(method, url, body, "application/json", *token);
+}
+
+Result<RestCatalog::Answer> RestCatalog::Exchange(std::string_view method, const std::string& url,
+                                                  const std::string& body,
+                                                  std::string_view content_type,
+                                                  const std::string& bearer) {
   io::s3::HttpRequest request;
   request.method = std::string(method);
   request.url = url;
@@ -119,9 +191,7 @@ Result<RestCatalog::Answer> RestCatalog::Send(std::string_view method, const std
   if (!body.empty() || method == "POST") {
     request.headers.emplace_back("Content-Type", std::string(content_type));
   }
-  if (!options_.token.empty()) {
-    request.headers.emplace_back("Authorization", "Bearer " + options_.token);
-  }
+  if (!bearer.empty()) request.headers.emplace_back("Authorization", "Bearer " + bearer);
   request.body = std::span(reinterpret_cast<const uint8_t*>(body.data()), body.size());
   const bool read = method == "GET" || method == "HEAD";
   // Never delivered twice by the transport itself (HttpRequest::fresh_connection).
@@ -165,22 +235,39 @@ std::string RestCatalog::TablePath(const TableIdentifier& id) const {
   return NamespacePath(id.ns) + "/tables/" + PercentEncode(id.name);
 }
 
-Status RestCatalog::FetchToken() {
+std::chrono::steady_clock::time_point RestCatalog::Now() const {
+  return options_.clock ? options_.clock() : std::chrono::steady_clock::now();
+}
+
+Status RestCatalog::ObtainToken(Grant grant) {
   std::string url = options_.oauth2_server_uri.empty() ? options_.uri + "/v1/oauth/tokens"
                                                        : options_.oauth2_server_uri;
-  std::string client_id, secret = options_.credential;
-  if (size_t colon = options_.credential.find(':'); colon != std::string::npos) {
-    client_id = options_.credential.substr(0, colon);
-    secret = options_.credential.substr(colon + 1);
+  std::string form;
+  std::string bearer;
+  std::string_view what;
+  if (grant == Grant::kTokenExchange) {
+    // Iceberg Java's refresh: the current token, sent as the subject and as
+    // the request's own authorization.
+    what = "renewing the OAuth2 token (token exchange)";
+    form = "grant_type=" + PercentEncode(kTokenExchangeGrant) +
+           "&subject_token=" + PercentEncode(token_) +
+           "&subject_token_type=" + PercentEncode(kAccessTokenType);
+    bearer = token_;
+  } else {
+    what = "obtaining an OAuth2 token";
+    std::string client_id, secret = options_.credential;
+    if (size_t colon = options_.credential.find(':'); colon != std::string::npos) {
+      client_id = options_.credential.substr(0, colon);
+      secret = options_.credential.substr(colon + 1);
+    }
+    form = "grant_type=client_credentials";
+    if (!client_id.empty()) form += "&client_id=" + PercentEncode(client_id);
+    form += "&client_secret=" + PercentEncode(secret);
   }
-  std::string form = "grant_type=client_credentials";
-  if (!client_id.empty()) form += "&client_id=" + PercentEncode(client_id);
-  form += "&client_secret=" + PercentEncode(secret);
   form += "&scope=" + PercentEncode(options_.scope);
-  auto answer = Send("POST", url, form, "application/x-www-form-urlencoded");
-  if (!answer) {
-    return std::unexpected(std::move(answer).error().WithContext("obtaining an OAuth2 token"));
-  }
+  const auto asked_at = Now();
+  auto answer = Exchange("POST", url, form, "application/x-www-form-urlencoded", bearer);
+  if (!answer) return std::unexpected(std::move(answer).error().WithContext(what));
   if (answer->status != 200) {
     // The OAuth2 error shape: {"error": "invalid_client", "error_description": ...}.
     auto json = nlohmann::json::parse(answer->body, nullptr, false);
@@ -192,18 +279,78 @@ Status RestCatalog::FetchToken() {
       }
     }
     if (reason.empty()) {
-      return std::unexpected(
-          ErrorForAnswer(Call::kRead, answer->status, answer->body, "obtaining an OAuth2 token"));
+      return std::unexpected(ErrorForAnswer(Call::kRead, answer->status, answer->body, what));
     }
-    return InvalidArgument("obtaining an OAuth2 token: refused: {} (HTTP {})",
-                           PrintableMessage(reason), answer->status);
+    return InvalidArgument("{}: refused: {} (HTTP {})", what, PrintableMessage(reason),
+                           answer->status);
   }
-  FLOE_ASSIGN_OR_RETURN(auto json, ParseJson(answer->body, "obtaining an OAuth2 token"));
-  if (!json.is_object() || !json.contains("access_token") || !json["access_token"].is_string()) {
-    return Corruption("obtaining an OAuth2 token: the answer has no access_token");
+  FLOE_ASSIGN_OR_RETURN(auto json, ParseJson(answer->body, what));
+  if (!json.is_object() || !json.contains("access_token") || !json["access_token"].is_string() ||
+      json["access_token"].get_ref<const std::string&>().empty()) {
+    return Corruption("{}: the answer has no access_token", what);
   }
-  options_.token = json["access_token"].get<std::string>();
+  token_ = json["access_token"].get<std::string>();
+  renew_at_.reset();
+  expires_at_.reset();
+  if (std::optional<std::chrono::seconds> lifetime = ExpiresIn(json)) {
+    expires_at_ = asked_at + *lifetime;
+    renew_at_ = *expires_at_ - RenewalMargin(*lifetime);
+  }
   return Ok();
+}
+
+Result<std::string> RestCatalog::CurrentToken() {
+  std::lock_guard lock(token_mu_);
+  if (!CanObtainTokens() || !refresh_enabled_ || !renew_at_ || Now() < *renew_at_) return token_;
+  const bool expired = Now() >= *expires_at_;
+  if (exchange_enabled_ && !exchange_refused_ && !expired) {
+    auto exchanged = ObtainToken(Grant::kTokenExchange);
+    if (exchanged) return token_;
+    // Servers that do not exchange tokens refuse it; ask them no more.
+    spdlog::debug("rest catalog '{}': {}; renewing with the client credentials", name_,
+                  exchanged.error().message());
+    const ErrorCode code = exchanged.error().code();
+    if (code != ErrorCode::kIo && code != ErrorCode::kTimedOut) exchange_refused_ = true;
+  }
+  auto renewed = ObtainToken(Grant::kClientCredentials);
+  if (renewed) return token_;
+  if (expired) {
+    return std::unexpected(std::move(renewed).error().WithContext(
+        "the token expired and a new one could not be obtained"));
+  }
+  // Still valid: used meanwhile; tried again when half its remaining life is gone.
+  spdlog::warn("rest catalog '{}': renewing the token failed ({}); trying again later", name_,
+               renewed.error().message());
+  renew_at_ = Now() + (*expires_at_ - Now()) / 2;
+  return token_;
+}
+
+Status RestCatalog::RenewRefusedToken(const std::string& refused) {
+  std::lock_guard lock(token_mu_);
+  // Another call renewed it meanwhile: use that one.
+  if (token_ != refused) return Ok();
+  // The refused token cannot vouch for an exchange: the client credentials.
+  return ObtainToken(Grant::kClientCredentials);
+}
+
+Error RestCatalog::AnswerError(Call call, const Answer& answer, std::string_view what) const {
+  Error error = ErrorForAnswer(call, answer.status, answer.body, what);
+  if (!TokenRefused(answer.status)) return error;
+  std::string advice;
+  if (CanObtainTokens()) {
+    advice = fmt::format(
+        "the server refused a token just obtained with the credential of catalog '{}': check "
+        "the credential and its scope",
+        name_);
+  } else if (!options_.token.empty()) {
+    advice = fmt::format(
+        "the server refused the token of catalog '{}' (expired or revoked?): set a new "
+        "'token', or a 'credential' with which floe obtains and renews tokens itself",
+        name_);
+  } else {
+    advice = fmt::format("catalog '{}' sends no token: set a 'token' or a 'credential'", name_);
+  }
+  return Error(error.code(), fmt::format("{}; {}", error.message(), advice));
 }
 
 Status RestCatalog::FetchConfig() {
@@ -211,8 +358,7 @@ Status RestCatalog::FetchConfig() {
   if (!options_.warehouse.empty()) url += "?warehouse=" + PercentEncode(options_.warehouse);
   FLOE_ASSIGN_OR_RETURN(Answer answer, Send("GET", url, ""));
   if (answer.status != 200) {
-    return std::unexpected(
-        ErrorForAnswer(Call::kRead, answer.status, answer.body, "loading the server's config"));
+    return std::unexpected(AnswerError(Call::kRead, answer, "loading the server's config"));
   }
   FLOE_ASSIGN_OR_RETURN(auto json, ParseJson(answer.body, "loading the server's config"));
   if (!json.is_object()) return Corruption("loading the server's config: not a JSON object");
@@ -248,7 +394,7 @@ Status RestCatalog::ListPages(const std::string& url, const std::string& query,
     }
     FLOE_ASSIGN_OR_RETURN(Answer answer, Send("GET", page_url, ""));
     if (answer.status != 200) {
-      return std::unexpected(ErrorForAnswer(Call::kRead, answer.status, answer.body, what));
+      return std::unexpected(AnswerError(Call::kRead, answer, what));
     }
     FLOE_ASSIGN_OR_RETURN(auto json, ParseJson(answer.body, what));
     if (!json.is_object() || !json.contains(member) || !json[member].is_array()) {
@@ -283,7 +429,7 @@ Status RestCatalog::CreateNamespace(const Namespace& ns, const Properties& prope
   std::string what = fmt::format("creating namespace {}", NamespaceToString(ns));
   FLOE_ASSIGN_OR_RETURN(Answer answer, Send("POST", Url("namespaces"), DumpJson(body)));
   if (answer.status != 200) {
-    return std::unexpected(ErrorForAnswer(Call::kCreate, answer.status, answer.body, what));
+    return std::unexpected(AnswerError(Call::kCreate, answer, what));
   }
   return Ok();
 }
@@ -292,7 +438,7 @@ Result<Properties> RestCatalog::LoadNamespaceProperties(const Namespace& ns) {
   std::string what = fmt::format("loading namespace {}", NamespaceToString(ns));
   FLOE_ASSIGN_OR_RETURN(Answer answer, Send("GET", Url(NamespacePath(ns)), ""));
   if (answer.status != 200) {
-    return std::unexpected(ErrorForAnswer(Call::kRead, answer.status, answer.body, what));
+    return std::unexpected(AnswerError(Call::kRead, answer, what));
   }
   FLOE_ASSIGN_OR_RETURN(auto json, ParseJson(answer.body, what));
   if (!json.is_object()) return Corruption("{}: not a JSON object", what);
@@ -307,7 +453,7 @@ Status RestCatalog::UpdateNamespaceProperties(const Namespace& ns,
   FLOE_ASSIGN_OR_RETURN(Answer answer,
                         Send("POST", Url(NamespacePath(ns) + "/properties"), DumpJson(body)));
   if (answer.status != 200) {
-    return std::unexpected(ErrorForAnswer(Call::kOther, answer.status, answer.body, what));
+    return std::unexpected(AnswerError(Call::kOther, answer, what));
   }
   return Ok();
 }
@@ -316,7 +462,7 @@ Status RestCatalog::DropNamespace(const Namespace& ns) {
   std::string what = fmt::format("dropping namespace {}", NamespaceToString(ns));
   FLOE_ASSIGN_OR_RETURN(Answer answer, Send("DELETE", Url(NamespacePath(ns)), ""));
   if (answer.status != 204 && answer.status != 200) {
-    return std::unexpected(ErrorForAnswer(Call::kDropNamespace, answer.status, answer.body, what));
+    return std::unexpected(AnswerError(Call::kDropNamespace, answer, what));
   }
   return Ok();
 }
@@ -342,8 +488,8 @@ Result<bool> RestCatalog::TableExists(const TableIdentifier& id) {
   FLOE_ASSIGN_OR_RETURN(Answer answer, Send("HEAD", Url(TablePath(id)), ""));
   if (answer.status == 204 || answer.status == 200) return true;
   if (answer.status == 404) return false;
-  return std::unexpected(ErrorForAnswer(Call::kRead, answer.status, answer.body,
-                                        fmt::format("checking table {}", id.ToString())));
+  return std::unexpected(
+      AnswerError(Call::kRead, answer, fmt::format("checking table {}", id.ToString())));
 }
 
 Result<LoadedTable> RestCatalog::ParseLoadResult(const TableIdentifier& id, std::string_view body) {
@@ -422,7 +568,7 @@ Result<LoadedTable> RestCatalog::CreateTable(const TableIdentifier& id, TableMet
   FLOE_ASSIGN_OR_RETURN(Answer answer,
                         Send("POST", Url(NamespacePath(id.ns) + "/tables"), DumpJson(body)));
   if (answer.status != 200) {
-    return std::unexpected(ErrorForAnswer(Call::kCreate, answer.status, answer.body, what));
+    return std::unexpected(AnswerError(Call::kCreate, answer, what));
   }
   return ParseLoadResult(id, answer.body);
 }
@@ -430,9 +576,22 @@ Result<LoadedTable> RestCatalog::CreateTable(const TableIdentifier& id, TableMet
 Result<LoadedTable> RestCatalog::LoadTable(const TableIdentifier& id) {
   FLOE_ASSIGN_OR_RETURN(Answer answer, Send("GET", Url(TablePath(id)), ""));
   if (answer.status != 200) {
-    return std::unexpected(ErrorForAnswer(Call::kRead, answer.status, answer.body,
-                                          fmt::format("loading table {}", id.ToString())));
+    return std::unexpected(
+        AnswerError(Call::kRead, answer, fmt::format("loading table {}", id.ToString())));
   }
+  return ParseLoadResult(id, answer.body);
+}
+
+Result<LoadedTable> RestCatalog::RegisterTable(const TableIdentifier& id,
+                                               const std::string& metadata_location) {
+  FLOE_RETURN_IF_ERROR(ValidateName(id.name, "table"));
+  std::string what =
+      fmt::format("registering table {} at {}", id.ToString(), io::RedactUri(metadata_location));
+  if (metadata_location.empty()) return InvalidArgument("{}: no metadata location", what);
+  nlohmann::json body = {{"name", id.name}, {"metadata-location", metadata_location}};
+  FLOE_ASSIGN_OR_RETURN(Answer answer,
+                        Send("POST", Url(NamespacePath(id.ns) + "/register"), DumpJson(body)));
+  if (answer.status != 200) return std::unexpected(AnswerError(Call::kCreate, answer, what));
   return ParseLoadResult(id, answer.body);
 }
 
@@ -441,9 +600,11 @@ Result<LoadedTable> RestCatalog::CommitTable(const LoadedTable& base, TableMetad
   auto changes = rest::DiffForCommit(base.metadata, updated);
   if (!changes) return std::unexpected(std::move(changes).error().WithContext(what));
   nlohmann::ordered_json body = rest::CommitRequestJson(base.id, *changes, updated.format_version);
-  auto answer = Send("POST", Url(TablePath(base.id)), DumpJson(body));
+  bool token_failed = false;
+  auto answer = Send("POST", Url(TablePath(base.id)), DumpJson(body), &token_failed);
   if (!answer) {
-    if (NothingSent(answer.error())) {
+    // Without a token the commit was not sent.
+    if (token_failed || NothingSent(answer.error())) {
       return std::unexpected(std::move(answer).error().WithContext(what));
     }
     return CommitStateUnknown(
@@ -452,7 +613,7 @@ Result<LoadedTable> RestCatalog::CommitTable(const LoadedTable& base, TableMetad
         what, answer.error().message());
   }
   if (answer->status != 200) {
-    return std::unexpected(ErrorForAnswer(Call::kCommit, answer->status, answer->body, what));
+    return std::unexpected(AnswerError(Call::kCommit, *answer, what));
   }
   auto loaded = ParseLoadResult(base.id, answer->body);
   if (!loaded) {
@@ -470,7 +631,7 @@ Status RestCatalog::RenameTable(const TableIdentifier& from, const TableIdentifi
                          {"destination", {{"namespace", to.ns}, {"name", to.name}}}};
   FLOE_ASSIGN_OR_RETURN(Answer answer, Send("POST", Url("tables/rename"), DumpJson(body)));
   if (answer.status != 204 && answer.status != 200) {
-    return std::unexpected(ErrorForAnswer(Call::kCreate, answer.status, answer.body, what));
+    return std::unexpected(AnswerError(Call::kCreate, answer, what));
   }
   return Ok();
 }
@@ -480,8 +641,8 @@ Status RestCatalog::DropTable(const TableIdentifier& id, bool purge) {
   if (purge) url += "?purgeRequested=true";
   FLOE_ASSIGN_OR_RETURN(Answer answer, Send("DELETE", url, ""));
   if (answer.status != 204 && answer.status != 200) {
-    return std::unexpected(ErrorForAnswer(Call::kOther, answer.status, answer.body,
-                                          fmt::format("dropping table {}", id.ToString())));
+    return std::unexpected(
+        AnswerError(Call::kOther, answer, fmt::format("dropping table {}", id.ToString())));
   }
   return Ok();
 }

@@ -20,16 +20,29 @@
 /// is kCommitStateUnknown: reload the table and look for the change. The
 /// bearer token and the credential are never put in a message or a log.
 ///
-/// Thread-safe: the settings are fixed after Open and the transport is
-/// thread-safe.
+/// Tokens (docs/catalogs.md, "Tokens"): a token obtained with the
+/// `credential` is renewed before it expires, when its answer gave
+/// `expires_in` (at expires_in minus a tenth of it, at most 5 minutes
+/// early), by a token exchange of the current token, else with the client
+/// credentials; a call answered 401 or 419 while a credential is set gets a
+/// new token (client credentials) and is sent once more. A fixed `token` is
+/// never renewed: its refusal is an error naming the catalog.
+///
+/// Thread-safe: the settings are fixed after Open, the token is guarded by a
+/// mutex (one renewal at a time; other calls wait for it), and the
+/// transport is thread-safe.
 
+#include <chrono>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json_fwd.hpp>
 
 #include "floe/iceberg/catalog.h"
+#include "floe/iceberg/catalog/rest_protocol.h"
 #include "floe/io/s3/http.h"
 #include "floe/io/s3/s3_options.h"
 
@@ -42,14 +55,24 @@ struct RestCatalogOptions {
   /// (a location, or the name of a warehouse). Optional.
   std::string warehouse;
   /// A bearer token sent as `Authorization: Bearer <token>`. Optional.
+  /// Used as it is until the server refuses it; then, with a `credential`,
+  /// a new one is obtained, else the call fails (kInvalidArgument naming the
+  /// catalog and saying to set a new token or a credential).
   std::string token;
   /// OAuth2 client credentials "client_id:client_secret" (or a secret
-  /// alone), exchanged once at Open for a token at `oauth2_server_uri`
-  /// (default `<uri>/v1/oauth/tokens`) with `scope` (default "catalog").
-  /// Ignored when `token` is set. The token is not refreshed yet.
+  /// alone), exchanged for a token (`grant_type=client_credentials`) at
+  /// `oauth2_server_uri` (default `<uri>/v1/oauth/tokens`) with `scope`
+  /// (default "catalog"): at Open when `token` is empty, and whenever the
+  /// server refuses the token in use. Tokens it gives are renewed before
+  /// they expire (see above). The settings `token-refresh-enabled: false`
+  /// (no renewal before expiry) and `token-exchange-enabled: false` (renew
+  /// with the client credentials only) in `properties` are Iceberg Java's.
   std::string credential;
   std::string oauth2_server_uri;
   std::string scope = "catalog";
+  /// The clock token lifetimes are measured on; null is
+  /// std::chrono::steady_clock::now (tests pass their own).
+  std::function<std::chrono::steady_clock::time_point()> clock;
   /// The path prefix; the server's config may set or override it.
   std::string prefix;
   /// Every other setting of the catalog's entry, sent nowhere; the server's
@@ -99,6 +122,13 @@ class RestCatalog final : public Catalog {
   /// metadata. kNotSupported if `metadata` already has snapshots.
   Result<LoadedTable> CreateTable(const TableIdentifier& id, TableMetadata metadata) override;
   Result<LoadedTable> LoadTable(const TableIdentifier& id) override;
+  /// `POST /v1/{prefix}/namespaces/{ns}/register` with the table's name and
+  /// `metadata_location`; the server reads the file and makes the table (it
+  /// must be able to read that location). The result holds the server's
+  /// metadata. Errors: the server's, mapped as for CreateTable (409
+  /// kAlreadyExists, 404 kNotFound for a missing namespace or file).
+  Result<LoadedTable> RegisterTable(const TableIdentifier& id,
+                                    const std::string& metadata_location) override;
   /// Sends rest::DiffForCommit(base.metadata, updated); the result holds the
   /// metadata the server wrote.
   Result<LoadedTable> CommitTable(const LoadedTable& base, TableMetadata updated) override;
@@ -120,9 +150,20 @@ class RestCatalog final : public Catalog {
     long status = 0;
     std::string body;
   };
-  /// Sends one request to `<uri>/v1/<prefix>/<path>` (or `absolute_url`).
+  /// Sends a call of the catalog to `url` with the current token (renewed
+  /// first when due); answered 401 or 419 while tokens can be obtained with
+  /// the credential, gets a new token and sends the call once more. On
+  /// failure, `*token_failed` (when given) says whether obtaining a token
+  /// failed: the call was then not sent, or refused when it was.
   Result<Answer> Send(std::string_view method, const std::string& url, const std::string& body,
-                      std::string_view content_type = "application/json");
+                      bool* token_failed = nullptr);
+  /// Sends one request with `bearer` (none when empty) as its token, with
+  /// the retries of RestCatalogOptions::retry.
+  Result<Answer> Exchange(std::string_view method, const std::string& url, const std::string& body,
+                          std::string_view content_type, const std::string& bearer);
+  /// The error for a failed answer (rest::ErrorForAnswer); a refused token
+  /// (401, 419) also says what to change in the catalog's settings.
+  Error AnswerError(rest::Call call, const Answer& answer, std::string_view what) const;
   std::string Url(std::string_view path) const;
   /// GETs `url` (with `query`, e.g. "parent=a", when not empty) page after
   /// page (pageToken) and calls `each` on every element of the answers'
@@ -139,7 +180,23 @@ class RestCatalog final : public Catalog {
   /// location, those of its `storage-credentials` to their prefixes.
   Status UseStorageSettings(const nlohmann::json& answer, const std::string& location,
                             std::string_view what);
-  Status FetchToken();
+  /// How a token is asked for at the token endpoint.
+  enum class Grant {
+    kClientCredentials,  ///< with the credential
+    kTokenExchange,      ///< the current token for a new one (RFC 8693)
+  };
+  /// Asks for a token and makes it current, with its renewal time when the
+  /// answer has `expires_in`. Called with token_mu_ held.
+  Status ObtainToken(Grant grant);
+  /// The token to send (empty: none), renewed first when its renewal time
+  /// has come. Takes token_mu_.
+  Result<std::string> CurrentToken();
+  /// After `refused` was refused: a new token from the credential, unless
+  /// another call renewed it meanwhile. Takes token_mu_.
+  Status RenewRefusedToken(const std::string& refused);
+  /// Whether tokens can be obtained (a credential is set).
+  bool CanObtainTokens() const { return !options_.credential.empty(); }
+  std::chrono::steady_clock::time_point Now() const;
   Status FetchConfig();
 
   std::string name_;
@@ -147,6 +204,15 @@ class RestCatalog final : public Catalog {
   io::FileIO* io_;
   std::shared_ptr<io::s3::HttpTransport> transport_;
   std::string separator_;
+  bool refresh_enabled_ = true;   ///< `token-refresh-enabled`
+  bool exchange_enabled_ = true;  ///< `token-exchange-enabled`
+
+  std::mutex token_mu_;
+  std::string token_;  ///< sent as the bearer token; empty: none
+  /// When to renew token_ (a token with a known lifetime), and when it expires.
+  std::optional<std::chrono::steady_clock::time_point> renew_at_, expires_at_;
+  /// The server refused a token exchange once: renew with the client credentials.
+  bool exchange_refused_ = false;
 };
 
 }  // namespace floe::iceberg

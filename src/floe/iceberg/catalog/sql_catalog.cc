@@ -422,27 +422,9 @@ Result<LoadedTable> SqlCatalog::CreateTable(const TableIdentifier& id, TableMeta
   }
   metadata.location = io::AbsoluteLocalPath(metadata.location);
   FLOE_ASSIGN_OR_RETURN(auto used, LocationInUse(*io_, metadata.location));
+  // A table of this catalog file that has not committed yet counts too.
   if (!used) {
-    // A table of this catalog file that has not committed yet counts too.
-    // Only rows under the folder, as a plain path or a file:// URI, are
-    // candidates (a range of the text, so SQLite compares them, not every
-    // row through PathIsWithin: that made creating N tables quadratic).
-    const std::string folder = metadata.location + "/metadata/";
-    for (const std::string& prefix : {folder, "file://" + folder}) {
-      Statement rows(db_,
-                     "SELECT metadata_location FROM iceberg_tables WHERE metadata_location >= ? "
-                     "AND metadata_location < ?");
-      rows.Bind(prefix).Bind(prefix + "\xff");
-      while (!used) {
-        FLOE_ASSIGN_OR_RETURN(bool row, rows.Step());
-        if (!row) break;
-        std::string other = rows.Text(0);
-        if (!other.empty() && io::PathIsWithin(other, metadata.location + "/metadata")) {
-          used = other;
-        }
-      }
-      if (used) break;
-    }
+    FLOE_ASSIGN_OR_RETURN(used, RowWithin(metadata.location));
   }
   if (used) {
     return AlreadyExists(
@@ -460,19 +442,75 @@ Result<LoadedTable> SqlCatalog::CreateTable(const TableIdentifier& id, TableMeta
     return std::unexpected(
         std::move(written).error().WithContext(fmt::format("creating table {}", id.ToString())));
   }
+  if (auto s = InsertTableRow(key, id, location); !s) {
+    (void)io_->Delete(location);
+    return std::unexpected(s.error());
+  }
+  return LoadedTable{id, location, std::move(metadata)};
+}
+
+Result<std::optional<std::string>> SqlCatalog::RowWithin(const std::string& location) {
+  // Only rows under the folder, as a plain path or a file:// URI, are
+  // candidates (a range of the text, so SQLite compares them, not every row
+  // through PathIsWithin: that made creating N tables quadratic).
+  const std::string folder = location + "/metadata/";
+  for (const std::string& prefix : {folder, "file://" + folder}) {
+    Statement rows(db_,
+                   "SELECT metadata_location FROM iceberg_tables WHERE metadata_location >= ? "
+                   "AND metadata_location < ?");
+    rows.Bind(prefix).Bind(prefix + "\xff");
+    while (true) {
+      FLOE_ASSIGN_OR_RETURN(bool row, rows.Step());
+      if (!row) break;
+      std::string other = rows.Text(0);
+      if (!other.empty() && io::PathIsWithin(other, location + "/metadata")) return other;
+    }
+  }
+  return std::nullopt;
+}
+
+Status SqlCatalog::InsertTableRow(const std::string& ns_key, const TableIdentifier& id,
+                                  const std::string& metadata_location) {
   Statement st(db_,
                has_iceberg_type_
                    ? "INSERT INTO iceberg_tables VALUES (?, ?, ?, ?, NULL, 'TABLE')"
                    : "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, "
                      "metadata_location, previous_metadata_location) VALUES (?, ?, ?, ?, NULL)");
-  if (auto s = st.Bind(name_).Bind(key).Bind(id.name).Bind(location).Run(); !s) {
-    (void)io_->Delete(location);
-    if (s.error().code() == ErrorCode::kAlreadyExists) {
-      return AlreadyExists("table {} already exists", id.ToString());
-    }
-    return std::unexpected(s.error());
+  auto s = st.Bind(name_).Bind(ns_key).Bind(id.name).Bind(metadata_location).Run();
+  if (!s && s.error().code() == ErrorCode::kAlreadyExists) {
+    return AlreadyExists("table {} already exists", id.ToString());
   }
-  return LoadedTable{id, location, std::move(metadata)};
+  return s;
+}
+
+Result<LoadedTable> SqlCatalog::RegisterTable(const TableIdentifier& id,
+                                              const std::string& metadata_location) {
+  const std::string what =
+      fmt::format("registering table {} at {}", id.ToString(), io::RedactUri(metadata_location));
+  if (metadata_location.empty()) return InvalidArgument("{}: no metadata location", what);
+  // A plain path is stored absolute; a URI (file://, s3://) as it is given.
+  const std::string location = io::UriScheme(metadata_location).empty()
+                                   ? io::AbsoluteLocalPath(metadata_location)
+                                   : metadata_location;
+  FLOE_ASSIGN_OR_RETURN(std::string key, NamespaceKey(id.ns));
+  FLOE_RETURN_IF_ERROR(ValidateName(id.name, "table"));
+  // The file must be table metadata (read before the row names it).
+  auto metadata = ReadTableMetadata(*io_, location);
+  if (!metadata) return std::unexpected(std::move(metadata).error().WithContext(what));
+  std::lock_guard lock(mu_);
+  FLOE_ASSIGN_OR_RETURN(bool ns_exists, NamespaceExists(key));
+  if (!ns_exists) return NotFound("{}: namespace {} does not exist", what, key);
+  if (MetadataLocationOf(id))
+    return AlreadyExists("{}: table {} already exists", what, id.ToString());
+  // Two rows of one catalog never share a table's files: dropping one with
+  // its files would break the other.
+  FLOE_ASSIGN_OR_RETURN(auto used, RowWithin(io::AbsoluteLocalPath(metadata->location)));
+  if (used) {
+    return AlreadyExists("{}: a table of sql catalog '{}' already lives at {} ({})", what, name_,
+                         io::RedactUri(metadata->location), io::RedactUri(*used));
+  }
+  FLOE_RETURN_IF_ERROR_CTX(InsertTableRow(key, id, location), "{}", what);
+  return LoadedTable{id, location, std::move(*metadata)};
 }
 
 Result<LoadedTable> SqlCatalog::LoadTable(const TableIdentifier& id) {

@@ -23,6 +23,8 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "floe/iceberg/catalog.h"
@@ -60,6 +62,13 @@ class SqlCatalog final : public Catalog {
   Result<LoadedTable> CreateTable(const TableIdentifier& id, TableMetadata metadata) override;
   Result<LoadedTable> LoadTable(const TableIdentifier& id) override;
   Result<LoadedTable> CommitTable(const LoadedTable& base, TableMetadata updated) override;
+  /// Inserts the table's row with `metadata_location` (a plain path made
+  /// absolute, a URI as given) after reading the file, as Iceberg's JDBC
+  /// catalog and PyIceberg's SqlCatalog do. kAlreadyExists too when a row of
+  /// this catalog already points into the metadata's location (two tables
+  /// would share files).
+  Result<LoadedTable> RegisterTable(const TableIdentifier& id,
+                                    const std::string& metadata_location) override;
   Status RenameTable(const TableIdentifier& from, const TableIdentifier& to) override;
   Status DropTable(const TableIdentifier& id, bool purge) override;
   std::string DefaultTableLocation(const TableIdentifier& id) override;
@@ -68,6 +77,12 @@ class SqlCatalog final : public Catalog {
   SqlCatalog(std::string name, std::string warehouse, io::FileIO* io, sqlite3* db);
   Result<bool> NamespaceExists(const std::string& ns);
   Result<std::string> MetadataLocationOf(const TableIdentifier& id);
+  /// The metadata location of a row of this catalog under
+  /// `<location>/metadata/`, or nullopt (called with mu_ held).
+  Result<std::optional<std::string>> RowWithin(const std::string& location);
+  /// Inserts table `id`'s row; kAlreadyExists if it has one (called with mu_ held).
+  Status InsertTableRow(const std::string& ns_key, const TableIdentifier& id,
+                        const std::string& metadata_location);
 
   /// One table's pointer swap, queued for the next group transaction.
   struct PointerSwap {

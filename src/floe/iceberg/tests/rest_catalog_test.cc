@@ -8,6 +8,7 @@
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <optional>
 
 #include "floe/iceberg/catalog/catalog_config.h"
 #include "floe/iceberg/catalog/rest_catalog.h"
@@ -281,6 +282,13 @@ class RestCatalogTest : public ::testing::Test {
     EXPECT_TRUE(catalog) << catalog.error().ToString();
     return catalog ? std::move(*catalog) : nullptr;
   }
+  /// Opens a catalog of http://rest.test that sends `token` (none when empty).
+  std::unique_ptr<RestCatalog> OpenTestServer(std::string token = "") {
+    RestCatalogOptions options;
+    options.uri = "http://rest.test";
+    options.token = std::move(token);
+    return Open(options);
+  }
   io::LocalFileIO io_;
   std::shared_ptr<ScriptedTransport> transport_ = std::make_shared<ScriptedTransport>();
 };
@@ -330,10 +338,7 @@ TEST_F(RestCatalogTest, DefaultSeparatorIsTheUnitSeparator) {
 }
 
 TEST_F(RestCatalogTest, CommitOutcomes) {
-  RestCatalogOptions options;
-  options.uri = "http://rest.test";
-  options.token = "sekr1t-token";
-  auto catalog = Open(options);
+  auto catalog = OpenTestServer("sekr1t-token");
   ASSERT_TRUE(catalog);
   LoadedTable base{{{"db"}, "t"}, "/lake/db/t/metadata/00000-a.metadata.json", BaseMetadata()};
   TableMetadata next = base.metadata;
@@ -374,14 +379,15 @@ TEST_F(RestCatalogTest, CommitOutcomes) {
   // Nothing was sent: tried again; then an ordinary I/O error, the commit
   // certainly did not happen.
   const size_t before = transport_->seen.size();
-  for (int i = 0; i < options.retry.max_attempts; ++i) {
+  const int attempts = RestCatalogOptions().retry.max_attempts;
+  for (int i = 0; i < attempts; ++i) {
     transport_->Fail(
         Error(ErrorCode::kIo, "POST http://rest.test/...: Couldn't connect to server"));
   }
   auto refused = catalog->CommitTable(base, next);
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().code(), ErrorCode::kIo);
-  EXPECT_EQ(transport_->seen.size() - before, static_cast<size_t>(options.retry.max_attempts));
+  EXPECT_EQ(transport_->seen.size() - before, static_cast<size_t>(attempts));
 
   for (const auto* r : {&conflict, &gateway, &timeout, &refused}) {
     EXPECT_EQ(r->error().message().find("sekr1t"), std::string::npos);
@@ -524,6 +530,273 @@ TEST_F(RestCatalogTest, CredentialIsExchangedForAToken) {
   EXPECT_EQ(refused.error().code(), ErrorCode::kInvalidArgument);
   EXPECT_NE(refused.error().message().find("invalid_client: bad secret"), std::string::npos);
   EXPECT_EQ(refused.error().message().find("s3cret"), std::string::npos);
+}
+
+// ------------------------------------------------------------------ tokens
+
+constexpr const char* kTokenUrl = "http://rest.test/v1/oauth/tokens";
+constexpr const char* kNamespaceAnswer = R"({"namespace":["db"],"properties":{}})";
+
+std::string TokenAnswer(const std::string& token, std::optional<int> expires_in = std::nullopt) {
+  nlohmann::json j = {{"access_token", token}, {"token_type", "bearer"}};
+  if (expires_in) j["expires_in"] = *expires_in;
+  return j.dump();
+}
+
+/// Expects an authorization error whose message holds each of `present` and
+/// none of `absent`.
+void ExpectRefusal(const Error& error, std::initializer_list<std::string_view> present,
+                   std::initializer_list<std::string_view> absent) {
+  EXPECT_EQ(error.code(), ErrorCode::kInvalidArgument);
+  for (std::string_view text : present) {
+    EXPECT_NE(error.message().find(text), std::string::npos)
+        << text << " not in " << error.message();
+  }
+  for (std::string_view text : absent) {
+    EXPECT_EQ(error.message().find(text), std::string::npos) << text << " in " << error.message();
+  }
+}
+
+constexpr const char* kClientCredentials =
+    "grant_type=client_credentials&client_id=client&client_secret=s3cret&scope=catalog";
+
+/// A catalog whose token comes from a credential, on a clock the test moves.
+class RestTokenTest : public RestCatalogTest {
+ protected:
+  std::unique_ptr<RestCatalog> OpenWithCredential(std::optional<int> expires_in,
+                                                  Properties properties = {}) {
+    RestCatalogOptions options;
+    options.uri = "http://rest.test";
+    options.credential = "client:s3cret";
+    options.properties = std::move(properties);
+    options.clock = [now = now_] { return *now; };
+    transport_->Answer(200, TokenAnswer("tok-1", expires_in));
+    return Open(options);
+  }
+  /// Moves the clock on by `later`, loads namespace "db" with the scripted
+  /// `answers` queued before its own, and returns the requests it sent as
+  /// "METHOD URL [Authorization]"; `first_` is the index of the first.
+  std::vector<std::string> LoadAfter(
+      RestCatalog& catalog, std::chrono::milliseconds later,
+      const std::vector<std::pair<long, std::string>>& answers = {}) {
+    *now_ += later;
+    first_ = transport_->seen.size();
+    for (const auto& [status, body] : answers) transport_->Answer(status, body);
+    transport_->Answer(200, kNamespaceAnswer);
+    auto loaded = catalog.LoadNamespaceProperties({"db"});
+    EXPECT_TRUE(loaded) << loaded.error().ToString();
+    return SeenSince(first_);
+  }
+  std::vector<std::string> SeenSince(size_t from) const {
+    std::vector<std::string> out;
+    for (size_t i = from; i < transport_->seen.size(); ++i) {
+      const auto& r = transport_->seen[i];
+      out.push_back(r.method + " " + r.url + " [" + r.Header("Authorization") + "]");
+    }
+    return out;
+  }
+  /// LoadAfter `later`, expecting the token to be replaced first, with the
+  /// client credentials, by `token`.
+  void ExpectClientCredentialsAfter(RestCatalog& catalog, std::chrono::milliseconds later,
+                                    const std::string& token) {
+    EXPECT_EQ(LoadAfter(catalog, later, {{200, TokenAnswer(token, 100)}}),
+              (std::vector<std::string>{TokenAsked(), LoadWith(token)}));
+    EXPECT_EQ(BodySent(0), kClientCredentials);
+  }
+  /// The body of the `i`th request LoadAfter sent.
+  const std::string& BodySent(size_t i) const { return transport_->seen[first_ + i].body; }
+  static std::string LoadWith(const std::string& token) {
+    return "GET http://rest.test/v1/namespaces/db [Bearer " + token + "]";
+  }
+  static std::string TokenAsked(const std::string& bearer = "") {
+    return std::string("POST ") + kTokenUrl + " [" + (bearer.empty() ? "" : "Bearer " + bearer) +
+           "]";
+  }
+
+  std::shared_ptr<std::chrono::steady_clock::time_point> now_ =
+      std::make_shared<std::chrono::steady_clock::time_point>();
+  size_t first_ = 0;
+};
+
+// A token that expires is renewed before it does: at expires_in minus a
+// tenth of it, by exchanging the current token (as Iceberg Java does).
+TEST_F(RestTokenTest, ATokenIsRenewedBeforeItExpires) {
+  auto catalog = OpenWithCredential(100);
+  ASSERT_TRUE(catalog);
+  EXPECT_EQ(transport_->seen[1].Header("Authorization"), "Bearer tok-1");
+  // 89 s of 100: not yet (renewed 10 s before expiry).
+  EXPECT_EQ(LoadAfter(*catalog, std::chrono::seconds(89)),
+            (std::vector<std::string>{LoadWith("tok-1")}));
+  EXPECT_EQ(LoadAfter(*catalog, std::chrono::seconds(2), {{200, TokenAnswer("tok-2", 100)}}),
+            (std::vector<std::string>{TokenAsked("tok-1"), LoadWith("tok-2")}));
+  EXPECT_EQ(BodySent(0),
+            "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Atoken-exchange"
+            "&subject_token=tok-1"
+            "&subject_token_type=urn%3Aietf%3Aparams%3Aoauth%3Atoken-type%3Aaccess_token"
+            "&scope=catalog");
+  // The new token's lifetime counts from its own answer.
+  EXPECT_EQ(LoadAfter(*catalog, std::chrono::seconds(50)),
+            (std::vector<std::string>{LoadWith("tok-2")}));
+}
+
+// A short lifetime is cut by a tenth too (not rounded to whole seconds).
+TEST_F(RestTokenTest, AShortLivedTokenIsRenewedAtNineTenthsOfItsLife) {
+  auto catalog = OpenWithCredential(5);
+  ASSERT_TRUE(catalog);
+  EXPECT_EQ(LoadAfter(*catalog, std::chrono::milliseconds(4'400)),
+            (std::vector<std::string>{LoadWith("tok-1")}));
+  EXPECT_EQ(LoadAfter(*catalog, std::chrono::milliseconds(200), {{200, TokenAnswer("tok-2", 5)}}),
+            (std::vector<std::string>{TokenAsked("tok-1"), LoadWith("tok-2")}));
+}
+
+// A server that refuses the exchange is asked with the client credentials
+// (which send no bearer token), and not asked for an exchange again.
+TEST_F(RestTokenTest, ARefusedExchangeFallsBackToTheClientCredentials) {
+  auto catalog = OpenWithCredential(100);
+  ASSERT_TRUE(catalog);
+  EXPECT_EQ(
+      LoadAfter(*catalog, std::chrono::seconds(95),
+                {{400, R"({"error":"unsupported_grant_type"})"}, {200, TokenAnswer("tok-2", 100)}}),
+      (std::vector<std::string>{TokenAsked("tok-1"), TokenAsked(), LoadWith("tok-2")}));
+  EXPECT_NE(BodySent(0).find("token-exchange"), std::string::npos);
+  EXPECT_EQ(BodySent(1), kClientCredentials);
+  ExpectClientCredentialsAfter(*catalog, std::chrono::seconds(95), "tok-3");
+}
+
+// An expired token is never exchanged: the client credentials replace it.
+TEST_F(RestTokenTest, AnExpiredTokenIsReplacedWithTheClientCredentials) {
+  auto catalog = OpenWithCredential(60);
+  ASSERT_TRUE(catalog);
+  ExpectClientCredentialsAfter(*catalog, std::chrono::seconds(61), "tok-2");
+}
+
+TEST_F(RestTokenTest, RenewalCanBeTurnedOffAsInIcebergJava) {
+  auto no_refresh = OpenWithCredential(100, {{"token-refresh-enabled", "false"}});
+  ASSERT_TRUE(no_refresh);
+  EXPECT_EQ(LoadAfter(*no_refresh, std::chrono::seconds(95)),
+            (std::vector<std::string>{LoadWith("tok-1")}));
+
+  auto no_exchange = OpenWithCredential(100, {{"token-exchange-enabled", "false"}});
+  ASSERT_TRUE(no_exchange);
+  ExpectClientCredentialsAfter(*no_exchange, std::chrono::seconds(95), "tok-2");
+}
+
+// A renewal that fails while the token is still valid keeps the token; once
+// it has expired, the call fails naming the catalog.
+TEST_F(RestTokenTest, AFailedRenewalKeepsAValidTokenAndFailsAnExpiredOne) {
+  auto catalog = OpenWithCredential(100, {{"token-exchange-enabled", "false"}});
+  ASSERT_TRUE(catalog);
+  const std::string refused = R"({"error":"invalid_client","error_description":"disabled"})";
+  EXPECT_EQ(LoadAfter(*catalog, std::chrono::seconds(92), {{401, refused}}),
+            (std::vector<std::string>{TokenAsked(), LoadWith("tok-1")}));
+
+  *now_ += std::chrono::seconds(10);
+  transport_->Answer(401, refused);
+  auto expired = catalog->LoadNamespaceProperties({"db"});
+  ASSERT_FALSE(expired);
+  ExpectRefusal(expired.error(), {"catalog 'remote'", "expired", "invalid_client: disabled"},
+                {"s3cret", "tok-1"});
+}
+
+constexpr const char* kNotAuthorized =
+    R"({"error":{"message":"token expired","type":"NotAuthorizedException","code":401}})";
+
+/// A commit of table db.t that sets one property: its base and its metadata.
+std::pair<LoadedTable, TableMetadata> PropertyCommit() {
+  LoadedTable base{{{"db"}, "t"}, "/lake/db/t/metadata/00000-a.metadata.json", BaseMetadata()};
+  TableMetadata next = base.metadata;
+  next.properties["k"] = "v";
+  return {base, next};
+}
+
+// A call refused with 401 gets one new token and is sent once more.
+TEST_F(RestTokenTest, ARefusedTokenIsReplacedAndTheCallSentOnceMore) {
+  auto catalog = OpenWithCredential(std::nullopt);
+  ASSERT_TRUE(catalog);
+  EXPECT_EQ(LoadAfter(*catalog, {}, {{401, kNotAuthorized}, {200, TokenAnswer("tok-2")}}),
+            (std::vector<std::string>{LoadWith("tok-1"), TokenAsked(), LoadWith("tok-2")}));
+  EXPECT_EQ(BodySent(1), kClientCredentials);
+
+  // A commit refused with 401 was not applied: it is sent again too.
+  auto [base, next] = PropertyCommit();
+  size_t before = transport_->seen.size();
+  transport_->Answer(401, "");
+  transport_->Answer(200, TokenAnswer("tok-3"));
+  transport_->Answer(200, LoadAnswer(next, "/lake/db/t/metadata/00001-b.metadata.json"));
+  auto committed = catalog->CommitTable(base, next);
+  ASSERT_TRUE(committed) << committed.error().ToString();
+  EXPECT_EQ(transport_->seen.size() - before, 3u);
+  EXPECT_EQ(transport_->seen[before].body, transport_->seen[before + 2].body);
+  EXPECT_EQ(transport_->seen[before + 2].Header("Authorization"), "Bearer tok-3");
+}
+
+// Refused again with the new token: the call fails, once, clearly.
+TEST_F(RestTokenTest, ASecondRefusalFailsClearly) {
+  auto catalog = OpenWithCredential(std::nullopt);
+  ASSERT_TRUE(catalog);
+  size_t before = transport_->seen.size();
+  transport_->Answer(401, kNotAuthorized);
+  transport_->Answer(200, TokenAnswer("tok-2"));
+  transport_->Answer(401, kNotAuthorized);
+  auto refused = catalog->LoadTable({{"db"}, "t"});
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(transport_->seen.size() - before, 3u);
+  ExpectRefusal(refused.error(),
+                {"loading table db.t", "not authorized", "catalog 'remote'", "credential"},
+                {"s3cret", "tok-1", "tok-2"});
+
+  // The token endpoint refusing the credential: the commit was not sent
+  // again, so its state is known (not kCommitStateUnknown).
+  auto [base, next] = PropertyCommit();
+  transport_->Answer(401, "");
+  transport_->Answer(401, R"({"error":"invalid_client","error_description":"revoked"})");
+  auto commit = catalog->CommitTable(base, next);
+  ASSERT_FALSE(commit);
+  ExpectRefusal(commit.error(), {"invalid_client: revoked"}, {"s3cret"});
+}
+
+// A fixed token the server refuses: an error that names the catalog and what
+// to change, without the token.
+TEST_F(RestTokenTest, ARefusedFixedTokenSaysWhatToDo) {
+  auto catalog = OpenTestServer("fixed-t0ken");
+  ASSERT_TRUE(catalog);
+  size_t before = transport_->seen.size();
+  transport_->Answer(401, kNotAuthorized);
+  auto refused = catalog->ListNamespaces();
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(transport_->seen.size() - before, 1u);  // no token to ask for
+  ExpectRefusal(refused.error(), {"catalog 'remote'", "set a new 'token'", "token expired"},
+                {"fixed-t0ken"});
+}
+
+TEST_F(RestCatalogTest, RegisterSendsTheNameAndMetadataLocation) {
+  auto catalog = OpenTestServer();
+  ASSERT_TRUE(catalog);
+  const std::string file = "s3://bucket/wh/db/t/metadata/00003-c.metadata.json";
+  transport_->Answer(200, LoadAnswer(BaseMetadata(), file));
+  auto registered = catalog->RegisterTable({{"db", "eu"}, "t"}, file);
+  ASSERT_TRUE(registered) << registered.error().ToString();
+  EXPECT_EQ(registered->metadata_location, file);
+  EXPECT_EQ(registered->metadata.table_uuid, kUuid);
+  EXPECT_EQ(transport_->seen.back().method, "POST");
+  EXPECT_EQ(transport_->seen.back().url, "http://rest.test/v1/namespaces/db%1Feu/register");
+  auto sent = nlohmann::json::parse(transport_->seen.back().body);
+  EXPECT_EQ(sent, nlohmann::json({{"name", "t"}, {"metadata-location", file}}));
+
+  transport_->Answer(
+      409, R"({"error":{"message":"Table already exists: db.t","type":"AlreadyExistsException",)"
+           R"("code":409}})");
+  auto again = catalog->RegisterTable({{"db"}, "t"}, file);
+  ASSERT_FALSE(again);
+  EXPECT_EQ(again.error().code(), ErrorCode::kAlreadyExists);
+  EXPECT_NE(again.error().message().find("registering table db.t"), std::string::npos);
+  transport_->Answer(404,
+                     R"({"error":{"message":"Location does not exist","type":"NotFoundException",)"
+                     R"("code":404}})");
+  auto missing = catalog->RegisterTable({{"db"}, "u"}, file);
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().code(), ErrorCode::kNotFound);
+  EXPECT_FALSE(catalog->RegisterTable({{"db"}, "u"}, ""));
 }
 
 TEST_F(RestCatalogTest, DefaultTableLocation) {
