@@ -164,7 +164,8 @@ def test_evolve_renames_and_drops_tables_with_no_row_after(setup):
     """evolve: a table renamed with no row change after it is renamed in the lake, and rows
     written after the rename land in the renamed table with none lost; a dropped table is
     dropped; DROP TABLE c then RENAME d TO c in the transaction of c's next row drops the
-    old c before d takes its name."""
+    old c before d takes its name; a rename and a drop while the run is stopped are found
+    when it streams again."""
     s = setup
     make_tables(s, "a", "b", "c", "d", "keep")
     s.write_pipeline("evolve")
@@ -198,6 +199,13 @@ def test_evolve_renames_and_drops_tables_with_no_row_after(setup):
     s.stop()
     text = s.log.read_text()
     assert "renamed to" in text and "dropped" in text, text[-3000:]
+
+    # Renamed and dropped while the run is stopped: the relations kept in the checkpoint are
+    # compared with the catalog when it streams again.
+    psql(f"ALTER TABLE {s.schema}.keep RENAME TO kept; DROP TABLE {s.schema}.a_renamed;")
+    s.start()
+    s.wait_for("the changes made while stopped", lambda: s.lake_tables() == {"c", "kept"})
+    assert s.lake_ids("kept") == [1, 2, 3, 4, 5, 6]
 
 
 def test_lenient_keeps_renamed_and_dropped_tables(setup):
