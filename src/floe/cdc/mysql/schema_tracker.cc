@@ -429,6 +429,17 @@ struct AlterState {
   }
 };
 
+// The index of column `a.name` for ALTER TABLE ... `clause` COLUMN; -1 when
+// it is missing and the clause says IF EXISTS (nothing to do). Errors:
+// kNotFound when it is missing otherwise.
+Result<int> ColumnToAlter(const AlterAction& a, const AlterState& s, std::string_view clause) {
+  int i = s.t.FindColumnIndex(a.name);
+  if (i < 0 && !a.if_exists) {
+    return NotFound("ALTER TABLE {} {} COLUMN {}: no such column", s.name, clause, a.name);
+  }
+  return i;
+}
+
 Status AlterAddColumn(const AlterAction& a, AlterState& s) {
   TableSchema& t = s.t;
   if (t.FindColumn(a.column.name) != nullptr) {
@@ -449,11 +460,8 @@ Status AlterAddColumn(const AlterAction& a, AlterState& s) {
 
 Status AlterDropColumn(const AlterAction& a, AlterState& s) {
   TableSchema& t = s.t;
-  int i = t.FindColumnIndex(a.name);
-  if (i < 0) {
-    if (a.if_exists) return Ok();
-    return NotFound("ALTER TABLE {} DROP COLUMN {}: no such column", s.name, a.name);
-  }
+  FLOE_ASSIGN_OR_RETURN(int i, ColumnToAlter(a, s, "DROP"));
+  if (i < 0) return Ok();
   std::string dropped = t.columns[static_cast<size_t>(i)].name;
   t.columns.erase(t.columns.begin() + i);
   auto old_pk = t.primary_key;
@@ -466,12 +474,9 @@ Status AlterDropColumn(const AlterAction& a, AlterState& s) {
 // MODIFY and CHANGE: a new definition (and name, position) for a column.
 Status AlterModifyColumn(const AlterAction& a, AlterState& s) {
   TableSchema& t = s.t;
-  int i = t.FindColumnIndex(a.name);
-  if (i < 0) {
-    if (a.if_exists) return Ok();
-    return NotFound("ALTER TABLE {} {} COLUMN {}: no such column", s.name,
-                    a.kind == AlterAction::Kind::kChangeColumn ? "CHANGE" : "MODIFY", a.name);
-  }
+  FLOE_ASSIGN_OR_RETURN(
+      int i, ColumnToAlter(a, s, a.kind == AlterAction::Kind::kChangeColumn ? "CHANGE" : "MODIFY"));
+  if (i < 0) return Ok();
   ColumnDef before = t.columns[static_cast<size_t>(i)];
   int other = t.FindColumnIndex(a.column.name);
   if (other >= 0 && other != i) {
@@ -501,11 +506,8 @@ Status AlterModifyColumn(const AlterAction& a, AlterState& s) {
 
 Status AlterRenameColumn(const AlterAction& a, AlterState& s) {
   TableSchema& t = s.t;
-  int i = t.FindColumnIndex(a.name);
-  if (i < 0) {
-    if (a.if_exists) return Ok();
-    return NotFound("ALTER TABLE {} RENAME COLUMN {}: no such column", s.name, a.name);
-  }
+  FLOE_ASSIGN_OR_RETURN(int i, ColumnToAlter(a, s, "RENAME"));
+  if (i < 0) return Ok();
   int other = t.FindColumnIndex(a.new_name);
   if (other >= 0 && other != i) {
     return AlreadyExists("ALTER TABLE {} RENAME COLUMN {} TO {}: the column exists", s.name, a.name,
@@ -521,11 +523,9 @@ Status AlterRenameColumn(const AlterAction& a, AlterState& s) {
 
 // ALTER COLUMN: SET DEFAULT, DROP DEFAULT, SET [IN]VISIBLE.
 Status AlterColumnAttribute(const AlterAction& a, AlterState& s) {
-  ColumnDef* c = s.t.FindColumn(a.name);
-  if (c == nullptr) {
-    if (a.if_exists) return Ok();
-    return NotFound("ALTER TABLE {} ALTER COLUMN {}: no such column", s.name, a.name);
-  }
+  FLOE_ASSIGN_OR_RETURN(int i, ColumnToAlter(a, s, "ALTER"));
+  if (i < 0) return Ok();
+  ColumnDef* c = &s.t.columns[static_cast<size_t>(i)];
   ColumnDef before = *c;
   if (a.kind == AlterAction::Kind::kSetDefault) {
     c->default_value = a.column.default_value;

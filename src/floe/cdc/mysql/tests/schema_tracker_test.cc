@@ -46,6 +46,26 @@ TEST(SchemaTracker, DropDatabaseDropsItsTables) {
   EXPECT_EQ(tracker.Find("other", "t"), nullptr);
 }
 
+TEST(SchemaTracker, AlteringAMissingColumnNamesTheClauseUnlessIfExists) {
+  SchemaTracker tracker;
+  ASSERT_TRUE(tracker.Apply("CREATE TABLE t (id INT PRIMARY KEY)", "app"));
+  for (const auto& [sql, clause] : std::vector<std::pair<std::string, std::string>>{
+           {"ALTER TABLE t DROP COLUMN x", "DROP"},
+           {"ALTER TABLE t MODIFY x BIGINT", "MODIFY"},
+           {"ALTER TABLE t CHANGE x y BIGINT", "CHANGE"},
+           {"ALTER TABLE t RENAME COLUMN x TO y", "RENAME"},
+           {"ALTER TABLE t ALTER COLUMN x SET DEFAULT 1", "ALTER"}}) {
+    auto changes = tracker.Apply(sql, "app");
+    ASSERT_FALSE(changes) << sql;
+    EXPECT_EQ(changes.error().code(), ErrorCode::kNotFound) << sql;
+    EXPECT_EQ(changes.error().message(),
+              "ALTER TABLE app.t " + clause + " COLUMN x: no such column");
+  }
+  auto changes = tracker.Apply("ALTER TABLE t DROP COLUMN IF EXISTS x", "app");
+  ASSERT_TRUE(changes) << changes.error().ToString();
+  EXPECT_TRUE(changes->empty());
+}
+
 TEST(SchemaTracker, ChangesDescribePositions) {
   SchemaTracker tracker;
   ASSERT_TRUE(tracker.Apply("CREATE TABLE t (id INT, a INT, b INT)", "app"));
