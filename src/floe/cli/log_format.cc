@@ -56,7 +56,15 @@ std::unique_ptr<spdlog::formatter> EscapedTextFormatter(const std::string& patte
   return formatter;
 }
 
-void SetUpDefaultLogging() { spdlog::set_formatter(EscapedTextFormatter(kDefaultLogPattern)); }
+void SetUpDefaultLogging() {
+  // spdlog's own default logger writes to standard output, where commands
+  // print their results (a table scan's rows): a warning there would land in
+  // the middle of them.
+  auto logger =
+      std::make_shared<spdlog::logger>("", std::make_shared<spdlog::sinks::stderr_color_sink_mt>());
+  logger->set_formatter(EscapedTextFormatter(kDefaultLogPattern));
+  spdlog::set_default_logger(std::move(logger));
+}
 
 Status SetUpCommandLogging(const CommandLogOptions& options) {
   auto level = spdlog::level::from_str(options.level);

@@ -26,8 +26,9 @@ inline constexpr const char* kDefaultLogPattern = "[%Y-%m-%d %H:%M:%S.%e] [%n] [
 /// "2024-01-01 12:00:00.000 info message".
 inline constexpr const char* kCommandLogPattern = "%Y-%m-%d %H:%M:%S.%e %^%l%$ %E";
 
-/// Makes kDefaultLogPattern the format of every logger (RunCli calls it
-/// before parsing the command line).
+/// Makes a logger on standard error with kDefaultLogPattern the default
+/// logger (RunCli calls it before parsing the command line): standard output
+/// carries only what a command prints as its result.
 void SetUpDefaultLogging();
 
 struct CommandLogOptions {
