@@ -4,20 +4,6 @@
 
 namespace floe::cdc {
 
-std::string_view ChangeOpLetter(ChangeOp op) {
-  switch (op) {
-    case ChangeOp::kInsert:
-      return "c";
-    case ChangeOp::kUpdate:
-      return "u";
-    case ChangeOp::kDelete:
-      return "d";
-    case ChangeOp::kRead:
-      return "r";
-  }
-  return "?";
-}
-
 std::string_view SchemaChangeKindName(SchemaChangeKind kind) {
   switch (kind) {
     case SchemaChangeKind::kCreateTable:

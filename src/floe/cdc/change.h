@@ -90,14 +90,27 @@ struct TableDefinition {
 };
 using TableDefinitionPtr = std::shared_ptr<const TableDefinition>;
 
+/// A row change's kind; kChangeOpLetters follows this order.
 enum class ChangeOp : uint8_t {
   kInsert,  ///< after only
   kUpdate,  ///< before and after
   kDelete,  ///< before only
   kRead,    ///< snapshot read: after only
 };
+/// Debezium's op letters, in ChangeOp's order: one table for both directions.
+inline constexpr std::string_view kChangeOpLetters = "cudr";
 /// Debezium's op letter: "c", "u", "d", "r".
-std::string_view ChangeOpLetter(ChangeOp op);
+constexpr std::string_view ChangeOpLetter(ChangeOp op) {
+  const auto i = static_cast<size_t>(op);
+  return i < kChangeOpLetters.size() ? kChangeOpLetters.substr(i, 1) : "?";
+}
+/// The op of Debezium's op letter (ChangeOpLetter's inverse); nothing for any
+/// other text ("t", a truncation, is no row change).
+constexpr std::optional<ChangeOp> ChangeOpOfLetter(std::string_view letter) {
+  const size_t i = letter.size() == 1 ? kChangeOpLetters.find(letter[0]) : std::string_view::npos;
+  if (i == std::string_view::npos) return std::nullopt;
+  return static_cast<ChangeOp>(i);
+}
 
 /// What the rows of one source event share: where the event is in the source,
 /// its transaction and its commit time. Shared by the rows of an event.

@@ -202,23 +202,10 @@ class OnePass : public types::JsonCursor {
       s->saw_op = true;
       std::string_view op;
       if (*p_ != '"' || !ReadString(&op)) return false;
-      if (op.size() != 1) return false;
-      switch (op[0]) {
-        case 'c':
-          s->event->op = ChangeOp::kInsert;
-          return true;
-        case 'u':
-          s->event->op = ChangeOp::kUpdate;
-          return true;
-        case 'd':
-          s->event->op = ChangeOp::kDelete;
-          return true;
-        case 'r':
-          s->event->op = ChangeOp::kRead;
-          return true;
-        default:
-          return false;  // "t" (a truncate) or unknown
-      }
+      std::optional<ChangeOp> row_op = ChangeOpOfLetter(op);
+      if (!row_op) return false;  // "t" (a truncate) or unknown
+      s->event->op = *row_op;
+      return true;
     }
     if (key == "source") {
       s->saw_source = true;

@@ -190,6 +190,20 @@ TEST(DebeziumJsonTest, SchemaChangeKindsKeepTheirWrittenNames) {
   }
 }
 
+TEST(ChangeOpTest, LettersReadBackAsTheirOps) {
+  const std::pair<ChangeOp, std::string_view> letters[] = {{ChangeOp::kInsert, "c"},
+                                                           {ChangeOp::kUpdate, "u"},
+                                                           {ChangeOp::kDelete, "d"},
+                                                           {ChangeOp::kRead, "r"}};
+  for (const auto& [op, letter] : letters) {
+    EXPECT_EQ(ChangeOpLetter(op), letter);
+    EXPECT_EQ(ChangeOpOfLetter(letter), op) << letter;
+  }
+  for (std::string_view other : {"t", "", "cc", "C", "x"}) {
+    EXPECT_EQ(ChangeOpOfLetter(other), std::nullopt) << other;
+  }
+}
+
 TEST(JsonStringTest, EscapesAndReplacesInvalidUtf8) {
   std::string out;
   AppendJsonString(std::string_view("a\"\\\n\x01\xff\xc3\xa9", 8), &out);
