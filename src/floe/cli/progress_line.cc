@@ -32,59 +32,48 @@ std::unique_ptr<ProgressLine> StartProgressLine(std::string_view mode,
 }
 
 ProgressLine::ProgressLine(const ingest::IngestStats* stats, ProgressLineOptions options)
-    : stats_(stats), options_(std::move(options)) {
-  thread_ = std::thread([this] { Loop(); });
-}
+    : stats_(stats),
+      options_(std::move(options)),
+      thread_({.interval = std::chrono::seconds(1)}, [this] { Show(); }) {}
 
 ProgressLine::~ProgressLine() {
-  {
-    std::lock_guard lock(mu_);
-    done_ = true;
-  }
-  cv_.notify_all();
-  thread_.join();
+  thread_.Stop();
   std::fputs("\r\033[K", stderr);
 }
 
-void ProgressLine::Loop() {
-  auto started = std::chrono::steady_clock::now();
-  int64_t last_events = 0;
-  auto last = started;
-  std::unique_lock lock(mu_);
-  while (!cv_.wait_for(lock, std::chrono::seconds(1), [this] { return done_; })) {
-    auto now = std::chrono::steady_clock::now();
-    int64_t events = stats_->events_read.load();
-    double seconds = std::chrono::duration<double>(now - last).count();
-    double rate = seconds > 0 ? (events - last_events) / seconds : 0;
-    last_events = events;
-    last = now;
-    auto tables = stats_->RowsPerTable();
-    std::string busiest;
-    int64_t most = -1;
-    for (const auto& [table, rows] : tables) {
-      if (rows > most) {
-        most = rows;
-        busiest = table;
-      }
+void ProgressLine::Show() {
+  auto now = std::chrono::steady_clock::now();
+  int64_t events = stats_->events_read.load();
+  double seconds = std::chrono::duration<double>(now - last_).count();
+  double rate = seconds > 0 ? (events - last_events_) / seconds : 0;
+  last_events_ = events;
+  last_ = now;
+  auto tables = stats_->RowsPerTable();
+  std::string busiest;
+  int64_t most = -1;
+  for (const auto& [table, rows] : tables) {
+    if (rows > most) {
+      most = rows;
+      busiest = table;
     }
-    std::string line =
-        fmt::format("\r\033[K{:.0f}s  {} {} ({:.0f}/s)  rows {}",
-                    std::chrono::duration<double>(now - started).count(), options_.noun,
-                    Thousands(events), rate, Thousands(stats_->rows_emitted.load()));
-    if (!tables.empty()) {
-      line += fmt::format(
-          "  tables {}{}", tables.size(),
-          busiest.empty() ? "" : fmt::format(" (top {}: {})", busiest, Thousands(most)));
-    }
-    line += fmt::format("  commits {} (checkpoint {})", Thousands(stats_->commits.load()),
-                        stats_->last_committed_checkpoint.load());
-    if (int64_t dead = stats_->dead_letters.load(); dead > 0) {
-      line += fmt::format("  dead letters {}", Thousands(dead));
-    }
-    if (options_.extra) line += options_.extra();
-    std::fputs(line.c_str(), stderr);
-    std::fflush(stderr);
   }
+  std::string line =
+      fmt::format("\r\033[K{:.0f}s  {} {} ({:.0f}/s)  rows {}",
+                  std::chrono::duration<double>(now - started_).count(), options_.noun,
+                  Thousands(events), rate, Thousands(stats_->rows_emitted.load()));
+  if (!tables.empty()) {
+    line +=
+        fmt::format("  tables {}{}", tables.size(),
+                    busiest.empty() ? "" : fmt::format(" (top {}: {})", busiest, Thousands(most)));
+  }
+  line += fmt::format("  commits {} (checkpoint {})", Thousands(stats_->commits.load()),
+                      stats_->last_committed_checkpoint.load());
+  if (int64_t dead = stats_->dead_letters.load(); dead > 0) {
+    line += fmt::format("  dead letters {}", Thousands(dead));
+  }
+  if (options_.extra) line += options_.extra();
+  std::fputs(line.c_str(), stderr);
+  std::fflush(stderr);
 }
 
 }  // namespace floe::cli

@@ -5,17 +5,16 @@
 /// StartProgressLine; their logs erase it first (log_format.h,
 /// CommandLogOptions::under_progress_line).
 
-#include <condition_variable>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
-#include <thread>
 
 #include <CLI/CLI.hpp>
 
+#include "floe/common/periodic_thread.h"
 #include "floe/ingest/ingest_stats.h"
 
 namespace floe::cli {
@@ -48,14 +47,15 @@ class ProgressLine {
   ProgressLine& operator=(const ProgressLine&) = delete;
 
  private:
-  void Loop();
+  void Show();
 
   const ingest::IngestStats* stats_;
   ProgressLineOptions options_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool done_ = false;
-  std::thread thread_;
+  // On the line's thread only: for the rate.
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last_ = started_;
+  int64_t last_events_ = 0;
+  PeriodicThread thread_;  ///< last: started once the rest is ready
 };
 
 /// A ProgressLine showing `stats` when ShowProgress(mode), else nullptr (no line).

@@ -32,18 +32,9 @@ Result<SlotWal> SlotWalOf(std::string slot, const std::optional<std::string>& cu
 }
 
 SlotMonitor::SlotMonitor(Options options, Report report)
-    : options_(std::move(options)), report_(std::move(report)) {
-  thread_ = std::thread([this] { Loop(); });
-}
-
-SlotMonitor::~SlotMonitor() {
-  {
-    std::lock_guard lock(mu_);
-    stop_ = true;
-  }
-  cv_.notify_all();
-  thread_.join();
-}
+    : options_(std::move(options)),
+      report_(std::move(report)),
+      thread_({.interval = options_.interval, .run_at_start = true}, [this] { ReadAndReport(); }) {}
 
 Result<SlotWal> SlotMonitor::Read() {
   if (client_ == nullptr) {
@@ -60,25 +51,18 @@ Result<SlotWal> SlotMonitor::Read() {
   return SlotWalOf(options_.client.slot, rows[0][0], rows[0][1], rows[0][2]);
 }
 
-void SlotMonitor::Loop() {
-  bool warned = false;
-  std::unique_lock lock(mu_);
-  while (!stop_) {
-    lock.unlock();
-    Result<SlotWal> wal = Read();
-    if (wal) {
-      report_(*wal);
-      warned = false;
-    } else {
-      if (wal.error().code() != ErrorCode::kNotFound) client_.reset();  // connect again
-      if (!warned) {
-        spdlog::warn("postgres: reading the WAL slot {} retains: {}", options_.client.slot,
-                     wal.error().message());
-        warned = true;
-      }
-    }
-    lock.lock();
-    cv_.wait_for(lock, options_.interval, [this] { return stop_; });
+void SlotMonitor::ReadAndReport() {
+  Result<SlotWal> wal = Read();
+  if (wal) {
+    report_(*wal);
+    warned_ = false;
+    return;
+  }
+  if (wal.error().code() != ErrorCode::kNotFound) client_.reset();  // connect again
+  if (!warned_) {
+    spdlog::warn("postgres: reading the WAL slot {} retains: {}", options_.client.slot,
+                 wal.error().message());
+    warned_ = true;
   }
 }
 

@@ -16,16 +16,15 @@
 /// it. Destroying the monitor stops the thread (waiting at most for one
 /// query, bounded by a 5 s statement timeout).
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
-#include <mutex>
+#include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 
 #include "floe/cdc/postgres/lsn.h"
 #include "floe/cdc/postgres/replication_client.h"
+#include "floe/common/periodic_thread.h"
 #include "floe/common/result.h"
 
 namespace floe::cdc::postgres {
@@ -62,21 +61,18 @@ class SlotMonitor {
 
   /// Starts the thread; the first reading is taken at once.
   SlotMonitor(Options options, Report report);
-  ~SlotMonitor();
   SlotMonitor(const SlotMonitor&) = delete;
   SlotMonitor& operator=(const SlotMonitor&) = delete;
 
  private:
-  void Loop();
+  void ReadAndReport();
   Result<SlotWal> Read();
 
   Options options_;
   Report report_;
   std::unique_ptr<ReplicationClient> client_;  ///< on the thread only
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stop_ = false;
-  std::thread thread_;
+  bool warned_ = false;                        ///< on the thread only
+  PeriodicThread thread_;                      ///< last: stopped before the rest goes
 };
 
 }  // namespace floe::cdc::postgres
