@@ -12,6 +12,7 @@
 #include "floe/iceberg/manifest/manifest.h"
 #include "floe/iceberg/table.h"
 #include "floe/iceberg/update/transaction.h"
+#include "floe/sink/commit_fence.h"
 #include "floe/sink/commit_state.h"
 #include "floe/sink/committed_checkpoints.h"
 #include "floe/sink/parallel_for.h"
@@ -233,6 +234,12 @@ struct CommitterOperator::Impl {
         adds_deletes |= manifest.content == Content::kDeletes;
     }
     auto txn = table.NewTransaction();
+    // First in the commit: sets the position against each attempt's base.
+    FencedPosition* fence = nullptr;
+    if (options.commit_fence) {
+      fence = &txn->Add(std::make_unique<FencedPosition>(options.commit_fence, staged.id.ToString(),
+                                                         checkpoint.id));
+    }
     iceberg::SnapshotProducer* producer = nullptr;
     if (staged.truncated) {
       // Position deletes of this checkpoint point only at its own files
@@ -274,6 +281,7 @@ struct CommitterOperator::Impl {
     producer->SetSummaryProperty(std::string(kSummaryPipelineId), options.pipeline_id);
     producer->SetSummaryProperty(std::string(kSummaryCheckpointId), std::to_string(checkpoint.id));
     producer->SetSummaryProperty(std::string(kSummarySourcePosition), checkpoint.source_position);
+    if (fence) fence->set_producer(producer);
     txn->UpdateProperties().Set(CommittedCheckpointProperty(options.pipeline_id),
                                 std::to_string(checkpoint.id));
     *snapshot_id = producer->snapshot_id();

@@ -13,6 +13,8 @@
 
 namespace floe::sink {
 
+class CommitFence;
+
 /// `write.distribution-mode`: how rows are spread over writer subtasks.
 enum class DistributionMode : uint8_t {
   kNone,   ///< "none": rows stay on the source's subtask (round-robin by batch)
@@ -65,6 +67,9 @@ struct SinkOptions {
   /// 16 and 32 both 915 (bench/README.md).
   int commit_threads = 16;
   CatalogFactory catalog;
+  /// When set, every table commit asks it for the snapshot's source position
+  /// and may be refused by it (commit_fence.h; Kafka scale-out).
+  std::shared_ptr<CommitFence> commit_fence;
 };
 
 /// Snapshot summary keys a sink commit sets (table property names are in

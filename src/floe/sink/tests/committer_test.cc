@@ -14,6 +14,7 @@
 #include "floe/iceberg/update/snapshot_producer.h"
 #include "floe/iceberg/update/transaction.h"
 #include "floe/sink/check_commit_sink.h"
+#include "floe/sink/commit_fence.h"
 #include "floe/sink/commit_state.h"
 #include "floe/sink/committed_checkpoints.h"
 #include "floe/sink/tests/commit_test_util.h"
@@ -660,6 +661,48 @@ TEST_F(CommitterTest, RestoredPendingTruncatedCheckpointCommitsTheTruncationOnce
   EXPECT_EQ(Metadata("trr").snapshots.size(), 2u);
   EXPECT_EQ(ReadRows("trr"), (Rows{{5, "e"}}));
   ExpectNoCheckpointTwice(CheckpointSnapshots("trr"), "trr");
+}
+
+/// A fence that records what each commit attempt applied to, and refuses
+/// the checkpoints it is told to.
+class RecordingFence final : public CommitFence {
+ public:
+  Result<std::string> PositionFor(std::string_view table_key, CheckpointId checkpoint,
+                                  const iceberg::TableMetadata& base) override {
+    const iceberg::Snapshot* parent = base.CurrentSnapshot();
+    std::string parent_position =
+        parent != nullptr ? parent->SummaryValue("floe.source-position").value_or("") : "none";
+    seen.push_back(fmt::format("{}@{} on {}", table_key, checkpoint, parent_position));
+    if (refuse.contains(checkpoint)) return CommitConflict("refused checkpoint {}", checkpoint);
+    return fmt::format("{}+{}", parent_position, checkpoint);
+  }
+  std::vector<std::string> seen;
+  std::set<CheckpointId> refuse;
+};
+
+TEST_F(CommitterTest, AFenceSetsEachCommitsPositionFromItsParentAndCanRefuseIt) {
+  auto fence = std::make_shared<RecordingFence>();
+  fence->refuse.insert(2);
+  options_.commit_fence = fence;
+  auto t = CreateTable("a");
+  auto committer = NewCommitter();
+  FLOE_ASSERT_OK(committer->Process(ResultOf(t, WriteRows(t, {{1, "x"}})), out_));
+  Snapshot(*committer, 1);
+  Notify(*committer, 1);
+  FLOE_ASSERT_OK(committer->Process(ResultOf(t, WriteRows(t, {{2, "y"}})), out_));
+  Snapshot(*committer, 2);
+  Notify(*committer, 2);
+
+  auto metadata = Metadata("a");
+  ASSERT_EQ(metadata.snapshots.size(), 1u) << "the refused checkpoint is not in the table";
+  EXPECT_EQ(metadata.snapshots[0].SummaryValue("floe.source-position"), "none+1");
+  EXPECT_EQ(fence->seen, (std::vector<std::string>{"ns.a@1 on none", "ns.a@2 on none+1"}));
+  EXPECT_EQ(ReadRows("a"), (Rows{{1, "x"}}));
+  auto failed = Failures();
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].checkpoint_id, 2);
+  EXPECT_EQ(failed[0].status.error().code(), ErrorCode::kCommitConflict);
+  EXPECT_NE(failed[0].status.error().message().find("refused checkpoint 2"), std::string::npos);
 }
 
 }  // namespace
