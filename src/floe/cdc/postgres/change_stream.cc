@@ -40,6 +40,65 @@ std::shared_ptr<ChangeSource> SourceNow(Lsn position) {
 
 }  // namespace
 
+void ChangeBatchAssembler::NumberUnknownColumns(const std::vector<CatalogColumn>* catalog,
+                                                const Relation* before,
+                                                std::vector<Column>& columns) {
+  auto taken = [&columns](int attnum) {
+    return std::any_of(columns.begin(), columns.end(),
+                       [attnum](const Column& c) { return c.attnum == attnum; });
+  };
+  // 1. The relation's previous message had the column under this name.
+  if (before != nullptr) {
+    for (Column& col : columns) {
+      if (col.attnum != 0) continue;
+      for (const Column& known : before->columns) {
+        if (known.name == col.name && known.attnum != 0 && !taken(known.attnum)) {
+          col.attnum = known.attnum;
+          col.not_null = known.not_null;
+          col.key_position = known.key_position;
+          break;
+        }
+      }
+    }
+  }
+  // 2. pgoutput lists the columns by attribute number, and every column
+  // numbered below a column of the message existed when the message was
+  // written, so it is in the message. Between two numbered columns of the
+  // message, the catalog columns that no column of the message names are
+  // the unnumbered columns there, renamed since; when both counts are equal
+  // they pair up in order. (Past the last numbered column the catalog may
+  // have columns added later: left unknown.)
+  if (catalog == nullptr) return;
+  auto named = [&columns](const std::string& name) {
+    return std::any_of(columns.begin(), columns.end(),
+                       [&name](const Column& c) { return c.name == name; });
+  };
+  int low = 0;  // the attribute number of the last numbered column
+  size_t gap_start = 0;
+  for (size_t j = 0; j < columns.size(); ++j) {
+    if (columns[j].attnum == 0) continue;
+    const int high = columns[j].attnum;
+    std::vector<int> candidates;
+    for (const CatalogColumn& c : *catalog) {
+      if (c.attnum > low && c.attnum < high && !named(c.name) && !taken(c.attnum)) {
+        candidates.push_back(c.attnum);
+      }
+    }
+    if (candidates.size() == j - gap_start) {
+      for (size_t k = gap_start; k < j; ++k) {
+        columns[k].attnum = candidates[k - gap_start];
+        for (const CatalogColumn& c : *catalog) {
+          if (c.attnum != columns[k].attnum) continue;
+          columns[k].not_null = c.not_null;
+          columns[k].key_position = c.key_position;
+        }
+      }
+    }
+    low = high;
+    gap_start = j + 1;
+  }
+}
+
 ChangeBatchAssembler::ChangeBatchAssembler(PgoutputVersion version, Options options)
     : version_(version),
       options_(std::move(options)),
@@ -98,6 +157,13 @@ Status ChangeBatchAssembler::OnRelation(const RelationMessage& m, Lsn lsn) {
       }
     }
     rel.columns.push_back(std::move(col));
+  }
+  auto known = relations_.find(m.relation_id);
+  NumberUnknownColumns(catalog ? &*catalog : nullptr,
+                       known != relations_.end() ? &known->second : nullptr, rel.columns);
+  if (std::any_of(rel.columns.begin(), rel.columns.end(),
+                  [](const Column& c) { return c.key_position > 0; })) {
+    catalog_key = true;
   }
   // Without a primary key in the catalog, the replica identity's key flags
   // name the key (an index identity); REPLICA IDENTITY FULL flags every
@@ -540,7 +606,8 @@ std::optional<std::vector<CatalogColumn>> DescribeRelation(ReplicationClient& c,
       "coalesce((SELECT k.n FROM unnest(i.indkey) WITH ORDINALITY k(attnum, n) "
       "WHERE k.attnum = a.attnum), 0) "
       "FROM pg_attribute a LEFT JOIN pg_index i ON i.indrelid = a.attrelid AND i.indisprimary "
-      "WHERE a.attrelid = {} AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
+      "WHERE a.attrelid = {} AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '' "
+      "ORDER BY a.attnum",
       relation_id));
   if (!rows) {
     spdlog::warn("postgres: reading the columns of relation {}: {}", relation_id,

@@ -177,6 +177,13 @@ class ChangeBatchAssembler {
     std::vector<uint32_t> tables_with_rows;
   };
 
+  /// Gives the columns of a Relation message whose name the catalog does
+  /// not know (renamed or dropped since the message was written) their
+  /// attribute number where it can be told: from `before`, the relation's
+  /// previous message, by name; or from their place between numbered
+  /// columns (see the body). Others stay 0 (matched by name).
+  static void NumberUnknownColumns(const std::vector<CatalogColumn>* catalog,
+                                   const Relation* before, std::vector<Column>& columns);
   Open Begin(uint32_t xid, Lsn commit_lsn, int64_t commit_time);
   Status Handle(const PgoutputMessage& m, Lsn lsn);
   Status Finish(Lsn end_lsn, const Sink& sink);

@@ -172,6 +172,54 @@ TEST_F(ChangeStreamTest, ADifferentRelationBecomesSchemaChangesBeforeTheTablesRo
   EXPECT_EQ(std::get<SchemaChange>(batches[2].events[1]).kind, SchemaChangeKind::kAddColumn);
 }
 
+/// The kinds and columns of the schema changes of `batch`.
+std::vector<std::pair<SchemaChangeKind, std::string>> ChangesOf(const ChangeBatch& batch) {
+  std::vector<std::pair<SchemaChangeKind, std::string>> out;
+  for (const auto& e : batch.events) {
+    if (const auto* c = std::get_if<SchemaChange>(&e)) out.emplace_back(c->kind, c->column);
+  }
+  return out;
+}
+
+// The stream reads the catalog when a Relation message arrives, which may be
+// long after it was written: by then its columns may have other names.
+TEST_F(ChangeStreamTest, AColumnRenamedAgainSinceTheMessageKeepsItsAttributeNumber) {
+  using Kind = SchemaChangeKind;
+  // Transaction `n` (commit 0x100 * n): a Relation message of t with the key
+  // id and text columns `names`, and one row.
+  auto transaction = [&](uint32_t n, const std::vector<std::string>& names) {
+    std::vector<Col> cols = {{"id", oid::kInt4, true}};
+    std::vector<std::string> row = {std::to_string(n)};
+    for (const auto& name : names) {
+      cols.push_back({name, oid::kText});
+      row.push_back("x");
+    }
+    FeedAll({Begin(0x100 * n, n), Relation(1, "t", cols), Insert(1, row),
+             Commit(0x100 * n, 0x100 * n + 0x10)});
+  };
+  catalog = std::vector<CatalogColumn>{{"id", 1, true, 1}, {"v", 2, false, 0}, {"n", 3, false, 0}};
+  transaction(1, {"v", "n"});
+  // Since: `extra` added, then v renamed to v2 and n to n1 and again to n2.
+  catalog = std::vector<CatalogColumn>{
+      {"id", 1, true, 1}, {"v2", 2, false, 0}, {"n2", 3, false, 0}, {"extra", 4, false, 0}};
+  // The message of the add still names v (the catalog no longer does: its
+  // number is the one v had) and n.
+  transaction(2, {"v", "n", "extra"});
+  // The message of the first rename of n: n1 is between two numbered
+  // columns, where the catalog has n2, which the message does not name.
+  transaction(3, {"v", "n1", "extra"});
+  transaction(4, {"v2", "n2", "extra"});
+  ASSERT_EQ(batches.size(), 4u);
+  using Changes = std::vector<std::pair<Kind, std::string>>;
+  EXPECT_EQ(ChangesOf(batches[1]), (Changes{{Kind::kAddColumn, "extra"}}));
+  EXPECT_EQ(ChangesOf(batches[2]), (Changes{{Kind::kRenameColumn, "n1"}}));
+  EXPECT_EQ(ChangesOf(batches[3]),
+            (Changes{{Kind::kRenameColumn, "v2"}, {Kind::kRenameColumn, "n2"}}));
+  // The key stays the key throughout.
+  EXPECT_EQ(std::get<RowChange>(batches[3].events.back()).table->primary_key,
+            std::vector<std::string>{"id"});
+}
+
 TEST_F(ChangeStreamTest, UnchangedToastComesFromTheOldRowAndTruncatesAreChanges) {
   const std::vector<Col> cols = {{"id", oid::kInt4, true}, {"body", oid::kText, true}};
   FeedAll({Begin(0x100, 1), Relation(1, "t", cols, 'f'),
