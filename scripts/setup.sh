@@ -26,7 +26,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config
   libmariadb-dev libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev libjemalloc-dev
   libsimdjson-dev nlohmann-json3-dev libyaml-cpp-dev libfmt-dev libspdlog-dev libcli11-dev
-  libsqlite3-dev libcurl4-openssl-dev libssl-dev libcpp-httplib-dev libxxhash-dev
+  libsqlite3-dev libcurl4-openssl-dev libssl-dev libcpp-httplib-dev libxxhash-dev libroaring-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   librdkafka-dev libpq-dev
   ccache clang-16 libclang-rt-16-dev clang-format

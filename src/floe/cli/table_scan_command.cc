@@ -63,6 +63,10 @@ nlohmann::ordered_json TaskJson(const iceberg::FileScanTask& task) {
     dj["data_sequence_number"] = d->data_sequence_number;
     if (!d->file.equality_ids.empty()) dj["equality_ids"] = d->file.equality_ids;
     if (d->file.referenced_data_file) dj["referenced_data_file"] = *d->file.referenced_data_file;
+    if (d->file.content_offset) dj["content_offset"] = *d->file.content_offset;
+    if (d->file.content_size_in_bytes) {
+      dj["content_size_in_bytes"] = *d->file.content_size_in_bytes;
+    }
     deletes.push_back(std::move(dj));
   }
   j["deletes"] = deletes;

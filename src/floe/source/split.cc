@@ -22,6 +22,8 @@ nlohmann::json FileJson(const iceberg::DataFile& f) {
   j["size"] = f.file_size_in_bytes;
   if (!f.equality_ids.empty()) j["equality_ids"] = f.equality_ids;
   if (f.referenced_data_file) j["referenced_data_file"] = *f.referenced_data_file;
+  if (f.content_offset) j["content_offset"] = *f.content_offset;
+  if (f.content_size_in_bytes) j["content_size_in_bytes"] = *f.content_size_in_bytes;
   return j;
 }
 
@@ -47,6 +49,12 @@ Result<iceberg::DataFile> FileFromJson(const nlohmann::json& j) {
   }
   if (j.contains("referenced_data_file") && j["referenced_data_file"].is_string()) {
     f.referenced_data_file = j["referenced_data_file"].get<std::string>();
+  }
+  for (auto [key, field] : {std::pair{"content_offset", &f.content_offset},
+                            std::pair{"content_size_in_bytes", &f.content_size_in_bytes}}) {
+    if (!j.contains(key)) continue;
+    if (!j[key].is_number_integer()) return Corruption("split state: {}", key);
+    *field = j[key].get<int64_t>();
   }
   return f;
 }

@@ -8,6 +8,7 @@
 
 #include "floe/common/arena.h"
 #include "floe/format/parquet/reader.h"
+#include "floe/iceberg/puffin/deletion_vector.h"
 
 namespace floe::iceberg {
 
@@ -118,6 +119,10 @@ Result<std::unique_ptr<DeleteFilter>> DeleteFilter::Load(io::FileIO& io,
                                                          const types::Schema& table_schema) {
   std::unique_ptr<DeleteFilter> filter(new DeleteFilter());
   for (const DeleteFilePtr& d : deletes) {
+    if (IsDeletionVector(d->file)) {
+      FLOE_RETURN_IF_ERROR(filter->LoadDeletionVector(io, d->file, data_file_path));
+      continue;
+    }
     if (!IsParquet(d->file)) {
       return NotSupported("delete file {}: format '{}' is not supported (only Parquet)",
                           d->file.file_path, d->file.file_format);
@@ -132,6 +137,21 @@ Result<std::unique_ptr<DeleteFilter>> DeleteFilter::Load(io::FileIO& io,
   filter->positions_.erase(std::unique(filter->positions_.begin(), filter->positions_.end()),
                            filter->positions_.end());
   return filter;
+}
+
+Status DeleteFilter::LoadDeletionVector(io::FileIO& io, const DataFile& dv,
+                                        const std::string& path) {
+  if (dv.referenced_data_file && *dv.referenced_data_file != path) {
+    return InvalidArgument("deletion vector in {} is for {}, not for {}", dv.file_path,
+                           *dv.referenced_data_file, path);
+  }
+  if (deletion_vector_ != nullptr) {
+    return Corruption("data file {} has more than one deletion vector (the second in {})", path,
+                      dv.file_path);
+  }
+  FLOE_ASSIGN_OR_RETURN(DeletionVector vector, DeletionVector::Read(io, dv));
+  if (!vector.empty()) deletion_vector_ = std::make_unique<DeletionVector>(std::move(vector));
+  return Ok();
 }
 
 Status DeleteFilter::LoadPositions(io::FileIO& io, const DeleteFileEntry& entry,
@@ -266,6 +286,7 @@ Status DeleteFilter::Bind(const types::Schema& row_schema) {
 }
 
 bool DeleteFilter::IsDeleted(int64_t position, types::Row row) {
+  if (deletion_vector_ != nullptr && deletion_vector_->Contains(position)) return true;
   while (cursor_ < positions_.size() && positions_[cursor_] < position) ++cursor_;
   if (cursor_ < positions_.size() && positions_[cursor_] == position) return true;
   for (const Group& g : groups_) {
@@ -281,6 +302,16 @@ bool DeleteFilter::IsDeleted(int64_t position, types::Row row) {
     if (g.keys.find(scratch_) != g.keys.end()) return true;
   }
   return false;
+}
+
+DeleteFilter::~DeleteFilter() = default;
+
+size_t DeleteFilter::position_count() const {
+  if (deletion_vector_ == nullptr) return positions_.size();
+  if (positions_.empty()) return static_cast<size_t>(deletion_vector_->cardinality());
+  size_t n = static_cast<size_t>(deletion_vector_->cardinality());
+  for (int64_t p : positions_) n += deletion_vector_->Contains(p) ? 0 : 1;
+  return n;
 }
 
 size_t DeleteFilter::equality_key_count() const {

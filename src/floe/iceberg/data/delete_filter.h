@@ -6,6 +6,9 @@
 ///  - Position deletes: the rows of the delete files whose `file_path` is the
 ///    data file's path; `pos` is the 0-based row position in the data file.
 ///    Delete files need not be sorted (the positions are sorted here).
+///  - Deletion vectors (v3, puffin/deletion_vector.h): the positions set in
+///    the data file's vector, tested in the bitmap itself. At most one per
+///    data file; it is the same thing as position deletes in another form.
 ///  - Equality deletes: a row is deleted when, for some delete file, its
 ///    values of the file's `equality_ids` columns equal a row of the file.
 ///    Equality is Iceberg's for deletes: null equals null; int and long
@@ -15,7 +18,8 @@
 ///
 /// Which delete files apply to a data file is the DeleteFileIndex's choice
 /// (delete_index.h); this class trusts its list. Memory: one int64 per
-/// deleted position and one key per equality delete row. Not thread-safe.
+/// deleted position of a position delete file, a deletion vector's compressed
+/// bitmap, and one key per equality delete row. Not thread-safe.
 
 #include <cstdint>
 #include <memory>
@@ -32,21 +36,29 @@
 
 namespace floe::iceberg {
 
+class DeletionVector;
+
 class DeleteFilter {
  public:
-  /// Reads the delete files (Parquet) of `data_file_path`. `table_schema`
-  /// gives the types of equality columns; a column since dropped from the
-  /// table takes its type from the delete file. Errors: kNotSupported for a
-  /// delete file format other than Parquet or a nested equality column,
-  /// kCorruption naming the delete file (missing columns, null positions,
-  /// bad bytes), kNotFound, kIo.
+  /// Reads the delete files (Parquet, or Puffin deletion vectors) of
+  /// `data_file_path`. `table_schema` gives the types of equality columns; a
+  /// column since dropped from the table takes its type from the delete file.
+  /// Errors: kNotSupported for a delete file format other than Parquet or
+  /// Puffin or a nested equality column, kCorruption naming the delete file
+  /// (missing columns, null positions, bad bytes, a bad deletion vector, two
+  /// deletion vectors), kInvalidArgument for a deletion vector of another
+  /// data file, kNotFound, kIo.
   static Result<std::unique_ptr<DeleteFilter>> Load(io::FileIO& io,
                                                     const std::string& data_file_path,
                                                     std::span<const DeleteFilePtr> deletes,
                                                     const types::Schema& table_schema);
 
   /// True when no delete applies (no positions and no equality keys).
-  bool empty() const { return positions_.empty() && groups_.empty(); }
+  bool empty() const {
+    return positions_.empty() && groups_.empty() && deletion_vector_ == nullptr;
+  }
+
+  ~DeleteFilter();
 
   /// The top-level fields the rows must carry for the equality deletes
   /// (id, name and type; the type of the table schema when the column is in it).
@@ -62,8 +74,9 @@ class DeleteFilter {
   /// skipped). Allocates nothing once warm.
   bool IsDeleted(int64_t position, types::Row row);
 
-  /// Deleted positions loaded for this data file (after de-duplication).
-  size_t position_count() const { return positions_.size(); }
+  /// Deleted positions loaded for this data file (after de-duplication),
+  /// from position delete files and the deletion vector.
+  size_t position_count() const;
   /// Distinct equality keys loaded, over all groups.
   size_t equality_key_count() const;
 
@@ -75,10 +88,12 @@ class DeleteFilter {
   };
   DeleteFilter() = default;
   Status LoadPositions(io::FileIO& io, const DeleteFileEntry& file, const std::string& path);
+  Status LoadDeletionVector(io::FileIO& io, const DataFile& dv, const std::string& path);
   Status LoadEquality(io::FileIO& io, const DeleteFileEntry& file,
                       const types::Schema& table_schema);
 
-  std::vector<int64_t> positions_;  ///< sorted, unique
+  std::vector<int64_t> positions_;                   ///< sorted, unique
+  std::unique_ptr<DeletionVector> deletion_vector_;  ///< null when none or empty
   size_t cursor_ = 0;
   std::vector<Group> groups_;
   std::vector<types::NestedField> equality_fields_;

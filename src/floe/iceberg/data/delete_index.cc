@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "floe/common/bytes.h"
+#include "floe/iceberg/puffin/deletion_vector.h"
 #include "floe/iceberg/single_value.h"
 
 namespace floe::iceberg {
@@ -64,12 +65,13 @@ Result<DeleteFileIndex> DeleteFileIndex::Make(std::vector<DeleteFileEntry> delet
     if (!file.is_delete()) {
       return InvalidArgument("data file {} given to the delete file index", file.file_path);
     }
-    std::string format = file.file_format;
-    std::transform(format.begin(), format.end(), format.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (format == kFormatPuffin || file.content_offset.has_value()) {
-      return NotSupported("delete file {}: deletion vectors (Puffin) are not supported",
-                          file.file_path);
+    const bool is_dv = IsDeletionVector(file);
+    if (is_dv &&
+        (!file.referenced_data_file || !file.content_offset || !file.content_size_in_bytes)) {
+      return Corruption(
+          "deletion vector in {} lacks referenced_data_file, content_offset or "
+          "content_size_in_bytes",
+          file.file_path);
     }
     const PartitionSpec* spec = metadata.SpecById(entry.spec_id);
     if (spec == nullptr) {
@@ -86,7 +88,13 @@ Result<DeleteFileIndex> DeleteFileIndex::Make(std::vector<DeleteFileEntry> delet
     }
     auto ptr = std::make_shared<const DeleteFileEntry>(std::move(entry));
     ++index.size_;
-    if (ptr->file.content == DataFileContent::kEqualityDeletes) {
+    if (is_dv) {
+      auto [it, added] = index.dv_by_path_.emplace(*ptr->file.referenced_data_file, ptr);
+      if (!added) {
+        return Corruption("data file {} has two deletion vectors: in {} and in {}", it->first,
+                          it->second->file.file_path, ptr->file.file_path);
+      }
+    } else if (ptr->file.content == DataFileContent::kEqualityDeletes) {
       if (spec->is_unpartitioned()) {
         index.global_equality_.push_back(std::move(ptr));
       } else {
@@ -108,6 +116,20 @@ Result<DeleteFileIndex> DeleteFileIndex::Make(std::vector<DeleteFileEntry> delet
   return index;
 }
 
+DeleteFilePtr DeleteFileIndex::DeletionVectorFor(const DataFile& data_file, int32_t spec_id,
+                                                 int64_t data_sequence_number) const {
+  if (dv_by_path_.empty()) return nullptr;
+  auto it = dv_by_path_.find(data_file.file_path);
+  if (it == dv_by_path_.end()) return nullptr;
+  const DeleteFilePtr& dv = it->second;
+  if (dv->data_sequence_number < data_sequence_number) return nullptr;
+  if (dv->spec_id != spec_id ||
+      PartitionKey(dv->spec_id, dv->file.partition) != PartitionKey(spec_id, data_file.partition)) {
+    return nullptr;
+  }
+  return dv;
+}
+
 std::vector<DeleteFilePtr> DeleteFileIndex::ForDataFile(const DataFile& data_file, int32_t spec_id,
                                                         int64_t data_sequence_number) const {
   std::vector<DeleteFilePtr> out;
@@ -117,6 +139,10 @@ std::vector<DeleteFilePtr> DeleteFileIndex::ForDataFile(const DataFile& data_fil
     auto it = by_partition_.find(PartitionKey(spec_id, data_file.partition));
     if (it != by_partition_.end()) bucket = &it->second;
   }
+  // A deletion vector, when one applies, replaces the file's position deletes
+  // (spec "Scan Planning": its writer merged them into it).
+  const DeleteFilePtr dv = DeletionVectorFor(data_file, spec_id, data_sequence_number);
+  if (dv != nullptr) out.push_back(dv);
   // Position deletes: data sequence number <= the delete's.
   auto add_positions = [&](const std::vector<DeleteFilePtr>& files, bool check_bounds) {
     auto first = std::lower_bound(
@@ -127,8 +153,8 @@ std::vector<DeleteFilePtr> DeleteFileIndex::ForDataFile(const DataFile& data_fil
       out.push_back(*it);
     }
   };
-  if (bucket != nullptr) add_positions(bucket->position, true);
-  if (!by_path_.empty()) {
+  if (bucket != nullptr && dv == nullptr) add_positions(bucket->position, true);
+  if (!by_path_.empty() && dv == nullptr) {
     auto it = by_path_.find(data_file.file_path);
     if (it != by_path_.end()) {
       // Same partition too (spec "Scan Planning"); a referenced file in another

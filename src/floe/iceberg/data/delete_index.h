@@ -15,7 +15,13 @@
 /// compare by their bits (so -0.0 != 0.0 and NaN equals NaN). Position delete
 /// files without a referenced data file are further pruned by the lower and
 /// upper bounds of their `file_path` column when the manifest has them.
-/// Deletion vectors (v3 Puffin delete files) are refused with kNotSupported.
+///
+/// A deletion vector (v3: a position delete in a Puffin file, puffin/
+/// deletion_vector.h) applies to the data file named by its
+/// `referenced_data_file` when the data file's data sequence number is <= the
+/// vector's and both have the same partition; the data file's position delete
+/// files are then ignored (the vector's writer merged them into it). At most
+/// one deletion vector per data file.
 ///
 /// Immutable after Make; ForDataFile is thread-safe.
 
@@ -52,15 +58,18 @@ class DeleteFileIndex {
 
   /// Indexes `deletes` (position and equality delete files; data files are
   /// kInvalidArgument). `metadata` supplies the partition specs by id.
-  /// Errors: kNotSupported for deletion vectors (Puffin), kCorruption for a
-  /// delete file whose spec id is not in the metadata or whose partition
-  /// tuple does not fit its spec, kInvalidArgument as above.
+  /// Errors: kCorruption for a delete file whose spec id is not in the
+  /// metadata or whose partition tuple does not fit its spec, a deletion
+  /// vector without referenced_data_file, content_offset or
+  /// content_size_in_bytes, or two deletion vectors for one data file;
+  /// kInvalidArgument as above.
   static Result<DeleteFileIndex> Make(std::vector<DeleteFileEntry> deletes,
                                       const TableMetadata& metadata);
 
   /// The delete files that apply to `data_file`, written with spec `spec_id`
-  /// at data sequence number `data_sequence_number`: position deletes first,
-  /// then equality deletes, each in ascending sequence number.
+  /// at data sequence number `data_sequence_number`: its deletion vector or
+  /// else its position deletes first, then equality deletes, each in
+  /// ascending sequence number.
   std::vector<DeleteFilePtr> ForDataFile(const DataFile& data_file, int32_t spec_id,
                                          int64_t data_sequence_number) const;
 
@@ -74,9 +83,12 @@ class DeleteFileIndex {
     std::vector<DeleteFilePtr> equality;
   };
   static void Sort(Bucket& bucket);
+  DeleteFilePtr DeletionVectorFor(const DataFile& data_file, int32_t spec_id,
+                                  int64_t data_sequence_number) const;
 
   std::unordered_map<std::string, Bucket> by_partition_;                 ///< key: PartitionKey
   std::unordered_map<std::string, std::vector<DeleteFilePtr>> by_path_;  ///< referenced_data_file
+  std::unordered_map<std::string, DeleteFilePtr> dv_by_path_;            ///< referenced_data_file
   std::vector<DeleteFilePtr> global_equality_;
   size_t size_ = 0;
 };

@@ -109,13 +109,51 @@ TEST(DeleteIndexTest, ReferencedDataFileAndPathBounds) {
   EXPECT_TRUE(index->ForDataFile(Data("/t/data/a.parquet"), 0, 3).empty());
 }
 
-TEST(DeleteIndexTest, RejectsDeletionVectorsAndBadSpecs) {
-  DeleteFileEntry dv = Delete(kPos, "dv.puffin", 0, 2);
-  dv.file.file_format = "puffin";
-  auto r = DeleteFileIndex::Make({dv}, TwoSpecMetadata());
+DeleteFileEntry Vector(std::string puffin, std::string data, int64_t seq,
+                       std::vector<Literal> partition = {}, int32_t spec_id = 0) {
+  DeleteFileEntry dv = Delete(kPos, std::move(puffin), spec_id, seq, std::move(partition));
+  dv.file.file_format = "PUFFIN";
+  dv.file.referenced_data_file = std::move(data);
+  dv.file.content_offset = 4;
+  dv.file.content_size_in_bytes = 30;
+  return dv;
+}
+
+TEST(DeleteIndexTest, DeletionVectorsReplacePositionDeletes) {
+  auto eu = std::vector<Literal>{Literal::String("eu")};
+  auto index = DeleteFileIndex::Make(
+      {Vector("dv@3", "/t/a", 3), Vector("dv-eu@3", "/t/e", 3, eu, 1), Delete(kPos, "pos@2", 0, 2),
+       Delete(kPos, "pos@5", 0, 5), Delete(kEq, "eq@3", 0, 3)},
+      TwoSpecMetadata());
+  ASSERT_TRUE(index.has_value()) << index.error().ToString();
+  // The vector applies to data with seq <= its own, and the file's position
+  // deletes are then ignored; equality deletes still apply.
+  EXPECT_EQ(Names(index->ForDataFile(Data("/t/a"), 0, 1)),
+            (std::vector<std::string>{"dv@3", "eq@3"}));
+  EXPECT_EQ(Names(index->ForDataFile(Data("/t/a"), 0, 3)), (std::vector<std::string>{"dv@3"}));
+  // Newer data than the vector: position deletes as before.
+  EXPECT_EQ(Names(index->ForDataFile(Data("/t/a"), 0, 4)), (std::vector<std::string>{"pos@5"}));
+  EXPECT_EQ(Names(index->ForDataFile(Data("/t/b"), 0, 1)),
+            (std::vector<std::string>{"pos@2", "pos@5", "eq@3"}));
+  // A partitioned vector (and the global equality delete); the same path in
+  // another partition: position deletes, not the vector.
+  EXPECT_EQ(Names(index->ForDataFile(Data("/t/e", eu), 1, 1)),
+            (std::vector<std::string>{"dv-eu@3", "eq@3"}));
+  EXPECT_EQ(Names(index->ForDataFile(Data("/t/e"), 0, 3)), (std::vector<std::string>{"pos@5"}));
+
+  auto two =
+      DeleteFileIndex::Make({Vector("x", "/t/a", 3), Vector("y", "/t/a", 4)}, TwoSpecMetadata());
+  ASSERT_FALSE(two.has_value());
+  EXPECT_EQ(two.error().code(), ErrorCode::kCorruption);
+  DeleteFileEntry no_offset = Vector("z", "/t/a", 3);
+  no_offset.file.content_offset.reset();
+  auto r = DeleteFileIndex::Make({no_offset}, TwoSpecMetadata());
   ASSERT_FALSE(r.has_value());
-  EXPECT_EQ(r.error().code(), ErrorCode::kNotSupported);
-  r = DeleteFileIndex::Make({Delete(kPos, "p", 7, 2)}, TwoSpecMetadata());
+  EXPECT_EQ(r.error().code(), ErrorCode::kCorruption);
+}
+
+TEST(DeleteIndexTest, RejectsBadSpecs) {
+  auto r = DeleteFileIndex::Make({Delete(kPos, "p", 7, 2)}, TwoSpecMetadata());
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().code(), ErrorCode::kCorruption);
   r = DeleteFileIndex::Make({Delete(kPos, "p", 1, 2)}, TwoSpecMetadata());  // no partition value
