@@ -165,18 +165,20 @@ def _evolved_partition(partition_by: str) -> tuple[list[dict], str]:
     return ops, ", ".join(fields[1:] + ["bucket(5, id)"])
 
 
-def java_scenario(java: JavaPeer, lake: Lake, partition_by: str, seed: int) -> Written:
+def java_scenario(java: JavaPeer, lake: Lake, partition_by: str, seed: int, format_version: int = 2) -> Written:
     """Iceberg Java creates, appends (several files per partition), overwrites (by filter on
     an identity partition, else dynamic), commits a row delta with position and equality
     deletes (and re-adds rows with deleted keys in the same commit, which must survive),
-    evolves the schema and the partition spec, appends, and commits another row delta."""
+    evolves the schema and the partition spec, appends, and commits another row delta.
+    With format_version 3 the position deletes are deletion vectors."""
     schema = BASE_SCHEMA
     parts = split_partition_by(partition_by)
     a = generate_rows(seed, 40, 1)
     b = generate_rows(seed + 1, 40, 101)
     c = generate_rows(seed + 2, 8, 201)
+    create = {"schema": schema, "partition": parts, "properties": {"format-version": str(format_version)}}
     steps: list[dict] = [
-        {"cmd": "create", "stdin": {"schema": schema, "partition": parts}},
+        {"cmd": "create", "stdin": create},
         {"cmd": "append", "args": {"rows-per-file": 7}, "stdin": "".join(json.dumps(r) + "\n" for r in a)},
         {"cmd": "append", "args": {"rows-per-file": 7}, "stdin": "".join(json.dumps(r) + "\n" for r in b)},
     ]

@@ -34,8 +34,10 @@ import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.OverwriteFiles;
 import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
@@ -52,12 +54,14 @@ import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.BaseDeleteLoader;
 import org.apache.iceberg.data.GenericAppenderFactory;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.data.parquet.GenericParquetReaders;
+import org.apache.iceberg.deletes.BaseDVFileWriter;
 import org.apache.iceberg.deletes.EqualityDeleteWriter;
 import org.apache.iceberg.deletes.PositionDelete;
 import org.apache.iceberg.deletes.PositionDeleteWriter;
@@ -96,6 +100,8 @@ import org.apache.iceberg.util.SnapshotUtil;
  *   row-delta         stdin {"add": [rows], "position_delete_filter": FILTER,
  *                            "equality_fields": ["id"], "equality_deletes": [full rows],
  *                            "equality_delete_full_rows": false}
+ *                     (in a format-version 3 table the position deletes are deletion vectors,
+ *                     each merged with its data file's previous one, which the delta removes)
  *   evolve-schema     stdin [{"op": "add", "name": "c", "type": "long", "parent": "s"},
  *                            {"op": "rename", "name": "a", "to": "b"}, {"op": "drop", "name": "x"},
  *                            {"op": "widen", "name": "i", "type": "long"},
@@ -335,8 +341,13 @@ public final class IcebergPeer {
       delta.validateFromSnapshot(table.currentSnapshot().snapshotId());
     }
     if (spec.has("position_delete_filter")) {
-      for (DeleteFile f : writePositionDeletes(table, parseFilter(spec.get("position_delete_filter")))) {
-        delta.addDeletes(f);
+      Expression filter = parseFilter(spec.get("position_delete_filter"));
+      if (((HasTableOperations) table).operations().current().formatVersion() >= 3) {
+        addDeletionVectors(table, filter, delta);
+      } else {
+        for (DeleteFile f : writePositionDeletes(table, filter)) {
+          delta.addDeletes(f);
+        }
       }
     }
     if (spec.has("equality_deletes")) {
@@ -603,19 +614,7 @@ public final class IcebergPeer {
     }
     List<DeleteFile> out = new ArrayList<>();
     for (DataFile data : live.values()) {
-      List<Long> positions = new ArrayList<>();
-      try (CloseableIterable<Record> rows = Parquet.read(table.io().newInputFile(data.location()))
-          .project(schema)
-          .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(schema, fileSchema))
-          .build()) {
-        long pos = 0;
-        for (Record r : rows) {
-          if (evaluator.eval(wrapper.wrap(r))) {
-            positions.add(pos);
-          }
-          pos++;
-        }
-      }
+      List<Long> positions = matchingPositions(table, data, evaluator, wrapper);
       if (positions.isEmpty()) {
         continue;
       }
@@ -634,6 +633,68 @@ public final class IcebergPeer {
       out.add(writer.toDeleteFile());
     }
     return out;
+  }
+
+  /** The positions of the rows of `data` (deleted or not) that `evaluator` accepts. */
+  private static List<Long> matchingPositions(
+      Table table, DataFile data, Evaluator evaluator, InternalRecordWrapper wrapper) throws IOException {
+    Schema schema = table.schema();
+    List<Long> positions = new ArrayList<>();
+    try (CloseableIterable<Record> rows = Parquet.read(table.io().newInputFile(data.location()))
+        .project(schema)
+        .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(schema, fileSchema))
+        .build()) {
+      long pos = 0;
+      for (Record r : rows) {
+        if (evaluator.eval(wrapper.wrap(r))) {
+          positions.add(pos);
+        }
+        pos++;
+      }
+    }
+    return positions;
+  }
+
+  /**
+   * The v3 form of writePositionDeletes: one deletion vector per data file with matching rows,
+   * all in one Puffin file, each merged with the file's previous deletion vector (or position
+   * deletes), which the delta removes, as the spec requires.
+   */
+  private void addDeletionVectors(Table table, Expression filter, RowDelta delta) throws IOException {
+    Schema schema = table.schema();
+    Evaluator evaluator = new Evaluator(schema.asStruct(), filter, true);
+    InternalRecordWrapper wrapper = new InternalRecordWrapper(schema.asStruct());
+    Map<String, DataFile> live = new TreeMap<>();
+    Map<String, List<DeleteFile>> previous = new HashMap<>();
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+      for (FileScanTask t : tasks) {
+        live.put(t.file().location(), t.file());
+        List<DeleteFile> positional = new ArrayList<>();
+        for (DeleteFile d : t.deletes()) {
+          if (d.content() == FileContent.POSITION_DELETES) {
+            positional.add(d);
+          }
+        }
+        previous.put(t.file().location(), positional);
+      }
+    }
+    BaseDeleteLoader loader = new BaseDeleteLoader(d -> table.io().newInputFile(d.location()));
+    OutputFileFactory files = OutputFileFactory.builderFor(table, 3, System.nanoTime())
+        .format(FileFormat.PUFFIN).build();
+    BaseDVFileWriter writer = new BaseDVFileWriter(files, path -> {
+      List<DeleteFile> old = previous.getOrDefault(path, List.of());
+      return old.isEmpty() ? null : loader.loadPositionDeletes(old, path);
+    });
+    try (writer) {
+      for (DataFile data : live.values()) {
+        PartitionSpec spec = table.specs().get(data.specId());
+        for (long p : matchingPositions(table, data, evaluator, wrapper)) {
+          writer.delete(data.location(), p, spec, data.partition());
+        }
+      }
+    }
+    writer.result().deleteFiles().forEach(delta::addDeletes);
+    writer.result().rewrittenDeleteFiles().forEach(delta::removeDeletes);
   }
 
   /**
