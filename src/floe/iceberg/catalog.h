@@ -52,6 +52,13 @@ struct LoadedTable {
   TableMetadata metadata;
 };
 
+/// One table's part of a multi-table commit (Catalog::CommitTables): the
+/// table as the change was based on, and its next metadata.
+struct TableCommit {
+  const LoadedTable* base = nullptr;
+  TableMetadata updated;
+};
+
 class Catalog {
  public:
   virtual ~Catalog() = default;
@@ -94,16 +101,43 @@ class Catalog {
   /// the result's metadata without a copy.
   virtual Result<LoadedTable> CommitTable(const LoadedTable& base, TableMetadata updated) = 0;
 
+  /// Whether CommitTables commits several tables atomically. False here (a
+  /// catalog commits one table at a time); the REST catalog when its server
+  /// offers `POST /v1/{prefix}/transactions/commit` and the catalog's
+  /// `multi-table-commit` setting is not `false` (docs/catalogs.md).
+  virtual bool SupportsMultiTableCommit() const { return false; }
+
+  /// Commits every table of `commits` in ONE atomic catalog commit: either
+  /// every table gets its `updated` metadata or none does, and a reader
+  /// loading the tables one after another never sees one without the others
+  /// (as far as the server keeps that promise: docs/catalogs.md). The result
+  /// holds the tables as committed, in the order of `commits`. Errors:
+  /// kCommitConflict — a table changed since its base (nothing was
+  /// committed; reload every table, re-apply, retry); kCommitStateUnknown —
+  /// the commit may or may not have happened (reload every table and look
+  /// for the change); kNotSupported when SupportsMultiTableCommit() is false
+  /// (this default); the errors of CommitTable otherwise.
+  virtual Result<std::vector<LoadedTable>> CommitTables(std::vector<TableCommit> commits) {
+    return NotSupported("catalog '{}' cannot commit {} tables in one transaction", name(),
+                        commits.size());
+  }
+
   /// Registers an existing table: `id` is made to point at the metadata file
   /// `metadata_location` (written by another catalog or engine, or left by
   /// a drop without purge) as it is — nothing is copied or rewritten, and
   /// later commits continue from it. The result is the table as loaded.
-  /// Errors: kAlreadyExists if `id` exists; kNotFound if its namespace or the
-  /// file does not; kCorruption if the file is not table metadata;
-  /// kNotSupported for a catalog that cannot register tables (this default).
+  /// With `overwrite`, a table `id` that exists is made to point at the file
+  /// instead (its former metadata files stay; Iceberg's
+  /// `registerTable(..., overwrite)`, REST `overwrite: true`).
+  /// Errors: kAlreadyExists if `id` exists (without `overwrite`); kNotFound if
+  /// its namespace or the file does not; kCorruption if the file is not table
+  /// metadata; kNotSupported for a catalog that cannot register tables (this
+  /// default) or a server that cannot overwrite.
   virtual Result<LoadedTable> RegisterTable(const TableIdentifier& id,
-                                            const std::string& metadata_location) {
+                                            const std::string& metadata_location,
+                                            bool overwrite = false) {
     (void)metadata_location;
+    (void)overwrite;
     return NotSupported("catalog '{}' cannot register tables (registering {})", name(),
                         id.ToString());
   }

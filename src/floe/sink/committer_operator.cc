@@ -157,6 +157,9 @@ struct CommitterOperator::Impl {
   std::shared_ptr<iceberg::Catalog> catalog;
   int subtask = 0;
   int parallelism = 1;
+  /// Every table of a checkpoint in one catalog transaction (the catalog
+  /// supports it and this is the only committer subtask).
+  bool one_transaction = false;
 
   std::map<std::string, TableBuffer> buffers;
   CommitState state;
@@ -221,12 +224,12 @@ struct CommitterOperator::Impl {
     return files;
   }
 
-  /// One catalog commit of `staged` as checkpoint `id`: the staged
-  /// manifests themselves when `live` (not overwrite), else `files` read back
-  /// from them; sets `*snapshot_id`.
-  Status CommitFiles(iceberg::Table& table, const PendingCheckpoint& checkpoint,
-                     const StagedTable& staged, const StagedFiles& files, const LiveStaged* live,
-                     iceberg::SnapshotId* snapshot_id) {
+  /// The transaction that commits `staged` to `table` as `checkpoint`: the
+  /// staged manifests themselves when `live` (not overwrite), else `files`
+  /// read back from them; sets `*snapshot_id`.
+  std::unique_ptr<iceberg::Transaction> BuildTransaction(
+      iceberg::Table& table, const PendingCheckpoint& checkpoint, const StagedTable& staged,
+      const StagedFiles& files, const LiveStaged* live, iceberg::SnapshotId* snapshot_id) {
     using Content = iceberg::ManifestContent;
     bool adds_deletes = !files.deletes.empty();
     if (live) {
@@ -285,7 +288,14 @@ struct CommitterOperator::Impl {
     txn->UpdateProperties().Set(CommittedCheckpointProperty(options.pipeline_id),
                                 std::to_string(checkpoint.id));
     *snapshot_id = producer->snapshot_id();
-    return txn->Commit();
+    return txn;
+  }
+
+  /// One catalog commit of `staged` as checkpoint `id` (BuildTransaction).
+  Status CommitFiles(iceberg::Table& table, const PendingCheckpoint& checkpoint,
+                     const StagedTable& staged, const StagedFiles& files, const LiveStaged* live,
+                     iceberg::SnapshotId* snapshot_id) {
+    return BuildTransaction(table, checkpoint, staged, files, live, snapshot_id)->Commit();
   }
 
   /// The manifests this run staged for `key` at `checkpoint` if the commit
@@ -301,20 +311,26 @@ struct CommitterOperator::Impl {
     return &found->second;
   }
 
-  /// Commits checkpoint `id` to table `key` unless the table has it.
-  /// `*skipped` tells that it was there already; `*adopted` that the staged
-  /// manifests became the table's (they must not be deleted).
-  Result<CommitOutcome> CommitOne(const std::string& key, const PendingCheckpoint& checkpoint,
-                                  bool* skipped, bool* adopted, bool replaced = false) {
+  /// What committing a checkpoint to a table needs, or that the table has
+  /// it already.
+  struct Prepared {
+    bool skipped = false;              ///< the table has the checkpoint
+    const LiveStaged* live = nullptr;  ///< the staged manifests, taken as they are
+    StagedFiles files;                 ///< else their files, read back
+  };
+
+  /// Loads table `key` if its handle has none, and prepares the commit of
+  /// `checkpoint` to it unless the table has it. Errors: loading, reading
+  /// the staged manifests back, and checkpoint ids reused (kInvalidArgument).
+  Result<Prepared> Prepare(const std::string& key, const PendingCheckpoint& checkpoint) {
     const StagedTable& staged = checkpoint.tables.at(key);
     TableHandle& handle = handles.at(key);
-    *skipped = false;
-    *adopted = false;
     if (!handle.table) {
       FLOE_ASSIGN_OR_RETURN(iceberg::Table table, iceberg::Table::Load(*catalog, staged.id));
       handle.table.emplace(std::move(table));
     }
     iceberg::Table& table = *handle.table;
+    Prepared prepared;
     FLOE_ASSIGN_OR_RETURN(CheckpointId max_committed,
                           MaxCommittedCheckpoint(table.metadata(), options.pipeline_id));
     if (max_committed >= checkpoint.id) {
@@ -326,17 +342,47 @@ struct CommitterOperator::Impl {
             "nothing was committed",
             checkpoint.id, max_committed, options.pipeline_id);
       }
-      *skipped = true;
-      return CommitOutcome{key, checkpoint.id, Ok()};
+      prepared.skipped = true;
+      return prepared;
     }
     handle.attempted.insert(checkpoint.id);
-    const LiveStaged* live = Adoptable(key, checkpoint, table.metadata());
-    StagedFiles files;
-    if (live) {
-      *adopted = true;  // from here on the staged manifests may be in the table
-    } else {
-      FLOE_ASSIGN_OR_RETURN(files, ReadStaged(table, staged));
+    prepared.live = Adoptable(key, checkpoint, table.metadata());
+    if (!prepared.live) {
+      FLOE_ASSIGN_OR_RETURN(prepared.files, ReadStaged(table, staged));
     }
+    return prepared;
+  }
+
+  /// After a commit of `checkpoint` to `table` answered kCommitStateUnknown
+  /// (`error`): reloads the table and returns the id of the snapshot that
+  /// has the checkpoint (-1 when expired), or nullopt when the table lacks it.
+  Result<std::optional<iceberg::SnapshotId>> ResolveUnknown(iceberg::Table& table,
+                                                            const PendingCheckpoint& checkpoint,
+                                                            const Error& error) {
+    FLOE_RETURN_IF_ERROR_CTX(table.Refresh(), "reloading after a commit of unknown outcome ({})",
+                             error.message());
+    FLOE_ASSIGN_OR_RETURN(CheckpointId now_committed,
+                          MaxCommittedCheckpoint(table.metadata(), options.pipeline_id));
+    if (now_committed < checkpoint.id) return std::nullopt;
+    const iceberg::Snapshot* snap =
+        FindCheckpointSnapshot(table.metadata(), options.pipeline_id, checkpoint.id);
+    return snap != nullptr ? snap->snapshot_id : -1;
+  }
+
+  /// Commits checkpoint `id` to table `key` unless the table has it.
+  /// `*skipped` tells that it was there already; `*adopted` that the staged
+  /// manifests became the table's (they must not be deleted).
+  Result<CommitOutcome> CommitOne(const std::string& key, const PendingCheckpoint& checkpoint,
+                                  bool* skipped, bool* adopted, bool replaced = false) {
+    const StagedTable& staged = checkpoint.tables.at(key);
+    *skipped = false;
+    *adopted = false;
+    FLOE_ASSIGN_OR_RETURN(Prepared prepared, Prepare(key, checkpoint));
+    *skipped = prepared.skipped;
+    if (prepared.skipped) return CommitOutcome{key, checkpoint.id, Ok()};
+    // From here on the staged manifests may be in the table.
+    *adopted = prepared.live != nullptr;
+    iceberg::Table& table = *handles.at(key).table;
 
     CommitOutcome outcome{key, checkpoint.id, Ok()};
     outcome.added_files = staged.data_files + staged.delete_files;
@@ -344,7 +390,8 @@ struct CommitterOperator::Impl {
     const std::string uuid = table.metadata().table_uuid;
     for (int attempt = 0; attempt < 2; ++attempt) {
       iceberg::SnapshotId snapshot_id = -1;
-      Status s = CommitFiles(table, checkpoint, staged, files, live, &snapshot_id);
+      Status s =
+          CommitFiles(table, checkpoint, staged, prepared.files, prepared.live, &snapshot_id);
       if (s) {
         outcome.snapshot_id = snapshot_id;
         return outcome;
@@ -366,14 +413,10 @@ struct CommitterOperator::Impl {
       // The commit may or may not have happened: the table tells.
       spdlog::warn("committer: table {} checkpoint {}: commit outcome unknown ({}); reloading", key,
                    checkpoint.id, s.error().message());
-      FLOE_RETURN_IF_ERROR_CTX(table.Refresh(), "reloading after a commit of unknown outcome ({})",
-                               s.error().message());
-      FLOE_ASSIGN_OR_RETURN(CheckpointId now_committed,
-                            MaxCommittedCheckpoint(table.metadata(), options.pipeline_id));
-      if (now_committed >= checkpoint.id) {
-        const iceberg::Snapshot* snap =
-            FindCheckpointSnapshot(table.metadata(), options.pipeline_id, checkpoint.id);
-        outcome.snapshot_id = snap != nullptr ? snap->snapshot_id : -1;
+      FLOE_ASSIGN_OR_RETURN(std::optional<iceberg::SnapshotId> found,
+                            ResolveUnknown(table, checkpoint, s.error()));
+      if (found) {
+        outcome.snapshot_id = *found;
         return outcome;
       }
     }
@@ -381,7 +424,59 @@ struct CommitterOperator::Impl {
         "the commit was answered 'state unknown' twice and the checkpoint is not in the table");
   }
 
-  /// `recovering`: the commits of a restored checkpoint (Open).
+  /// Records into `result` the outcome of committing `checkpoint` to table
+  /// `key` (`skipped`: the table had it; `adopted`: the staged manifests
+  /// became the table's). Returns false when the commit failed: later
+  /// checkpoints of the table wait behind this one. `recovering`: the
+  /// commits of a restored checkpoint (Open).
+  bool Record(const std::string& key, const PendingCheckpoint& checkpoint,
+              Result<CommitOutcome> outcome, bool skipped, bool adopted, bool recovering,
+              TableCommits& result) {
+    const CheckpointId id = checkpoint.id;
+    if (outcome) outcome->committed_at = std::chrono::steady_clock::now();
+    const StagedTable& staged = checkpoint.tables.at(key);
+    if (!outcome && outcome.error().code() == ErrorCode::kNotFound &&
+        (recovering || (staged.manifests.empty() && !staged.truncated))) {
+      // An empty commit (it only records progress) to a table that no
+      // longer exists has nothing to record. In recovery, a table is gone
+      // only after it took this checkpoint: floe run renames or drops a
+      // table once every checkpoint before the change is committed (and,
+      // after a restart, once this recovery is done); or the table was
+      // dropped from the lake.
+      if (recovering && !staged.manifests.empty()) {
+        spdlog::warn(
+            "committer: table {} no longer exists; checkpoint {} is not committed to it "
+            "again (it was renamed or dropped after taking it, or dropped from the lake)",
+            key, id);
+      }
+      result.done.push_back(id);
+      result.vanished = true;
+      handles.at(key).table.reset();
+      return true;
+    }
+    if (!outcome) {
+      Error error = std::move(outcome).error();
+      error.AddContext(fmt::format("committing checkpoint {} to table {}", id, key));
+      result.outcomes.push_back(CommitOutcome{key, id, std::unexpected(std::move(error))});
+      handles.at(key).table.reset();  // reload before the next attempt
+      return false;
+    }
+    result.done.push_back(id);
+    if (skipped) {
+      spdlog::info("committer: table {} already has checkpoint {} of pipeline '{}'", key, id,
+                   options.pipeline_id);
+      return true;
+    }
+    // The table has the files now; staging manifests it did not take as
+    // they are are not needed.
+    if (!adopted) {
+      for (const auto& m : staged.manifests) (void)catalog->file_io().Delete(m.path);
+    }
+    result.outcomes.push_back(std::move(*outcome));
+    return true;
+  }
+
+  /// Commits the checkpoints `ids` to table `key`, one catalog commit each.
   TableCommits CommitTable(const std::string& key, const std::vector<CheckpointId>& ids,
                            bool recovering) {
     TableCommits result;
@@ -389,84 +484,194 @@ struct CommitterOperator::Impl {
       const PendingCheckpoint& checkpoint = state.pending.at(id);
       bool skipped = false, adopted = false;
       auto outcome = CommitOne(key, checkpoint, &skipped, &adopted);
-      if (outcome) outcome->committed_at = std::chrono::steady_clock::now();
-      const StagedTable& staged = checkpoint.tables.at(key);
-      if (!outcome && outcome.error().code() == ErrorCode::kNotFound &&
-          (recovering || (staged.manifests.empty() && !staged.truncated))) {
-        // An empty commit (it only records progress) to a table that no
-        // longer exists has nothing to record. In recovery, a table is gone
-        // only after it took this checkpoint: floe run renames or drops a
-        // table once every checkpoint before the change is committed (and,
-        // after a restart, once this recovery is done); or the table was
-        // dropped from the lake.
-        if (recovering && !staged.manifests.empty()) {
-          spdlog::warn(
-              "committer: table {} no longer exists; checkpoint {} is not committed to it "
-              "again (it was renamed or dropped after taking it, or dropped from the lake)",
-              key, id);
-        }
-        result.done.push_back(id);
-        result.vanished = true;
-        handles.at(key).table.reset();
-        continue;
+      if (!Record(key, checkpoint, std::move(outcome), skipped, adopted, recovering, result)) {
+        break;  // later checkpoints of this table wait behind this one
       }
-      if (!outcome) {
-        Error error = std::move(outcome).error();
-        error.AddContext(fmt::format("committing checkpoint {} to table {}", id, key));
-        result.outcomes.push_back(CommitOutcome{key, id, std::unexpected(std::move(error))});
-        handles.at(key).table.reset();  // reload before the next attempt
-        break;                          // later checkpoints of this table wait behind this one
-      }
-      result.done.push_back(id);
-      if (skipped) {
-        spdlog::info("committer: table {} already has checkpoint {} of pipeline '{}'", key, id,
-                     options.pipeline_id);
-        continue;
-      }
-      // The table has the files now; staging manifests it did not take as
-      // they are are not needed.
-      if (!adopted) {
-        for (const auto& m : checkpoint.tables.at(key).manifests) {
-          (void)catalog->file_io().Delete(m.path);
-        }
-      }
-      result.outcomes.push_back(std::move(*outcome));
     }
     return result;
   }
 
-  /// Commits every pending checkpoint <= `up_to`, tables in parallel.
+  /// One table's part of a checkpoint committed in one transaction.
+  struct TransactionPart {
+    std::string key;
+    Prepared prepared;
+    std::string uuid;  ///< of the table the commit was prepared for
+    std::unique_ptr<iceberg::Transaction> txn;
+    iceberg::SnapshotId snapshot_id = -1;
+    std::optional<Result<CommitOutcome>> outcome;  ///< set once known
+  };
+
+  /// The successful outcome of `part` at `checkpoint`, with `snapshot_id`.
+  static CommitOutcome Committed(const TransactionPart& part, const PendingCheckpoint& checkpoint,
+                                 iceberg::SnapshotId snapshot_id) {
+    const StagedTable& staged = checkpoint.tables.at(part.key);
+    CommitOutcome outcome{part.key, checkpoint.id, Ok()};
+    outcome.snapshot_id = snapshot_id;
+    outcome.added_files = staged.data_files + staged.delete_files;
+    outcome.added_records = staged.records;
+    return outcome;
+  }
+
+  /// Commits `parts` (prepared for `checkpoint`) in one catalog transaction
+  /// (iceberg::CommitTransactions) and sets each part's outcome. A table
+  /// replaced by another of the same name (as CommitOne) is prepared again
+  /// once; an unknown outcome is resolved by reloading every table of the
+  /// transaction: those that have the checkpoint are done, the others are
+  /// committed again in one transaction, once.
+  void CommitParts(const PendingCheckpoint& checkpoint, std::vector<TransactionPart>& parts) {
+    bool replaced = false;
+    int unknown = 0;
+    while (true) {
+      std::vector<TransactionPart*> open;
+      std::vector<iceberg::Transaction*> txns;
+      for (TransactionPart& part : parts) {
+        if (part.outcome) continue;
+        iceberg::Table& table = *handles.at(part.key).table;
+        part.txn = BuildTransaction(table, checkpoint, checkpoint.tables.at(part.key),
+                                    part.prepared.files, part.prepared.live, &part.snapshot_id);
+        open.push_back(&part);
+        txns.push_back(part.txn.get());
+      }
+      if (open.empty()) return;
+      Status s = iceberg::CommitTransactions(*catalog, txns);
+      if (s) {
+        for (TransactionPart* part : open) {
+          part->outcome = Committed(*part, checkpoint, part->snapshot_id);
+        }
+        return;
+      }
+      const Error error = std::move(s).error();
+      const ErrorCode code = error.code();
+      auto fail_open = [&](const Error& why) {
+        for (TransactionPart* part : open) part->outcome = std::unexpected(why);
+      };
+      if ((code == ErrorCode::kCommitConflict || code == ErrorCode::kNotFound) && !replaced) {
+        replaced = true;
+        bool again = false;
+        for (TransactionPart* part : open) {
+          iceberg::Table& table = *handles.at(part->key).table;
+          if (!table.Refresh() || table.metadata().table_uuid == part->uuid) continue;
+          spdlog::info(
+              "committer: table {} was replaced by a new table of the same name; "
+              "committing checkpoint {} to the new one",
+              part->key, checkpoint.id);
+          again = true;
+          auto prepared = Prepare(part->key, checkpoint);
+          if (!prepared) {
+            part->outcome = std::unexpected(prepared.error());
+          } else if (prepared->skipped) {
+            part->outcome = CommitOutcome{part->key, checkpoint.id, Ok()};
+          } else {
+            part->prepared = std::move(*prepared);
+            part->uuid = table.metadata().table_uuid;
+          }
+        }
+        if (again) continue;
+      }
+      if (code != ErrorCode::kCommitStateUnknown) return fail_open(error);
+      // The transaction may or may not have happened (or, on a server that
+      // applies its tables one by one, happened in part): the tables tell.
+      spdlog::warn(
+          "committer: checkpoint {}: the outcome of the transaction over {} tables is unknown "
+          "({}); reloading them",
+          checkpoint.id, open.size(), error.message());
+      std::vector<std::optional<iceberg::SnapshotId>> found(open.size());
+      for (size_t i = 0; i < open.size(); ++i) {
+        auto resolved = ResolveUnknown(*handles.at(open[i]->key).table, checkpoint, error);
+        if (!resolved) return fail_open(resolved.error());
+        found[i] = *resolved;
+      }
+      for (size_t i = 0; i < open.size(); ++i) {
+        if (found[i]) open[i]->outcome = Committed(*open[i], checkpoint, *found[i]);
+      }
+      if (++unknown >= 2) {
+        for (TransactionPart* part : open) {
+          if (!part->outcome) {
+            part->outcome = CommitStateUnknown(
+                "the transaction was answered 'state unknown' twice and the checkpoint is not "
+                "in the table");
+          }
+        }
+        return;
+      }
+    }
+  }
+
+  /// Commits `checkpoint` to every table of it that lacks it, in ONE catalog
+  /// transaction, recording each table's outcome in `results` as CommitTable
+  /// does (docs/sink-commit.md, "One transaction per checkpoint"). Returns
+  /// whether every table has it now; otherwise later checkpoints wait.
+  bool CommitCheckpointInOneTransaction(const PendingCheckpoint& checkpoint, bool recovering,
+                                        std::map<std::string, TableCommits>& results) {
+    std::vector<TransactionPart> parts;
+    bool all_done = true;
+    for (const auto& [key, staged] : checkpoint.tables) {
+      handles.try_emplace(key);
+      auto prepared = Prepare(key, checkpoint);
+      if (prepared && !prepared->skipped) {
+        TransactionPart& part = parts.emplace_back();
+        part.key = key;
+        part.uuid = handles.at(key).table->metadata().table_uuid;
+        part.prepared = std::move(*prepared);
+        continue;
+      }
+      Result<CommitOutcome> outcome = CommitOutcome{key, checkpoint.id, Ok()};
+      if (!prepared) outcome = std::unexpected(prepared.error());
+      all_done &= Record(key, checkpoint, std::move(outcome), prepared.has_value(),
+                         /*adopted=*/false, recovering, results[key]);
+    }
+    // Nothing is committed while a table of the checkpoint cannot be: the
+    // job stops, and a restart commits the whole checkpoint.
+    if (!all_done || parts.empty()) return all_done;
+    CommitParts(checkpoint, parts);
+    for (TransactionPart& part : parts) {
+      const bool adopted = part.prepared.live != nullptr;
+      all_done &= Record(part.key, checkpoint, std::move(*part.outcome), /*skipped=*/false, adopted,
+                         recovering, results[part.key]);
+    }
+    return all_done;
+  }
+
+  /// Commits every pending checkpoint <= `up_to`: in one transaction per
+  /// checkpoint (`one_transaction`), else tables in parallel.
   std::vector<CommitOutcome> CommitPending(CheckpointId up_to, bool recovering = false) {
-    std::map<std::string, std::vector<CheckpointId>> work;
-    for (const auto& [id, checkpoint] : state.pending) {
-      if (id > up_to) break;
-      for (const auto& [key, staged] : checkpoint.tables) work[key].push_back(id);
+    std::map<std::string, TableCommits> results;
+    if (one_transaction) {
+      for (const auto& [id, checkpoint] : state.pending) {
+        if (id > up_to) break;
+        if (!CommitCheckpointInOneTransaction(checkpoint, recovering, results)) break;
+      }
+    } else {
+      std::map<std::string, std::vector<CheckpointId>> work;
+      for (const auto& [id, checkpoint] : state.pending) {
+        if (id > up_to) break;
+        for (const auto& [key, staged] : checkpoint.tables) work[key].push_back(id);
+      }
+      std::vector<const std::string*> keys;
+      for (const auto& [key, ids] : work) {
+        handles.try_emplace(key);  // before the threads start: the maps are not changed by them
+        results.try_emplace(key);
+        keys.push_back(&key);
+      }
+      ParallelFor(keys.size(), options.commit_threads, [&](size_t i) {
+        results.at(*keys[i]) = CommitTable(*keys[i], work.at(*keys[i]), recovering);
+      });
     }
-    std::vector<const std::string*> keys;
-    for (const auto& [key, ids] : work) {
-      handles.try_emplace(key);  // before the threads start: the map is not changed by them
-      keys.push_back(&key);
-    }
-    std::vector<TableCommits> results(keys.size());
-    ParallelFor(keys.size(), options.commit_threads, [&](size_t i) {
-      results[i] = CommitTable(*keys[i], work.at(*keys[i]), recovering);
-    });
     std::vector<CommitOutcome> outcomes;
-    for (size_t i = 0; i < keys.size(); ++i) {
-      for (CheckpointId id : results[i].done) {
+    for (auto& [key, result] : results) {
+      for (CheckpointId id : result.done) {
         if (auto live_it = live_staged.find(id); live_it != live_staged.end()) {
-          live_it->second.erase(*keys[i]);
+          live_it->second.erase(key);
           if (live_it->second.empty()) live_staged.erase(live_it);
         }
         auto it = state.pending.find(id);
-        it->second.tables.erase(*keys[i]);
+        it->second.tables.erase(key);
         if (it->second.tables.empty()) state.pending.erase(it);
       }
-      for (auto& o : results[i].outcomes) outcomes.push_back(std::move(o));
-      if (results[i].vanished) {
-        spdlog::info("committer: table {} no longer exists; it gets no more empty commits",
-                     *keys[i]);
-        state.known_tables.erase(*keys[i]);
+      for (auto& o : result.outcomes) outcomes.push_back(std::move(o));
+      if (result.vanished) {
+        spdlog::info("committer: table {} no longer exists; it gets no more empty commits", key);
+        state.known_tables.erase(key);
       }
     }
     return outcomes;
@@ -492,6 +697,25 @@ Status CommitterOperator::Open(const engine::OperatorContext& context,
     return InvalidArgument("committer: the catalog factory gave no catalog");
   m.subtask = context.subtask;
   m.parallelism = std::max(1, context.parallelism);
+  const std::string& catalog_name = m.catalog->name();
+  if (!m.catalog->SupportsMultiTableCommit()) {
+    spdlog::info(
+        "committer: per-table commits: catalog '{}' cannot commit several tables in one "
+        "transaction",
+        catalog_name);
+  } else if (m.parallelism > 1) {
+    spdlog::info(
+        "committer: per-table commits: catalog '{}' can commit several tables in one "
+        "transaction, but {} committer subtasks share the tables (one transaction per "
+        "checkpoint needs a commit parallelism of 1)",
+        catalog_name, m.parallelism);
+  } else {
+    m.one_transaction = true;
+    spdlog::info(
+        "committer: multi-table commits: every checkpoint's tables are committed in one "
+        "transaction of catalog '{}' (its setting multi-table-commit: false turns this off)",
+        catalog_name);
+  }
 
   std::vector<std::string> states = restored.all;
   if (states.empty() && restored.own) states.push_back(*restored.own);

@@ -16,7 +16,11 @@
 ///    OverwriteFiles of the partitions written in overwrite mode), carrying
 ///    the summary keys floe.pipeline-id / floe.checkpoint-id /
 ///    floe.source-position and, in the same atomic commit, the table property
-///    floe.committed-checkpoint.<pipeline-id>. A checkpoint at or below the
+///    floe.committed-checkpoint.<pipeline-id>. When the catalog commits
+///    several tables at once (Catalog::SupportsMultiTableCommit) and this is
+///    the only committer subtask, every table of a checkpoint goes into ONE
+///    catalog transaction instead (docs/sink-commit.md, "One transaction per
+///    checkpoint"); Open logs which mode is in use. A checkpoint at or below the
 ///    table's max committed id (committed_checkpoints.h) is skipped. A commit
 ///    answered kCommitStateUnknown is resolved by reloading the table. Each
 ///    commit (or failure) is emitted as a CommitOutcome; a failed checkpoint

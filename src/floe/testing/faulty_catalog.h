@@ -26,6 +26,11 @@ enum class CommitFault {
   kCrashAfter,         ///< applied, then the process dies
   kUnknownApplied,     ///< applied, answered kCommitStateUnknown
   kUnknownNotApplied,  ///< not applied, answered kCommitStateUnknown
+  /// A multi-table commit (CommitTables) of which only the first table was
+  /// applied, answered kCommitStateUnknown: a server that commits a
+  /// transaction's tables one by one and failed in between. For a single
+  /// table, as kUnknownApplied.
+  kUnknownPartlyApplied,
 };
 
 class FaultyCatalog final : public iceberg::Catalog {
@@ -48,6 +53,13 @@ class FaultyCatalog final : public iceberg::Catalog {
     fault_.reset();
   }
   int commits() const { return commits_.load(); }
+  /// Multi-table commits applied, wholly or in part (each counts as one
+  /// commit for ArmCommit).
+  int transactions() const { return transactions_.load(); }
+  /// CommitTables commits several tables (SupportsMultiTableCommit): every
+  /// table must still be at its base (else kCommitConflict, nothing
+  /// applied), then each is committed in turn, with the faults above.
+  void EnableMultiTableCommit() { multi_table_ = true; }
 
   const std::string& name() const override { return base_->name(); }
   io::FileIO& file_io() override { return base_->file_io(); }
@@ -95,14 +107,68 @@ class FaultyCatalog final : public iceberg::Catalog {
   Result<iceberg::LoadedTable> CommitTable(const iceberg::LoadedTable& base,
                                            iceberg::TableMetadata updated) override {
     FLOE_RETURN_IF_ERROR(state_->CheckAlive(base.id.ToString()));
-    std::optional<CommitFault> fault;
-    {
-      std::lock_guard lock(mu_);
-      if (fault_ && ++seen_ >= nth_) {
-        fault = fault_;
-        if (--times_ <= 0) fault_.reset();
+    return CommitWithFault(base, std::move(updated), NextFault());
+  }
+  bool SupportsMultiTableCommit() const override { return multi_table_; }
+  Result<std::vector<iceberg::LoadedTable>> CommitTables(
+      std::vector<iceberg::TableCommit> commits) override {
+    if (!multi_table_) return iceberg::Catalog::CommitTables(std::move(commits));
+    FLOE_RETURN_IF_ERROR(state_->CheckAlive("multi-table commit"));
+    std::lock_guard transaction_lock(transaction_mu_);
+    for (const auto& commit : commits) {
+      FLOE_ASSIGN_OR_RETURN(iceberg::LoadedTable current, base_->LoadTable(commit.base->id));
+      if (current.metadata_location != commit.base->metadata_location) {
+        return CommitConflict("table {} was changed concurrently", commit.base->id.ToString());
       }
     }
+    const std::optional<CommitFault> fault = NextFault();
+    if (fault == CommitFault::kFailBefore || fault == CommitFault::kUnknownNotApplied) {
+      auto failed = CommitWithFault(*commits.front().base, {}, fault);
+      return std::unexpected(std::move(failed).error());
+    }
+    std::vector<iceberg::LoadedTable> out;
+    for (size_t i = 0; i < commits.size(); ++i) {
+      if (i > 0 && fault == CommitFault::kUnknownPartlyApplied) {
+        ++state_->fired;
+        return CommitStateUnknown("injected: multi-table commit timed out (applied to {} only)",
+                                  commits.front().base->id.ToString());
+      }
+      // The last table carries the fault of the whole commit.
+      const bool last = i + 1 == commits.size();
+      if (i == 0) ++transactions_;
+      FLOE_ASSIGN_OR_RETURN(iceberg::LoadedTable committed,
+                            CommitWithFault(*commits[i].base, std::move(commits[i].updated),
+                                            last ? fault : std::nullopt));
+      out.push_back(std::move(committed));
+    }
+    return out;
+  }
+  Status RenameTable(const iceberg::TableIdentifier& from,
+                     const iceberg::TableIdentifier& to) override {
+    FLOE_RETURN_IF_ERROR(state_->CheckAlive(from.ToString()));
+    return base_->RenameTable(from, to);
+  }
+  Status DropTable(const iceberg::TableIdentifier& id, bool purge) override {
+    FLOE_RETURN_IF_ERROR(state_->CheckAlive(id.ToString()));
+    return base_->DropTable(id, purge);
+  }
+  std::string DefaultTableLocation(const iceberg::TableIdentifier& id) override {
+    return base_->DefaultTableLocation(id);
+  }
+
+ private:
+  /// The fault armed for the next commit, if its turn has come.
+  std::optional<CommitFault> NextFault() {
+    std::lock_guard lock(mu_);
+    if (!fault_ || ++seen_ < nth_) return std::nullopt;
+    std::optional<CommitFault> fault = fault_;
+    if (--times_ <= 0) fault_.reset();
+    return fault;
+  }
+
+  Result<iceberg::LoadedTable> CommitWithFault(const iceberg::LoadedTable& base,
+                                               iceberg::TableMetadata updated,
+                                               std::optional<CommitFault> fault) {
     if (fault == CommitFault::kFailBefore) {
       ++state_->fired;
       return IoError("injected: commit of {} failed", base.id.ToString());
@@ -119,26 +185,14 @@ class FaultyCatalog final : public iceberg::Catalog {
       ++state_->fired;
       return IoError("injected crash after committing {}", base.id.ToString());
     }
-    if (committed && fault == CommitFault::kUnknownApplied) {
+    if (committed &&
+        (fault == CommitFault::kUnknownApplied || fault == CommitFault::kUnknownPartlyApplied)) {
       ++state_->fired;
       return CommitStateUnknown("injected: commit of {} timed out (applied)", base.id.ToString());
     }
     return committed;
   }
-  Status RenameTable(const iceberg::TableIdentifier& from,
-                     const iceberg::TableIdentifier& to) override {
-    FLOE_RETURN_IF_ERROR(state_->CheckAlive(from.ToString()));
-    return base_->RenameTable(from, to);
-  }
-  Status DropTable(const iceberg::TableIdentifier& id, bool purge) override {
-    FLOE_RETURN_IF_ERROR(state_->CheckAlive(id.ToString()));
-    return base_->DropTable(id, purge);
-  }
-  std::string DefaultTableLocation(const iceberg::TableIdentifier& id) override {
-    return base_->DefaultTableLocation(id);
-  }
 
- private:
   std::shared_ptr<iceberg::Catalog> base_;
   std::shared_ptr<FaultState> state_;
   std::mutex mu_;
@@ -147,6 +201,9 @@ class FaultyCatalog final : public iceberg::Catalog {
   int times_ = 1;
   int seen_ = 0;
   std::atomic<int> commits_{0};
+  std::atomic<int> transactions_{0};
+  std::atomic<bool> multi_table_{false};
+  std::mutex transaction_mu_;
 };
 
 }  // namespace floe::testing

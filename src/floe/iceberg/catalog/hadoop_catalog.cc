@@ -306,7 +306,7 @@ Result<LoadedTable> HadoopCatalog::CommitTable(const LoadedTable& base, TableMet
 }
 
 Result<LoadedTable> HadoopCatalog::RegisterTable(const TableIdentifier& id,
-                                                 const std::string& metadata_location) {
+                                                 const std::string& metadata_location, bool) {
   return NotSupported(
       "registering table {} at {}: the hadoop catalog cannot register tables (a table is the "
       "version files of its folder in the warehouse); register it in a sql or rest catalog",

@@ -47,8 +47,8 @@ class HadoopCatalog final : public Catalog {
   /// version files, and another table's metadata names its own location
   /// (its manifests and data hold absolute paths there), so it cannot
   /// become a version of a folder of this warehouse without rewriting it.
-  Result<LoadedTable> RegisterTable(const TableIdentifier& id,
-                                    const std::string& metadata_location) override;
+  Result<LoadedTable> RegisterTable(const TableIdentifier& id, const std::string& metadata_location,
+                                    bool overwrite = false) override;
   Status RenameTable(const TableIdentifier& from, const TableIdentifier& to) override;
   Status DropTable(const TableIdentifier& id, bool purge) override;
   std::string DefaultTableLocation(const TableIdentifier& id) override;

@@ -22,8 +22,9 @@
 ///
 /// Tokens (docs/catalogs.md, "Tokens"): a token obtained with the
 /// `credential` is renewed before it expires, when its answer gave
-/// `expires_in` (at expires_in minus a tenth of it, at most 5 minutes
-/// early), by a token exchange of the current token, else with the client
+/// `expires_in` or the token is a JWT with an `exp` claim (at the lifetime
+/// minus a tenth of it, at most 5 minutes early), by a token exchange of
+/// the current token, else with the client
 /// credentials; a call answered 401 or 419 while a credential is set gets a
 /// new token (client credentials) and is sent once more. A fixed `token` is
 /// never renewed: its refusal is an error naming the catalog.
@@ -73,6 +74,9 @@ struct RestCatalogOptions {
   /// The clock token lifetimes are measured on; null is
   /// std::chrono::steady_clock::now (tests pass their own).
   std::function<std::chrono::steady_clock::time_point()> clock;
+  /// The wall clock a JWT's `exp` claim is compared with; null is
+  /// std::chrono::system_clock::now (tests pass their own).
+  std::function<std::chrono::system_clock::time_point()> wall_clock;
   /// The path prefix; the server's config may set or override it.
   std::string prefix;
   /// Every other setting of the catalog's entry, sent nowhere; the server's
@@ -127,11 +131,22 @@ class RestCatalog final : public Catalog {
   /// must be able to read that location). The result holds the server's
   /// metadata. Errors: the server's, mapped as for CreateTable (409
   /// kAlreadyExists, 404 kNotFound for a missing namespace or file).
-  Result<LoadedTable> RegisterTable(const TableIdentifier& id,
-                                    const std::string& metadata_location) override;
+  Result<LoadedTable> RegisterTable(const TableIdentifier& id, const std::string& metadata_location,
+                                    bool overwrite = false) override;
   /// Sends rest::DiffForCommit(base.metadata, updated); the result holds the
   /// metadata the server wrote.
   Result<LoadedTable> CommitTable(const LoadedTable& base, TableMetadata updated) override;
+  /// Whether the server's config lists `POST /v1/{prefix}/transactions/commit`
+  /// in its `endpoints` (or has no such list: Iceberg Java then assumes it),
+  /// and the setting `multi-table-commit` is not `false`.
+  bool SupportsMultiTableCommit() const override { return multi_table_commit_; }
+  /// `POST /v1/{prefix}/transactions/commit` with one CommitTableRequest
+  /// (identifier, requirements, updates: rest::DiffForCommit) per table. The
+  /// server answers 204 without a body, so the tables are loaded after it.
+  /// Outcomes as for CommitTable: 409 kCommitConflict, 5xx or a lost answer
+  /// kCommitStateUnknown; a table that cannot be loaded after the commit is
+  /// kCommitStateUnknown too (the commit happened; reloading tells).
+  Result<std::vector<LoadedTable>> CommitTables(std::vector<TableCommit> commits) override;
   Status RenameTable(const TableIdentifier& from, const TableIdentifier& to) override;
   /// The server drops the table; with `purge` it is asked to delete its
   /// files too (`purgeRequested=true`).
@@ -165,6 +180,11 @@ class RestCatalog final : public Catalog {
   /// (401, 419) also says what to change in the catalog's settings.
   Error AnswerError(rest::Call call, const Answer& answer, std::string_view what) const;
   std::string Url(std::string_view path) const;
+  /// POSTs a commit `body` to `url`: the answer when its status is
+  /// `success`; kCommitStateUnknown when it was sent and no answer came;
+  /// the error for the answer otherwise (rest::ErrorForAnswer, kCommit).
+  Result<Answer> SendCommit(const std::string& url, const nlohmann::ordered_json& body,
+                            long success, std::string_view what);
   /// GETs `url` (with `query`, e.g. "parent=a", when not empty) page after
   /// page (pageToken) and calls `each` on every element of the answers'
   /// array `member`. Errors: the server's error for a failed GET, kCorruption
@@ -186,8 +206,12 @@ class RestCatalog final : public Catalog {
     kTokenExchange,      ///< the current token for a new one (RFC 8693)
   };
   /// Asks for a token and makes it current, with its renewal time when the
-  /// answer has `expires_in`. Called with token_mu_ held.
+  /// answer has `expires_in`, else when the token is a JWT with an `exp`
+  /// claim. Called with token_mu_ held.
   Status ObtainToken(Grant grant);
+  /// The time `token` has left by its JWT `exp` claim, or nullopt (not a JWT,
+  /// no claim, or already expired by the wall clock).
+  std::optional<std::chrono::milliseconds> JwtLifetime(const std::string& token) const;
   /// The token to send (empty: none), renewed first when its renewal time
   /// has come. Takes token_mu_.
   Result<std::string> CurrentToken();
@@ -206,6 +230,10 @@ class RestCatalog final : public Catalog {
   std::string separator_;
   bool refresh_enabled_ = true;   ///< `token-refresh-enabled`
   bool exchange_enabled_ = true;  ///< `token-exchange-enabled`
+  /// The server offers `POST /v1/{prefix}/transactions/commit`.
+  bool transactions_endpoint_ = true;
+  /// ... and the `multi-table-commit` setting does not turn it off.
+  bool multi_table_commit_ = false;
 
   std::mutex token_mu_;
   std::string token_;  ///< sent as the bearer token; empty: none

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "floe/common/base64.h"
 #include "floe/common/printable.h"
 
 namespace floe::iceberg::rest {
@@ -294,6 +295,30 @@ nlohmann::ordered_json CommitRequestJson(const TableIdentifier& id, const Commit
   for (const auto& u : changes.updates)
     body["updates"].push_back(TableUpdateToJson(u, format_version));
   return body;
+}
+
+std::optional<int64_t> JwtExpiresAt(std::string_view token) {
+  const size_t first = token.find('.');
+  if (first == std::string_view::npos) return std::nullopt;
+  const size_t second = token.find('.', first + 1);
+  if (second == std::string_view::npos || token.find('.', second + 1) != std::string_view::npos) {
+    return std::nullopt;
+  }
+  // base64url without padding (RFC 7515) to standard base64.
+  std::string payload(token.substr(first + 1, second - first - 1));
+  for (char& c : payload) {
+    if (c == '-') c = '+';
+    if (c == '_') c = '/';
+  }
+  if (payload.size() % 4 == 1) return std::nullopt;
+  while (payload.size() % 4 != 0) payload.push_back('=');
+  std::string decoded;
+  if (!Base64Decode(payload, &decoded)) return std::nullopt;
+  auto claims = nlohmann::json::parse(decoded, nullptr, /*allow_exceptions=*/false);
+  if (!claims.is_object()) return std::nullopt;
+  auto exp = claims.find("exp");
+  if (exp == claims.end() || !exp->is_number_integer()) return std::nullopt;
+  return exp->get<int64_t>();
 }
 
 Error ErrorForAnswer(Call call, long status, std::string_view body, std::string_view what) {

@@ -6,6 +6,8 @@
 /// sends what these build. The protocol is Iceberg's OpenAPI spec,
 /// `open-api/rest-catalog-open-api.yaml`; see docs/catalogs.md.
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,6 +69,12 @@ Result<CommitChanges> DiffForCommit(const TableMetadata& base, const TableMetada
 /// The JSON body of a commit (CommitTableRequest) for table `id`.
 nlohmann::ordered_json CommitRequestJson(const TableIdentifier& id, const CommitChanges& changes,
                                          int format_version);
+
+/// The `exp` claim of a token that is a JWT (three base64url parts, the
+/// second a JSON object with an integer `exp`): when it expires, in seconds
+/// since the Unix epoch. nullopt for any other token (not a JWT, no `exp`,
+/// bad base64 or JSON), as Iceberg Java's OAuth2Util.expiresAtMillis.
+std::optional<int64_t> JwtExpiresAt(std::string_view token);
 
 /// What kind of call failed, for the error mapping.
 enum class Call {

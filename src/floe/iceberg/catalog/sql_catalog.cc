@@ -449,7 +449,8 @@ Result<LoadedTable> SqlCatalog::CreateTable(const TableIdentifier& id, TableMeta
   return LoadedTable{id, location, std::move(metadata)};
 }
 
-Result<std::optional<std::string>> SqlCatalog::RowWithin(const std::string& location) {
+Result<std::optional<std::string>> SqlCatalog::RowWithin(const std::string& location,
+                                                         const std::string& except) {
   // Only rows under the folder, as a plain path or a file:// URI, are
   // candidates (a range of the text, so SQLite compares them, not every row
   // through PathIsWithin: that made creating N tables quadratic).
@@ -463,7 +464,9 @@ Result<std::optional<std::string>> SqlCatalog::RowWithin(const std::string& loca
       FLOE_ASSIGN_OR_RETURN(bool row, rows.Step());
       if (!row) break;
       std::string other = rows.Text(0);
-      if (!other.empty() && io::PathIsWithin(other, location + "/metadata")) return other;
+      if (!other.empty() && other != except && io::PathIsWithin(other, location + "/metadata")) {
+        return other;
+      }
     }
   }
   return std::nullopt;
@@ -483,8 +486,26 @@ Status SqlCatalog::InsertTableRow(const std::string& ns_key, const TableIdentifi
   return s;
 }
 
+Status SqlCatalog::PointTableRow(const std::string& ns_key, const TableIdentifier& id,
+                                 const std::string& metadata_location,
+                                 const std::string& previous) {
+  std::string sql = fmt::format(
+      "UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ? "
+      "WHERE catalog_name = ? AND table_namespace = ? AND table_name = ?{}",
+      has_iceberg_type_ ? fmt::format(" AND {}", kIsTable) : "");
+  Statement st(db_, sql);
+  st.Bind(metadata_location);
+  if (previous.empty()) {
+    st.BindNull();
+  } else {
+    st.Bind(previous);
+  }
+  return st.Bind(name_).Bind(ns_key).Bind(id.name).Run();
+}
+
 Result<LoadedTable> SqlCatalog::RegisterTable(const TableIdentifier& id,
-                                              const std::string& metadata_location) {
+                                              const std::string& metadata_location,
+                                              bool overwrite) {
   const std::string what =
       fmt::format("registering table {} at {}", id.ToString(), io::RedactUri(metadata_location));
   if (metadata_location.empty()) return InvalidArgument("{}: no metadata location", what);
@@ -500,16 +521,28 @@ Result<LoadedTable> SqlCatalog::RegisterTable(const TableIdentifier& id,
   std::lock_guard lock(mu_);
   FLOE_ASSIGN_OR_RETURN(bool ns_exists, NamespaceExists(key));
   if (!ns_exists) return NotFound("{}: namespace {} does not exist", what, key);
-  if (MetadataLocationOf(id))
-    return AlreadyExists("{}: table {} already exists", what, id.ToString());
+  // The row's current location: replaced with `overwrite`, else refused.
+  std::string current;
+  if (auto existing = MetadataLocationOf(id)) {
+    if (!overwrite) return AlreadyExists("{}: table {} already exists", what, id.ToString());
+    current = std::move(*existing);
+  }
   // Two rows of one catalog never share a table's files: dropping one with
-  // its files would break the other.
-  FLOE_ASSIGN_OR_RETURN(auto used, RowWithin(io::AbsoluteLocalPath(metadata->location)));
+  // its files would break the other. The row being overwritten is no other.
+  FLOE_ASSIGN_OR_RETURN(auto used, RowWithin(io::AbsoluteLocalPath(metadata->location), current));
   if (used) {
     return AlreadyExists("{}: a table of sql catalog '{}' already lives at {} ({})", what, name_,
                          io::RedactUri(metadata->location), io::RedactUri(*used));
   }
-  FLOE_RETURN_IF_ERROR_CTX(InsertTableRow(key, id, location), "{}", what);
+  if (current.empty()) {
+    auto inserted = InsertTableRow(key, id, location);
+    if (inserted) return LoadedTable{id, location, std::move(*metadata)};
+    // A row without a location is overwritten too.
+    if (!overwrite || inserted.error().code() != ErrorCode::kAlreadyExists) {
+      return std::unexpected(std::move(inserted).error().WithContext(what));
+    }
+  }
+  FLOE_RETURN_IF_ERROR_CTX(PointTableRow(key, id, location, current), "{}", what);
   return LoadedTable{id, location, std::move(*metadata)};
 }
 

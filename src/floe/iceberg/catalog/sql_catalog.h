@@ -66,9 +66,11 @@ class SqlCatalog final : public Catalog {
   /// absolute, a URI as given) after reading the file, as Iceberg's JDBC
   /// catalog and PyIceberg's SqlCatalog do. kAlreadyExists too when a row of
   /// this catalog already points into the metadata's location (two tables
-  /// would share files).
-  Result<LoadedTable> RegisterTable(const TableIdentifier& id,
-                                    const std::string& metadata_location) override;
+  /// would share files). With `overwrite`, an existing row of `id` is
+  /// updated instead (its former location becomes
+  /// `previous_metadata_location`); its own row does not count as sharing.
+  Result<LoadedTable> RegisterTable(const TableIdentifier& id, const std::string& metadata_location,
+                                    bool overwrite = false) override;
   Status RenameTable(const TableIdentifier& from, const TableIdentifier& to) override;
   Status DropTable(const TableIdentifier& id, bool purge) override;
   std::string DefaultTableLocation(const TableIdentifier& id) override;
@@ -78,8 +80,14 @@ class SqlCatalog final : public Catalog {
   Result<bool> NamespaceExists(const std::string& ns);
   Result<std::string> MetadataLocationOf(const TableIdentifier& id);
   /// The metadata location of a row of this catalog under
-  /// `<location>/metadata/`, or nullopt (called with mu_ held).
-  Result<std::optional<std::string>> RowWithin(const std::string& location);
+  /// `<location>/metadata/` other than `except` (when not empty), or nullopt
+  /// (called with mu_ held).
+  Result<std::optional<std::string>> RowWithin(const std::string& location,
+                                               const std::string& except = {});
+  /// Points table `id`'s row at `metadata_location`, `previous` (NULL when
+  /// empty) as its previous one (called with mu_ held).
+  Status PointTableRow(const std::string& ns_key, const TableIdentifier& id,
+                       const std::string& metadata_location, const std::string& previous);
   /// Inserts table `id`'s row; kAlreadyExists if it has one (called with mu_ held).
   Status InsertTableRow(const std::string& ns_key, const TableIdentifier& id,
                         const std::string& metadata_location);

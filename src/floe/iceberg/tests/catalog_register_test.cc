@@ -105,6 +105,42 @@ TEST_F(RegisterTableTest, SqlCatalogRefusals) {
   EXPECT_TRUE(catalog->RegisterTable({{"db"}, "again"}, source.metadata_location));
 }
 
+TEST_F(RegisterTableTest, SqlCatalogOverwritePointsAnExistingTableAtTheFile) {
+  auto catalog = OpenSql("catalog.db");
+  ASSERT_TRUE(catalog->CreateNamespace({"db"}));
+  TableIdentifier id{{"db"}, "t"};
+  auto created = catalog->CreateTable(id, OneColumnTableMetadata());
+  ASSERT_TRUE(created) << created.error().ToString();
+  TableMetadata next = created->metadata;
+  next.properties["version"] = "2";
+  auto committed = catalog->CommitTable(*created, next);
+  ASSERT_TRUE(committed) << committed.error().ToString();
+
+  // Back to the first metadata file: refused without overwrite, done with it.
+  auto refused = catalog->RegisterTable(id, created->metadata_location);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code(), ErrorCode::kAlreadyExists);
+  auto rolled_back = catalog->RegisterTable(id, created->metadata_location, /*overwrite=*/true);
+  ASSERT_TRUE(rolled_back) << rolled_back.error().ToString();
+  auto loaded = catalog->LoadTable(id);
+  ASSERT_TRUE(loaded) << loaded.error().ToString();
+  EXPECT_EQ(loaded->metadata_location, created->metadata_location);
+  EXPECT_FALSE(loaded->metadata.properties.contains("version"));
+  // Commits continue from it; the file it pointed at before stays.
+  EXPECT_TRUE(catalog->CommitTable(*loaded, next));
+  EXPECT_TRUE(std::filesystem::exists(committed->metadata_location));
+
+  // Overwrite does not let a second name share the table's files ...
+  auto shared = catalog->RegisterTable({{"db"}, "u"}, created->metadata_location, true);
+  ASSERT_FALSE(shared);
+  EXPECT_EQ(shared.error().code(), ErrorCode::kAlreadyExists);
+  // ... and registers a table that does not exist yet as usual.
+  LoadedTable source = TableElsewhere();
+  auto fresh = catalog->RegisterTable({{"db"}, "v"}, source.metadata_location, true);
+  ASSERT_TRUE(fresh) << fresh.error().ToString();
+  EXPECT_EQ(catalog->LoadTable({{"db"}, "v"})->metadata_location, source.metadata_location);
+}
+
 TEST_F(RegisterTableTest, HadoopCatalogRefusesClearly) {
   LoadedTable source = TableElsewhere();
   std::filesystem::create_directories(dir_ / "lake" / "db");

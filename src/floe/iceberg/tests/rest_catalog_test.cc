@@ -10,6 +10,7 @@
 #include <mutex>
 #include <optional>
 
+#include "floe/common/base64.h"
 #include "floe/iceberg/catalog/catalog_config.h"
 #include "floe/iceberg/catalog/rest_catalog.h"
 #include "floe/iceberg/catalog/rest_protocol.h"
@@ -564,15 +565,23 @@ constexpr const char* kClientCredentials =
 class RestTokenTest : public RestCatalogTest {
  protected:
   std::unique_ptr<RestCatalog> OpenWithCredential(std::optional<int> expires_in,
-                                                  Properties properties = {}) {
+                                                  Properties properties = {},
+                                                  const std::string& token = "tok-1") {
     RestCatalogOptions options;
     options.uri = "http://rest.test";
     options.credential = "client:s3cret";
     options.properties = std::move(properties);
     options.clock = [now = now_] { return *now; };
-    transport_->Answer(200, TokenAnswer("tok-1", expires_in));
+    // The wall clock starts at kWallStart and moves with the test's clock.
+    options.wall_clock = [now = now_] {
+      return std::chrono::system_clock::time_point(std::chrono::seconds(kWallStart)) +
+             std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                 now->time_since_epoch());
+    };
+    transport_->Answer(200, TokenAnswer(token, expires_in));
     return Open(options);
   }
+  static constexpr int64_t kWallStart = 1'800'000'000;
   /// Moves the clock on by `later`, loads namespace "db" with the scripted
   /// `answers` queued before its own, and returns the requests it sent as
   /// "METHOD URL [Authorization]"; `first_` is the index of the first.
@@ -637,6 +646,62 @@ TEST_F(RestTokenTest, ATokenIsRenewedBeforeItExpires) {
   // The new token's lifetime counts from its own answer.
   EXPECT_EQ(LoadAfter(*catalog, std::chrono::seconds(50)),
             (std::vector<std::string>{LoadWith("tok-2")}));
+}
+
+/// A JWT (unsigned: floe never checks signatures) with `claims` as its payload.
+std::string Jwt(const nlohmann::json& claims) {
+  auto part = [](std::string_view text) {
+    std::string out;
+    Base64Encode(text, &out);
+    for (char& c : out) {
+      if (c == '+') c = '-';
+      if (c == '/') c = '_';
+    }
+    while (out.ends_with('=')) out.pop_back();
+    return out;
+  };
+  return part(R"({"alg":"none","typ":"JWT"})") + "." + part(claims.dump()) + ".c2ln";
+}
+
+TEST(RestJwtTest, TheExpClaimOfAJwt) {
+  EXPECT_EQ(rest::JwtExpiresAt(Jwt({{"exp", 1'800'000'100}, {"sub", "floe"}})), 1'800'000'100);
+  // Every payload length (base64url drops the padding).
+  for (std::string sub : {"", "a", "ab", "abc"}) {
+    EXPECT_EQ(rest::JwtExpiresAt(Jwt({{"sub", sub}, {"exp", 7}})), 7) << sub;
+  }
+  EXPECT_EQ(rest::JwtExpiresAt(Jwt({{"sub", "floe"}})), std::nullopt);
+  EXPECT_EQ(rest::JwtExpiresAt(Jwt({{"exp", "1800000100"}})), std::nullopt);
+  EXPECT_EQ(rest::JwtExpiresAt(Jwt(nlohmann::json::array({1, 2}))), std::nullopt);
+  EXPECT_EQ(rest::JwtExpiresAt("tok-1"), std::nullopt);
+  EXPECT_EQ(rest::JwtExpiresAt("a.b"), std::nullopt);
+  EXPECT_EQ(rest::JwtExpiresAt("a.b.c.d"), std::nullopt);
+  EXPECT_EQ(rest::JwtExpiresAt("e30.!!!!.c2ln"), std::nullopt);
+  EXPECT_EQ(rest::JwtExpiresAt("e30.bm90IGpzb24.c2ln"), std::nullopt);  // "not json"
+  EXPECT_EQ(rest::JwtExpiresAt(""), std::nullopt);
+}
+
+// A token answer without expires_in whose token is a JWT with an `exp` claim
+// is renewed by that claim, as Iceberg Java does.
+TEST_F(RestTokenTest, AJwtWithoutExpiresInIsRenewedByItsExpClaim) {
+  const std::string jwt = Jwt({{"sub", "client"}, {"exp", kWallStart + 100}});
+  auto catalog = OpenWithCredential(std::nullopt, {}, jwt);
+  ASSERT_TRUE(catalog);
+  EXPECT_EQ(LoadAfter(*catalog, std::chrono::seconds(89)),
+            (std::vector<std::string>{LoadWith(jwt)}));
+  EXPECT_EQ(LoadAfter(*catalog, std::chrono::seconds(2), {{200, TokenAnswer("tok-2", 100)}}),
+            (std::vector<std::string>{TokenAsked(jwt), LoadWith("tok-2")}));
+  EXPECT_NE(BodySent(0).find("subject_token=" + jwt), std::string::npos);
+}
+
+// A JWT already expired when it is given (or a wall clock far off) is used
+// until the server refuses it, not asked for again before every call.
+TEST_F(RestTokenTest, AJwtExpiredWhenGivenIsUsedUntilRefused) {
+  const std::string jwt = Jwt({{"exp", kWallStart - 10}});
+  auto catalog = OpenWithCredential(std::nullopt, {}, jwt);
+  ASSERT_TRUE(catalog);
+  EXPECT_EQ(LoadAfter(*catalog, std::chrono::seconds(1)),
+            (std::vector<std::string>{LoadWith(jwt)}));
+  EXPECT_EQ(LoadAfter(*catalog, std::chrono::hours(5)), (std::vector<std::string>{LoadWith(jwt)}));
 }
 
 // A short lifetime is cut by a tenth too (not rounded to whole seconds).
@@ -769,6 +834,94 @@ TEST_F(RestTokenTest, ARefusedFixedTokenSaysWhatToDo) {
                 {"fixed-t0ken"});
 }
 
+// The multi-table commit is offered when the config's `endpoints` lists it,
+// or lists nothing (Iceberg Java's DEFAULT_ENDPOINTS include it), unless
+// floe's setting turns it off.
+TEST_F(RestCatalogTest, MultiTableCommitFollowsTheServersEndpoints) {
+  RestCatalogOptions options;
+  options.uri = "http://rest.test";
+  EXPECT_TRUE(Open(options)->SupportsMultiTableCommit());
+  EXPECT_TRUE(Open(options, R"({"endpoints":["GET /v1/{prefix}/namespaces",)"
+                            R"("POST /v1/{prefix}/transactions/commit"]})")
+                  ->SupportsMultiTableCommit());
+  EXPECT_FALSE(Open(options, R"({"endpoints":["GET /v1/{prefix}/namespaces"]})")
+                   ->SupportsMultiTableCommit());
+  options.properties["multi-table-commit"] = "false";
+  auto off = Open(options);
+  EXPECT_FALSE(off->SupportsMultiTableCommit());
+  LoadedTable base{{{"db"}, "t"}, "/lake/db/t/metadata/00000-a.metadata.json", BaseMetadata()};
+  std::vector<TableCommit> commits;
+  commits.push_back(TableCommit{&base, base.metadata});
+  auto refused = off->CommitTables(std::move(commits));
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code(), ErrorCode::kNotSupported);
+  EXPECT_NE(refused.error().message().find("multi-table-commit"), std::string::npos);
+}
+
+TEST_F(RestCatalogTest, MultiTableCommitOutcomes) {
+  auto catalog = OpenTestServer();
+  ASSERT_TRUE(catalog);
+  LoadedTable t{{{"db"}, "t"}, "/lake/db/t/metadata/00000-a.metadata.json", BaseMetadata()};
+  LoadedTable u{{{"db", "eu"}, "u"}, "/lake/db/u/metadata/00000-b.metadata.json", BaseMetadata()};
+  auto commits = [&] {
+    std::vector<TableCommit> out;
+    for (const LoadedTable* base : {&t, &u}) {
+      TableMetadata next = base->metadata;
+      next.properties["k"] = base->id.name;
+      out.push_back(TableCommit{base, std::move(next)});
+    }
+    return out;
+  };
+
+  // 204 without a body: the tables are loaded after it, in order.
+  transport_->Answer(204, "");
+  TableMetadata t_written = t.metadata, u_written = u.metadata;
+  t_written.properties["k"] = "t";
+  u_written.properties["k"] = "u";
+  transport_->Answer(200, LoadAnswer(t_written, "/lake/db/t/metadata/00001-c.metadata.json"));
+  transport_->Answer(200, LoadAnswer(u_written, "/lake/db/u/metadata/00001-d.metadata.json"));
+  const size_t first = transport_->seen.size();
+  auto ok = catalog->CommitTables(commits());
+  ASSERT_TRUE(ok) << ok.error().ToString();
+  ASSERT_EQ(ok->size(), 2u);
+  EXPECT_EQ((*ok)[0].metadata_location, "/lake/db/t/metadata/00001-c.metadata.json");
+  EXPECT_EQ((*ok)[1].metadata.properties.at("k"), "u");
+  ASSERT_EQ(transport_->seen.size() - first, 3u);
+  const auto& sent = transport_->seen[first];
+  EXPECT_EQ(sent.method, "POST");
+  EXPECT_EQ(sent.url, "http://rest.test/v1/transactions/commit");
+  auto body = nlohmann::json::parse(sent.body);
+  ASSERT_EQ(body["table-changes"].size(), 2u);
+  EXPECT_EQ(body["table-changes"][1]["identifier"],
+            nlohmann::json({{"namespace", {"db", "eu"}}, {"name", "u"}}));
+  EXPECT_EQ(body["table-changes"][0]["requirements"][0]["type"], "assert-table-uuid");
+  EXPECT_EQ(body["table-changes"][0]["updates"][0]["action"], "set-properties");
+  EXPECT_EQ(body["table-changes"][1]["updates"][0]["updates"]["k"], "u");
+  EXPECT_EQ(transport_->seen[first + 2].url, "http://rest.test/v1/namespaces/db%1Feu/tables/u");
+
+  transport_->Answer(409, R"({"error":{"message":"Requirement failed: branch main has changed",)"
+                          R"("type":"CommitFailedException","code":409}})");
+  auto conflict = catalog->CommitTables(commits());
+  ASSERT_FALSE(conflict);
+  EXPECT_EQ(conflict.error().code(), ErrorCode::kCommitConflict);
+  EXPECT_NE(conflict.error().message().find("db.t, db.eu.u"), std::string::npos);
+
+  transport_->Answer(500, R"({"error":{"message":"Internal Server Error",)"
+                          R"("type":"CommitStateUnknownException","code":500}})");
+  EXPECT_EQ(catalog->CommitTables(commits()).error().code(), ErrorCode::kCommitStateUnknown);
+  transport_->Fail(Error(ErrorCode::kTimedOut, "POST http://rest.test/...: Timeout was reached"));
+  EXPECT_EQ(catalog->CommitTables(commits()).error().code(), ErrorCode::kCommitStateUnknown);
+  // Committed, but a table cannot be loaded afterwards: reloading will tell.
+  transport_->Answer(204, "");
+  transport_->Answer(200, LoadAnswer(t_written, "/lake/db/t/metadata/00001-c.metadata.json"));
+  transport_->Answer(404, R"({"error":{"message":"no such table","type":"NoSuchTableException",)"
+                          R"("code":404}})");
+  auto unloadable = catalog->CommitTables(commits());
+  ASSERT_FALSE(unloadable);
+  EXPECT_EQ(unloadable.error().code(), ErrorCode::kCommitStateUnknown);
+  EXPECT_NE(unloadable.error().message().find("db.eu.u"), std::string::npos);
+}
+
 TEST_F(RestCatalogTest, RegisterSendsTheNameAndMetadataLocation) {
   auto catalog = OpenTestServer();
   ASSERT_TRUE(catalog);
@@ -797,6 +950,29 @@ TEST_F(RestCatalogTest, RegisterSendsTheNameAndMetadataLocation) {
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().code(), ErrorCode::kNotFound);
   EXPECT_FALSE(catalog->RegisterTable({{"db"}, "u"}, ""));
+}
+
+TEST_F(RestCatalogTest, RegisterWithOverwriteSendsTheFlag) {
+  auto catalog = OpenTestServer();
+  ASSERT_TRUE(catalog);
+  const std::string file = "s3://bucket/wh/db/t/metadata/00001-a.metadata.json";
+  transport_->Answer(200, LoadAnswer(BaseMetadata(), file));
+  auto registered = catalog->RegisterTable({{"db"}, "t"}, file, /*overwrite=*/true);
+  ASSERT_TRUE(registered) << registered.error().ToString();
+  auto sent = nlohmann::json::parse(transport_->seen.back().body);
+  EXPECT_EQ(sent,
+            nlohmann::json({{"name", "t"}, {"metadata-location", file}, {"overwrite", true}}));
+
+  // Iceberg's JDBC catalog behind its test server cannot overwrite (406).
+  transport_->Answer(406, R"({"error":{"message":"Registering tables with overwrite is not )"
+                          R"(supported","type":"UnsupportedOperationException","code":406}})");
+  auto refused = catalog->RegisterTable({{"db"}, "t"}, file, true);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code(), ErrorCode::kNotSupported);
+  EXPECT_NE(refused.error().message().find("cannot overwrite"), std::string::npos)
+      << refused.error().message();
+  EXPECT_NE(refused.error().message().find("with overwrite is not supported"), std::string::npos)
+      << refused.error().message();
 }
 
 TEST_F(RestCatalogTest, DefaultTableLocation) {

@@ -126,9 +126,6 @@ Result<std::vector<LiveFile>> FilesAddedSince(io::FileIO& io, const TableMetadat
   return EntriesCommittedSince(io, metadata, from, content, ManifestEntryStatus::kAdded);
 }
 
-namespace {
-
-// Whether `metadata` holds every snapshot the operations add (and they add one).
 bool HoldsAddedSnapshots(const TableMetadata& metadata,
                          std::span<TableOperation* const> operations) {
   bool any = false;
@@ -141,87 +138,103 @@ bool HoldsAddedSnapshots(const TableMetadata& metadata,
   return any;
 }
 
-}  // namespace
+void CleanupOperations(io::FileIO& io, std::span<TableOperation* const> operations,
+                       bool committed) {
+  for (TableOperation* op : operations) op->Cleanup(io, committed);
+}
+
+std::string OperationsContext(std::string_view what, const Table& table,
+                              std::span<TableOperation* const> operations) {
+  std::string names;
+  for (TableOperation* op : operations) {
+    if (!names.empty()) names += " + ";
+    names += op->name();
+  }
+  return fmt::format("{} {} on table {}", what, names, table.name());
+}
+
+Result<std::optional<TableMetadata>> ApplyOperations(Table& table,
+                                                     std::span<TableOperation* const> operations,
+                                                     int attempt) {
+  const LoadedTable& base = table.loaded();
+  TableMetadataBuilder::Options options;
+  options.now_ms = std::max(NowMs(), base.metadata.last_updated_ms);
+  auto builder = TableMetadataBuilder::ForUpdate(base.metadata, base.metadata_location, options);
+  OperationContext ctx{&table.io(), attempt, *options.now_ms};
+  auto failed = [&](Error error) {
+    CleanupOperations(table.io(), operations, /*committed=*/false);
+    return std::unexpected(
+        std::move(error).WithContext(OperationsContext("applying", table, operations)));
+  };
+  for (TableOperation* op : operations) {
+    auto updates = op->Apply(builder.current(), ctx);
+    if (!updates) return failed(std::move(updates).error());
+    if (auto s = builder.ApplyAll(*updates); !s) return failed(std::move(s).error());
+  }
+  const bool changed = !builder.changes().empty();
+  auto next = std::move(builder).Build();
+  if (!next) return failed(std::move(next).error());
+  if (!changed) return std::optional<TableMetadata>();
+  return std::optional<TableMetadata>(std::move(*next));
+}
+
+bool WaitBeforeRetry(const CommitRetryOptions& retry, int attempt,
+                     std::chrono::steady_clock::time_point start) {
+  const int64_t elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
+                              std::chrono::steady_clock::now() - start)
+                              .count();
+  if (attempt >= retry.num_retries || elapsed >= retry.total_timeout_ms) return false;
+  int64_t wait = retry.min_wait_ms;
+  for (int i = 0; i < attempt && wait < retry.max_wait_ms; ++i) wait *= 2;
+  wait = std::min(wait, retry.max_wait_ms);
+  // Jitter, so that racing writers do not retry in lockstep.
+  if (wait > 0) wait += static_cast<int64_t>(RandomU64() % static_cast<uint64_t>(wait / 2 + 1));
+  wait = std::min(wait, std::max<int64_t>(0, retry.total_timeout_ms - elapsed));
+  std::this_thread::sleep_for(std::chrono::milliseconds(wait));
+  return true;
+}
 
 Status CommitOperations(Table& table, std::span<TableOperation* const> operations) {
   const CommitRetryOptions retry = CommitRetryOptions::FromProperties(table.metadata());
   const auto start = std::chrono::steady_clock::now();
-  auto cleanup = [&](bool committed) {
-    for (TableOperation* op : operations) op->Cleanup(table.io(), committed);
-  };
-  auto context = [&](std::string_view what) {
-    std::string names;
-    for (TableOperation* op : operations) {
-      if (!names.empty()) names += " + ";
-      names += op->name();
-    }
-    return fmt::format("{} {} on table {}", what, names, table.name());
-  };
   for (int attempt = 0;; ++attempt) {
     // The table's loaded metadata stays as it is until the commit succeeds.
-    const LoadedTable& base = table.loaded();
-    TableMetadataBuilder::Options options;
-    options.now_ms = std::max(NowMs(), base.metadata.last_updated_ms);
-    auto builder = TableMetadataBuilder::ForUpdate(base.metadata, base.metadata_location, options);
-    OperationContext ctx{&table.io(), attempt, *options.now_ms};
-    for (TableOperation* op : operations) {
-      auto updates = op->Apply(builder.current(), ctx);
-      if (!updates) {
-        cleanup(false);
-        return std::unexpected(std::move(updates).error().WithContext(context("applying")));
-      }
-      if (auto s = builder.ApplyAll(*updates); !s) {
-        cleanup(false);
-        return std::unexpected(std::move(s).error().WithContext(context("applying")));
-      }
-    }
-    const bool changed = !builder.changes().empty();
-    auto next = std::move(builder).Build();
+    FLOE_ASSIGN_OR_RETURN(std::optional<TableMetadata> next,
+                          ApplyOperations(table, operations, attempt));
     if (!next) {
-      cleanup(false);
-      return std::unexpected(std::move(next).error().WithContext(context("applying")));
-    }
-    if (!changed) {
-      cleanup(true);
+      CleanupOperations(table.io(), operations, /*committed=*/true);
       return Ok();
     }
-    auto committed = table.catalog().CommitTable(base, std::move(*next));
+    auto committed = table.catalog().CommitTable(table.loaded(), std::move(*next));
     if (committed) {
       table.SetLoaded(std::move(*committed));
-      cleanup(true);
+      CleanupOperations(table.io(), operations, /*committed=*/true);
       return Ok();
     }
     Error error = std::move(committed).error();
-    const int64_t elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                std::chrono::steady_clock::now() - start)
-                                .count();
-    if (error.code() == ErrorCode::kCommitConflict && attempt < retry.num_retries &&
-        elapsed < retry.total_timeout_ms) {
-      int64_t wait = retry.min_wait_ms;
-      for (int i = 0; i < attempt && wait < retry.max_wait_ms; ++i) wait *= 2;
-      wait = std::min(wait, retry.max_wait_ms);
-      // Jitter, so that racing writers do not retry in lockstep.
-      if (wait > 0) wait += static_cast<int64_t>(RandomU64() % static_cast<uint64_t>(wait / 2 + 1));
-      wait = std::min(wait, std::max<int64_t>(0, retry.total_timeout_ms - elapsed));
-      std::this_thread::sleep_for(std::chrono::milliseconds(wait));
+    if (error.code() == ErrorCode::kCommitConflict && WaitBeforeRetry(retry, attempt, start)) {
       if (auto s = table.Refresh(); !s) {
-        cleanup(false);
-        return std::unexpected(std::move(s).error().WithContext(context("reloading for")));
+        CleanupOperations(table.io(), operations, /*committed=*/false);
+        return std::unexpected(std::move(s).error().WithContext(
+            OperationsContext("reloading for", table, operations)));
       }
       if (HoldsAddedSnapshots(table.metadata(), operations)) {
         spdlog::info(
             "{}: the conflict was with this commit itself, delivered twice; it is in the table",
-            context("committing"));
-        cleanup(true);
+            OperationsContext("committing", table, operations));
+        CleanupOperations(table.io(), operations, /*committed=*/true);
         return Ok();
       }
       continue;
     }
-    if (error.code() != ErrorCode::kCommitStateUnknown) cleanup(false);
+    if (error.code() != ErrorCode::kCommitStateUnknown) {
+      CleanupOperations(table.io(), operations, /*committed=*/false);
+    }
     if (error.code() == ErrorCode::kCommitConflict) {
       error.AddContext(fmt::format("gave up after {} attempts", attempt + 1));
     }
-    return std::unexpected(std::move(error).WithContext(context("committing")));
+    return std::unexpected(
+        std::move(error).WithContext(OperationsContext("committing", table, operations)));
   }
 }
 

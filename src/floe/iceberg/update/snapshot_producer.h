@@ -19,6 +19,7 @@
 ///
 /// Not thread-safe: one operation, one thread.
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -119,6 +120,26 @@ class TableOperation {
 /// kCommitStateUnknown (the table may or may not have the change: reload and
 /// check; files are then kept), and those of the operations.
 Status CommitOperations(Table& table, std::span<TableOperation* const> operations);
+/// One attempt of CommitOperations without the catalog commit (for a commit
+/// of several tables, CommitTransactions): `operations` applied in order to
+/// `table`'s loaded metadata; nullopt when they change nothing. Errors: the
+/// operations' (whose files are then cleaned up), with context.
+Result<std::optional<TableMetadata>> ApplyOperations(Table& table,
+                                                     std::span<TableOperation* const> operations,
+                                                     int attempt);
+/// Whether `metadata` holds every snapshot `operations` add (and they add one).
+bool HoldsAddedSnapshots(const TableMetadata& metadata,
+                         std::span<TableOperation* const> operations);
+/// TableOperation::Cleanup of each operation.
+void CleanupOperations(io::FileIO& io, std::span<TableOperation* const> operations, bool committed);
+/// "`what` append + set-properties on table ns.t", for messages.
+std::string OperationsContext(std::string_view what, const Table& table,
+                              std::span<TableOperation* const> operations);
+/// After failed attempt `attempt` (0 for the first) of a commit started at
+/// `start`: sleeps the backoff of `retry` and returns true, or returns false
+/// when the retries or the total timeout are used up.
+bool WaitBeforeRetry(const CommitRetryOptions& retry, int attempt,
+                     std::chrono::steady_clock::time_point start);
 /// CommitOperations for `operation` alone (the Commit() of each operation).
 Status CommitOperation(Table& table, TableOperation& operation);
 

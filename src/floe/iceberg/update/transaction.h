@@ -14,8 +14,10 @@
 /// Operations are owned by the transaction; commit them only through it.
 
 #include <memory>
+#include <span>
 #include <vector>
 
+#include "floe/iceberg/catalog.h"
 #include "floe/iceberg/data/delete_files.h"
 #include "floe/iceberg/update/fast_append.h"
 #include "floe/iceberg/update/overwrite_files.h"
@@ -48,10 +50,35 @@ class Transaction {
   /// retries and errors). A transaction commits once.
   Status Commit();
 
+  Table& table() const { return *table_; }
+
  private:
+  friend Status CommitTransactions(Catalog& catalog, std::span<Transaction* const> transactions);
+
   Table* table_;
   std::vector<std::unique_ptr<TableOperation>> operations_;
   bool committed_ = false;
 };
+
+/// Commits the transactions of several tables of `catalog` (each on its own
+/// table, every table loaded from `catalog`) as ONE atomic catalog commit
+/// (Catalog::CommitTables): every table gets its changes or none does. The
+/// loop of CommitOperations, over all the tables at once: each attempt
+/// applies every transaction to its table's loaded metadata; on
+/// kCommitConflict every table is reloaded and all are applied again, per
+/// the `commit.retry.*` properties of the first table. A conflict after
+/// which every table holds the snapshots its transaction adds is a success
+/// (the commit was delivered twice); one after which only some do (a server
+/// that applied the tables one by one and failed in between) is
+/// kCommitStateUnknown, and so is a success after which a table lacks the
+/// snapshot its transaction adds (a server that dropped a table's changes).
+/// On success each Table holds its new metadata.
+/// Transactions that change nothing are left out; none left: Ok. Errors:
+/// kCommitConflict (retries used up, or a validation failed),
+/// kCommitStateUnknown (reload every table and look for the change; files
+/// are then kept), kNotSupported when the catalog cannot commit several
+/// tables at once, and those of the operations. Each transaction commits
+/// once.
+Status CommitTransactions(Catalog& catalog, std::span<Transaction* const> transactions);
 
 }  // namespace floe::iceberg
