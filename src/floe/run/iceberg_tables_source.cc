@@ -14,6 +14,7 @@
 #include "floe/iceberg/data/data_reader.h"
 #include "floe/iceberg/expression/expression.h"
 #include "floe/ingest/row_change_writer.h"
+#include "floe/run/lake_state_copy.h"
 #include "floe/run/run_metrics.h"
 #include "floe/sink/committed_checkpoints.h"
 #include "floe/sink/router.h"
@@ -25,7 +26,9 @@ namespace floe::run {
 
 namespace {
 
-constexpr int kStateVersion = 1;
+/// 2: a table's state is {"read": the monitor's, "done": rows of its read
+/// splits}; 1: the monitor's state alone (read, with no position).
+constexpr int kStateVersion = 2;
 
 /// `result`, its error prefixed with the source table.
 template <typename T>
@@ -47,6 +50,12 @@ struct Followed {
 
   std::optional<source::SplitAssignment> current;  ///< position: rows (changes) handed on
   int64_t to_skip = 0;                             ///< handed on before a restore
+  /// What the read began with (nullopt: a state of floe 1's format): with
+  /// `done`, the table's position in the lake.
+  std::optional<source::PlanOrigin> origin;
+  int64_t done = 0;  ///< rows (changes) of the splits read since the origin
+  /// Rows (changes) since the origin that its sink table holds: skipped.
+  int64_t committed_until = 0;
   size_t task_index = 0;
   std::unique_ptr<iceberg::DataReader> reader;
   std::shared_ptr<const types::Schema> schema;  ///< of the current split's snapshot
@@ -58,7 +67,41 @@ struct Followed {
   std::map<int32_t, std::unique_ptr<types::JsonRowParser>> parsers;
 };
 
+/// The table's position: rows (changes) handed on since its origin.
+int64_t HandedOn(const Followed& t) {
+  return t.done + (t.current ? t.current->position + t.to_skip : 0);
+}
+
 }  // namespace
+
+std::string IcebergPositionText(const std::map<std::string, SourceTablePosition>& positions) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [table, p] : positions) {
+    const nlohmann::json snapshot =
+        p.origin.snapshot ? nlohmann::json(*p.origin.snapshot) : nlohmann::json(nullptr);
+    j[table] = {{p.origin.whole ? "whole" : "after", snapshot}, {"rows", p.handed_on}};
+  }
+  return j.dump();
+}
+
+Result<std::map<std::string, SourceTablePosition>> ParseIcebergPositionText(std::string_view text) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_object()) return Corruption("source position '{}' is not a JSON object", text);
+  std::map<std::string, SourceTablePosition> positions;
+  for (const auto& [table, p] : j.items()) {
+    SourceTablePosition& position = positions[table];
+    position.origin.whole = p.is_object() && p.contains("whole");
+    const char* key = position.origin.whole ? "whole" : "after";
+    if (!p.is_object() || !p.contains(key) || !p.contains("rows") ||
+        !p["rows"].is_number_integer() || !(p[key].is_null() || p[key].is_number_integer())) {
+      return Corruption("source position of {}: not {{\"whole\"|\"after\": snapshot, \"rows\": N}}",
+                        table);
+    }
+    if (!p[key].is_null()) position.origin.snapshot = p[key].get<int64_t>();
+    position.handed_on = p["rows"].get<int64_t>();
+  }
+  return positions;
+}
 
 Result<std::vector<SelectedTable>> SelectSourceTables(iceberg::Catalog& catalog,
                                                       const IcebergTablesSourceOptions& options) {
@@ -92,8 +135,10 @@ Result<std::vector<SelectedTable>> SelectSourceTables(iceberg::Catalog& catalog,
 
 struct IcebergTablesSource::Impl {
   IcebergTablesSourceOptions options;
+  std::shared_ptr<sink::CheckpointPositions> positions;
   ingest::IngestStats* stats = nullptr;
   ingest::IngestStats own_stats;
+  std::unique_ptr<LakeStateCopy> lake_copy;
 
   std::shared_ptr<iceberg::Catalog> source_catalog;
   std::shared_ptr<iceberg::Catalog> sink_catalog;
@@ -103,7 +148,8 @@ struct IcebergTablesSource::Impl {
 
   std::map<std::string, Followed> tables;  ///< by "ns.table"
   std::string next_table;                  ///< where the next Poll starts its turn
-  bool first_start = true;                 ///< no checkpoint restored
+  int context_subtask = 0;
+  bool first_start = true;  ///< no checkpoint restored
   std::chrono::steady_clock::time_point next_listing;
 
   Arena arena;
@@ -128,14 +174,20 @@ struct IcebergTablesSource::Impl {
     return std::make_shared<source::SplitEnumerator>(eo);
   }
 
-  /// Starts following `id` (restored from `state` when given).
-  Status Follow(const iceberg::TableIdentifier& id, const std::string* state) {
+  /// Starts following `id` (restored from `state`, the monitor's state,
+  /// when given, with `done` rows of its read splits).
+  Status Follow(const iceberg::TableIdentifier& id, const std::string* state, int64_t done = 0) {
     Followed t;
     t.id = id;
     t.name = id.ToString();
     t.ns = iceberg::NamespaceToString(id.ns);
+    t.done = done;
     source::PlanOptions plan = options.plan;
-    if (state == nullptr && !first_start) {
+    auto committed = options.committed_until.find(t.name);
+    if (state == nullptr && committed != options.committed_until.end()) {
+      // Its sink table holds rows of it: plan them again as they were planned.
+      plan.replay_origin = committed->second.origin;
+    } else if (state == nullptr && !first_start) {
       // Found after the pipeline's first start: everything in it is new.
       plan.strategy = source::StartingStrategy::kTableScanThenIncremental;
       plan.start_snapshot_id.reset();
@@ -145,6 +197,22 @@ struct IcebergTablesSource::Impl {
     std::vector<std::string> restored;
     if (state != nullptr) restored.push_back(*state);
     FLOE_RETURN_IF_ERROR_CTX(t.enumerator->Start(restored), "source table {}", t.name);
+    t.origin = t.enumerator->position().origin;
+    if (committed != options.committed_until.end()) {
+      if (t.origin != committed->second.origin) {
+        return Corruption(
+            "source table {}: its sink table's last commit read it from {}, the checkpoint "
+            "restored from {}: they are not one read of it (was the table dropped and created "
+            "again?)",
+            t.name, IcebergPositionText({{"", committed->second}}),
+            t.origin ? IcebergPositionText({{"", {*t.origin, 0}}}) : std::string("unknown"));
+      }
+      t.committed_until = committed->second.handed_on;
+      spdlog::warn(
+          "run: source table {}: its sink table holds {} rows (changes) of it since where it was "
+          "read from; those after the checkpoint's {} are read again and skipped",
+          t.name, t.committed_until, t.done);
+    }
     // The sink table gets the source table's key as its identifier fields.
     if (std::shared_ptr<const iceberg::TableMetadata> metadata = t.enumerator->Metadata()) {
       if (const types::Schema* schema = metadata->CurrentSchema()) {
@@ -258,6 +326,8 @@ struct IcebergTablesSource::Impl {
   }
 
   void EndSplit(Followed& t) {
+    t.done += t.current->position + t.to_skip;
+    t.to_skip = 0;
     t.current.reset();
     t.reader.reset();
     t.changes.clear();
@@ -303,6 +373,10 @@ struct IcebergTablesSource::Impl {
           ++t.current->position;
           continue;
         }
+        if (t.done + t.current->position < t.committed_until) {  // in the sink table already
+          ++t.current->position;
+          continue;
+        }
         FLOE_RETURN_IF_ERROR(
             Write(t, *mapping, op, {}, types::Row(values.data() + r * width, width), out));
         ++t.current->position;
@@ -330,7 +404,10 @@ struct IcebergTablesSource::Impl {
                                             nullptr, options.plan.case_sensitive),
                    t.name));
       t.changes_computed = true;
-      const size_t skip = std::min(t.changes.size(), static_cast<size_t>(t.to_skip));
+      // Handed on before the restore, or in the sink table already.
+      const int64_t handed = std::max(t.to_skip, t.committed_until - t.done);
+      const size_t skip =
+          std::min(t.changes.size(), static_cast<size_t>(std::max<int64_t>(0, handed)));
       t.next_change = skip;
       t.current->position = static_cast<int64_t>(skip);
       t.to_skip = 0;
@@ -386,29 +463,45 @@ struct IcebergTablesSource::Impl {
     if (j.is_discarded() || !j.is_object() || !j.contains("tables") || !j["tables"].is_object()) {
       return Corruption("the iceberg source's checkpoint state is not an object with 'tables'");
     }
-    if (j.value("version", 0) != kStateVersion) {
-      return Corruption("the iceberg source's checkpoint state has version {}, this floe reads {}",
-                        j.value("version", 0), kStateVersion);
+    const int version = j.value("version", 0);
+    if (version != kStateVersion && version != 1) {
+      return Corruption(
+          "the iceberg source's checkpoint state has version {}, this floe reads 1 and {}", version,
+          kStateVersion);
     }
     for (const auto& [name, state] : j["tables"].items()) {
-      if (!state.is_string()) return Corruption("iceberg source state of {} is not text", name);
+      const bool v2 = state.is_object() && state.contains("read") && state["read"].is_string() &&
+                      state.contains("done") && state["done"].is_number_integer();
+      if (version == 1 ? !state.is_string() : !v2) {
+        return Corruption("iceberg source state of {} is not {}", name,
+                          version == 1 ? "text" : "{\"read\": text, \"done\": N}");
+      }
       FLOE_ASSIGN_OR_RETURN(iceberg::TableIdentifier id, iceberg::TableIdentifier::Parse(name));
-      const std::string s = state.get<std::string>();
+      const std::string s = v2 ? state["read"].get<std::string>() : state.get<std::string>();
+      const int64_t done = v2 ? state["done"].get<int64_t>() : 0;
       // A table dropped from the catalog since: not followed any more.
       if (!source_catalog->TableExists(id).value_or(true)) {
         spdlog::warn("run: source table {} of the checkpoint is gone from the catalog", name);
         continue;
       }
-      FLOE_RETURN_IF_ERROR(Follow(id, &s));
+      FLOE_RETURN_IF_ERROR(Follow(id, &s, done));
     }
     return Ok();
+  }
+
+  /// Copies the newest state committed everywhere to the lake, when due.
+  Status CopyStateToLake(bool force = false) {
+    if (!lake_copy || !positions) return Ok();
+    return lake_copy->MaybeWrite(positions->CommittedThrough(), force);
   }
 };
 
 IcebergTablesSource::IcebergTablesSource(IcebergTablesSourceOptions options,
+                                         std::shared_ptr<sink::CheckpointPositions> positions,
                                          ingest::IngestStats* stats)
     : impl_(std::make_unique<Impl>()) {
   impl_->options = std::move(options);
+  impl_->positions = std::move(positions);
   impl_->stats = stats != nullptr ? stats : &impl_->own_stats;
 }
 
@@ -417,7 +510,6 @@ IcebergTablesSource::~IcebergTablesSource() = default;
 Status IcebergTablesSource::Open(const engine::OperatorContext& context,
                                  const engine::RestoredState& state) {
   Impl& m = *impl_;
-  (void)context;
   FLOE_RETURN_IF_ERROR(ingest::ValidateTableResolverOptions(m.options.tables));
   auto source_catalog = m.options.source_catalog();
   FLOE_RETURN_IF_ERROR_CTX(source_catalog, "opening the source catalog");
@@ -426,6 +518,12 @@ Status IcebergTablesSource::Open(const engine::OperatorContext& context,
   m.resolver = std::make_unique<ingest::TableResolver>(m.options.tables, m.sink_catalog, m.stats);
   m.batcher = std::make_unique<sink::RowBatcher>(m.options.sink, m.options.batch_rows);
   m.writer = std::make_unique<ingest::RowChangeWriter>(m.batcher.get());
+  m.context_subtask = context.subtask;
+  if (!m.options.lake_state_dir.empty()) {
+    m.lake_copy = std::make_unique<LakeStateCopy>(
+        &m.sink_catalog->file_io(), m.options.lake_state_dir, m.options.lake_state_interval,
+        fmt::format("{}/{}", context.name, context.subtask));
+  }
   m.first_start = state.checkpoint_id == 0;
   if (state.own && !state.own->empty()) FLOE_RETURN_IF_ERROR(m.ParseAndRestore(*state.own));
   if (m.options.plan.strategy == source::StartingStrategy::kIncrementalFromSnapshotId &&
@@ -482,6 +580,7 @@ Result<bool> IcebergTablesSource::Poll(engine::Collector<sink::RowBatch>& out) {
   }
   FLOE_RETURN_IF_ERROR(m.batcher->Flush(out));
   m.Publish();
+  FLOE_RETURN_IF_ERROR(m.CopyStateToLake());
   if (!m.options.plan.streaming && all_finished) return false;
   if (!any) {
     std::this_thread::sleep_for(std::min<std::chrono::milliseconds>(std::chrono::milliseconds(100),
@@ -494,11 +593,14 @@ Result<std::string> IcebergTablesSource::SnapshotState(engine::CheckpointId id) 
   Impl& m = *impl_;
   m.batcher->CheckpointBoundary();
   nlohmann::json tables = nlohmann::json::object();
+  std::map<std::string, SourceTablePosition> read_to;
   for (auto& [name, t] : m.tables) {
     std::optional<source::SplitAssignment> current = t.current;
     if (current) current->position += t.to_skip;  // not yet skipped again: still handed on
-    tables[name] = t.enumerator->SnapshotState(0, id, current);
+    tables[name] = {{"read", t.enumerator->SnapshotState(0, id, current)}, {"done", t.done}};
+    if (t.origin) read_to[name] = {*t.origin, HandedOn(t)};
   }
+  if (m.positions) m.positions->Put(id, m.context_subtask, IcebergPositionText(read_to));
   if (m.options.metrics != nullptr) {
     m.Publish();
     m.options.metrics->CheckpointTaken(id);
@@ -506,12 +608,21 @@ Result<std::string> IcebergTablesSource::SnapshotState(engine::CheckpointId id) 
   nlohmann::json j;
   j["version"] = kStateVersion;
   j["tables"] = std::move(tables);
-  return j.dump();
+  std::string state = j.dump();
+  if (m.lake_copy) m.lake_copy->Taken(id, state);
+  return state;
 }
 
 Status IcebergTablesSource::NotifyCheckpointComplete(engine::CheckpointId id) {
   if (impl_->options.metrics != nullptr) impl_->options.metrics->CheckpointCompleted(id);
-  return Ok();
+  return impl_->CopyStateToLake();
+}
+
+void IcebergTablesSource::Close() {
+  // After a clean stop the lake's copy is the final checkpoint's.
+  if (Status copied = impl_->CopyStateToLake(/*force=*/true); !copied) {
+    spdlog::warn("run: {}", copied.error().ToString());
+  }
 }
 
 }  // namespace floe::run

@@ -35,12 +35,24 @@
 /// rows to the writers before it returns, so a checkpoint covers exactly
 /// the rows before it. A restore reads the split being read again from its
 /// start and skips those rows (reading a split is deterministic).
+///
+/// The position in the lake (docs/pipeline.md): each table's read is its
+/// origin (what its first planning round began with) and the rows (changes)
+/// handed on since; these positions go into every commit's snapshot summary
+/// (`floe.source-position`, IcebergPositionText), and once every table has
+/// committed a checkpoint, its state is copied to the lake (LakeStateCopy).
+/// A run whose state folder was lost restores that copy; a sink table that
+/// holds more has the rows of its source tables up to its last commit's
+/// positions skipped, and a source table the restored state does not know
+/// is read again from its origin, skipping the same way.
 
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "floe/engine/operator.h"
 #include "floe/ingest/ingest_stats.h"
@@ -52,6 +64,16 @@
 namespace floe::run {
 
 class RunMetrics;
+
+/// Where the read of one source table stands.
+struct SourceTablePosition {
+  /// What its first planning round began with.
+  source::PlanOrigin origin;
+  /// Rows (changelog changes; an update pair counts two) handed on since.
+  int64_t handed_on = 0;
+
+  friend bool operator==(const SourceTablePosition&, const SourceTablePosition&) = default;
+};
 
 struct IcebergTablesSourceOptions {
   /// Opens the source catalog (once per subtask).
@@ -78,7 +100,27 @@ struct IcebergTablesSourceOptions {
   size_t batch_rows = 1024;
   /// Counts changes per sink table for /metrics (may be null; outlives the source).
   RunMetrics* metrics = nullptr;
+  /// Source tables ("ns.table") whose sink table holds more than the
+  /// restored checkpoint (the state folder was lost, or is behind): where
+  /// their read stood at the sink table's last commit. Their rows up to
+  /// there are skipped; one that the restored state does not know is read
+  /// again from the position's origin.
+  std::map<std::string, SourceTablePosition> committed_until;
+  /// Where the source keeps a copy of its state in the lake (LakeStateDir;
+  /// LakeStateCopy), at most every `lake_state_interval` and at a clean
+  /// stop. Empty: no copy.
+  std::string lake_state_dir;
+  std::chrono::milliseconds lake_state_interval{10'000};
 };
+
+/// The `floe.source-position` of the commits of a checkpoint: a JSON object
+/// with a member per source table, `{"db.t":{"whole":8123,"rows":5120}}`
+/// (the read began with the whole of snapshot 8123) or
+/// `{"db.t":{"after":8123,"rows":12}}` (with the snapshots after 8123;
+/// null: from the first).
+std::string IcebergPositionText(const std::map<std::string, SourceTablePosition>& positions);
+/// Errors: kCorruption (not such an object).
+Result<std::map<std::string, SourceTablePosition>> ParseIcebergPositionText(std::string_view text);
 
 /// A source table the pipeline reads, and its sink table.
 struct SelectedTable {
@@ -95,8 +137,11 @@ Result<std::vector<SelectedTable>> SelectSourceTables(iceberg::Catalog& catalog,
 
 class IcebergTablesSource final : public engine::SourceOperator<sink::RowBatch> {
  public:
-  /// `stats` (may be null) outlives the source.
-  IcebergTablesSource(IcebergTablesSourceOptions options, ingest::IngestStats* stats);
+  /// `positions` (may be null: no positions, no lake copy) is shared with
+  /// the committers; `stats` (may be null) outlives the source.
+  IcebergTablesSource(IcebergTablesSourceOptions options,
+                      std::shared_ptr<sink::CheckpointPositions> positions,
+                      ingest::IngestStats* stats);
   ~IcebergTablesSource() override;
 
   /// Opens both catalogs, lists the selected tables and starts their
@@ -114,6 +159,8 @@ class IcebergTablesSource final : public engine::SourceOperator<sink::RowBatch> 
   Result<bool> Poll(engine::Collector<sink::RowBatch>& out) override;
   Result<std::string> SnapshotState(engine::CheckpointId id) override;
   Status NotifyCheckpointComplete(engine::CheckpointId id) override;
+  /// Writes the lake copy of the last checkpoint committed everywhere.
+  void Close() override;
 
  private:
   struct Impl;

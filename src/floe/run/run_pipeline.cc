@@ -121,6 +121,29 @@ std::unexpected<Error> TableAheadOfState(std::string_view table, engine::Checkpo
       restored_id == 0 ? std::string("none") : std::to_string(restored_id), reason);
 }
 
+/// With no readable checkpoint in the state folder (`*restored` empty)
+/// while the tables hold commits of the pipeline (`committed_before`): the
+/// lake's copy of the source state in `lake_state_dir` (LakeStateCopy), if
+/// there is one, into `*restored` and saved into `store`, the state folder.
+Status RestoreLakeCopy(iceberg::Catalog& catalog, const std::string& lake_state_dir,
+                       bool committed_before, const std::string& state_dir,
+                       engine::CheckpointStore& store,
+                       std::optional<engine::CompletedCheckpoint>* restored) {
+  if (restored->has_value() || !committed_before || lake_state_dir.empty()) return Ok();
+  engine::CheckpointStore lake(&catalog.file_io(), lake_state_dir);
+  std::string lake_warning;
+  FLOE_ASSIGN_OR_RETURN(*restored, lake.LoadLatest(&lake_warning));
+  if (!lake_warning.empty()) {
+    spdlog::warn("run: unreadable lake state files skipped: {}", lake_warning);
+  }
+  if (!restored->has_value()) return Ok();
+  spdlog::warn(
+      "run: the state folder {} has no checkpoint; resuming from the lake's copy of checkpoint {} "
+      "({})",
+      state_dir, (*restored)->id, io::RedactUri(lake_state_dir));
+  return store.Save(**restored);
+}
+
 /// Compares what the tables hold with the newest readable checkpoint of the
 /// state folder, and returns the highest checkpoint id they hold (the job's
 /// minimum id). A table that committed a later checkpoint than the one the
@@ -148,24 +171,12 @@ Result<engine::CheckpointId> PlanResume(const pipeline::PipelineDefinition& defi
   if (!warning.empty()) spdlog::warn("run: unreadable checkpoint files skipped: {}", warning);
   bool committed_before =
       std::any_of(progress.begin(), progress.end(), [](const auto& p) { return p.checkpoint > 0; });
-  if (!restored && committed_before && !source.lake_state_dir.empty()) {
-    // The state folder is gone (or holds nothing readable) while the tables
-    // hold commits: resume from the lake's copy of the source state, taken
-    // when everything up to it was committed; tables ahead of it skip what
-    // they hold (below).
-    engine::CheckpointStore lake(&catalog->file_io(), source.lake_state_dir);
-    std::string lake_warning;
-    FLOE_ASSIGN_OR_RETURN(restored, lake.LoadLatest(&lake_warning));
-    if (!lake_warning.empty())
-      spdlog::warn("run: unreadable lake state files skipped: {}", lake_warning);
-    if (restored) {
-      spdlog::warn(
-          "run: the state folder {} has no checkpoint; resuming from the lake's copy of "
-          "checkpoint {} ({})",
-          definition.pipeline.state_dir, restored->id, source.lake_state_dir);
-      FLOE_RETURN_IF_ERROR(store.Save(*restored));
-    }
-  }
+  // The state folder is gone (or holds nothing readable) while the tables
+  // hold commits: resume from the lake's copy of the source state, taken
+  // when everything up to it was committed; tables ahead of it skip what
+  // they hold (below).
+  FLOE_RETURN_IF_ERROR(RestoreLakeCopy(*catalog, source.lake_state_dir, committed_before,
+                                       definition.pipeline.state_dir, store, &restored));
   engine::CheckpointId restored_id = restored ? restored->id : 0;
   engine::CheckpointId max_id = 0;
   std::vector<std::string> ahead;
@@ -295,21 +306,8 @@ Result<engine::CheckpointId> PlanKafkaResume(const pipeline::PipelineDefinition&
   if (!warning.empty()) spdlog::warn("run: unreadable checkpoint files skipped: {}", warning);
   const bool committed_before =
       std::any_of(progress.begin(), progress.end(), [](const auto& p) { return p.checkpoint > 0; });
-  if (!restored && committed_before && !source.lake_state_dir.empty()) {
-    engine::CheckpointStore lake(&catalog->file_io(), source.lake_state_dir);
-    std::string lake_warning;
-    FLOE_ASSIGN_OR_RETURN(restored, lake.LoadLatest(&lake_warning));
-    if (!lake_warning.empty()) {
-      spdlog::warn("run: unreadable lake state files skipped: {}", lake_warning);
-    }
-    if (restored) {
-      spdlog::warn(
-          "run: the state folder {} has no checkpoint; resuming from the lake's copy of "
-          "checkpoint {} ({})",
-          definition.pipeline.state_dir, restored->id, io::RedactUri(source.lake_state_dir));
-      FLOE_RETURN_IF_ERROR(store.Save(*restored));
-    }
-  }
+  FLOE_RETURN_IF_ERROR(RestoreLakeCopy(*catalog, source.lake_state_dir, committed_before,
+                                       definition.pipeline.state_dir, store, &restored));
   const engine::CheckpointId restored_id = restored ? restored->id : 0;
   const kafka::StartupMode mode = source.consumer.startup_mode;
   engine::CheckpointId max_id = 0;
@@ -350,32 +348,65 @@ Result<engine::CheckpointId> PlanKafkaResume(const pipeline::PipelineDefinition&
   return max_id;
 }
 
-/// PlanResume for an iceberg source: the tables may hold no
-/// checkpoint of the pipeline newer than the newest readable one of the
-/// state folder (the source state says which snapshots are read; resuming
-/// from what the lake holds is not built for this source yet).
-/// Returns the highest checkpoint id they hold.
-Result<engine::CheckpointId> PlanStateResume(const pipeline::PipelineDefinition& definition,
-                                             const sink::SinkOptions& sink,
-                                             engine::CheckpointStore& store) {
-  FLOE_ASSIGN_OR_RETURN(std::shared_ptr<iceberg::Catalog> catalog, sink.catalog());
+/// PlanResume for an iceberg source (docs/pipeline.md, "The source's
+/// position in the lake"). With no checkpoint in the state folder while
+/// tables hold commits of this pipeline, the lake's copy of the source state
+/// (written once every table had committed its checkpoint) is restored
+/// into the state folder. A sink table that committed a later checkpoint
+/// than the one restored (or any, with none restored) gets the rows of its
+/// source tables up to its last commit's positions skipped
+/// (IcebergTablesSourceOptions::committed_until). Returns the highest
+/// checkpoint id the tables hold.
+Result<engine::CheckpointId> PlanIcebergResume(const pipeline::PipelineDefinition& definition,
+                                               IcebergTablesSourceOptions& source,
+                                               engine::CheckpointStore& store) {
+  FLOE_ASSIGN_OR_RETURN(std::shared_ptr<iceberg::Catalog> catalog, source.sink.catalog());
   FLOE_ASSIGN_OR_RETURN(auto tables, sink::ListTablesTwoLevelsDeep(*catalog));
   FLOE_ASSIGN_OR_RETURN(auto progress,
-                        sink::CommittedProgress(*catalog, sink.pipeline_id, tables, {}));
+                        sink::CommittedProgress(*catalog, source.sink.pipeline_id, tables, {}));
+  source.lake_state_dir = LakeStateDir(*catalog, source.sink.pipeline_id);
   std::string warning;
   FLOE_ASSIGN_OR_RETURN(auto restored, store.LoadLatest(&warning));
   if (!warning.empty()) spdlog::warn("run: unreadable checkpoint files skipped: {}", warning);
+  const bool committed_before =
+      std::any_of(progress.begin(), progress.end(), [](const auto& p) { return p.checkpoint > 0; });
+  FLOE_RETURN_IF_ERROR(RestoreLakeCopy(*catalog, source.lake_state_dir, committed_before,
+                                       definition.pipeline.state_dir, store, &restored));
   const engine::CheckpointId restored_id = restored ? restored->id : 0;
   engine::CheckpointId max_id = 0;
+  std::vector<std::string> ahead;
   for (const auto& p : progress) {
     max_id = std::max(max_id, p.checkpoint);
     if (p.checkpoint <= restored_id) continue;
-    return Corruption(
-        "table {} holds checkpoint {} of pipeline '{}', but the newest readable checkpoint in {} "
-        "is {}: the source cannot be read on from where it is. Restore the state folder, "
-        "or mirror into new tables under a new pipeline.name",
-        p.table.ToString(), p.checkpoint, sink.pipeline_id, definition.pipeline.state_dir,
-        restored_id == 0 ? std::string("none") : std::to_string(restored_id));
+    const std::string table = p.table.ToString();
+    auto stop = [&](std::string_view reason) {
+      return TableAheadOfState(table, p.checkpoint, source.sink.pipeline_id,
+                               definition.pipeline.state_dir, restored_id, reason);
+    };
+    if (!p.source_position) return stop("the snapshot of that commit was expired");
+    auto positions = ParseIcebergPositionText(*p.source_position);
+    if (!positions) return stop(positions.error().message());
+    // The positions of the source tables routed to this table.
+    for (auto& [source_table, position] : *positions) {
+      FLOE_ASSIGN_OR_RETURN(iceberg::TableIdentifier id,
+                            iceberg::TableIdentifier::Parse(source_table));
+      FLOE_ASSIGN_OR_RETURN(
+          iceberg::TableIdentifier to,
+          source.tables.route_function(iceberg::NamespaceToString(id.ns), id.name));
+      if (to.ToString() != table) continue;
+      ahead.push_back(fmt::format("{} (checkpoint {}, {} rows of {})", table, p.checkpoint,
+                                  position.handed_on, source_table));
+      source.committed_until[source_table] = position;
+    }
+  }
+  if (!ahead.empty()) {
+    spdlog::warn(
+        "run: the state folder {} is behind the lake (restoring {}): the rows these tables "
+        "already hold are skipped: {}",
+        definition.pipeline.state_dir,
+        restored_id == 0 ? std::string("no checkpoint: the tables are read from where they began")
+                         : fmt::format("checkpoint {}", restored_id),
+        JoinAtMost(ahead));
   }
   return max_id;
 }
@@ -585,12 +616,19 @@ Result<RunSummary> RunPipeline(const pipeline::PipelineDefinition& definition,
   // at transaction boundaries only): do not abort one that waits for it.
   job_options.checkpoint_timeout = std::chrono::hours(24 * 7);
   job_options.store = &store;
-  if (kafka_source) {
+  // A Kafka scale-out member restores nothing: the partitions it is given
+  // start from the lake (docs/kafka.md, "Scale-out").
+  std::unique_ptr<KafkaMemberSlot> member;
+  if (kafka_source && kafka_options.consumer.scale_out) {
+    FLOE_ASSIGN_OR_RETURN(member, JoinKafkaScaleOut(state_dir, kafka_options));
+    job_options.store = nullptr;
+    job_options.min_checkpoint_id = member->max_committed;
+  } else if (kafka_source) {
     FLOE_ASSIGN_OR_RETURN(job_options.min_checkpoint_id,
                           PlanKafkaResume(definition, kafka_options, store));
   } else if (iceberg_source) {
     FLOE_ASSIGN_OR_RETURN(job_options.min_checkpoint_id,
-                          PlanStateResume(definition, sink_options, store));
+                          PlanIcebergResume(definition, iceberg_options, store));
   } else {
     FLOE_ASSIGN_OR_RETURN(job_options.min_checkpoint_id,
                           PlanResume(definition, source_options, store));
@@ -611,7 +649,9 @@ Result<RunSummary> RunPipeline(const pipeline::PipelineDefinition& definition,
         "source", 1,
         [iceberg_source, kafka_source, source_options, iceberg_options, kafka_options, positions,
          stats](int) -> std::unique_ptr<engine::SourceOperator<sink::RowBatch>> {
-          if (iceberg_source) return std::make_unique<IcebergTablesSource>(iceberg_options, stats);
+          if (iceberg_source) {
+            return std::make_unique<IcebergTablesSource>(iceberg_options, positions, stats);
+          }
           if (kafka_source) return std::make_unique<KafkaSource>(kafka_options, positions, stats);
           return std::make_unique<CaptureSource>(source_options, positions, stats);
         });
@@ -629,6 +669,15 @@ Result<RunSummary> RunPipeline(const pipeline::PipelineDefinition& definition,
     }
     status = engine::RunUntilStopped(job, run.stop);
     last_checkpoint = job.last_completed_checkpoint();
+    if (member != nullptr && !status && status.error().code() == ErrorCode::kCommitConflict &&
+        (run.stop == nullptr || !run.stop->load())) {
+      // Another member committed what this one had read: drop what is not
+      // committed and read again from what the lake holds.
+      spdlog::warn("run: {}; reading again from the lake", status.error().message());
+      job_options.min_checkpoint_id = std::max(job_options.min_checkpoint_id, last_checkpoint);
+      --attempt;  // not a snapshot attempt
+      continue;
+    }
     bool stale = !status && status.error().code() == ErrorCode::kStale;
     if (!stale || attempt >= kSnapshotAttempts || (run.stop != nullptr && run.stop->load())) break;
     spdlog::warn("run: {}; taking the snapshot again (attempt {} of {})",

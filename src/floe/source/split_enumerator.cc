@@ -36,6 +36,23 @@ Result<SplitAssignment> AssignmentFromJson(const nlohmann::json& j) {
   return a;
 }
 
+nlohmann::json OriginJson(const std::optional<PlanOrigin>& origin) {
+  if (!origin) return nullptr;
+  return {{"whole", origin->whole}, {"snapshot", OptionalId(origin->snapshot)}};
+}
+
+Result<std::optional<PlanOrigin>> OriginFromJson(const nlohmann::json& m) {
+  if (!m.contains("origin") || m["origin"].is_null()) return std::optional<PlanOrigin>();
+  const nlohmann::json& o = m["origin"];
+  if (!o.is_object() || !o.contains("whole") || !o["whole"].is_boolean()) {
+    return Corruption("read state: 'origin' is not an object with 'whole'");
+  }
+  PlanOrigin origin;
+  origin.whole = o["whole"].get<bool>();
+  FLOE_ASSIGN_OR_RETURN(origin.snapshot, IdFromJson(o, "snapshot"));
+  return std::optional<PlanOrigin>(origin);
+}
+
 }  // namespace
 
 SplitEnumerator::SplitEnumerator(EnumeratorOptions options) : options_(std::move(options)) {
@@ -80,6 +97,7 @@ Status SplitEnumerator::Restore(const std::vector<std::string>& restored) {
   position_.finished = m.value("finished", false);
   FLOE_ASSIGN_OR_RETURN(position_.last_planned, IdFromJson(m, "last"));
   FLOE_ASSIGN_OR_RETURN(position_.end, IdFromJson(m, "end"));
+  FLOE_ASSIGN_OR_RETURN(position_.origin, OriginFromJson(m));
   queue_ = std::move(current);
   if (m.contains("pending")) {
     if (!m["pending"].is_array()) return Corruption("read state: pending is not a list");
@@ -206,6 +224,7 @@ std::string SplitEnumerator::SnapshotState(int reader, engine::CheckpointId id,
     m["finished"] = position_.finished;
     m["last"] = OptionalId(position_.last_planned);
     m["end"] = OptionalId(position_.end);
+    m["origin"] = OriginJson(position_.origin);
     nlohmann::json pending = nlohmann::json::array();
     for (const auto& a : queue_) pending.push_back(AssignmentJson(a));
     m["pending"] = std::move(pending);

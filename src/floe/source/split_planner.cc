@@ -189,6 +189,95 @@ int32_t SchemaIdOf(const iceberg::TableMetadata& metadata, const iceberg::Snapsh
   return snapshot.schema_id.value_or(metadata.current_schema_id);
 }
 
+namespace {
+
+/// The first round's start by the starting strategy: round.next.last_planned,
+/// and the whole snapshot's splits under table-scan-then-incremental.
+Status ResolveStrategy(io::FileIO& io, const iceberg::TableMetadata& metadata,
+                       const std::string& table, const PlanOptions& options,
+                       const iceberg::Snapshot* current, const SplitOptions& split_options,
+                       PlanRound& round) {
+  PlanPosition& next = round.next;
+  switch (options.strategy) {
+    case StartingStrategy::kTableScanThenIncremental: {
+      const iceberg::Snapshot* whole = next.end ? metadata.SnapshotById(*next.end) : current;
+      if (whole != nullptr) {
+        FLOE_ASSIGN_OR_RETURN(round.splits,
+                              PlanWhole(io, metadata, options, *whole, split_options));
+        next.last_planned = whole->snapshot_id;
+        ++round.snapshots;
+      }
+      break;
+    }
+    case StartingStrategy::kIncrementalFromLatestSnapshot:
+      next.last_planned = current ? current->parent_snapshot_id : std::nullopt;
+      break;
+    case StartingStrategy::kIncrementalFromLatestSnapshotExclusive:
+      if (current != nullptr) next.last_planned = current->snapshot_id;
+      break;
+    case StartingStrategy::kIncrementalFromEarliestSnapshot:
+      next.last_planned.reset();
+      break;
+    case StartingStrategy::kIncrementalFromSnapshotId: {
+      const iceberg::Snapshot* start = metadata.SnapshotById(*options.start_snapshot_id);
+      if (start == nullptr) {
+        return NotFound(
+            "table {}: start snapshot {} is not in the table (expired or never "
+            "there)",
+            table, *options.start_snapshot_id);
+      }
+      next.last_planned = start->parent_snapshot_id;
+      break;
+    }
+    case StartingStrategy::kIncrementalFromSnapshotTimestamp: {
+      const iceberg::Snapshot* start =
+          OldestAncestorAtOrAfter(metadata, current, *options.start_snapshot_timestamp_ms);
+      if (start != nullptr) {
+        next.last_planned = start->parent_snapshot_id;
+      } else if (current != nullptr) {
+        next.last_planned = current->snapshot_id;  // every later snapshot is after the time
+      }
+      break;
+    }
+  }
+  return Ok();
+}
+
+/// The first round's start at PlanOptions::replay_origin.
+Status ReplayOrigin(io::FileIO& io, const iceberg::TableMetadata& metadata,
+                    const std::string& table, const PlanOptions& options,
+                    const SplitOptions& split_options, PlanRound& round) {
+  const PlanOrigin& origin = *options.replay_origin;
+  if (origin.whole) {
+    const iceberg::Snapshot* whole = metadata.SnapshotById(origin.snapshot.value_or(-1));
+    if (whole == nullptr) {
+      return NotFound(
+          "table {}: snapshot {}, where the read began, is no longer in the table (expired): its "
+          "rows cannot be planned again",
+          table, origin.snapshot.value_or(-1));
+    }
+    FLOE_ASSIGN_OR_RETURN(round.splits, PlanWhole(io, metadata, options, *whole, split_options));
+    round.next.last_planned = whole->snapshot_id;
+    ++round.snapshots;
+    return Ok();
+  }
+  if (!origin.snapshot) {
+    // From the table's first snapshot: it must still be there.
+    for (const auto& s : metadata.snapshots) {
+      if (s.parent_snapshot_id && metadata.SnapshotById(*s.parent_snapshot_id) == nullptr) {
+        return Corruption(
+            "table {}: the read began at the table's first snapshot, but snapshot {} has expired: "
+            "its rows cannot be planned again",
+            table, *s.parent_snapshot_id);
+      }
+    }
+  }
+  round.next.last_planned = origin.snapshot;
+  return Ok();
+}
+
+}  // namespace
+
 Result<PlanRound> PlanNextRound(io::FileIO& io, const iceberg::TableMetadata& metadata,
                                 const std::string& table, const PlanOptions& options,
                                 const PlanPosition& position) {
@@ -216,48 +305,13 @@ Result<PlanRound> PlanNextRound(io::FileIO& io, const iceberg::TableMetadata& me
     } else if (!options.streaming && current != nullptr) {
       next.end = current->snapshot_id;
     }
-    switch (options.strategy) {
-      case StartingStrategy::kTableScanThenIncremental: {
-        const iceberg::Snapshot* whole = next.end ? metadata.SnapshotById(*next.end) : current;
-        if (whole != nullptr) {
-          FLOE_ASSIGN_OR_RETURN(round.splits,
-                                PlanWhole(io, metadata, options, *whole, split_options));
-          next.last_planned = whole->snapshot_id;
-          ++round.snapshots;
-        }
-        break;
-      }
-      case StartingStrategy::kIncrementalFromLatestSnapshot:
-        next.last_planned = current ? current->parent_snapshot_id : std::nullopt;
-        break;
-      case StartingStrategy::kIncrementalFromLatestSnapshotExclusive:
-        if (current != nullptr) next.last_planned = current->snapshot_id;
-        break;
-      case StartingStrategy::kIncrementalFromEarliestSnapshot:
-        next.last_planned.reset();
-        break;
-      case StartingStrategy::kIncrementalFromSnapshotId: {
-        const iceberg::Snapshot* start = metadata.SnapshotById(*options.start_snapshot_id);
-        if (start == nullptr) {
-          return NotFound(
-              "table {}: start snapshot {} is not in the table (expired or never "
-              "there)",
-              table, *options.start_snapshot_id);
-        }
-        next.last_planned = start->parent_snapshot_id;
-        break;
-      }
-      case StartingStrategy::kIncrementalFromSnapshotTimestamp: {
-        const iceberg::Snapshot* start =
-            OldestAncestorAtOrAfter(metadata, current, *options.start_snapshot_timestamp_ms);
-        if (start != nullptr) {
-          next.last_planned = start->parent_snapshot_id;
-        } else if (current != nullptr) {
-          next.last_planned = current->snapshot_id;  // every later snapshot is after the time
-        }
-        break;
-      }
+    if (options.replay_origin) {
+      FLOE_RETURN_IF_ERROR(ReplayOrigin(io, metadata, table, options, split_options, round));
+    } else {
+      FLOE_RETURN_IF_ERROR(
+          ResolveStrategy(io, metadata, table, options, current, split_options, round));
     }
+    next.origin = PlanOrigin{round.snapshots > 0, next.last_planned};
     next.started = true;
   }
 

@@ -59,6 +59,20 @@ enum class StartingStrategy : uint8_t {
 Result<StartingStrategy> ParseStartingStrategy(std::string_view text);
 std::string_view StartingStrategyName(StartingStrategy strategy);
 
+/// Where a table's read began: what its first planning round did, so that a
+/// run that lost its state can plan the same rows in the same order again
+/// (PlanOptions::replay_origin; docs/pipeline.md, "The source's position in
+/// the lake").
+struct PlanOrigin {
+  /// The first round planned the whole of `snapshot` (table-scan-then-
+  /// incremental); otherwise it began after `snapshot` (nullopt: at the
+  /// table's first snapshot).
+  bool whole = false;
+  std::optional<iceberg::SnapshotId> snapshot;
+
+  friend bool operator==(const PlanOrigin&, const PlanOrigin&) = default;
+};
+
 struct PlanOptions {
   StartingStrategy strategy = StartingStrategy::kTableScanThenIncremental;
   /// Required by (and only used by) kIncrementalFromSnapshotId.
@@ -90,6 +104,12 @@ struct PlanOptions {
   /// Values > 0 override the table's read.split.* properties; min_splits is
   /// set by a read with several readers (RunRead: its parallelism).
   SplitOverrides split_overrides;
+  /// Set by a restore that repeats an earlier first round: the first round
+  /// begins at this origin whatever the strategy says (the whole origin
+  /// snapshot, or the snapshots after it), so it plans the splits the
+  /// earlier one planned. Errors of that round: kNotFound (the whole origin
+  /// snapshot expired), kCorruption (the history after it expired).
+  std::optional<PlanOrigin> replay_origin;
 };
 
 /// Checks the options on their own: the start snapshot id / timestamp that
@@ -110,6 +130,9 @@ struct PlanPosition {
   std::optional<iceberg::SnapshotId> end;
   /// The read has an end and reached it: nothing more will be planned.
   bool finished = false;
+  /// What the first round began with; nullopt before it (and in states
+  /// written before floe recorded it).
+  std::optional<PlanOrigin> origin;
 
   friend bool operator==(const PlanPosition&, const PlanPosition&) = default;
 };

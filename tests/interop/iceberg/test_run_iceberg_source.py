@@ -104,6 +104,18 @@ def _differences(java_peer, lake, pairs: list[tuple[str, str]]) -> list[str]:
     return problems
 
 
+def _caught_up(run: Run, java_peer, lake, pairs: list[tuple[str, str]]) -> None:
+    """Waits (90 s at most) until every copy equals its original as Iceberg Java reads them."""
+    deadline = time.monotonic() + 90
+    while True:
+        run.alive()
+        problems = _differences(java_peer, lake, pairs)
+        if not problems:
+            return
+        assert time.monotonic() < deadline, f"the copies did not catch up: {problems}\n{run.stderr()[-3000:]}"
+        time.sleep(1)
+
+
 def _upsert(floe_run, lake, tmp: pathlib.Path, batch: int, rows: list[tuple[int, str]]) -> None:
     schema = tmp / "u-schema.json"
     schema.write_text(json.dumps({"type": "struct", "schema-id": 0, "fields": [
@@ -181,14 +193,7 @@ def test_mirror_of_a_mirror_survives_sigkill(floe_run, floe_bin, make_lake, tmp_
     assert kills >= 3
 
     pairs = [("db.u", "mirror.u"), ("db.events", "mirror.events")]
-    deadline = time.monotonic() + 90
-    while True:
-        run.alive()
-        problems = _differences(java_peer, lake, pairs)
-        if not problems:
-            break
-        assert time.monotonic() < deadline, f"the copies did not catch up: {problems}\n{run.stderr()[-3000:]}"
-        time.sleep(1)
+    _caught_up(run, java_peer, lake, pairs)
     assert run.stop() == 0, run.stderr()
     assert _differences(java_peer, lake, pairs) == []
     # The copies are the pipeline's own: never read back as sources.

@@ -81,4 +81,23 @@ TEST_F(SelectSourceTablesTest, ARouteOntoItselfInOneCatalogIsRefused) {
 }
 
 }  // namespace
+TEST(IcebergPositionText, RoundTripsEveryOriginAndRefusesOtherText) {
+  std::map<std::string, SourceTablePosition> positions{
+      {"db.a", {source::PlanOrigin{true, 8123}, 5120}},
+      {"db.b", {source::PlanOrigin{false, 77}, 12}},
+      {"a.b,c=d", {source::PlanOrigin{false, std::nullopt}, 0}},
+  };
+  const std::string text = IcebergPositionText(positions);
+  EXPECT_NE(text.find(R"("db.a":{"rows":5120,"whole":8123})"), std::string::npos) << text;
+  auto parsed = ParseIcebergPositionText(text);
+  ASSERT_TRUE(parsed.has_value()) << parsed.error().ToString();
+  EXPECT_EQ(*parsed, positions);
+  for (std::string_view bad : {"shop[0]:12", R"({"db.a":{"rows":1}})",
+                               R"({"db.a":{"after":"x","rows":1}})", R"({"db.a":{"whole":1}})"}) {
+    auto refused = ParseIcebergPositionText(bad);
+    ASSERT_FALSE(refused.has_value()) << bad;
+    EXPECT_EQ(refused.error().code(), ErrorCode::kCorruption);
+  }
+}
+
 }  // namespace floe::run

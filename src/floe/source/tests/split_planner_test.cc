@@ -104,6 +104,42 @@ TEST_F(PlannerTest, IncrementalStrategiesAndTheirBoundaries) {
   EXPECT_TRUE(MustPlan(o).splits.empty());
 }
 
+TEST_F(PlannerTest, TheFirstRoundRecordsItsOriginAndAReplayPlansTheSameSplits) {
+  PlanOptions o;
+  o.streaming = true;
+  PlanRound whole = MustPlan(o);
+  ASSERT_TRUE(whole.next.origin.has_value());
+  EXPECT_EQ(*whole.next.origin, (PlanOrigin{true, s_[2]}));
+  o.strategy = StartingStrategy::kIncrementalFromSnapshotId;
+  o.start_snapshot_id = s_[1];
+  PlanRound incremental = MustPlan(o);
+  EXPECT_EQ(incremental.next.origin, (PlanOrigin{false, s_[0]}));
+  o.strategy = StartingStrategy::kIncrementalFromEarliestSnapshot;
+  o.start_snapshot_id.reset();
+  EXPECT_EQ(MustPlan(o).next.origin, (PlanOrigin{false, std::nullopt}));
+
+  // Later snapshots: a replay of either origin plans what the first round and
+  // the rounds after it planned, whatever the strategy says now.
+  const SnapshotId s4 = Append(4);
+  o.strategy = StartingStrategy::kIncrementalFromLatestSnapshotExclusive;
+  o.replay_origin = whole.next.origin;
+  PlanRound replayed = MustPlan(o);
+  ASSERT_EQ(replayed.splits.size(), 2u);
+  EXPECT_TRUE(replayed.splits[0].whole_table);
+  EXPECT_EQ(replayed.splits[0].snapshot_id, s_[2]);
+  EXPECT_EQ(replayed.splits[0].tasks.size(), 3u);
+  EXPECT_EQ(replayed.splits[1].snapshot_id, s4);
+  EXPECT_EQ(replayed.next.origin, whole.next.origin);
+  o.replay_origin = incremental.next.origin;
+  EXPECT_EQ(Snapshots(MustPlan(o).splits), (std::vector<SnapshotId>{s_[1], s_[2], s4}));
+
+  // An origin snapshot that is gone cannot be planned again.
+  o.replay_origin = PlanOrigin{true, 12345};
+  auto gone = Plan(o);
+  ASSERT_FALSE(gone.has_value());
+  EXPECT_EQ(gone.error().code(), ErrorCode::kNotFound);
+}
+
 TEST_F(PlannerTest, EndSnapshotAndPlanningCountBoundARound) {
   PlanOptions o;
   o.streaming = true;
