@@ -195,10 +195,17 @@ std::span<const int> ChangeEventHandler::BeforeImageFields(const RowMapping& m) 
   return before_fields_;
 }
 
-Status ChangeEventHandler::Emit(const sink::TableTargetPtr& target, RowKind kind,
-                                std::span<Value> row) {
-  FLOE_RETURN_IF_ERROR(batcher_->Add(target, kind, Row(row.data(), row.size()), *out_));
+Status ChangeEventHandler::Emit(const sink::TableTargetPtr& target, RowKind kind, Row row) {
+  FLOE_RETURN_IF_ERROR(batcher_->Add(target, kind, row, *out_));
   CountEmitted(*target, 1);
+  return Ok();
+}
+
+Status ChangeEventHandler::EmitBatch(sink::RowBatch batch) {
+  sink::TableTargetPtr target = batch.target;
+  const auto n = static_cast<int64_t>(batch.rows.size());
+  FLOE_RETURN_IF_ERROR(batcher_->AddBatch(std::move(batch), *out_));
+  CountEmitted(*target, n);
   return Ok();
 }
 

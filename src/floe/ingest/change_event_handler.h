@@ -129,8 +129,11 @@ class ChangeEventHandler {
   /// Keeps KnownSchema() alive.
   const sink::TableTargetPtr& known_target() const { return known_target_; }
 
+  /// Emits a batch of inserts that own their values (RowBatcher::AddBatch)
+  /// and counts its rows.
+  Status EmitBatch(sink::RowBatch batch);
   /// Adds one row (already in table order) to the batcher and counts it.
-  Status Emit(const sink::TableTargetPtr& target, sink::RowKind kind, std::span<types::Value> row);
+  Status Emit(const sink::TableTargetPtr& target, sink::RowKind kind, types::Row row);
   /// Counts `n` rows handed to the batcher for `target`.
   void CountEmitted(const sink::TableTarget& target, int64_t n);
   /// Counts an event passed over.

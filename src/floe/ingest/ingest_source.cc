@@ -203,6 +203,11 @@ struct Decoder {
   std::string limit_table;
   const BeforeLimit* limit = nullptr;
   uint64_t limit_version = ~uint64_t{0};
+  /// json format, rows in table order: the batches its lines were parsed
+  /// into (each owning its values), and whether every line of its part of
+  /// the chunk became a row (else the part goes line by line).
+  std::vector<sink::RowBatch> batches;
+  bool all_rows = true;
 };
 
 /// Lines [begin, end) of `n` split into `parts` contiguous ranges: range `i`.
@@ -527,6 +532,7 @@ struct IngestSource::Impl final : ChangeEventHooks {
       return Ok();
     }
     const RowMapping& m = *mapping;
+    if (m.identity() && committed_until.empty()) return ProcessJsonChunkInPlace(m);
     const size_t n = chunk.size();
     const size_t width = m.width();
     if (chunk_values.size() < n * width) chunk_values.resize(n * width);
@@ -549,23 +555,84 @@ struct IngestSource::Impl final : ChangeEventHooks {
     };
     pool->Run(task);
     for (size_t k = 0; k < n; ++k) {
-      const Line& line = chunk[k];
       CountEvent();
-      if (AlreadyCommitted(*m.target(), line)) continue;
-      if (!chunk_rows[k]) {
-        FLOE_RETURN_IF_ERROR(BadInput(line, chunk_rows[k].error()));
-        continue;
-      }
-      if (!chunk_missing[k].empty()) {
-        FLOE_RETURN_IF_ERROR(
-            BadInput(line, Error(ErrorCode::kInvalidArgument,
-                                 fmt::format("table {}: column '{}' is required but null",
-                                             m.target()->key, chunk_missing[k]))));
-        continue;
-      }
-      FLOE_RETURN_IF_ERROR(handler->Emit(m.target(), RowKind::kInsert,
-                                         std::span<Value>(chunk_values.data() + k * width, width)));
+      if (AlreadyCommitted(*m.target(), chunk[k])) continue;
+      FLOE_RETURN_IF_ERROR(
+          EmitParsed(m, k, types::Row(chunk_values.data() + k * width, chunk_rows[k] ? width : 0)));
     }
+    return Ok();
+  }
+
+  /// Line `k` of the chunk as the decoders left it: a bad line (its parse
+  /// error, or `chunk_missing[k]`), or `row` in table order for the batcher.
+  Status EmitParsed(const RowMapping& m, size_t k, types::Row row) {
+    const Line& line = chunk[k];
+    if (!chunk_rows[k]) return BadInput(line, chunk_rows[k].error());
+    if (!chunk_missing[k].empty()) {
+      return BadInput(line, Error(ErrorCode::kInvalidArgument,
+                                  fmt::format("table {}: column '{}' is required but null",
+                                              m.target()->key, chunk_missing[k])));
+    }
+    return handler->Emit(m.target(), RowKind::kInsert, row);
+  }
+
+  /// ProcessJsonChunk for rows the table's schema decodes (`m.identity()`),
+  /// when no line can be one a table already holds: each decoder parses its
+  /// lines straight into batches that own their values, and a part of the
+  /// chunk whose every line became a row goes to the batcher as those
+  /// batches, with no copy and no mapping. A part with a bad line goes line
+  /// by line, as ProcessJsonChunk does.
+  Status ProcessJsonChunkInPlace(const RowMapping& m) {
+    const size_t n = chunk.size();
+    const size_t parts = decoders.size();
+    const size_t batch_rows = std::max<size_t>(options.batch_rows, 1);
+    auto task = [&](size_t i) {
+      Decoder& d = *decoders[i];
+      if (d.json_target != m.target()) {
+        d.json_target = m.target();
+        d.json_parser = std::make_unique<types::JsonRowParser>(m.table_schema());
+      }
+      d.batches.clear();
+      d.all_rows = true;
+      auto [begin, end] = RangeOf(n, parts, i);
+      for (size_t k = begin; k < end; ++k) {
+        if (d.batches.empty() || d.batches.back().rows.size() >= batch_rows) {
+          sink::RowBatch& b = d.batches.emplace_back();
+          b.target = m.target();
+          b.rows.reserve(std::min(batch_rows, end - k));
+          b.kinds.reserve(std::min(batch_rows, end - k));
+        }
+        sink::RowBatch& b = d.batches.back();
+        chunk_rows[k] = d.json_parser->Parse(chunk[k].text, b.arena.get());
+        if (!chunk_rows[k]) {
+          d.all_rows = false;
+          continue;
+        }
+        chunk_missing[k] = m.MissingRequired(*chunk_rows[k]);
+        if (!chunk_missing[k].empty()) {
+          d.all_rows = false;
+          continue;
+        }
+        b.rows.push_back(*chunk_rows[k]);
+        b.kinds.push_back(RowKind::kInsert);
+      }
+    };
+    pool->Run(task);
+    for (size_t i = 0; i < parts; ++i) {
+      Decoder& d = *decoders[i];
+      auto [begin, end] = RangeOf(n, parts, i);
+      if (d.all_rows) {
+        totals.events += static_cast<int64_t>(end - begin);
+        stats->events_read.fetch_add(static_cast<int64_t>(end - begin), std::memory_order_relaxed);
+        for (sink::RowBatch& b : d.batches) FLOE_RETURN_IF_ERROR(handler->EmitBatch(std::move(b)));
+        continue;
+      }
+      for (size_t k = begin; k < end; ++k) {
+        CountEvent();
+        FLOE_RETURN_IF_ERROR(EmitParsed(m, k, chunk_rows[k] ? *chunk_rows[k] : types::Row()));
+      }
+    }
+    for (auto& d : decoders) d->batches.clear();  // their arenas held the rows above
     return Ok();
   }
 };

@@ -248,6 +248,15 @@ std::string_view RowMapping::Map(types::Row in, std::span<types::Value> out,
   return {};
 }
 
+std::string_view RowMapping::MissingRequired(types::Row row) const {
+  for (int p : required_) {
+    if (row[static_cast<size_t>(p)].is_null()) {
+      return table_schema_->fields()[static_cast<size_t>(p)].name;
+    }
+  }
+  return {};
+}
+
 // ------------------------------------------------------------ TableResolver
 
 struct TableResolver::TableState {

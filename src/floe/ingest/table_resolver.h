@@ -129,6 +129,12 @@ class RowMapping {
   std::string_view Map(types::Row in, std::span<types::Value> out, bool equality_only) const;
 
   size_t width() const { return columns_.size(); }
+  /// Rows decoded with the table's own schema (no row schema): Map only
+  /// copies them, so a row can be used as it is after MissingRequired.
+  bool identity() const { return row_schema_ == nullptr; }
+  /// For a row already in table order: the name of a required column that is
+  /// null, or "" (Map's check without the copy).
+  std::string_view MissingRequired(types::Row row) const;
   /// Table positions of the equality fields.
   const std::vector<int>& equality_positions() const { return equality_; }
   /// The index in the event row of the table column at `position` (less

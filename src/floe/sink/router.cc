@@ -274,6 +274,27 @@ Status RowBatcher::Add(const TableTargetPtr& target, RowKind kind, types::Row ro
   return Ok();
 }
 
+Status RowBatcher::AddBatch(RowBatch batch, engine::Collector<RowBatch>& out) {
+  if (batch.rows.empty()) return Ok();
+  FLOE_ASSIGN_OR_RETURN(Impl::Table * t, impl_->TableFor(batch.target, out));
+  const size_t width = batch.target->metadata->CurrentSchema()->fields().size();
+  bool whole = !t->keyed && t->pending.size() == 1 && batch.kinds.size() == batch.rows.size();
+  for (size_t i = 0; whole && i < batch.rows.size(); ++i) {
+    whole = batch.rows[i].size() == width && batch.kinds[i] == RowKind::kInsert;
+  }
+  if (!whole) {
+    for (size_t i = 0; i < batch.rows.size(); ++i) {
+      FLOE_RETURN_IF_ERROR(Add(batch.target, batch.kinds[i], batch.rows[i], out));
+    }
+    return Ok();
+  }
+  FLOE_RETURN_IF_ERROR(impl_->Emit(*t, 0, out));  // the rows added before go first
+  RowBatch& slot = t->pending[0];
+  slot = std::move(batch);
+  slot.truncate = false;
+  return impl_->Emit(*t, 0, out);
+}
+
 Status RowBatcher::Truncate(const TableTargetPtr& target, engine::Collector<RowBatch>& out) {
   FLOE_ASSIGN_OR_RETURN(Impl::Table * t, impl_->TableFor(target, out));
   for (size_t s = 0; s < t->pending.size(); ++s) FLOE_RETURN_IF_ERROR(impl_->Emit(*t, s, out));

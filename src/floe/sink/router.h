@@ -36,6 +36,13 @@ class RowBatcher {
   /// an upsert/delete has a null equality field; Cancelled from `out`.
   Status Add(const TableTargetPtr& target, RowKind kind, types::Row row,
              engine::Collector<RowBatch>& out);
+  /// Adds the rows of `batch` (inserts of `batch.target`'s schema that own
+  /// their values in `batch.arena`, at most `batch_rows` of them) as Add
+  /// would, in order. When the table's rows are not spread by key or
+  /// partition (one batch at a time goes to a writer), the table's pending
+  /// rows are emitted and then `batch` itself, without copying a value.
+  /// Errors as Add.
+  Status AddBatch(RowBatch batch, engine::Collector<RowBatch>& out);
   /// The source truncated the table of `target` at this point of the stream:
   /// emits the table's pending batches (so the rows before the truncation
   /// reach their writers first), then one empty batch with `truncate` set to

@@ -93,6 +93,65 @@ TEST_F(RouterTest, KeyedTablesRouteByKeyAndAppendOnlyRoundRobinPerBatch) {
   EXPECT_EQ(append_routes.size(), 4u);  // consecutive batches go to different writers
 }
 
+/// A batch of inserts that owns its values, as a source that parses rows
+/// straight into a batch makes it.
+RowBatch OwnedBatch(const TableTargetPtr& target, int first, int n) {
+  RowBatch batch;
+  batch.target = target;
+  for (int i = first; i < first + n; ++i) {
+    auto* v = batch.arena->AllocateArray<Value>(4);
+    new (&v[0]) Value(Value::Int64(i));
+    new (&v[1]) Value(Value::Bytes(batch.arena->Copy("eu")));
+    new (&v[2]) Value(Value::Bytes(batch.arena->Copy("owned")));
+    new (&v[3]) Value(Value::Int32(i));
+    batch.rows.emplace_back(v, 4);
+    batch.kinds.push_back(RowKind::kInsert);
+  }
+  return batch;
+}
+
+TEST_F(RouterTest, OwnedBatchesGoAsTheyAreAfterThePendingRows) {
+  TestTable table("router_owned", PeopleSchema());
+  auto append = MakeTarget(table, "owned", {}, false);
+  SinkOptions options;
+  options.write_parallelism = 2;
+  RowBatcher batcher(options, 8);
+  FLOE_ASSERT_OK(Add(batcher, append, RowKind::kInsert, Person{0, "eu", "x", 0}));
+  FLOE_ASSERT_OK(Add(batcher, append, RowKind::kInsert, Person{1, "eu", "x", 1}));
+  RowBatch owned = OwnedBatch(append, 2, 5);
+  const Value* first_value = owned.rows[0].data();
+  FLOE_ASSERT_OK(batcher.AddBatch(std::move(owned), out_));
+  FLOE_ASSERT_OK(Add(batcher, append, RowKind::kInsert, Person{7, "eu", "x", 7}));
+  FLOE_ASSERT_OK(batcher.Flush(out_));
+  // The two pending rows, the batch itself (its values not copied), the row after.
+  ASSERT_EQ(out_.records.size(), 3u);
+  EXPECT_EQ(out_.records[0].size(), 2u);
+  EXPECT_EQ(out_.records[1].size(), 5u);
+  EXPECT_EQ(out_.records[1].rows[0].data(), first_value);
+  EXPECT_EQ(out_.records[2].size(), 1u);
+  EXPECT_NE(out_.records[0].route, out_.records[1].route);  // round-robin per batch
+  int64_t id = 0;
+  for (const auto& b : out_.records) {
+    for (const auto& row : b.rows) EXPECT_EQ(row[0].i64, id++);
+  }
+  EXPECT_EQ(id, 8);
+}
+
+TEST_F(RouterTest, OwnedBatchesOfKeyedTablesAreRoutedRowByRow) {
+  TestTable table("router_owned_keyed", PeopleSchema());
+  auto keyed = MakeTarget(table, "owned_keyed", {1}, true);
+  SinkOptions options;
+  options.write_parallelism = 4;
+  RowBatcher batcher(options, 64);
+  FLOE_ASSERT_OK(batcher.AddBatch(OwnedBatch(keyed, 0, 40), out_));
+  FLOE_ASSERT_OK(batcher.Flush(out_));
+  auto routes = RoutesById();
+  ASSERT_EQ(routes.size(), 40u);
+  std::set<uint32_t> used;
+  for (const auto& [id, r] : routes) used.insert(*r.begin());
+  EXPECT_GT(used.size(), 1u);  // spread by key, not sent as one batch
+}
+
 TEST_F(RouterTest, HashModeRoutesByPartition) {
   auto spec = iceberg::ParsePartitionSpecText("region", PeopleSchema());
   ASSERT_TRUE(spec);
