@@ -101,6 +101,8 @@ class Parser {
       FLOE_ASSIGN_OR_RETURN(field.type, ParseType(*type, fpath + ".type", depth));
       if (auto doc = f.find("doc"); doc != f.end() && doc->is_string())
         field.doc = doc->get<std::string>();
+      if (auto d = f.find("initial-default"); d != f.end()) field.initial_default = d->dump();
+      if (auto d = f.find("write-default"); d != f.end()) field.write_default = d->dump();
       out.push_back(std::move(field));
     }
     return out;
@@ -139,6 +141,12 @@ json FieldsToJson(const std::vector<NestedField>& fields) {
     json j = {
         {"id", f.id}, {"name", f.name}, {"required", f.required}, {"type", TypeToJson(*f.type)}};
     if (!f.doc.empty()) j["doc"] = f.doc;
+    for (const auto& [key, text] : {std::pair{"initial-default", &f.initial_default},
+                                    std::pair{"write-default", &f.write_default}}) {
+      if (!text->has_value()) continue;
+      json value = json::parse(**text, nullptr, /*allow_exceptions=*/false);
+      if (!value.is_discarded()) j[key] = std::move(value);
+    }
     out.push_back(std::move(j));
   }
   return out;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,6 +44,12 @@ struct NestedField {
   bool required = false;
   TypePtr type;
   std::string doc;
+  /// v3 default values (spec "Default values"): the JSON single-value text as
+  /// read from the schema, kept as it is. `initial_default` is the value of
+  /// rows written before the field existed; `write_default` the value writers
+  /// use when they are given none.
+  std::optional<std::string> initial_default = std::nullopt;
+  std::optional<std::string> write_default = std::nullopt;
 };
 
 class Type {

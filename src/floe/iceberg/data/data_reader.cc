@@ -4,12 +4,16 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <map>
 #include <new>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "floe/common/one_of.h"
 #include "floe/iceberg/single_value.h"
+#include "floe/types/row_json.h"
 
 namespace floe::iceberg {
 
@@ -358,6 +362,51 @@ Result<std::unique_ptr<DataReader>> DataReader::Open(io::FileIO& io, const FileS
   return r;
 }
 
+Result<Value> InitialDefaultValue(const types::NestedField& field, Arena* arena) {
+  if (!field.initial_default) return Value::Null();
+  auto fail = [&field](std::string_view why) {
+    return Corruption("column '{}' (field id {}): initial-default {} {}", field.name, field.id,
+                      *field.initial_default, why);
+  };
+  nlohmann::json value = nlohmann::json::parse(*field.initial_default, nullptr, false);
+  if (value.is_discarded()) return fail("is not JSON");
+  if (value.is_null()) return Value::Null();
+  if (!field.type->is_primitive()) {
+    return NotSupported("column '{}' (field id {}): initial-default of a nested column", field.name,
+                        field.id);
+  }
+  const types::TypeId id = field.type->id();
+  if (id == types::TypeId::kBinary || id == types::TypeId::kFixed) {
+    // Spec Appendix D: binary and fixed are hexadecimal strings.
+    if (!value.is_string()) return fail("is not a hexadecimal string");
+    const std::string& hex = value.get_ref<const std::string&>();
+    if (hex.size() % 2 != 0) return fail("has an odd number of hexadecimal digits");
+    std::string bytes(hex.size() / 2, '\0');
+    for (size_t i = 0; i < bytes.size(); ++i) {
+      const char* digits = hex.data() + 2 * i;
+      uint8_t byte = 0;
+      const auto [end, ec] = std::from_chars(digits, digits + 2, byte, 16);
+      if (ec != std::errc() || end != digits + 2) return fail("is not a hexadecimal string");
+      bytes[i] = static_cast<char>(byte);
+    }
+    return Value::Bytes(arena->Copy(bytes));
+  }
+  // Every other primitive's JSON single-value form is the one of floe's JSON
+  // rows (docs/json-rows.md): numbers, strings, ISO dates and times, decimals
+  // as strings.
+  types::NestedField column = field;
+  column.required = false;
+  column.initial_default.reset();
+  column.write_default.reset();
+  const types::Schema schema({column});
+  nlohmann::json row = nlohmann::json::object();
+  row[column.name] = std::move(value);
+  types::JsonRowParser parser(schema);
+  auto parsed = parser.Parse(row.dump(), arena);
+  if (!parsed) return fail("does not fit the column's type: " + parsed.error().message());
+  return (*parsed)[0];
+}
+
 Status DataReader::MatchColumns(const std::vector<types::NestedField>& read_fields) {
   format::parquet::ParquetReader& reader = *reader_;
   const types::Schema& file_schema = reader.parquet_schema().schema;
@@ -381,7 +430,9 @@ Status DataReader::MatchColumns(const std::vector<types::NestedField>& read_fiel
   for (size_t i = 0; i < read_fields.size(); ++i) {
     Column& c = columns_[i];
     if (file_fields[i] == nullptr) {
+      // A column added after the file was written: its initial-default, or null.
       c.adapter.kind = Kind::kNull;
+      FLOE_ASSIGN_OR_RETURN(c.missing, InitialDefaultValue(read_fields[i], &defaults_arena_));
       continue;
     }
     for (size_t j = 0; j < projected_file.size(); ++j) {
@@ -479,7 +530,7 @@ Result<size_t> DataReader::ReadBatch(Arena* arena, std::vector<types::Value>* ou
       const Value* file_row = file_values_.data() + r * width_;
       for (size_t i = 0; i < columns_.size(); ++i) {
         const Column& c = columns_[i];
-        row_[i] = c.source < 0 ? Value::Null() : AdaptValue(c.adapter, file_row[c.source], arena);
+        row_[i] = c.source < 0 ? c.missing : AdaptValue(c.adapter, file_row[c.source], arena);
       }
       if (filter_ && !filter_->Eval(row_)) {
         ++rows_filtered_;

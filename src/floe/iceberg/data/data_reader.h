@@ -4,7 +4,8 @@
 ///
 /// Columns are matched by field id, never by name or position (spec "Schema
 /// Evolution", "Column Projection"):
-///  - a column the file does not have (added after it was written) reads as null;
+///  - a top-level column the file does not have (added after it was written)
+///    reads as its v3 `initial-default`, or null when it has none;
 ///  - a renamed or reordered column is found by its id;
 ///  - promoted types read up-cast: int -> long, float -> double, decimal(P,S)
 ///    -> decimal(P',S), date -> timestamp (v3), also inside structs, lists
@@ -80,6 +81,12 @@ Result<ValueAdapter> MakeValueAdapter(const types::Type& file_type, const types:
 /// kCopy returns `value` itself (no allocation).
 types::Value AdaptValue(const ValueAdapter& adapter, const types::Value& value, Arena* arena);
 
+/// The value of `field`'s `initial-default` (spec Appendix D's JSON form;
+/// binary and fixed as hexadecimal), with its bytes in `arena`; null when it
+/// has none. Errors: kNotSupported for a nested column's (non-null) default,
+/// kCorruption (naming the column) for a default that does not fit its type.
+Result<types::Value> InitialDefaultValue(const types::NestedField& field, Arena* arena);
+
 class DataReader {
  public:
   /// Opens the task's data file and loads its deletes. `table_schema` is the
@@ -113,8 +120,9 @@ class DataReader {
   DataReader() = default;
 
   struct Column {
-    int source = -1;  ///< index in the file reader's rows; -1: null
+    int source = -1;  ///< index in the file reader's rows; -1: `missing`
     ValueAdapter adapter;
+    types::Value missing;  ///< a column the file lacks: its initial-default or null
   };
   struct Group {
     int64_t start = 0;
@@ -139,6 +147,7 @@ class DataReader {
   types::Schema projected_;
   types::Schema read_schema_;    ///< projected fields, then filter and equality columns
   std::vector<Column> columns_;  ///< per read_schema_ field
+  Arena defaults_arena_;         ///< the bytes of Column::missing values
   std::optional<RowEvaluator> filter_;
   std::unique_ptr<DeleteFilter> deletes_;
   size_t width_ = 0;  ///< values per file row

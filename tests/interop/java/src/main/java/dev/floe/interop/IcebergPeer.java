@@ -69,6 +69,7 @@ import org.apache.iceberg.encryption.EncryptedOutputFile;
 import org.apache.iceberg.expressions.Evaluator;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.expressions.Literal;
 import org.apache.iceberg.expressions.Term;
 import org.apache.iceberg.hadoop.HadoopCatalog;
 import org.apache.iceberg.io.CloseableIterable;
@@ -102,7 +103,8 @@ import org.apache.iceberg.util.SnapshotUtil;
  *                            "equality_delete_full_rows": false}
  *                     (in a format-version 3 table the position deletes are deletion vectors,
  *                     each merged with its data file's previous one, which the delta removes)
- *   evolve-schema     stdin [{"op": "add", "name": "c", "type": "long", "parent": "s"},
+ *   evolve-schema     stdin [{"op": "add", "name": "c", "type": "long", "parent": "s",
+ *                             "default": V (v3: the initial-default, floe's JSON conventions)},
  *                            {"op": "rename", "name": "a", "to": "b"}, {"op": "drop", "name": "x"},
  *                            {"op": "widen", "name": "i", "type": "long"},
  *                            {"op": "optional", "name": "y"}]
@@ -381,8 +383,12 @@ public final class IcebergPeer {
       switch (op.path("op").asText()) {
         case "add" -> {
           Type type = typeFromJson(op.get("type"));
-          if (op.has("parent")) {
-            update.addColumn(op.get("parent").asText(), name, type);
+          String parent = op.has("parent") ? op.get("parent").asText() : null;
+          if (op.has("default")) {
+            // v3: the initial-default (and write-default) of the new column.
+            update.addColumn(parent, name, type, null, defaultLiteral(type, op.get("default")));
+          } else if (parent != null) {
+            update.addColumn(parent, name, type);
           } else {
             update.addColumn(name, type);
           }
@@ -865,6 +871,19 @@ public final class IcebergPeer {
       }
     }
     return rows;
+  }
+
+  /** A column default from a value in floe's JSON conventions. */
+  private static Literal<?> defaultLiteral(Type type, JsonNode n) {
+    return switch (type.typeId()) {
+      case BOOLEAN -> Literal.of(n.booleanValue());
+      case INTEGER -> Literal.of(n.intValue());
+      case LONG -> Literal.of(n.longValue());
+      case FLOAT -> Literal.of(n.floatValue());
+      case DOUBLE -> Literal.of(n.doubleValue());
+      case BINARY, FIXED -> Literal.of(ByteBuffer.wrap(Base64.getDecoder().decode(n.textValue()))).to(type);
+      default -> Literal.of(n.isTextual() ? n.textValue() : n.asText()).to(type);
+    };
   }
 
   private static Object fromJson(Type type, JsonNode n) {
