@@ -608,7 +608,7 @@ struct IngestSource::Impl final : ChangeEventHooks {
           d.all_rows = false;
           continue;
         }
-        chunk_missing[k] = m.MissingRequired(*chunk_rows[k]);
+        chunk_missing[k] = m.Missing(*chunk_rows[k], false);
         if (!chunk_missing[k].empty()) {
           d.all_rows = false;
           continue;

@@ -30,8 +30,8 @@ Result<int> RowChangeWriter::Write(const RowMapping& m, cdc::ChangeOp op, types:
   std::span<Value> a(scratch_a_);
   std::span<Value> b(scratch_b_);
   int rows = 0;
-  auto emit = [&](RowKind kind, std::span<Value> row) -> Status {
-    FLOE_RETURN_IF_ERROR(batcher_->Add(target, kind, types::Row(row.data(), row.size()), out));
+  auto emit = [&](RowKind kind, types::Row row) -> Status {
+    FLOE_RETURN_IF_ERROR(batcher_->Add(target, kind, row, out));
     ++rows;
     return Ok();
   };
@@ -52,41 +52,46 @@ Result<int> RowChangeWriter::Write(const RowMapping& m, cdc::ChangeOp op, types:
                     target->key, column, image));
   };
 
+  std::string_view col;
   switch (op) {
     case cdc::ChangeOp::kInsert:
     case cdc::ChangeOp::kRead: {
       if (after.empty()) return bad("op c/r without an \"after\" image");
-      if (auto col = m.Map(after, a, false); !col.empty()) return missing(col, "after");
-      FLOE_RETURN_IF_ERROR(emit(RowKind::kInsert, a));
+      types::Row row = m.View(after, a, false, &col);
+      if (!col.empty()) return missing(col, "after");
+      FLOE_RETURN_IF_ERROR(emit(RowKind::kInsert, row));
       return rows;
     }
     case cdc::ChangeOp::kUpdate: {
       if (after.empty()) return bad("op u without an \"after\" image");
-      if (auto col = m.Map(after, b, false); !col.empty()) return missing(col, "after");
+      types::Row new_row = m.View(after, b, false, &col);
+      if (!col.empty()) return missing(col, "after");
       if (!before.empty()) {
         if (target->equality_field_ids.empty()) return need_key("an update");
-        if (auto col = m.Map(before, a, true); !col.empty()) return missing(col, "before");
+        types::Row old_row = m.View(before, a, true, &col);
+        if (!col.empty()) return missing(col, "before");
         if (!target->upsert) {
-          FLOE_RETURN_IF_ERROR(emit(RowKind::kUpdateBefore, a));
-        } else if (KeyChanged(m, a, b)) {
+          FLOE_RETURN_IF_ERROR(emit(RowKind::kUpdateBefore, old_row));
+        } else if (KeyChanged(m, old_row, new_row)) {
           // Upsert replaces rows by the after image's key; when the update
           // changed the key, the row under the old key must go too.
-          FLOE_RETURN_IF_ERROR(emit(RowKind::kDelete, a));
+          FLOE_RETURN_IF_ERROR(emit(RowKind::kDelete, old_row));
         }
       } else if (!target->upsert && !target->equality_field_ids.empty()) {
         // No before image (PostgreSQL's REPLICA IDENTITY DEFAULT when the key
         // did not change): the old row is the one with the after image's key,
         // which is all an update-before deletes by.
-        FLOE_RETURN_IF_ERROR(emit(RowKind::kUpdateBefore, b));
+        FLOE_RETURN_IF_ERROR(emit(RowKind::kUpdateBefore, new_row));
       }
-      FLOE_RETURN_IF_ERROR(emit(RowKind::kUpdateAfter, b));
+      FLOE_RETURN_IF_ERROR(emit(RowKind::kUpdateAfter, new_row));
       return rows;
     }
     case cdc::ChangeOp::kDelete: {
       if (before.empty()) return bad("op d without a \"before\" image");
       if (target->equality_field_ids.empty()) return need_key("a delete");
-      if (auto col = m.Map(before, a, true); !col.empty()) return missing(col, "before");
-      FLOE_RETURN_IF_ERROR(emit(RowKind::kDelete, a));
+      types::Row old_row = m.View(before, a, true, &col);
+      if (!col.empty()) return missing(col, "before");
+      FLOE_RETURN_IF_ERROR(emit(RowKind::kDelete, old_row));
       return rows;
     }
   }

@@ -240,16 +240,11 @@ std::string_view RowMapping::Map(types::Row in, std::span<types::Value> out,
     }
     out[i] = v;
   }
-  for (int p : equality_only ? equality_ : required_) {
-    if (out[static_cast<size_t>(p)].is_null()) {
-      return table_schema_->fields()[static_cast<size_t>(p)].name;
-    }
-  }
-  return {};
+  return Missing(out, equality_only);
 }
 
-std::string_view RowMapping::MissingRequired(types::Row row) const {
-  for (int p : required_) {
+std::string_view RowMapping::Missing(types::Row row, bool equality_only) const {
+  for (int p : equality_only ? equality_ : required_) {
     if (row[static_cast<size_t>(p)].is_null()) {
       return table_schema_->fields()[static_cast<size_t>(p)].name;
     }
@@ -697,6 +692,13 @@ Result<std::shared_ptr<RowMapping>> TableResolver::BuildMapping(
     }
   }
   mapping->row_width_ = row_schema ? row_schema->fields().size() : columns.size();
+  mapping->direct_ = mapping->row_width_ == columns.size();
+  for (size_t i = 0; i < columns.size(); ++i) {
+    const RowMapping::Column& c = mapping->columns_[i];
+    if (c.source != static_cast<int>(i) || c.conversion != RowMapping::Conversion::kNone) {
+      mapping->direct_ = false;
+    }
+  }
   return mapping;
 }
 

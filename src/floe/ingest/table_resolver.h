@@ -127,14 +127,25 @@ class RowMapping {
   /// a required column that is null, or "" when every required column has a
   /// value; `equality_only` checks only the equality fields (deletes).
   std::string_view Map(types::Row in, std::span<types::Value> out, bool equality_only) const;
+  /// The table row for `in`: `in` itself when the event row already is one
+  /// (the table's columns in the table's order, none converted), else Map's
+  /// copy in `out`. `*missing` is what Map returns.
+  types::Row View(types::Row in, std::span<types::Value> out, bool equality_only,
+                  std::string_view* missing) const {
+    if (direct_ && in.size() == columns_.size()) {
+      *missing = Missing(in, equality_only);
+      return in;
+    }
+    *missing = Map(in, out, equality_only);
+    return out;
+  }
 
   size_t width() const { return columns_.size(); }
   /// Rows decoded with the table's own schema (no row schema): Map only
-  /// copies them, so a row can be used as it is after MissingRequired.
+  /// copies them, so a row can be used as it is after Missing.
   bool identity() const { return row_schema_ == nullptr; }
-  /// For a row already in table order: the name of a required column that is
-  /// null, or "" (Map's check without the copy).
-  std::string_view MissingRequired(types::Row row) const;
+  /// For a row already in table order: Map's check without the copy.
+  std::string_view Missing(types::Row row, bool equality_only) const;
   /// Table positions of the equality fields.
   const std::vector<int>& equality_positions() const { return equality_; }
   /// The index in the event row of the table column at `position` (less
@@ -150,6 +161,8 @@ class RowMapping {
   std::vector<int> required_;  ///< table positions of required columns
   std::vector<int> equality_;  ///< table positions of equality fields
   size_t row_width_ = 0;       ///< values expected in an event row
+  /// Event rows are table rows: column i from value i, none converted.
+  bool direct_ = false;
 };
 
 class TableResolver {

@@ -150,6 +150,42 @@ TEST_F(TableResolverTest, MappingReordersByNameAndFlagsNullRequiredColumns) {
   EXPECT_EQ((*mapping)->Map(types::Row(null_key, 2), std::span<Value>(out, 3), true), "id");
 }
 
+TEST_F(TableResolverTest, ViewPassesTableRowsThroughAndCopiesOthers) {
+  auto resolver = Make({.route = "{db}.{table}", .primary_key = {"id"}});
+  auto v1 = RowSchema({Field(1, "id", Type::Long()), Field(2, "qty", Type::Long())});
+  bool event_error = false;
+  auto state = resolver->Resolve("db", "t", v1, &event_error);
+  ASSERT_TRUE(state.has_value());
+  Value out[2];
+  std::string_view missing;
+  // The table's columns in its order: the row itself, checked.
+  auto same = resolver->MappingFor(*state, v1, &event_error);
+  ASSERT_TRUE(same.has_value());
+  Value in[2] = {Value::Int64(42), Value::Int64(7)};
+  types::Row row = (*same)->View(types::Row(in, 2), std::span<Value>(out, 2), false, &missing);
+  EXPECT_EQ(row.data(), in);
+  EXPECT_EQ(missing, "");
+  Value null_key[2] = {Value::Null(), Value::Int64(7)};
+  (*same)->View(types::Row(null_key, 2), std::span<Value>(out, 2), true, &missing);
+  EXPECT_EQ(missing, "id");
+  // Another order, or a value to widen: a copy in table order.
+  auto swapped = RowSchema({Field(1, "qty", Type::Long()), Field(2, "id", Type::Long())});
+  auto reordered = resolver->MappingFor(*state, swapped, &event_error);
+  ASSERT_TRUE(reordered.has_value());
+  row = (*reordered)->View(types::Row(in, 2), std::span<Value>(out, 2), false, &missing);
+  EXPECT_EQ(row.data(), out);
+  EXPECT_EQ(out[0].i64, 7);
+  EXPECT_EQ(out[1].i64, 42);
+  auto narrow = RowSchema({Field(1, "id", Type::Long()), Field(2, "qty", Type::Int())});
+  auto widened = resolver->MappingFor(*state, narrow, &event_error);
+  ASSERT_TRUE(widened.has_value());
+  Value small[2] = {Value::Int64(1), Value::Int32(5)};
+  row = (*widened)->View(types::Row(small, 2), std::span<Value>(out, 2), false, &missing);
+  EXPECT_EQ(row.data(), out);
+  EXPECT_EQ(out[1].kind, Value::Kind::kInt64);
+  EXPECT_EQ(out[1].i64, 5);
+}
+
 TEST_F(TableResolverTest, EvolutionAddsColumnsWidensAndIsIdempotent) {
   auto v1 = RowSchema({Field(1, "id", Type::Long(), true), Field(2, "qty", Type::Int()),
                        Field(3, "price", *Type::Decimal(9, 2))});
