@@ -572,7 +572,7 @@ struct CommitterOperator::Impl {
       // The transaction may or may not have happened (or, on a server that
       // applies its tables one by one, happened in part): the tables tell.
       spdlog::warn(
-          "committer: checkpoint {}: the outcome of the transaction over {} tables is unknown "
+          "committer: checkpoint {}: commit outcome unknown for the transaction over {} tables "
           "({}); reloading them",
           checkpoint.id, open.size(), error.message());
       std::vector<std::optional<iceberg::SnapshotId>> found(open.size());

@@ -35,7 +35,9 @@ from changes import ChangeStream  # noqa: E402
 
 KILLS = int(os.environ.get("FLOE_S3_FAULT_KILLS", "6"))
 LINES = int(os.environ.get("FLOE_S3_FAULT_LINES", "20000"))
-COMMIT = re.compile(r"^/v1/(.+/)?namespaces/[^/]+/tables/[^/?]+$")
+# A table's commit, or a transaction over several (floe ingest commits a checkpoint's
+# tables in one when the server offers it).
+COMMIT = re.compile(r"^/v1/(.+/)?(namespaces/[^/]+/tables/[^/?]+|transactions/commit)$")
 
 
 def rest_faults(rnd: random.Random, method: str, path: str) -> str | None:
