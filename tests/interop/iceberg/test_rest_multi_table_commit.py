@@ -209,3 +209,60 @@ def test_without_multi_table_commits_the_reader_sees_a_table_behind(floe_bin, fl
           f"a table behind another {len(seen['behind'])} times")
     assert "per-table commits" in seen["log"], seen["log"][-4000:]
     assert seen["behind"], "per-table commits were never caught half-way: the reader proves nothing"
+
+
+def test_floe_run_commits_a_checkpoints_tables_in_one_transaction(floe_bin, make_lake, rest_uri,
+                                                                   tmp_path):
+    """`floe run` (an Iceberg source in a SQL catalog, the REST catalog as its sink) uses
+    the multi-table commit too: every snapshot of one sink table has its twin, with the
+    same checkpoint id, in the other."""
+    import pyarrow as pa
+    from pyiceberg.schema import Schema
+    from pyiceberg.types import LongType, NestedField
+
+    from iceberg_peers import CATALOG_NAME
+
+    source = make_lake("sql")
+    catalog = source.py_catalog()
+    catalog.create_namespace("db")
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False)])
+    for name in ("a", "b"):
+        table = catalog.create_table(f"db.{name}", schema=Schema(NestedField(1, "id", LongType(), required=True)))
+        for start in (0, 100):
+            table.append(pa.table({"id": list(range(start, start + 50))}, schema=schema))
+    sink_ns = f"mt_{uuid.uuid4().hex[:10]}"
+    pipeline = tmp_path / "run.yaml"
+    pipeline.write_text(
+        "source:\n"
+        "  type: iceberg\n"
+        f'  catalog: {{name: {CATALOG_NAME}, type: sql, uri: "sqlite:///{source.db}", '
+        f'warehouse: "{source.warehouse_uri}"}}\n'
+        r"  tables: db.\.*" "\n"
+        "  changelog: false\n"
+        "  streaming: false\n"
+        "sink:\n"
+        "  type: iceberg\n"
+        "  catalog: default\n"
+        "route:\n"
+        r"  - source-table: db.\.*" "\n"
+        f"    sink-table: {sink_ns}.<>\n"
+        "    replace-symbol: <>\n"
+        "pipeline:\n"
+        "  name: multi-table\n"
+        "  checkpoint.interval: 200ms\n"
+        f"  state.dir: {tmp_path / 'state'}\n")
+    # The sink catalog by name, from the catalog config file (floe run's inline catalogs
+    # are sql or hadoop only).
+    lake = RestLake(tmp_path / "sink", rest_uri, extra=f"    token: {TOKEN}\n")
+    run = subprocess.run([str(floe_bin), "run", str(pipeline), "--catalog-config", str(lake.config_file)],
+                         stdin=subprocess.DEVNULL,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-4000:]
+    assert "multi-table commits" in run.stderr, run.stderr[-4000:]
+    checkpoints = {}
+    for name in ("a", "b"):
+        table = lake.py_catalog().load_table((sink_ns, name))
+        assert sorted(r["id"] for r in table.scan().to_arrow().to_pylist()) == \
+            list(range(0, 50)) + list(range(100, 150))
+        checkpoints[name] = [s.summary.get("floe.checkpoint-id") for s in table.metadata.snapshots]
+    assert checkpoints["a"] and checkpoints["a"] == checkpoints["b"], checkpoints
