@@ -184,8 +184,15 @@ def test_column_defaults(floe_run, java_peer, make_lake, tmp_path):
     got = floe.scan(TABLE, "--where", "n = 7 and s = 'dflt'")
     assert sorted(r["id"] for r in got) == [0, 1, 2], got
 
-    # floe commits to the table: the defaults stay.
+    # floe commits to the table: the defaults stay, and row lineage goes on from Java's: the
+    # snapshot's first-row-id is the table's next-row-id, which grows by the rows added.
+    next_row_id = lake.metadata(TABLE)["next-row-id"]
+    assert next_row_id == 5, lake.metadata(TABLE)
     floe.append_rows(TABLE, [dict(new_row, id=20, name="n20")], tmp_path / "more.jsonl")
+    metadata = lake.metadata(TABLE)
+    current = next(s for s in metadata["snapshots"] if s["snapshot-id"] == metadata["current-snapshot-id"])
+    assert current["first-row-id"] == next_row_id and current["added-rows"] >= 1, current
+    assert metadata["next-row-id"] == next_row_id + current["added-rows"], metadata["next-row-id"]
     after = _current_fields(lake)
     for c, _, _, _ in DEFAULTS:
         for key in ("initial-default", "write-default"):
