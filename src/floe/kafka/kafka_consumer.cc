@@ -60,6 +60,7 @@ struct KafkaConsumer::Impl {
 
   PartitionOffsets positions;
   PartitionOffsets revoked;
+  KafkaConsumer::StartHook start_hook;
   // An error met inside a callback, returned by the next Poll.
   std::optional<Error> pending;
   std::optional<Clock::time_point> brokers_down_since;
@@ -160,11 +161,22 @@ struct KafkaConsumer::Impl {
                        Servers(), rd_kafka_err2str(err));
       }
     }
+    PartitionOffsets hooked;
+    if (start_hook) {
+      std::vector<TopicPartition> assigned;
+      for (int i = 0; i < partitions->cnt; ++i) {
+        assigned.push_back({partitions->elems[i].topic, partitions->elems[i].partition});
+      }
+      FLOE_ASSIGN_OR_RETURN(hooked, start_hook(assigned));
+    }
     for (int i = 0; i < partitions->cnt; ++i) {
       rd_kafka_topic_partition_t& p = partitions->elems[i];
       TopicPartition tp{p.topic, p.partition};
       int64_t committed = need_committed && p.err == RD_KAFKA_RESP_ERR_NO_ERROR ? p.offset : -1;
-      FLOE_ASSIGN_OR_RETURN(int64_t start, StartOffset(tp, committed));
+      auto from_hook = hooked.find(tp);
+      FLOE_ASSIGN_OR_RETURN(int64_t start, from_hook != hooked.end()
+                                               ? Result<int64_t>(from_hook->second)
+                                               : StartOffset(tp, committed));
       p.offset = start;
       positions[tp] = start;
       spdlog::info("kafka: assigned {} from offset {}", TopicPartitionName(tp), start);
@@ -478,6 +490,8 @@ Status KafkaConsumer::CommitToGroup(const PartitionOffsets& offsets) {
 void KafkaConsumer::Restore(const PartitionOffsets& offsets) {
   for (const auto& [tp, offset] : offsets) impl_->restored[tp] = offset;
 }
+
+void KafkaConsumer::set_start_hook(StartHook hook) { impl_->start_hook = std::move(hook); }
 
 void KafkaConsumer::Close() { impl_->CloseClient(); }
 

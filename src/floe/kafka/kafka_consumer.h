@@ -106,6 +106,15 @@ class KafkaConsumer {
   /// given before; e.g. what the lake holds after another member committed).
   void Restore(const PartitionOffsets& offsets);
 
+  /// Asked, when partitions are assigned, where they start: the partitions
+  /// it gives an offset for start there, before any other rule above (a
+  /// scale-out member starts a partition it is given from what the lake
+  /// holds; docs/kafka.md, "Scale-out"). Runs inside `Poll`; its error fails
+  /// that `Poll`.
+  using StartHook =
+      std::function<Result<PartitionOffsets>(const std::vector<TopicPartition>& assigned)>;
+  void set_start_hook(StartHook hook);
+
   /// Records `offsets` as the group's committed offsets (asynchronously; for
   /// monitoring tools, never read back when the lake has offsets).
   Status CommitToGroup(const PartitionOffsets& offsets);

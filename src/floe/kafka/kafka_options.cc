@@ -148,6 +148,11 @@ Result<KafkaSourceOptions> ParseKafkaSourceOptions(const std::map<std::string, s
         return InvalidArgument("open-timeout '{}' is not a number of milliseconds > 0", value);
       }
       options.open_timeout = std::chrono::milliseconds(ms);
+    } else if (key == "scale-out.enabled") {
+      if (value != "true" && value != "false") {
+        return InvalidArgument("scale-out.enabled '{}' is not true or false", value);
+      }
+      options.scale_out = value == "true";
     } else if (key.starts_with(kPropertiesPrefix)) {
       std::string name = key.substr(kPropertiesPrefix.size());
       if (name == "bootstrap.servers") {
@@ -172,7 +177,7 @@ Result<KafkaSourceOptions> ParseKafkaSourceOptions(const std::map<std::string, s
       return InvalidArgument(
           "unknown Kafka source key '{}' (known: topic, topic-pattern, scan.startup.mode, "
           "scan.startup.timestamp-millis, scan.startup.specific-offsets, open-timeout, "
-          "properties.*)",
+          "scale-out.enabled, properties.*)",
           key);
     }
   }

@@ -16,6 +16,9 @@
 ///                                 "partition:0,offset:42;partition:1,offset:300"
 ///                                 (partitions not listed start at their
 ///                                 earliest offset)
+///   scale-out.enabled             true: any number of floe run processes
+///                                 with this pipeline split the partitions
+///                                 (docs/kafka.md, "Scale-out"); default false
 ///   properties.*                  handed to librdkafka as is (SASL, TLS,
 ///                                 timeouts, ...), except the settings the
 ///                                 source owns (below), which are refused
@@ -71,6 +74,9 @@ struct KafkaSourceOptions {
   /// How long opening waits for the cluster to answer (metadata) before it
   /// fails naming the bootstrap servers.
   std::chrono::milliseconds open_timeout{15000};
+  /// `scale-out.enabled`: the process is one member of a group that commits
+  /// the same tables (docs/kafka.md, "Scale-out").
+  bool scale_out = false;
 };
 
 /// Builds the options from connector keys (the pipeline's `source:` section,

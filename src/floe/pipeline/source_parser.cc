@@ -83,6 +83,7 @@ const std::vector<std::string> kKafkaKeys = {
     "scan.startup.timestamp-millis",
     "scan.startup.specific-offsets",
     "open-timeout",
+    "scale-out.enabled",
     "value.format",
     "on-error",
     "dead-letter.path",

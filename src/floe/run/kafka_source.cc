@@ -1,8 +1,15 @@
 #include "floe/run/kafka_source.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
+#include <fstream>
 #include <map>
+#include <set>
 #include <vector>
 
 #include <fmt/format.h>
@@ -11,11 +18,13 @@
 
 #include "floe/common/json_dump.h"
 #include "floe/common/printable.h"
+#include "floe/common/random.h"
 #include "floe/engine/checkpoint_store.h"
 #include "floe/io/file_io.h"
 #include "floe/kafka/key_partition_watch.h"
 #include "floe/run/capture_source.h"
 #include "floe/run/run_metrics.h"
+#include "floe/sink/committed_checkpoints.h"
 #include "floe/sink/router.h"
 
 namespace floe::run {
@@ -152,6 +161,74 @@ std::string LakeDeadLetterDir(iceberg::Catalog& catalog, const std::string& pipe
   return LakePipelineDir(catalog, pipeline_id, "dead-letters");
 }
 
+KafkaMemberSlot::~KafkaMemberSlot() {
+  if (lock_fd >= 0) ::close(lock_fd);  // releases the lock
+}
+
+Result<std::unique_ptr<KafkaMemberSlot>> JoinKafkaScaleOut(const std::string& state_dir,
+                                                           KafkaSourceOptions& options) {
+  namespace fs = std::filesystem;
+  constexpr int kMaxSlots = 1024;
+  auto slot = std::make_unique<KafkaMemberSlot>();
+  for (int k = 0; k < kMaxSlots && slot->lock_fd < 0; ++k) {
+    fs::path dir = fs::path(state_dir) / fmt::format("member-{}", k);
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) return IoError("state folder {}: {}", dir.string(), ec.message());
+    int fd = ::open((dir / "lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+    if (fd < 0) return IoError("state folder {}: cannot open its lock file", dir.string());
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      ::close(fd);  // another member of this machine holds it
+      continue;
+    }
+    slot->lock_fd = fd;
+    slot->dir = dir.string();
+  }
+  if (slot->lock_fd < 0) {
+    return IoError("state folder {}: all {} member slots are taken", state_dir, kMaxSlots);
+  }
+  const fs::path id_path = fs::path(slot->dir) / "member-id";
+  std::ifstream(id_path) >> slot->member_id;
+  if (slot->member_id.empty()) {
+    slot->member_id = fmt::format("{:08x}", static_cast<uint32_t>(RandomU64()));
+    const fs::path written = fs::path(slot->dir) / "member-id.new";
+    std::ofstream(written) << slot->member_id << '\n';
+    std::error_code ec;
+    fs::rename(written, id_path, ec);
+    if (ec) return IoError("state folder {}: {}", slot->dir, ec.message());
+  }
+  const std::string group = options.sink.pipeline_id;
+  options.sink.pipeline_id = MemberPipelineId(group, slot->member_id);
+  options.fence = std::make_shared<KafkaCommitFence>(group);
+  options.sink.commit_fence = options.fence;
+  FLOE_ASSIGN_OR_RETURN(std::shared_ptr<iceberg::Catalog> catalog, options.sink.catalog());
+  options.members_lake_dir = LakePipelineDir(*catalog, group, "members");
+  if (options.members_lake_dir.empty()) {
+    return InvalidArgument(
+        "scale-out.enabled needs a catalog with a warehouse: the members keep their offsets "
+        "beside the tables");
+  }
+  options.lake_state_dir = fmt::format("{}/{}", options.members_lake_dir, slot->member_id);
+  options.lake_state_interval = std::chrono::milliseconds(1000);
+  if (options.on_error == ingest::OnError::kSkip && options.dead_letter_dir.empty()) {
+    options.dead_letter_dir = LakeDeadLetterDir(*catalog, options.sink.pipeline_id);
+  }
+  // Only the partitions that move are revoked; and a member started again
+  // takes its place in the group at once, without a rebalance (static
+  // membership: its id is the member's).
+  options.consumer.client_properties.try_emplace("partition.assignment.strategy",
+                                                 "cooperative-sticky");
+  options.consumer.client_properties.try_emplace("group.instance.id", slot->member_id);
+  FLOE_ASSIGN_OR_RETURN(auto tables, sink::ListTablesTwoLevelsDeep(*catalog));
+  FLOE_ASSIGN_OR_RETURN(slot->max_committed,
+                        sink::MaxCommittedCheckpoint(*catalog, options.sink.pipeline_id, tables));
+  spdlog::info(
+      "kafka source: member {} of scale-out group '{}' (slot {}), committing as '{}' from "
+      "checkpoint {} on; the partitions it is given start from the lake",
+      slot->member_id, group, slot->dir, options.sink.pipeline_id, slot->max_committed + 1);
+  return slot;
+}
+
 struct KafkaSource::Impl final : ingest::ChangeEventHooks {
   KafkaSourceOptions options;
   std::shared_ptr<sink::CheckpointPositions> positions;
@@ -204,6 +281,15 @@ struct KafkaSource::Impl final : ingest::ChangeEventHooks {
   engine::CheckpointId lake_written = 0;
   std::chrono::steady_clock::time_point next_lake_write{};
 
+  /// Scale-out: per table key and partition, the offset of the first message
+  /// handed on for the table since the last checkpoint
+  /// (KafkaCommitFence::Register), and the last pair noted (most messages
+  /// follow one of the same table and partition).
+  std::map<std::string, kafka::PartitionOffsets> first_offsets;
+  std::string last_noted_key;
+  std::string last_noted_topic;
+  int32_t last_noted_partition = -1;
+
   Impl(KafkaSourceOptions o, std::shared_ptr<sink::CheckpointPositions> p, ingest::IngestStats* s)
       : options(std::move(o)), positions(std::move(p)), stats(s != nullptr ? s : &own_stats) {}
 
@@ -242,14 +328,98 @@ struct KafkaSource::Impl final : ingest::ChangeEventHooks {
   /// Whether the table `target` already holds the message being handled:
   /// its last commit's offset of the message's partition is beyond it.
   bool AlreadyCommitted(const sink::TableTarget& target) override {
+    if (HeldByTable(target)) {
+      stats->already_committed.fetch_add(1, std::memory_order_relaxed);
+      return true;
+    }
+    if (options.fence) NoteFirstOffset(target);
+    return false;
+  }
+
+  bool HeldByTable(const sink::TableTarget& target) const {
     if (committed_until.empty()) return false;
-    kafka::TopicPartition tp{std::string(current->topic), current->partition};
     auto table = committed_until.find(target.key);
     if (table == committed_until.end()) return false;
-    auto until = table->second.find(tp);
-    if (until == table->second.end() || current->offset >= until->second) return false;
-    stats->already_committed.fetch_add(1, std::memory_order_relaxed);
-    return true;
+    auto until = table->second.find({std::string(current->topic), current->partition});
+    return until != table->second.end() && current->offset < until->second;
+  }
+
+  /// Scale-out: notes the message as the first of its table and partition
+  /// since the last checkpoint, unless one was noted.
+  void NoteFirstOffset(const sink::TableTarget& target) {
+    if (current->partition == last_noted_partition && current->topic == last_noted_topic &&
+        target.key == last_noted_key) {
+      return;
+    }
+    first_offsets[target.key].emplace(
+        kafka::TopicPartition{std::string(current->topic), current->partition}, current->offset);
+    last_noted_key = target.key;
+    last_noted_topic.assign(current->topic);
+    last_noted_partition = current->partition;
+  }
+
+  /// Scale-out: where the partitions the group just assigned start (the
+  /// consumer's start hook). Every message of a partition below the highest
+  /// offset a member's lake copy holds for it is in its table (a copy is
+  /// written once everything before it is committed); each table then skips
+  /// the messages its group position says it holds.
+  Result<kafka::PartitionOffsets> StartFromLake(
+      const std::vector<kafka::TopicPartition>& assigned) {
+    const std::set<kafka::TopicPartition> wanted(assigned.begin(), assigned.end());
+    kafka::PartitionOffsets start;
+    io::FileIO& file_io = catalog->file_io();
+    FLOE_ASSIGN_OR_RETURN(auto members, file_io.List(options.members_lake_dir));
+    for (const io::FileInfo& member : members) {
+      if (!member.is_directory) continue;
+      engine::CheckpointStore copies(&file_io, member.path);
+      std::string warning;
+      FLOE_ASSIGN_OR_RETURN(auto latest, copies.LoadLatest(&warning));
+      if (!latest) continue;
+      for (const auto& [operator_name, text] : latest->states) {
+        FLOE_ASSIGN_OR_RETURN(SourceState state, ParseState(text));
+        for (const auto& [tp, offset] : state.offsets) {
+          if (!wanted.contains(tp)) continue;
+          auto [it, inserted] = start.emplace(tp, offset);
+          if (!inserted) it->second = std::max(it->second, offset);
+        }
+      }
+    }
+    FLOE_ASSIGN_OR_RETURN(auto tables, sink::ListTablesTwoLevelsDeep(*catalog));
+    size_t ahead = 0;
+    for (const iceberg::TableIdentifier& id : tables) {
+      auto loaded = catalog->LoadTable(id);
+      if (!loaded && loaded.error().code() == ErrorCode::kNotFound) continue;
+      if (!loaded) return std::unexpected(std::move(loaded).error());
+      FLOE_ASSIGN_OR_RETURN(auto held, GroupPosition(loaded->metadata, options.fence->group()));
+      const std::string key = id.ToString();
+      kafka::PartitionOffsets& until = committed_until[key];
+      for (const kafka::TopicPartition& tp : assigned) {
+        auto at = held ? held->find(tp) : kafka::PartitionOffsets::const_iterator();
+        auto begins = start.find(tp);
+        if (held && at != held->end() && (begins == start.end() || at->second > begins->second)) {
+          until[tp] = at->second;
+        } else {
+          until.erase(tp);
+        }
+      }
+      if (until.empty()) {
+        committed_until.erase(key);
+      } else {
+        ++ahead;
+      }
+    }
+    committed_until_max.clear();
+    for (const auto& [table, offsets] : committed_until) {
+      for (const auto& [tp, offset] : offsets) {
+        int64_t& max = committed_until_max[tp];
+        max = std::max(max, offset);
+      }
+    }
+    spdlog::info(
+        "kafka source: {} partition(s) assigned start from the lake at {} (the others by "
+        "scan.startup.mode); {} table(s) hold more of them and skip what they hold",
+        assigned.size(), start.empty() ? std::string("(none)") : KafkaPositionText(start), ahead);
+    return start;
   }
 
   /// Forgets committed_until once every partition it names has been read
@@ -468,10 +638,17 @@ Status KafkaSource::Open(const engine::OperatorContext& context,
         "kafka source: resuming from checkpoint {} at {}", state.checkpoint_id,
         s.offsets.empty() ? std::string("(no partition yet)") : KafkaPositionText(s.offsets));
   }
-  if (state.checkpoint_id > 0 || !s.options.started_without_state) {
+  // A scale-out member restores no checkpoint: its letters stay.
+  if (!s.options.fence && (state.checkpoint_id > 0 || !s.options.started_without_state)) {
     FLOE_RETURN_IF_ERROR(s.DropLettersAfter(state.checkpoint_id));
   }
   FLOE_ASSIGN_OR_RETURN(s.consumer, kafka::KafkaConsumer::Open(s.options.consumer, s.offsets));
+  if (s.options.fence) {
+    s.options.fence->Reset();
+    s.consumer->set_start_hook([&s](const std::vector<kafka::TopicPartition>& assigned) {
+      return s.StartFromLake(assigned);
+    });
+  }
   return Ok();
 }
 
@@ -505,6 +682,11 @@ Result<std::string> KafkaSource::SnapshotState(engine::CheckpointId id) {
   state.dead_letters = s.dead_letters;
   state.counts = s.handler->counts();
   state.primary_keys = s.resolver->NotedPrimaryKeys();
+  if (s.options.fence) {
+    s.options.fence->Register(id, s.offsets, std::move(s.first_offsets));
+    s.first_offsets.clear();
+    s.last_noted_partition = -1;
+  }
   if (s.positions) s.positions->Put(id, s.subtask, KafkaPositionText(s.offsets));
   s.pending[id] = s.offsets;
   s.Publish();
@@ -518,6 +700,8 @@ Status KafkaSource::NotifyCheckpointComplete(engine::CheckpointId id) {
   Impl& s = *impl_;
   if (s.options.metrics != nullptr) s.options.metrics->CheckpointCompleted(id);
   s.CommitToGroup();
+  if (s.options.fence && s.positions)
+    s.options.fence->ForgetThrough(s.positions->CommittedThrough());
   return s.MaybeCopyStateToLake();
 }
 

@@ -66,6 +66,7 @@
 #include "floe/ingest/table_resolver.h"
 #include "floe/kafka/kafka_consumer.h"
 #include "floe/kafka/kafka_options.h"
+#include "floe/run/kafka_commit_fence.h"
 #include "floe/sink/record.h"
 #include "floe/sink/sink_options.h"
 
@@ -113,7 +114,36 @@ struct KafkaSourceOptions {
   /// local or s3://); required with kSkip (Open refuses its absence; floe
   /// run defaults it to LakeDeadLetterDir).
   std::string dead_letter_dir;
+  /// Scale-out (docs/kafka.md, "Scale-out"; set by JoinKafkaScaleOut): the
+  /// fence this member's commits go through (also `sink.commit_fence`). A
+  /// partition the group assigns starts from the lake: the highest offset
+  /// of it in the members' lake copies (`members_lake_dir`), each table
+  /// skipping what its group position holds. Null: a process alone.
+  std::shared_ptr<KafkaCommitFence> fence;
+  std::string members_lake_dir;
 };
+
+/// A scale-out member's slot in the state folder, held while it lives.
+struct KafkaMemberSlot {
+  std::string member_id;
+  std::string dir;
+  /// The highest checkpoint id this member committed to any table: its
+  /// next run's ids are above it.
+  engine::CheckpointId max_committed = 0;
+  int lock_fd = -1;
+  ~KafkaMemberSlot();
+};
+
+/// Makes this process a member of the scale-out group of `options` (the
+/// group is `options.sink.pipeline_id`): takes the first slot
+/// `<state_dir>/member-<k>` no other process holds (a lock file), with its
+/// member id (made once, kept in the slot), commits under
+/// MemberPipelineId(group, member id), through a KafkaCommitFence, keeps its
+/// lake copy under the group's `members` folder of the lake, and asks the
+/// group for the cooperative-sticky assignor unless another is set. Errors:
+/// the state folder's (I/O), the catalog's.
+Result<std::unique_ptr<KafkaMemberSlot>> JoinKafkaScaleOut(const std::string& state_dir,
+                                                           KafkaSourceOptions& options);
 
 /// Checks the options on their own (before a job is built): a format other
 /// than debezium-json or canal-json, no catalog, the resolver's options.
