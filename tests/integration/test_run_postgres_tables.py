@@ -1,8 +1,9 @@
 """`floe run` with a postgres source: tables renamed and dropped, and the WAL its slot retains.
 
 pgoutput says nothing of a renamed or dropped table until a row of it changes (and a
-dropped table never has one): the run compares its tables with the server's catalog while
-the stream is idle, and when a Relation message names a table that another relation held.
+dropped table never has one): the run compares its tables with the server's catalog at the
+Begin of a transaction or while the stream is idle (so a database that is never idle gets
+them too), and when a Relation message names a table that another relation held.
 Under schema.change.behavior evolve a renamed table is renamed in the lake (rows written
 after the rename land there, none lost) and a dropped one is dropped; under lenient both
 stay in the lake, as for a MySQL RENAME TABLE and DROP TABLE. With `pipeline.http`, /metrics
@@ -20,6 +21,7 @@ import random
 import signal
 import socket
 import subprocess
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -206,6 +208,66 @@ def test_evolve_renames_and_drops_tables_with_no_row_after(setup):
     s.start()
     s.wait_for("the changes made while stopped", lambda: s.lake_tables() == {"c", "kept"})
     assert s.lake_ids("kept") == [1, 2, 3, 4, 5, 6]
+
+
+class BusyWriter:
+    """Inserts a row into one table every few milliseconds, each its own transaction, from a
+    psql session of its own, until stopped: a database that is never idle."""
+
+    def __init__(self, table: str, first_id: int):
+        env = dict(os.environ, PGPASSWORD=PASSWORD)
+        self.proc = subprocess.Popen(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", HOST, "-p", PORT,
+                                      "-U", USER, "-d", DATABASE], stdin=subprocess.PIPE,
+                                     stdout=subprocess.DEVNULL, env=env, text=True)
+        self.table, self.next_id = table, first_id
+        # Each commit flushed at once (the test server's default is off: commits would reach
+        # the stream in bursts, with idle moments between them).
+        self.proc.stdin.write("SET synchronous_commit = on;\n")
+        self.stop_event = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self) -> None:
+        while not self.stop_event.wait(0.005):
+            self.proc.stdin.write(f"INSERT INTO {self.table} VALUES ({self.next_id}, 'busy');\n")
+            self.proc.stdin.flush()
+            self.next_id += 1
+
+    def running(self) -> bool:
+        return self.thread.is_alive() and self.proc.poll() is None
+
+    def stop(self) -> int:
+        """Stops writing; returns the last id written."""
+        self.stop_event.set()
+        self.thread.join()
+        self.proc.stdin.close()
+        assert self.proc.wait(timeout=60) == 0
+        return self.next_id - 1
+
+
+def test_evolve_renames_and_drops_tables_while_the_database_is_busy(setup):
+    """evolve on a database that is never idle (a row committed every few milliseconds into
+    another table): a table renamed with no row after it and one dropped reach the lake while
+    the writes go on, from catalog readings taken at the Begin of a transaction; no row of
+    the busy table is lost."""
+    s = setup
+    make_tables(s, "a", "b", "keep")
+    s.write_pipeline("evolve")
+    s.start()
+    s.wait_for("the snapshot in the lake",
+               lambda: s.lake_tables() == {"a", "b", "keep"} and s.lake_ids("keep") == [1, 2, 3, 4, 5])
+    writer = BusyWriter(f"{s.schema}.keep", 6)
+    try:
+        s.wait_for("the busy rows in the lake", lambda: len(s.lake_ids("keep")) > 50)
+        psql(f"ALTER TABLE {s.schema}.a RENAME TO a_busy;")
+        psql(f"DROP TABLE {s.schema}.b;")
+        s.wait_for("a renamed and b dropped in the lake", lambda: s.lake_tables() == {"a_busy", "keep"}, timeout=30)
+        assert writer.running(), "the writer stopped: the database was idle"
+    finally:
+        last = writer.stop()
+    assert s.lake_ids("a_busy") == [1, 2, 3, 4, 5]
+    s.wait_for("every busy row", lambda: len(s.lake_ids("keep")) == last)
+    assert s.lake_ids("keep") == list(range(1, last + 1))
 
 
 def test_lenient_keeps_renamed_and_dropped_tables(setup):

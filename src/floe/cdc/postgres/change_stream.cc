@@ -10,6 +10,7 @@
 
 #include "floe/cdc/postgres/row_errors.h"
 #include "floe/cdc/postgres/type_mapping.h"
+#include "floe/cdc/postgres/wire_reader.h"
 
 namespace floe::cdc::postgres {
 
@@ -176,6 +177,7 @@ Status ChangeBatchAssembler::OnRelation(const RelationMessage& m, Lsn lsn) {
     }
   }
   if (options_.selector) rel.selected = options_.selector(rel.schema, rel.name);
+  if (open_) rel.described_at = LsnOfPosition(open_->source->position.binlog).value_or(Lsn{});
   BuildDefinition(rel);
   if (rel.selected && open_) LocateNameHolders(m.relation_id, rel);
   auto it = relations_.find(m.relation_id);
@@ -287,6 +289,7 @@ void ChangeBatchAssembler::CatalogChanges(const CatalogReading& reading,
     auto it = relations_.find(id);
     if (it == relations_.end() || !it->second.selected) continue;
     const Relation& known = it->second;
+    if (reading.started_at && known.described_at > *reading.started_at) continue;
     SchemaChange c;
     c.table = {known.schema, known.name};
     c.database = known.schema;
@@ -655,6 +658,16 @@ Result<std::pair<CatalogReading, Lsn>> LocateRelations(ReplicationClient& c,
   return std::make_pair(std::move(reading), after);
 }
 
+/// The commit LSN of a pgoutput Begin message (tag, final LSN, ...);
+/// nullopt for any other message. Read before the decoder sees it.
+std::optional<Lsn> BeginCommitLsn(std::string_view message) {
+  internal::WireReader reader(message);
+  uint8_t tag = 0;
+  uint64_t lsn = 0;
+  if (!reader.U8(&tag) || tag != 'B' || !reader.U64(&lsn)) return std::nullopt;
+  return Lsn{lsn};
+}
+
 Result<Lsn> WalInsertLsn(ReplicationClient& c) {
   FLOE_ASSIGN_OR_RETURN(auto rows, c.Query("SELECT pg_current_wal_insert_lsn()"));
   if (rows.size() != 1 || rows[0].size() != 1 || !rows[0][0]) {
@@ -941,36 +954,39 @@ Status PostgresChangeStream::Stream(const Sink& sink, const std::atomic<bool>& s
         if (result = c.SendStatus(); !result) break;
         last_change = Clock::now();
       }
-      if (result = CheckCatalog(c, on_commit); !result) break;
+      if (result = CheckCatalog(c, on_commit, std::nullopt); !result) break;
       continue;
     }
     last_change = Clock::now();
+    if (std::optional<Lsn> commit = BeginCommitLsn((*frame)->data)) {
+      if (result = CheckCatalog(c, on_commit, commit); !result) break;
+    }
     if (result = assembler_->Feed((*frame)->wal_start, (*frame)->data, on_commit); !result) break;
     if (assembler_->TakeCatalogCheckWanted()) next_catalog_check_ = Clock::time_point{};
   }
   return c.SendFinalStatus(std::move(result));
 }
 
-Status PostgresChangeStream::CheckCatalog(ReplicationClient& c, const Sink& sink) {
-  if (assembler_->busy()) return Ok();
+Status PostgresChangeStream::CheckCatalog(ReplicationClient& c, const Sink& sink,
+                                          std::optional<Lsn> next_commit) {
+  const bool at_begin = next_commit.has_value();
+  // While idle a held streamed transaction waits for its end; at a Begin the
+  // ones held commit after it (a DROP or RENAME waits for the transactions
+  // that wrote the table).
+  if (!at_begin && assembler_->busy()) return Ok();
   const auto now = std::chrono::steady_clock::now();
   if (pending_catalog_) {
     PendingCatalog& p = *pending_catalog_;
-    if (resume_ > p.before) {
-      // A transaction that ends after the reading began was handed on: its
-      // Relation messages may be newer than the reading. Read again.
-      pending_catalog_.reset();
-      next_catalog_check_ = now;
-      return Ok();
-    }
-    if (c.server_wal_end() < p.after) {
-      // Until the server has decoded (and sent) all WAL up to the reading,
-      // a transaction from before a rename or drop may still come.
-      if (now - p.asked < std::chrono::seconds(1)) return Ok();
+    // Until every transaction committing before the reading's end is handed
+    // on, one from before a rename or drop may still come.
+    const bool reached = at_begin ? *next_commit >= p.after : c.server_wal_end() >= p.after;
+    if (!reached) {
+      if (at_begin || now - p.asked < std::chrono::seconds(1)) return Ok();
       p.asked = now;
       return c.SendStatus(/*reply_requested=*/true);
     }
     CatalogReading reading = std::move(p.reading);
+    reading.started_at = p.before;
     pending_catalog_.reset();
     return assembler_->ApplyCatalog(reading, resume_, sink);
   }
@@ -988,7 +1004,7 @@ Status PostgresChangeStream::CheckCatalog(ReplicationClient& c, const Sink& sink
     return Ok();
   }
   pending_catalog_ = std::move(*located);
-  return c.SendStatus(/*reply_requested=*/true);
+  return at_begin ? Ok() : c.SendStatus(/*reply_requested=*/true);
 }
 
 }  // namespace floe::cdc::postgres

@@ -76,6 +76,11 @@ struct CatalogReading {
   std::vector<uint32_t> relation_ids;
   /// Their schema and name now; an asked relation missing here is gone (dropped).
   std::map<uint32_t, TableId> tables;
+  /// The WAL insert position when the reading began. A relation whose last
+  /// Relation message came in a transaction that commits after it may be
+  /// newer than the reading: it is left as it is (a later reading tells).
+  /// Unset: the reading is newer than every message handed on.
+  std::optional<Lsn> started_at;
 };
 
 class ChangeBatchAssembler {
@@ -121,7 +126,9 @@ class ChangeBatchAssembler {
   /// The relations of the cache whose tables are mirrored, to be located in
   /// the catalog.
   std::vector<uint32_t> SelectedRelations() const;
-  /// Between transactions: the mirrored relations of `reading` that are
+  /// Between transactions, once every transaction that commits before the
+  /// reading's end has been handed on: the mirrored relations of `reading`
+  /// (but those newer than it, CatalogReading::started_at) that are
   /// gone from the catalog become kDropTable changes (and leave the cache),
   /// those under another schema or name kRenameTable changes (a table
   /// renamed out of the selection leaves the pipeline silently, its sink
@@ -167,6 +174,9 @@ class ChangeBatchAssembler {
     std::vector<Column> columns;
     bool selected = true;
     TableDefinitionPtr definition;
+    /// The commit LSN of the transaction of its last Relation message (0:
+    /// described from the catalog for the snapshot, or restored).
+    Lsn described_at;
   };
   struct Open {
     uint32_t xid = 0;
@@ -228,8 +238,8 @@ struct ChangeStreamOptions {
   /// The state of a checkpoint (StateText); empty: start at the slot's position.
   std::string initial_state;
   /// Idle this long, the slot is confirmed up to the server's WAL position;
-  /// also how often, while idle, the tables are compared with the catalog
-  /// (renamed and dropped tables).
+  /// also how often the tables are compared with the catalog (renamed and
+  /// dropped tables; at a transaction's Begin or while idle).
   std::chrono::milliseconds heartbeat_interval{30'000};
   /// Without a state: read every selected table of the publication in the
   /// snapshot a new slot exports, then stream from its consistent point
@@ -274,13 +284,19 @@ class PostgresChangeStream {
   Status ReadSnapshot(const Sink& sink, const std::atomic<bool>& stop);
   /// Streams from `resume_` until `stop` or an error.
   Status Stream(const Sink& sink, const std::atomic<bool>& stop);
-  /// While idle, every heartbeat interval (and soon after a Relation message
-  /// renamed a table): reads where the mirrored relations are in the
-  /// catalog, then, once the server has sent all WAL up to that reading and
-  /// no transaction after its start was handed on, hands on the renames and
-  /// drops it shows (ChangeBatchAssembler::ApplyCatalog). A reading that
-  /// fails is logged and taken again later. Errors: the sink's, kIo.
-  Status CheckCatalog(ReplicationClient& c, const Sink& sink);
+  /// Every heartbeat interval (and soon after a Relation message renamed a
+  /// table), at the Begin of a transaction or while idle: reads where the
+  /// mirrored relations are in the catalog (between two readings of the WAL
+  /// insert position); then, once every transaction that commits before
+  /// the second has been handed on — at the Begin of one that commits at or
+  /// after it, or while idle once the server has sent all WAL up to it —
+  /// hands on the renames and drops it shows
+  /// (ChangeBatchAssembler::ApplyCatalog), before that transaction: in
+  /// order on a database that is never idle too. `next_commit`: the commit
+  /// LSN of the transaction whose Begin is next; nullopt while idle. A
+  /// reading that fails is logged and taken again later. Costs two catalog
+  /// queries per reading, none per row. Errors: the sink's, kIo.
+  Status CheckCatalog(ReplicationClient& c, const Sink& sink, std::optional<Lsn> next_commit);
   /// Connects again after the connection failed, to stream from `resume_`.
   Status Reconnect();
 

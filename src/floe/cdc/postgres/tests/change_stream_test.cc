@@ -335,6 +335,36 @@ TEST_F(ChangeStreamTest, TablesRenamedAndDroppedInTheCatalogAreSchemaChanges) {
   EXPECT_TRUE(assembler->SelectedRelations().empty());
 }
 
+// A reading taken while the stream is busy is applied once the stream has
+// passed its end; a relation whose Relation message came in a transaction
+// committed after the reading began may be newer than the reading.
+TEST_F(ChangeStreamTest, AReadingLeavesAloneRelationsDescribedAfterItBegan) {
+  const std::vector<Col> cols = {{"id", oid::kInt4, true}};
+  FeedAll({Begin(0x100, 1), Relation(1, "a", cols), Insert(1, {"1"}), Relation(2, "b", cols),
+           Insert(2, {"2"}), Commit(0x100, 0x110)});
+  // b renamed to b2 in a transaction committed at 0x300: its rows came with
+  // a Relation message of the new name.
+  FeedAll({Begin(0x300, 2), Relation(2, "b2", cols), Insert(2, {"3"}), Commit(0x300, 0x310)});
+  ASSERT_EQ(batches.size(), 2u);
+  // A reading begun at 0x200 still shows b (and a dropped): b is left as it
+  // is, a is dropped.
+  CatalogReading reading;
+  reading.relation_ids = {1, 2};
+  reading.tables = {{2, {"public", "b"}}};
+  reading.started_at = Lsn{0x200};
+  ASSERT_TRUE(assembler->ApplyCatalog(reading, Lsn{0x310}, Keep()));
+  ASSERT_EQ(batches.size(), 3u);
+  EXPECT_EQ(Described(batches[2]), std::vector<std::string>{"drop public.a at 310"});
+  EXPECT_EQ(assembler->SelectedRelations(), (std::vector<uint32_t>{2}));
+  // Begun after it, the reading is newer than b2's message: b2 renamed to c.
+  reading.relation_ids = {2};
+  reading.tables = {{2, {"public", "c"}}};
+  reading.started_at = Lsn{0x300};
+  ASSERT_TRUE(assembler->ApplyCatalog(reading, Lsn{0x310}, Keep()));
+  ASSERT_EQ(batches.size(), 4u);
+  EXPECT_EQ(Described(batches[3]), std::vector<std::string>{"rename public.b2 -> public.c at 310"});
+}
+
 TEST_F(ChangeStreamTest, ANameTakenFromAnotherRelationLocatesThatOneFirst) {
   const std::vector<Col> cols = {{"id", oid::kInt4, true}};
   FeedAll({Begin(0x100, 1), Relation(1, "a", cols), Insert(1, {"1"}), Relation(2, "b", cols),
