@@ -10,7 +10,7 @@
 namespace floe::pipeline {
 namespace {
 
-const std::vector<std::string> kCatalogTypes = {"sql", "hadoop"};
+const std::vector<std::string> kCatalogTypes = {"sql", "hadoop", "rest"};
 /// The catalog keys floe reads; other keys are passed through to the catalog.
 const std::vector<std::string> kCatalogKeys = {"name", "type", "uri", "warehouse"};
 
@@ -31,6 +31,12 @@ Status CheckCatalogConfig(const iceberg::CatalogConfig& config, const Origin& or
     return InvalidArgument(
         "{}: {}.catalog: a sql catalog needs 'uri' (e.g. "
         "sqlite:///lake/catalog.db) and 'warehouse' (e.g. file:///lake/warehouse)",
+        origin.ToString(), section);
+  }
+  if (config.type == "rest" && !has("uri")) {
+    return InvalidArgument(
+        "{}: {}.catalog: a rest catalog needs 'uri' (the REST server, e.g. "
+        "https://catalog.example.com/api/catalog)",
         origin.ToString(), section);
   }
   if (config.type == "hadoop" && !has("warehouse")) {

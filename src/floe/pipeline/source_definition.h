@@ -87,8 +87,8 @@ struct CatalogDefinition {
   /// Set for the named form.
   std::string name;
   /// Set for the inline form: name (the inline `name` key, default
-  /// "default": it is the catalog name a SQL catalog stores), type ("sql" or
-  /// "hadoop"), every property, and base_dir = the pipeline file's folder.
+  /// "default": it is the catalog name a SQL catalog stores), type ("sql",
+  /// "hadoop" or "rest"), every property, and base_dir = the pipeline file's folder.
   std::optional<iceberg::CatalogConfig> config;
   /// The inline properties whose values are secrets.
   std::set<std::string> secret_properties;

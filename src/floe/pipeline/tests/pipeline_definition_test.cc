@@ -315,13 +315,22 @@ TEST(PipelineDefinitionTest, UnsupportedTypesListWhatIsSupported) {
   std::string message =
       ErrorOf(Parse(WithLine(15, "  catalog: {type: hive, uri: thrift://h:9083, warehouse: /w}")));
   EXPECT_NE(message.find("sink.catalog.type: catalog type 'hive' is not supported (supported: "
-                         "sql, hadoop)"),
+                         "sql, hadoop, rest)"),
             std::string::npos)
       << message;
   message = ErrorOf(Parse(WithLine(15, "  catalog: {type: sql, warehouse: /w}")));
   EXPECT_NE(message.find("a sql catalog needs 'uri'"), std::string::npos) << message;
   message = ErrorOf(Parse(WithLine(15, "  catalog: {type: hadoop}")));
   EXPECT_NE(message.find("a hadoop catalog needs 'warehouse'"), std::string::npos) << message;
+  message = ErrorOf(Parse(WithLine(15, "  catalog: {type: rest, warehouse: lake}")));
+  EXPECT_NE(message.find("a rest catalog needs 'uri'"), std::string::npos) << message;
+  auto rest = Parse(WithLine(
+      15, "  catalog: {type: rest, uri: 'http://127.0.0.1:8181', credential: 'id:secret'}"));
+  ASSERT_TRUE(rest.has_value()) << rest.error().ToString();
+  ASSERT_TRUE(rest->sink.catalog.config.has_value());
+  EXPECT_EQ(rest->sink.catalog.config->type, "rest");
+  EXPECT_EQ(rest->sink.catalog.config->properties.at("uri"), "http://127.0.0.1:8181");
+  EXPECT_TRUE(rest->sink.catalog.secret_properties.contains("credential"));
 }
 
 TEST(PipelineDefinitionTest, TransformAndUnsupportedFlinkKeysAreRefusedByLine) {
