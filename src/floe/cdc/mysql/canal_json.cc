@@ -24,22 +24,12 @@ struct ColumnSet {
 };
 
 Result<ColumnDef> ParseColumnType(std::string_view name, std::string_view type) {
-  std::string sql = "CREATE TABLE t (`";
-  for (char c : name) {
-    sql += c;
-    if (c == '`') sql += '`';
+  auto column = ParseColumnDefinition(name, type);
+  if (!column) {
+    return InvalidArgument("mysqlType.{}: '{}' is not a MySQL column type: {}", name, type,
+                           column.error().message());
   }
-  sql += "` ";
-  sql += type;
-  sql += ")";
-  auto parsed = ParseDdl(sql);
-  if (!parsed || parsed->kind != DdlKind::kCreateTable || parsed->definition.columns.size() != 1) {
-    return InvalidArgument("mysqlType.{}: '{}' is not a MySQL column type{}", name, type,
-                           parsed ? "" : ": " + parsed.error().message());
-  }
-  ColumnDef column = std::move(parsed->definition.columns[0]);
-  column.name = std::string(name);
-  column.nullable = true;
+  column->nullable = true;
   return column;
 }
 

@@ -1,9 +1,11 @@
 // ParseDdl and the parser's token helpers; DROP, RENAME, TRUNCATE, CREATE
 // INDEX, and the statements recognized as not changing a table. CREATE TABLE,
-// column definitions and ALTER TABLE have their own files.
-#include "floe/cdc/mysql/ddl_parser_internal.h"
-
+// column definitions and ALTER TABLE have their own files; one column
+// definition alone (ParseColumnDefinition).
 #include <cctype>
+
+#include "floe/cdc/mysql/ddl_parser_internal.h"
+#include "floe/common/quote.h"
 
 namespace floe::cdc::mysql::ddl_internal {
 namespace {
@@ -244,6 +246,21 @@ Result<DdlStatement> ParseDdl(std::string_view sql) {
                                                  ddl_internal::ShortStatement(sql))));
   }
   return ddl_internal::Parser(sql, std::move(*tokens)).Parse();
+}
+
+Result<ColumnDef> ParseColumnDefinition(std::string_view name, std::string_view type) {
+  std::string sql = "CREATE TABLE t (";
+  AppendSqlQuoted(name, '`', &sql);
+  sql += ' ';
+  sql += type;
+  sql += ')';
+  FLOE_ASSIGN_OR_RETURN(DdlStatement parsed, ParseDdl(sql));
+  if (parsed.kind != DdlKind::kCreateTable || parsed.definition.columns.size() != 1) {
+    return InvalidArgument("'{}' is not one column type", type);
+  }
+  ColumnDef column = std::move(parsed.definition.columns[0]);
+  column.name = std::string(name);
+  return column;
 }
 
 }  // namespace floe::cdc::mysql

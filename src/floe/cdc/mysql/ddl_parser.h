@@ -30,4 +30,11 @@ inline constexpr int kMaxDdlNesting = 200;
 ///                     unknown column type.
 Result<DdlStatement> ParseDdl(std::string_view sql);
 
+/// One column from its name and its type as a server prints it
+/// (information_schema's COLUMN_TYPE, canal-json's mysqlType), by the column
+/// grammar of CREATE TABLE: `name` and what `type` says (length, precision,
+/// unsigned, charset, ...), nullable unless `type` says NOT NULL. Errors:
+/// ParseDdl's, or kInvalidArgument when `type` is not one column type.
+Result<ColumnDef> ParseColumnDefinition(std::string_view name, std::string_view type);
+
 }  // namespace floe::cdc::mysql

@@ -148,14 +148,12 @@ Result<std::optional<TableSchema>> ReadTableSchema(MYSQL* conn, std::string_view
   for (const Row& r : columns) {
     std::string name = r[0].value_or("");
     std::string type = r[1].value_or("");
-    // The column type grammar is the DDL parser's: parse "CREATE TABLE t (c <type>)".
-    auto parsed = ParseDdl("CREATE TABLE t (c " + type + ")");
-    if (!parsed || parsed->definition.columns.size() != 1) {
-      return NotSupported("{}.{}.{}: cannot read COLUMN_TYPE '{}'{}", db, table, name, type,
-                          parsed ? "" : ": " + parsed.error().message());
+    auto parsed = ParseColumnDefinition(name, type);
+    if (!parsed) {
+      return NotSupported("{}.{}.{}: cannot read COLUMN_TYPE '{}': {}", db, table, name, type,
+                          parsed.error().message());
     }
-    ColumnDef c = std::move(parsed->definition.columns[0]);
-    c.name = name;
+    ColumnDef c = std::move(*parsed);
     c.nullable = r[2].value_or("YES") == "YES";
     std::string extra = r[4].value_or("");
     NormalizeInformationSchemaDefault(r[3] ? r[3]->c_str() : nullptr, mariadb, extra, &c);

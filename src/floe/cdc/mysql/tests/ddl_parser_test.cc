@@ -95,6 +95,24 @@ TEST(DdlParser, CreateTableColumnsAndKey) {
   EXPECT_EQ(st->definition.charset, "utf8mb4");
 }
 
+TEST(DdlParser, OneColumnDefinitionFromItsNameAndType) {
+  auto c = ParseColumnDefinition("a`b", "decimal(12,2) unsigned");
+  ASSERT_TRUE(c.has_value()) << c.error().ToString();
+  EXPECT_EQ(c->name, "a`b");
+  EXPECT_EQ(c->type, MysqlType::kDecimal);
+  EXPECT_EQ(c->precision, 12);
+  EXPECT_EQ(c->scale, 2);
+  EXPECT_TRUE(c->is_unsigned);
+  EXPECT_TRUE(c->nullable);
+  auto required = ParseColumnDefinition("id", "bigint NOT NULL");
+  ASSERT_TRUE(required.has_value());
+  EXPECT_FALSE(required->nullable);
+  EXPECT_FALSE(ParseColumnDefinition("x", "frobnicate(3)").has_value());
+  auto two = ParseColumnDefinition("x", "int, y int");
+  ASSERT_FALSE(two.has_value());
+  EXPECT_NE(two.error().message().find("is not one column type"), std::string::npos);
+}
+
 TEST(DdlParser, AlterActions) {
   auto st = ParseDdl(
       "ALTER TABLE t ADD COLUMN a INT AFTER id, DROP COLUMN IF EXISTS b, MODIFY c TEXT FIRST, "
