@@ -14,6 +14,7 @@
 #include "floe/iceberg/data/data_reader.h"
 #include "floe/iceberg/expression/expression.h"
 #include "floe/ingest/row_change_writer.h"
+#include "floe/ingest/schema_mirror.h"
 #include "floe/run/lake_state_copy.h"
 #include "floe/run/run_metrics.h"
 #include "floe/sink/committed_checkpoints.h"
@@ -56,6 +57,10 @@ struct Followed {
   int64_t done = 0;  ///< rows (changes) of the splits read since the origin
   /// Rows (changes) since the origin that its sink table holds: skipped.
   int64_t committed_until = 0;
+  /// evolve: the source schema its sink table was last made equal to.
+  std::optional<int32_t> mirrored_schema_id;
+  bool dirty = false;                    ///< rows handed on since the last SnapshotState
+  engine::CheckpointId uncommitted = 0;  ///< the last SnapshotState that covered its rows
   size_t task_index = 0;
   std::unique_ptr<iceberg::DataReader> reader;
   std::shared_ptr<const types::Schema> schema;  ///< of the current split's snapshot
@@ -151,6 +156,13 @@ struct IcebergTablesSource::Impl {
   int context_subtask = 0;
   bool first_start = true;  ///< no checkpoint restored
   std::chrono::steady_clock::time_point next_listing;
+
+  // evolve: a sink table's schema changes only once every row handed on
+  // before it is committed (CaptureSource does the same).
+  std::function<void()> request_checkpoint;
+  engine::CheckpointId restored_id = 0;
+  bool commit_requested = false;
+  bool waiting = false;  ///< a schema change waits for a commit: hand on nothing
 
   Arena arena;
   std::vector<types::Value> values;
@@ -270,6 +282,91 @@ struct IcebergTablesSource::Impl {
     return *mapping;
   }
 
+  bool Mirrors() const {
+    return options.schema_change_behavior == pipeline::SchemaChangeBehavior::kEvolve ||
+           options.schema_change_behavior == pipeline::SchemaChangeBehavior::kTryEvolve;
+  }
+
+  /// evolve: before the rows of `t`'s split, its sink table's schema is
+  /// made equal to the split's (MirrorSchema; a column renamed in the
+  /// source keeps its Iceberg field id). Not while `t` skips rows its sink
+  /// table holds (the sink table has the later schema already), nor for a
+  /// sink table shared with other source tables (lenient). Returns false
+  /// (and sets `waiting`) while rows handed on before the change are not
+  /// committed yet: a restart never maps a row of the old schema onto the
+  /// new one.
+  Result<bool> MirrorBeforeRows(Followed& t) {
+    const int32_t schema_id = t.current->split.schema_id;
+    if (!Mirrors() || t.mirrored_schema_id == schema_id || HandedOn(t) < t.committed_until) {
+      return true;
+    }
+    if (options.owns_sink_table && !options.owns_sink_table(t.ns, t.id.name)) {
+      t.mirrored_schema_id = schema_id;
+      return true;
+    }
+    bool event_error = false;
+    auto resolved = resolver->Resolve(t.ns, t.id.name, t.schema, &event_error);
+    if (!resolved) return At(t, std::move(resolved).error());
+    const types::Schema& sink_schema =
+        *ingest::TableResolver::MetadataOf(*resolved).CurrentSchema();
+    const std::vector<ingest::ColumnRename> renames = RenamesOf(t, *t.schema, sink_schema);
+    auto plan = ingest::PlanSchemaMirror(t.name, sink_schema, *t.schema, renames);
+    if (plan && plan->empty()) {  // the sink table has this schema already
+      t.mirrored_schema_id = schema_id;
+      return true;
+    }
+    const engine::CheckpointId uncommitted = std::max(t.uncommitted, restored_id);
+    if (t.dirty || (positions && positions->CommittedThrough() < uncommitted)) {
+      if (!commit_requested && request_checkpoint) request_checkpoint();
+      commit_requested = true;
+      waiting = true;
+      return false;
+    }
+    commit_requested = false;
+    auto mirrored = resolver->MirrorSchema(*resolved, t.schema, renames, &event_error);
+    if (!mirrored && options.schema_change_behavior == pipeline::SchemaChangeBehavior::kTryEvolve &&
+        mirrored.error().code() == ErrorCode::kSchemaIncompatible) {
+      spdlog::warn(
+          "run: source table {} schema {}: {}; handled as lenient "
+          "(schema.change.behavior try_evolve)",
+          t.name, schema_id, mirrored.error().message());
+    } else if (!mirrored) {
+      return At(t, std::move(mirrored).error());
+    } else {
+      const std::string& sink_name = ingest::TableResolver::TargetOf(*resolved)->key;
+      if (!mirrored->applied.empty()) {
+        spdlog::info("run: table {}: {} (source table {} schema {})", sink_name, mirrored->applied,
+                     t.name, schema_id);
+      }
+      for (const auto& note : mirrored->notes) spdlog::warn("run: table {}: {}", sink_name, note);
+    }
+    t.mirrored_schema_id = schema_id;
+    return true;
+  }
+
+  /// The columns of `sink` that `source` (a schema of `t`) has under another
+  /// name: those whose name some schema of the source table gave the same
+  /// field id, and that `source` no longer has.
+  std::vector<ingest::ColumnRename> RenamesOf(const Followed& t, const types::Schema& source,
+                                              const types::Schema& sink) const {
+    std::vector<ingest::ColumnRename> renames;
+    std::shared_ptr<const iceberg::TableMetadata> metadata = t.enumerator->Metadata();
+    if (metadata == nullptr) return renames;
+    for (const types::NestedField& field : source.fields()) {
+      if (sink.FindFieldByName(field.name) != nullptr) continue;
+      for (auto it = metadata->schemas.rbegin(); it != metadata->schemas.rend(); ++it) {
+        const types::NestedField* before = it->FindField(field.id);
+        if (before != nullptr && before->name != field.name &&
+            sink.FindFieldByName(before->name) != nullptr &&
+            source.FindFieldByName(before->name) == nullptr) {
+          renames.push_back({before->name, field.name});
+          break;
+        }
+      }
+    }
+    return renames;
+  }
+
   /// Adds one change of `t` to the batcher (values in the split's schema).
   Status Write(Followed& t, const ingest::RowMapping& mapping, cdc::ChangeOp op, types::Row before,
                types::Row after, engine::Collector<sink::RowBatch>& out) {
@@ -279,6 +376,7 @@ struct IcebergTablesSource::Impl {
     stats->rows_emitted.fetch_add(*rows, std::memory_order_relaxed);
     stats->events_read.fetch_add(1, std::memory_order_relaxed);
     ++handed_on;
+    t.dirty = true;
     if (options.metrics != nullptr) {
       tallies[mapping.target()->key].Count(op, t.snapshot_ts_ms);
       last_ts_ms = std::max(last_ts_ms, t.snapshot_ts_ms);
@@ -334,8 +432,10 @@ struct IcebergTablesSource::Impl {
     t.enumerator->Done(0);
   }
 
-  /// Hands on up to one batch of rows of `t`'s split.
+  /// Hands on up to one batch of rows of `t`'s split (none while `waiting`).
   Status ReadSome(Followed& t, engine::Collector<sink::RowBatch>& out) {
+    FLOE_ASSIGN_OR_RETURN(bool go_on, MirrorBeforeRows(t));
+    if (!go_on) return Ok();
     if (t.current->split.changelog) return WriteChanges(t, out);
     const source::IcebergSplit& split = t.current->split;
     while (true) {
@@ -365,7 +465,8 @@ struct IcebergTablesSource::Impl {
       }
       const size_t width = t.schema->fields().size();
       const cdc::ChangeOp op = split.whole_table ? cdc::ChangeOp::kRead : cdc::ChangeOp::kInsert;
-      FLOE_ASSIGN_OR_RETURN(const ingest::RowMapping* mapping, MappingOf(t));
+      // Resolved at the first row handed on: rows the sink holds never map.
+      const ingest::RowMapping* mapping = nullptr;
       size_t written = 0;
       for (size_t r = 0; r < n; ++r) {
         if (t.to_skip > 0) {  // handed on before the restore
@@ -376,6 +477,9 @@ struct IcebergTablesSource::Impl {
         if (t.done + t.current->position < t.committed_until) {  // in the sink table already
           ++t.current->position;
           continue;
+        }
+        if (mapping == nullptr) {
+          FLOE_ASSIGN_OR_RETURN(mapping, MappingOf(t));
         }
         FLOE_RETURN_IF_ERROR(
             Write(t, *mapping, op, {}, types::Row(values.data() + r * width, width), out));
@@ -413,6 +517,10 @@ struct IcebergTablesSource::Impl {
       t.to_skip = 0;
     }
     using source::ChangeKind;
+    if (t.next_change >= t.changes.size()) {
+      EndSplit(t);
+      return Ok();
+    }
     FLOE_ASSIGN_OR_RETURN(const ingest::RowMapping* mapping, MappingOf(t));
     size_t written = 0;
     while (t.next_change < t.changes.size() && written < options.batch_rows) {
@@ -519,6 +627,9 @@ Status IcebergTablesSource::Open(const engine::OperatorContext& context,
   m.batcher = std::make_unique<sink::RowBatcher>(m.options.sink, m.options.batch_rows);
   m.writer = std::make_unique<ingest::RowChangeWriter>(m.batcher.get());
   m.context_subtask = context.subtask;
+  m.request_checkpoint = context.request_checkpoint;
+  // A schema change waits for the committers to recover the restored checkpoint too.
+  m.restored_id = state.checkpoint_id;
   if (!m.options.lake_state_dir.empty()) {
     m.lake_copy = std::make_unique<LakeStateCopy>(
         &m.sink_catalog->file_io(), m.options.lake_state_dir, m.options.lake_state_interval,
@@ -553,6 +664,7 @@ Result<bool> IcebergTablesSource::Poll(engine::Collector<sink::RowBatch>& out) {
   if (m.options.plan.streaming && start >= m.next_listing) FLOE_RETURN_IF_ERROR(m.Relist());
   bool any = false;
   bool all_finished = true;
+  m.waiting = false;
   // The tables take turns, from where the last Poll stopped.
   std::vector<Followed*> order;
   for (auto it = m.tables.lower_bound(m.next_table); it != m.tables.end(); ++it) {
@@ -567,10 +679,10 @@ Result<bool> IcebergTablesSource::Poll(engine::Collector<sink::RowBatch>& out) {
     if (!t.finished) all_finished = false;
     if (!has) continue;
     any = true;
-    while (t.current && std::chrono::steady_clock::now() < deadline) {
+    while (t.current && !m.waiting && std::chrono::steady_clock::now() < deadline) {
       FLOE_RETURN_IF_ERROR(m.ReadSome(t, out));
     }
-    if (std::chrono::steady_clock::now() >= deadline) {
+    if (m.waiting || std::chrono::steady_clock::now() >= deadline) {
       // The next Poll goes on with the table after this one (or this one,
       // when its split is not done).
       m.next_table = t.current || i + 1 >= order.size() ? t.name : order[i + 1]->name;
@@ -582,7 +694,10 @@ Result<bool> IcebergTablesSource::Poll(engine::Collector<sink::RowBatch>& out) {
   m.Publish();
   FLOE_RETURN_IF_ERROR(m.CopyStateToLake());
   if (!m.options.plan.streaming && all_finished) return false;
-  if (!any) {
+  if (m.waiting) {
+    // A schema change waits for a commit: return so the checkpoint can pass.
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  } else if (!any) {
     std::this_thread::sleep_for(std::min<std::chrono::milliseconds>(std::chrono::milliseconds(100),
                                                                     m.options.max_poll_time));
   }
@@ -597,6 +712,10 @@ Result<std::string> IcebergTablesSource::SnapshotState(engine::CheckpointId id) 
   for (auto& [name, t] : m.tables) {
     std::optional<source::SplitAssignment> current = t.current;
     if (current) current->position += t.to_skip;  // not yet skipped again: still handed on
+    if (t.dirty) {
+      t.uncommitted = id;
+      t.dirty = false;
+    }
     tables[name] = {{"read", t.enumerator->SnapshotState(0, id, current)}, {"done", t.done}};
     if (t.origin) read_to[name] = {*t.origin, HandedOn(t)};
   }

@@ -19,7 +19,8 @@
 ///    source table's identifier fields (they are the sink table's key).
 /// Rows come out in the schema of the snapshot they belong to; a column the
 /// source added reaches the sink before its first row, as `lenient`
-/// schema-change handling does (docs/pipeline.md).
+/// schema-change handling does; under `evolve` the sink table's schema is
+/// made equal to each new source schema (docs/pipeline.md).
 ///
 /// Tables: listed when the source opens and again every monitor interval;
 /// a table that appears later is read whole and then followed. Tables at
@@ -57,6 +58,7 @@
 #include "floe/engine/operator.h"
 #include "floe/ingest/ingest_stats.h"
 #include "floe/ingest/table_resolver.h"
+#include "floe/pipeline/pipeline_definition.h"
 #include "floe/sink/record.h"
 #include "floe/sink/sink_options.h"
 #include "floe/source/split_planner.h"
@@ -100,6 +102,16 @@ struct IcebergTablesSourceOptions {
   size_t batch_rows = 1024;
   /// Counts changes per sink table for /metrics (may be null; outlives the source).
   RunMetrics* metrics = nullptr;
+  /// lenient (and ignore, with `tables.evolve_schemas` false), or evolve /
+  /// try_evolve: a sink table's schema is made equal to the source table's
+  /// before the first row of each new source schema, once the rows before
+  /// are committed (a renamed column keeps its field id; drops drop; wider
+  /// types widen); try_evolve handles a change Iceberg refuses as lenient.
+  pipeline::SchemaChangeBehavior schema_change_behavior = pipeline::SchemaChangeBehavior::kLenient;
+  /// Whether source table (ns, table) has its sink table to itself (evolve
+  /// mirrors only such sink tables; a shared one is handled as lenient).
+  /// Null: every table does.
+  std::function<bool(std::string_view ns, std::string_view table)> owns_sink_table;
   /// Source tables ("ns.table") whose sink table holds more than the
   /// restored checkpoint (the state folder was lost, or is behind): where
   /// their read stood at the sink table's last commit. Their rows up to

@@ -477,17 +477,21 @@ Result<CaptureSourceOptions> WithSinkSide(const pipeline::PipelineDefinition& de
 }
 
 /// The settings a source that copies tables without their DDL (iceberg,
-/// kafka) supports: schema.change.behavior lenient or ignore, the settings
-/// every source takes, no route.source-table-column. `with_source` ends the
-/// messages ("with a kafka source").
+/// kafka) supports: schema.change.behavior lenient or ignore (and evolve,
+/// try_evolve with `mirrors_schemas`), the settings every source takes, no
+/// route.source-table-column. `with_source` ends the messages ("with a
+/// kafka source").
 Status CheckTableCopySource(const pipeline::PipelineDefinition& definition,
-                            std::string_view with_source) {
+                            std::string_view with_source, bool mirrors_schemas = false) {
   using Behavior = pipeline::SchemaChangeBehavior;
   const Behavior behavior = definition.pipeline.schema_change_behavior;
-  if (behavior != Behavior::kLenient && behavior != Behavior::kIgnore) {
+  const bool mirrored =
+      mirrors_schemas && (behavior == Behavior::kEvolve || behavior == Behavior::kTryEvolve);
+  if (behavior != Behavior::kLenient && behavior != Behavior::kIgnore && !mirrored) {
     return NotYet(fmt::format("pipeline.schema.change.behavior: {}",
                               pipeline::SchemaChangeBehaviorName(behavior)),
-                  fmt::format("{} (lenient and ignore are)", with_source));
+                  fmt::format("{} (lenient and ignore{} are)", with_source,
+                              mirrors_schemas ? ", evolve and try_evolve" : ""));
   }
   FLOE_RETURN_IF_ERROR(CheckCommonSettings(definition));
   for (const auto& route : definition.routes) {
@@ -503,7 +507,8 @@ Result<IcebergTablesSourceOptions> MakeIcebergTablesSourceOptions(
   const pipeline::IcebergSourceDefinition& source = definition.source.iceberg;
   using Behavior = pipeline::SchemaChangeBehavior;
   const Behavior behavior = definition.pipeline.schema_change_behavior;
-  FLOE_RETURN_IF_ERROR(CheckTableCopySource(definition, "with an iceberg source"));
+  FLOE_RETURN_IF_ERROR(
+      CheckTableCopySource(definition, "with an iceberg source", /*mirrors_schemas=*/true));
   IcebergTablesSourceOptions options;
   source::PlanOptions& plan = options.plan;
   FLOE_ASSIGN_OR_RETURN(plan.strategy, source::ParseStartingStrategy(source.starting_strategy));
@@ -539,6 +544,11 @@ Result<IcebergTablesSourceOptions> MakeIcebergTablesSourceOptions(
   options.sink = std::move(side.sink);
   options.tables = std::move(side.tables);
   options.tables.evolve_schemas = behavior != Behavior::kIgnore;
+  options.schema_change_behavior = behavior;
+  auto routes = definition.routes;
+  options.owns_sink_table = [routes](std::string_view ns, std::string_view table) {
+    return pipeline::RouteIsOneToOne(routes, ns, table);
+  };
   return options;
 }
 

@@ -249,10 +249,10 @@ def test_bad_settings_are_refused_before_anything_runs(floe_run, make_lake, tmp_
     lake.py_catalog().create_namespace("db")
     _append(_events_table(lake), [1, 2])
     pipeline = _pipeline(lake, tmp_path)
-    text = pipeline.read_text().replace("pipeline:\n", "pipeline:\n  schema.change.behavior: evolve\n")
+    text = pipeline.read_text().replace("pipeline:\n", "pipeline:\n  schema.change.behavior: exception\n")
     pipeline.write_text(text)
     res = floe_run("run", pipeline)
-    assert res.code != 0 and "evolve" in res.stderr and "iceberg source" in res.stderr, res.describe()
+    assert res.code != 0 and "exception" in res.stderr and "iceberg source" in res.stderr, res.describe()
 
     # A route onto the table itself in the same catalog would read its own writes.
     pipeline = _pipeline(lake, tmp_path)
