@@ -330,18 +330,24 @@ class Floe:
         shutil.copy2(floe, self.floe)
 
     def start(self, lake: Path, interval: str, run: int) -> subprocess.Popen:
+        source = mysql_source_block(DB, random.randint(100000, 199999))
+        return self.launch(lake, source + "  scan.incremental.snapshot.chunk.size: 20000\n", interval, PASSWORD)
+
+    def launch(self, lake: Path, source: str, interval: str, password: str,
+               pipeline_keys: str = "") -> subprocess.Popen:
+        """floe run of lake/bench.yaml: `source` (a `source:` block whose password is
+        ${BENCH_PASSWORD}) into a SQL catalog and warehouse in `lake`, parallelism 2, with
+        `pipeline_keys` (indented lines) added to `pipeline:`; its log in lake/run.log."""
         pipeline = lake / "bench.yaml"
-        pipeline.write_text(mysql_source_block(DB, random.randint(100000, 199999)) + f"""\
-  scan.incremental.snapshot.chunk.size: 20000
-sink:
+        pipeline.write_text(source + f"""sink:
   type: iceberg
   catalog: {{type: sql, uri: "sqlite:///catalog.db", warehouse: "warehouse"}}
 pipeline:
   name: bench
   parallelism: 2
   checkpoint.interval: {interval}
-""")
-        env = dict(os.environ, BENCH_PASSWORD=PASSWORD)
+{pipeline_keys}""")
+        env = dict(os.environ, BENCH_PASSWORD=password)
         return subprocess.Popen([self.floe, "run", str(pipeline)], stdin=subprocess.DEVNULL,
                                 stdout=subprocess.DEVNULL, stderr=open(lake / "run.log", "w"), env=env)
 
@@ -402,6 +408,27 @@ def check_lake(lake: Path, tables: int, java_peer_cp: str) -> list[str]:
     return bad
 
 
+def wait_snapshot(proc: subprocess.Popen, lake: Path, tables: int, per_table: int) -> None:
+    """Returns once `tables` tables of the lake hold `per_table` rows each (their current
+    snapshot's total-records); fails with the end of lake/run.log if `proc` ends first."""
+    while True:
+        assert proc.poll() is None, (lake / "run.log").read_text()[-3000:]
+        records, _ = lake_state(lake)
+        if len(records) == tables and all(v >= per_table for v in records.values()):
+            return
+        time.sleep(0.2)
+
+
+def stop(proc: subprocess.Popen) -> None:
+    """SIGTERM (a final checkpoint and commit), SIGKILL after 120 s."""
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 def run_once(system, rows: int, tables: int, seconds: float, interval: str, run: int,
              java_peer_cp: str | None, rate: float = 0) -> dict:
     per_table = rows // tables
@@ -411,12 +438,7 @@ def run_once(system, rows: int, tables: int, seconds: float, interval: str, run:
         started = time.monotonic()
         proc = system.start(lake, interval, run)
         try:
-            while True:
-                assert proc.poll() is None, (lake / "run.log").read_text()[-3000:]
-                records, _ = lake_state(lake)
-                if len(records) == tables and all(v >= per_table for v in records.values()):
-                    break
-                time.sleep(0.2)
+            wait_snapshot(proc, lake, tables, per_table)
             snapshot_s = time.monotonic() - started
             snapshot_cpu = cpu_seconds(proc.pid)
 
@@ -457,12 +479,7 @@ def run_once(system, rows: int, tables: int, seconds: float, interval: str, run:
             peak = peak_mib(proc.pid)
             load = os.getloadavg()[0]
         finally:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout=120)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop(proc)
         mismatches = check_lake(lake, tables, java_peer_cp) if java_peer_cp else None
         ages, commit_s = change_freshness(lake, stream_start)
     p0, p50, p99, p100 = quantiles(ages, [0, 0.5, 0.99, 1])
