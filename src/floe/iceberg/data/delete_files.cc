@@ -93,6 +93,12 @@ Result<DeleteRowsResult> DeleteRows(Table& table, const ExprPtr& filter) {
   io::FileIO& io = table.io();
   const types::Schema* schema = metadata.CurrentSchema();
   if (schema == nullptr) return InvalidArgument("table {} has no current schema", table.name());
+  if (metadata.format_version >= 3) {
+    return NotSupported(
+        "table {} is format v{}: deleting rows writes position delete files, which v3 forbids "
+        "(v3 position deletes must be deletion vectors, which this delete does not write yet)",
+        table.name(), metadata.format_version);
+  }
   FLOE_ASSIGN_OR_RETURN(FileFilter file_filter, FileFilter::Make(filter, metadata));
   FLOE_ASSIGN_OR_RETURN(DataWriterOptions options, DataWriterOptions::FromProperties(metadata));
   FLOE_ASSIGN_OR_RETURN(auto live, ReadLiveFiles(io, metadata, metadata.CurrentSnapshot()));

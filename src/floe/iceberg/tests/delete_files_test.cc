@@ -160,6 +160,18 @@ TEST_F(ProducerTest, DeleteRowsWritesPositionDeletesForPartlyMatchingFiles) {
   EXPECT_EQ(table.metadata_location(), location);
 }
 
+TEST_F(ProducerTest, DeleteRowsRefusesFormatV3TablesBeforeWritingAnything) {
+  Table table = CreateTable("region", {}, 3);
+  auto files = WriteRows(table, 100);
+  ASSERT_EQ(files.size(), 2u);
+  const auto location = table.metadata_location();
+  auto result = DeleteRows(table, Filter("id >= 10 AND id < 16"));
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().code(), ErrorCode::kNotSupported) << result.error().ToString();
+  EXPECT_NE(result.error().ToString().find("deletion vectors"), std::string::npos);
+  EXPECT_EQ(table.metadata_location(), location);
+}
+
 TEST_F(ProducerTest, OverwriteByFilterAndByPartition) {
   Table table = CreateTable("region");
   auto append = table.NewAppend();

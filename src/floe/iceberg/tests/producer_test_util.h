@@ -49,8 +49,9 @@ class ProducerTest : public ::testing::Test {
 
   /// Creates ns.t, partitioned by `partition_by` (blank: unpartitioned).
   Table CreateTable(const std::string& partition_by = "",
-                    std::map<std::string, std::string> properties = {}) {
-    auto builder = TableMetadataBuilder::ForNewTable();
+                    std::map<std::string, std::string> properties = {},
+                    int format_version = kDefaultFormatVersion) {
+    auto builder = TableMetadataBuilder::ForNewTable(format_version);
     EXPECT_TRUE(builder);
     EXPECT_TRUE(builder->Apply(update::AddSchema{TestSchema(), std::nullopt}));
     EXPECT_TRUE(builder->Apply(update::SetCurrentSchema{-1}));

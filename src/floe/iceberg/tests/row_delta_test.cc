@@ -94,5 +94,42 @@ TEST_F(ProducerTest, RowDeltaFailsWhenReferencedFileWasRemovedConcurrently) {
   EXPECT_TRUE(paths.contains((dir_ / "pos-b.parquet").string()));
 }
 
+TEST_F(ProducerTest, RowDeltaRefusesPositionDeleteFilesThatAreNotDeletionVectorsInV3) {
+  Table table = CreateTable("", {}, 3);
+  auto append = table.NewAppend();
+  DataFile a = MakeFile("a", 10);
+  append->AppendFile(a);
+  FLOE_ASSERT_OK(append->Commit());
+  const SnapshotId before = table.metadata().CurrentSnapshot()->snapshot_id;
+
+  // A Parquet position delete file: v3 forbids it.
+  auto delta = table.NewRowDelta();
+  delta->AddDeletes(PositionDeletes((dir_ / "pos-a.parquet").string(), a.file_path));
+  auto s = delta->Commit();
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().code(), ErrorCode::kInvalidArgument) << s.error().ToString();
+  EXPECT_NE(s.error().ToString().find("ns.t"), std::string::npos) << s.error().ToString();
+  EXPECT_NE(s.error().ToString().find("deletion vectors"), std::string::npos)
+      << s.error().ToString();
+  EXPECT_EQ(Reload().metadata().CurrentSnapshot()->snapshot_id, before);
+
+  // A deletion vector (a Puffin blob) and an equality delete file commit.
+  DataFile dv = PositionDeletes((dir_ / "dv.puffin").string(), a.file_path);
+  dv.file_format = "puffin";
+  dv.content_offset = 4;
+  dv.content_size_in_bytes = 6;
+  auto ok_delta = table.NewRowDelta();
+  ok_delta->AddDeletes(dv).AddDeletes(EqualityDeletes((dir_ / "eq.parquet").string(), 1));
+  FLOE_ASSERT_OK(ok_delta->Commit());
+  EXPECT_TRUE(LivePaths(table).contains(dv.file_path));
+
+  // The same Parquet file is fine in a v2 table.
+  ASSERT_TRUE(catalog_->DropTable({{"ns"}, "t"}, false));
+  Table v2 = CreateTable();
+  auto v2_delta = v2.NewRowDelta();
+  v2_delta->AddDeletes(PositionDeletes((dir_ / "pos-a.parquet").string(), a.file_path));
+  FLOE_ASSERT_OK(v2_delta->Commit());
+}
+
 }  // namespace
 }  // namespace floe::iceberg::testing

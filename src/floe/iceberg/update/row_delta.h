@@ -12,7 +12,9 @@
 /// ValidateDataFilesExist) was removed by a commit after the validation
 /// snapshot, the commit fails with kCommitConflict (the deletes would be
 /// lost: the file was rewritten or dropped). The snapshot operation is
-/// "overwrite" when data files are added, else "delete".
+/// "overwrite" when data files are added, else "delete". In a format v3
+/// table a position delete file must be a deletion vector (kInvalidArgument
+/// naming the table otherwise; SnapshotProducer checks every added file).
 
 #include <set>
 #include <string>

@@ -171,7 +171,8 @@ UpdateSchema& UpdateSchema::AddColumn(std::string_view parent, std::string name,
     } else {
       Fail(Error(ErrorCode::kNotSupported,
                  fmt::format("add column '{}': a required column needs an initial-default in v3, "
-                             "which floe does not write yet; add it as optional",
+                             "and adding a column with a default is not supported yet (floe's "
+                             "writers do not fill write-default either); add it as optional",
                              full)));
     }
     return *this;

@@ -8,6 +8,7 @@
 
 #include "floe/common/random.h"
 #include "floe/iceberg/manifest/manifest_merge.h"
+#include "floe/iceberg/puffin/deletion_vector.h"
 #include "floe/iceberg/table.h"
 #include "floe/iceberg/update/table_metadata_builder.h"
 
@@ -292,6 +293,14 @@ Status CommitOperation(Table& table, TableOperation& operation) {
 
 Status SnapshotProducer::Commit() { return CommitOperation(*table_, *this); }
 
+Status SnapshotProducer::CheckV3DeleteFile(const DataFile& file) const {
+  if (file.content != DataFileContent::kPositionDeletes || IsDeletionVector(file)) return Ok();
+  return InvalidArgument(
+      "table {}: position delete file {} ({}) cannot be added to a format v3 table: v3 position "
+      "deletes must be deletion vectors (Puffin deletion-vector-v1 blobs)",
+      table_->name(), file.file_path, file.file_format);
+}
+
 Result<std::string> SnapshotProducer::NewManifestPath(const TableMetadata& base) {
   std::string path = fmt::format("{}/metadata/{}-m{}.avro", TrimSlash(base.location),
                                  GenerateUuid(), manifest_counter_++);
@@ -397,6 +406,12 @@ Result<std::vector<TableUpdate>> SnapshotProducer::Apply(const TableMetadata& ba
   }
   for (const auto& [manifest, files] : adopted_) {
     for (const DataFile& f : files) summary.AddedFile(f, manifest.partition_spec_id);
+  }
+  if (base.format_version >= 3) {
+    for (const Added& a : added_deletes_) FLOE_RETURN_IF_ERROR(CheckV3DeleteFile(a.file));
+    for (const auto& [manifest, files] : adopted_) {
+      for (const DataFile& f : files) FLOE_RETURN_IF_ERROR(CheckV3DeleteFile(f));
+    }
   }
 
   std::vector<ManifestFile> manifests;

@@ -226,6 +226,10 @@ class SnapshotProducer : public TableOperation {
     int32_t spec_id = 0;
     std::optional<int64_t> data_sequence_number;
   };
+  /// kInvalidArgument naming the table and file when `file`, added to a v3
+  /// table, is a position delete file that is not a deletion vector (the
+  /// spec allows only deletion vectors there).
+  Status CheckV3DeleteFile(const DataFile& file) const;
   Result<std::string> NewManifestPath(const TableMetadata& base);
   Result<std::vector<ManifestFile>> WriteAddedManifests(const TableMetadata& base,
                                                         std::vector<Added>& files,
