@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "floe/iceberg/puffin/deletion_vector_writer.h"
 #include "floe/iceberg/table_properties.h"
 
 namespace floe::sink {
@@ -332,6 +333,7 @@ size_t TableWriter::num_open_files() const {
 }
 
 Status TableWriter::WritePendingDeletes() {
+  if (target_->metadata->format_version >= 3) return WriteDeletionVectors();
   // One position delete file per spec and partition: the partition directory
   // of the data file, which is a function of spec and tuple. Files are
   // grouped once; the deletes go to their group's bucket by file ordinal, and
@@ -402,6 +404,43 @@ Status TableWriter::WritePendingDeletes() {
     std::sort(referenced.begin(), referenced.end());
     referenced.erase(std::unique(referenced.begin(), referenced.end()), referenced.end());
     for (std::string_view r : referenced) out.referenced.emplace_back(r);
+  }
+  return Ok();
+}
+
+Status TableWriter::WriteDeletionVectors() {
+  // The deleted positions of each data file of this checkpoint, by file
+  // ordinal; then one Puffin file per spec with a vector per data file.
+  std::vector<std::vector<int64_t>> positions(files_.size());
+  for (const PendingDelete& d : pending_deletes_) positions[d.file].push_back(d.pos);
+  std::vector<int32_t> specs;
+  for (size_t i = 0; i < files_.size(); ++i) {
+    if (!positions[i].empty() &&
+        std::find(specs.begin(), specs.end(), files_[i].spec_id) == specs.end()) {
+      specs.push_back(files_[i].spec_id);
+    }
+  }
+  for (int32_t spec_id : specs) {
+    std::vector<iceberg::DeletionVectorToWrite> vectors;
+    int64_t deletes = 0;
+    for (size_t i = 0; i < files_.size(); ++i) {
+      if (positions[i].empty() || files_[i].spec_id != spec_id) continue;
+      deletes += static_cast<int64_t>(positions[i].size());
+      vectors.push_back(iceberg::DeletionVectorToWrite{files_[i].path, files_[i].partition,
+                                                       std::move(positions[i])});
+    }
+    auto files = iceberg::WriteDeletionVectors(
+        io_, iceberg::NewDeletionVectorPath(target_->metadata->location), vectors);
+    if (!files) {
+      return std::unexpected(
+          std::move(files).error().WithContext(fmt::format("table {}", target_->key)));
+    }
+    SpecFiles& out = ForSpec(spec_id);
+    out.rows_deleted += deletes;
+    for (auto& f : *files) {
+      out.referenced.push_back(*f.referenced_data_file);
+      out.delete_files.push_back(std::move(f));
+    }
   }
   return Ok();
 }

@@ -15,7 +15,9 @@
 ///
 /// One open data file per partition, rolling at the target size; position
 /// deletes are kept in memory and written at Complete as one sorted file per
-/// partition; equality deletes go to one open file per partition.
+/// partition (in a format v3 table: one deletion vector per data file, in
+/// one Puffin file per partition spec); equality deletes go to one open file
+/// per partition.
 ///
 /// Call order: Make, then Write / SetTarget / Flush / CloseFiles in any
 /// order, Complete at each checkpoint, Abort when the run ends without one.
@@ -154,8 +156,13 @@ class TableWriter {
   /// An upsert's insert or update-after of key_: writes the row and deletes
   /// the key's earlier row, with one key map probe.
   Status Upsert(types::Row row);
-  /// Writes pending_deletes_ as position delete files (Complete).
+  /// Writes pending_deletes_ as position delete files (Complete); in a v3
+  /// table as deletion vectors (WriteDeletionVectors).
   Status WritePendingDeletes();
+  /// One deletion vector per data file with deletes, one Puffin file per
+  /// partition spec. The vectors name only this checkpoint's data files, so
+  /// none has an earlier vector to merge.
+  Status WriteDeletionVectors();
   void RegisterFiles();
   SpecFiles& ForSpec(int32_t spec_id);
 

@@ -147,10 +147,11 @@ Result<DeletionVector> DeletionVector::Read(io::FileIO& io, const DataFile& dv) 
   return vector;
 }
 
-std::string DeletionVector::Encode(std::span<const int64_t> positions) {
+std::string DeletionVector::Encode(std::span<const int64_t> positions, int64_t* cardinality) {
   std::vector<int64_t> sorted(positions.begin(), positions.end());
   std::sort(sorted.begin(), sorted.end());
   sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  if (cardinality != nullptr) *cardinality = static_cast<int64_t>(sorted.size());
   std::string vector(reinterpret_cast<const char*>(kMagic), kMagicSize);
   std::string bitmaps;
   uint64_t count = 0;
@@ -179,6 +180,17 @@ std::string DeletionVector::Encode(std::span<const int64_t> positions) {
                   reinterpret_cast<const uint8_t*>(vector.data()), vector.size())),
               &blob);
   return blob;
+}
+
+void DeletionVector::AppendPositions(std::vector<int64_t>* out) const {
+  out->reserve(out->size() + static_cast<size_t>(cardinality_));
+  std::vector<uint32_t> low;
+  for (const Part& part : parts_) {
+    low.resize(roaring_bitmap_get_cardinality(part.bitmap.get()));
+    roaring_bitmap_to_uint32_array(part.bitmap.get(), low.data());
+    const int64_t high = static_cast<int64_t>(uint64_t{part.key} << 32);
+    for (uint32_t l : low) out->push_back(high | static_cast<int64_t>(l));
+  }
 }
 
 bool DeletionVector::Contains(int64_t position) const {

@@ -65,8 +65,13 @@ class DeletionVector {
   static Result<DeletionVector> Read(io::FileIO& io, const DataFile& dv);
 
   /// The blob bytes of a deletion vector of `positions` (any order,
-  /// duplicates allowed; each in [0, 2^63)).
-  static std::string Encode(std::span<const int64_t> positions);
+  /// duplicates allowed; each in [0, 2^63)); sets `*cardinality` (if given)
+  /// to the number of distinct positions.
+  static std::string Encode(std::span<const int64_t> positions, int64_t* cardinality = nullptr);
+
+  /// Appends the deleted positions, ascending, to `*out` (to merge a data
+  /// file's earlier vector into a new one).
+  void AppendPositions(std::vector<int64_t>* out) const;
 
   /// Whether row `position` is deleted.
   bool Contains(int64_t position) const;

@@ -10,8 +10,10 @@
 #include "floe/format/avro/data_file.h"
 #include "floe/format/compression/compression.h"
 #include "floe/iceberg/data/delete_filter.h"
+#include "floe/iceberg/puffin/deletion_vector_writer.h"
 #include "floe/iceberg/puffin/puffin_file.h"
 #include "floe/iceberg/tests/scan_test_util.h"
+#include "floe/testing/temp_dir.h"
 
 namespace floe::iceberg {
 namespace {
@@ -121,6 +123,65 @@ TEST(DeletionVectorTest, CorruptBlobsAreCorruptionNeverACrash) {
   ASSERT_EQ(same_key[20 + bitmap_size], 1);
   same_key[20 + bitmap_size] = 0;
   expect_corrupt(Resealed(same_key), "not ascending");
+}
+
+TEST(DeletionVectorWriterTest, OnePuffinFileWithAVectorPerDataFile) {
+  floe::testing::TempDir dir("dv-writer");
+  io::LocalFileIO io;
+  const std::string path = NewDeletionVectorPath(dir.path().string() + "/t/");
+  EXPECT_EQ(path.rfind(dir.path().string() + "/t/data/", 0), 0u) << path;
+  EXPECT_TRUE(path.ends_with("-deletes.puffin")) << path;
+  const int64_t far = (int64_t{1} << 32) + 7;
+  std::vector<DeletionVectorToWrite> vectors = {
+      {"s3://b/t/data/a.parquet", {Literal::String("eu")}, {9, 3, 3, far}},
+      {"s3://b/t/data/b.parquet", {Literal::String("us")}, {0}}};
+  auto files = WriteDeletionVectors(io, path, vectors);
+  ASSERT_TRUE(files.has_value()) << files.error().ToString();
+  ASSERT_EQ(files->size(), 2u);
+  auto input = io.OpenInput(path);
+  ASSERT_TRUE(input.has_value());
+  auto footer = ReadPuffinFooter(**input);
+  ASSERT_TRUE(footer.has_value()) << footer.error().ToString();
+  EXPECT_EQ(footer->properties.at("created-by"), "floe");
+  ASSERT_EQ(footer->blobs.size(), 2u);
+  const std::vector<int64_t> expected[] = {{3, 9, far}, {0}};
+  for (size_t i = 0; i < 2; ++i) {
+    const DataFile& f = (*files)[i];
+    EXPECT_TRUE(IsDeletionVector(f));
+    EXPECT_EQ(f.file_path, path);
+    EXPECT_EQ(f.file_size_in_bytes, static_cast<int64_t>((*input)->size()));
+    EXPECT_EQ(f.referenced_data_file, vectors[i].data_file);
+    ASSERT_EQ(f.partition.size(), 1u);
+    EXPECT_EQ(f.partition[0].ToString(), vectors[i].partition[0].ToString());
+    EXPECT_EQ(f.record_count, static_cast<int64_t>(expected[i].size()));
+    const PuffinBlobMetadata& blob = footer->blobs[i];
+    EXPECT_EQ(blob.type, kDeletionVectorBlobType);
+    EXPECT_EQ(blob.offset, f.content_offset);
+    EXPECT_EQ(blob.length, f.content_size_in_bytes);
+    EXPECT_EQ(blob.snapshot_id, -1);
+    EXPECT_EQ(blob.sequence_number, -1);
+    EXPECT_EQ(blob.properties.at(std::string(kDeletionVectorReferencedDataFile)),
+              vectors[i].data_file);
+    EXPECT_EQ(blob.properties.at(std::string(kDeletionVectorCardinality)),
+              std::to_string(expected[i].size()));
+    auto dv = DeletionVector::Read(io, f);
+    ASSERT_TRUE(dv.has_value()) << dv.error().ToString();
+    std::vector<int64_t> positions = {-5};  // appended after what is there
+    dv->AppendPositions(&positions);
+    positions.erase(positions.begin());
+    EXPECT_EQ(positions, expected[i]);
+  }
+  // Refused: nothing to write, an empty vector, a data file named twice.
+  EXPECT_EQ(WriteDeletionVectors(io, path + "2", {}).error().code(), ErrorCode::kInvalidArgument);
+  std::vector<DeletionVectorToWrite> empty = {{"a", {}, {}}};
+  EXPECT_EQ(WriteDeletionVectors(io, path + "2", empty).error().code(),
+            ErrorCode::kInvalidArgument);
+  std::vector<DeletionVectorToWrite> twice = {{"a", {}, {1}}, {"a", {}, {2}}};
+  EXPECT_EQ(WriteDeletionVectors(io, path + "2", twice).error().code(),
+            ErrorCode::kInvalidArgument);
+  auto exists = io.Exists(path + "2");
+  ASSERT_TRUE(exists.has_value());
+  EXPECT_FALSE(*exists);
 }
 
 TEST(PuffinFileTest, FooterRoundTripAndCorruptFooters) {

@@ -8,8 +8,11 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
+#include <set>
 
 #include "floe/format/parquet/reader.h"
+#include "floe/iceberg/puffin/deletion_vector.h"
 #include "floe/sink/tests/writer_test_util.h"
 
 namespace floe::sink::testing {
@@ -259,6 +262,73 @@ TEST_F(TableWriterTest, UpsertPositionDeletesOneFilePerPartitionInPathOrder) {
   std::sort(rows.begin(), rows.end());
   std::sort(expected.begin(), expected.end());
   EXPECT_EQ(rows, expected);
+}
+
+TEST_F(TableWriterTest, UpsertIntoAV3TableWritesOneDeletionVectorPerDataFile) {
+  table_ = std::make_unique<TestTable>("tw_upsert_v3", PeopleSchema(), RegionSpec(), 3);
+  auto w = Make(MakeTarget(*table_, "upsert_v3", {1, 2}, true));
+  // Checkpoint 1: keys written twice or three times in one data file per
+  // partition; the earlier versions are deleted by position.
+  std::map<std::pair<int64_t, std::string>, Person> latest;
+  for (int version = 0; version < 3; ++version) {
+    for (int id = 1; id <= 3; ++id) {
+      for (const char* region : {"eu", "us"}) {
+        if (id == 3 && version > 0) continue;  // key 3 written once
+        Person p{id, region, std::string(region) + std::to_string(version), version};
+        FLOE_ASSERT_OK(Put(*w, version == 0 ? RowKind::kInsert : RowKind::kUpdateAfter, p));
+        latest.insert_or_assign({p.id, p.region}, p);
+      }
+    }
+  }
+  auto first = Complete(*w);
+  ASSERT_EQ(first.size(), 1u);
+  ASSERT_EQ(first[0].data_files.size(), 2u);  // one per partition
+  auto dvs = OfContent(first, DataFileContent::kPositionDeletes);
+  ASSERT_EQ(dvs.size(), 2u);  // one per data file, none in Parquet
+  std::set<std::string> referenced;
+  for (const auto& dv : dvs) {
+    EXPECT_TRUE(iceberg::IsDeletionVector(dv)) << dv.file_format;
+    EXPECT_EQ(dv.file_path, dvs[0].file_path);  // one Puffin file
+    EXPECT_EQ(dv.record_count, 4);
+    ASSERT_TRUE(dv.referenced_data_file && dv.content_offset && dv.content_size_in_bytes);
+    referenced.insert(*dv.referenced_data_file);
+    auto vector = iceberg::DeletionVector::Read(table_->io(), dv);
+    FLOE_ASSERT_OK(vector);
+    // Rows in write order: eu/us of keys 1 and 2 at version 0, then 1.
+    for (int64_t pos : {0, 1, 3, 4}) EXPECT_TRUE(vector->Contains(pos)) << pos;
+    EXPECT_FALSE(vector->Contains(2));
+    ASSERT_EQ(dv.partition.size(), 1u);
+  }
+  std::set<std::string> data_paths;
+  for (const auto& f : first[0].data_files) data_paths.insert(f.file_path);
+  EXPECT_EQ(referenced, data_paths);
+  EXPECT_EQ(std::set<std::string>(first[0].referenced_data_files.begin(),
+                                  first[0].referenced_data_files.end()),
+            data_paths);
+  EXPECT_EQ(first[0].rows_deleted, 8 + 6);  // 8 by position, 6 equality deletes
+  auto expected = [&] {
+    std::vector<std::string> rows;
+    for (const auto& [key, p] : latest) rows.push_back(p.json());
+    std::sort(rows.begin(), rows.end());
+    return rows;
+  };
+  CommitResults(*table_, first);
+  EXPECT_EQ(Rows(*table_), expected());
+
+  // Checkpoint 2: a key of checkpoint 1 updated twice: an equality delete
+  // for the old row, a deletion vector for the new file's first version.
+  Person e1x{1, "eu", "x", 7}, e1y{1, "eu", "y", 8};
+  FLOE_ASSERT_OK(Put(*w, RowKind::kUpdateAfter, e1x));
+  FLOE_ASSERT_OK(Put(*w, RowKind::kUpdateAfter, e1y));
+  auto second = Complete(*w);
+  auto dv2 = OfContent(second, DataFileContent::kPositionDeletes);
+  ASSERT_EQ(dv2.size(), 1u);
+  EXPECT_TRUE(iceberg::IsDeletionVector(dv2[0]));
+  EXPECT_NE(dv2[0].file_path, dvs[0].file_path);
+  EXPECT_EQ(OfContent(second, DataFileContent::kEqualityDeletes).size(), 1u);
+  CommitResults(*table_, second);
+  latest.insert_or_assign({1, "eu"}, e1y);
+  EXPECT_EQ(Rows(*table_), expected());
 }
 
 TEST_F(TableWriterTest, ChangelogMovesRowsBetweenPartitionsOfANonKeyColumn) {
