@@ -1,5 +1,6 @@
 #include "floe/format/parquet/writer.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "floe/format/parquet/statistics.h"
@@ -361,21 +362,36 @@ Status ParquetWriter::Append(types::Row row) {
     for (size_t i = 0; i < roots.size(); ++i) FLOE_RETURN_IF_ERROR(Validate(roots[i], row[i]));
     for (size_t i = 0; i < roots.size(); ++i) Shred(roots[i], row[i], 0, 0);
   }
-  // Each column may cut its page; the row group's size is summed in the
-  // same pass, while the columns are in cache.
-  size_t total = 0;
+  // Each column may cut its page.
   for (auto& column : columns_) {
     auto status = column->EndRow();
     if (!status) {
       failed_ = status.error();
       return status;
     }
-    total += column->EstimatedChunkBytes();
   }
   ++num_rows_;
   ++row_group_rows_;
+  if (row_group_rows_ < next_size_check_) return Ok();
+  // The row group's size, summed again once half of the room left (to the
+  // row group's size, and to the watched file size) would be filled at its
+  // average row size so far: every row near a limit, every
+  // kMaxRowsBetweenSizeChecks rows far from them.
+  size_t total = 0;
+  for (const auto& column : columns_) total += column->EstimatedChunkBytes();
   buffered_estimate_ = total;
   if (total >= options_.row_group_size_bytes) return FlushRowGroup();
+  size_t room = options_.row_group_size_bytes - total;
+  if (options_.file_size_watch != 0) {
+    const uint64_t file = position_ + total;
+    room = file >= options_.file_size_watch
+               ? 0
+               : std::min<uint64_t>(room, options_.file_size_watch - file);
+  }
+  const size_t average = std::max<size_t>(1, total / static_cast<size_t>(row_group_rows_));
+  const size_t rows = room / average / 2;
+  next_size_check_ = row_group_rows_ +
+                     static_cast<int64_t>(std::clamp<size_t>(rows, 1, kMaxRowsBetweenSizeChecks));
   return Ok();
 }
 
@@ -427,6 +443,7 @@ Status ParquetWriter::FlushRowGroup() {
   group.total_compressed_size = compressed_total;
   row_groups_.push_back(std::move(group));
   row_group_rows_ = 0;
+  next_size_check_ = 0;
   buffered_estimate_ = 0;
   return Ok();
 }

@@ -56,6 +56,10 @@ struct WriterOptions {
   std::string created_by = "floe version 0.1.0";
   /// Extra footer key-value metadata (after "iceberg.schema").
   std::vector<KeyValue> key_value_metadata;
+  /// A file size the caller acts on (a target file size to roll at), 0 for
+  /// none: estimated_size() is current after every row once the file comes
+  /// near it, as near the row group's size.
+  uint64_t file_size_watch = 0;
 };
 
 class ParquetWriter {
@@ -78,7 +82,9 @@ class ParquetWriter {
 
   /// The file size if it were closed now (written bytes plus buffered row
   /// group), for rolling files at a target size. Cheap enough to ask after
-  /// every row (Append measures the row group as it ends the row).
+  /// every row: Append measures the row group after every row near the row
+  /// group's size or `file_size_watch`, else at most
+  /// kMaxRowsBetweenSizeChecks rows apart.
   uint64_t estimated_size() const { return position_ + buffered_estimate_; }
   /// Rows appended so far.
   int64_t num_rows() const { return num_rows_; }
@@ -135,8 +141,13 @@ class ParquetWriter {
   std::vector<RowGroup> row_groups_;
   int64_t num_rows_ = 0;
   int64_t row_group_rows_ = 0;
+  /// The row group's size is summed again after this many rows (Append).
+  int64_t next_size_check_ = 0;
+  static constexpr size_t kMaxRowsBetweenSizeChecks = 64;
   uint64_t position_ = 0;
-  size_t buffered_estimate_ = 0;  ///< buffered_bytes(), summed at the end of each row
+  /// buffered_bytes() without the dictionaries' tables, as last summed: at
+  /// most kMaxRowsBetweenSizeChecks rows behind.
+  size_t buffered_estimate_ = 0;
   std::optional<Error> failed_;
   bool closed_ = false;
 };

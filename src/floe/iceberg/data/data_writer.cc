@@ -152,8 +152,10 @@ Status DataWriter::Write(types::Row row, RowLocation* location) {
     paths_.push_back(file.path);
     partitions_.push_back(file.partition);
     file.file_index = paths_.size() - 1;
+    format::parquet::WriterOptions parquet = options_.parquet;
+    parquet.file_size_watch = static_cast<uint64_t>(options_.target_file_size_bytes);
     FLOE_ASSIGN_OR_RETURN(file.writer, format::parquet::ParquetWriter::Open(std::move(out), schema_,
-                                                                            options_.parquet));
+                                                                            std::move(parquet)));
   }
   int64_t pos = file.writer->num_rows();
   FLOE_RETURN_IF_ERROR(file.writer->Append(row));
