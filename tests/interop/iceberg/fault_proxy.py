@@ -7,6 +7,8 @@ unless `choose(method, path)` names a fault for it:
 
 - "lost-answer": the request is forwarded and applied, then the connection is closed
   without an answer (a commit whose answer never came back);
+- "lost-request": the connection is closed without an answer and the request is NOT
+  forwarded (to the client, the same as a lost answer; a commit that never happened);
 - "busy": answered 503 without forwarding (a REST error model, or S3's SlowDown);
 - "throttled": answered 429 without forwarding;
 - "stalled": forwarded after a pause of `stall_seconds`.
@@ -98,6 +100,9 @@ class FaultProxy:
                     return self._refuse(503)
                 if fault == "throttled":
                     return self._refuse(429)
+                if fault == "lost-request":
+                    self.close_connection = True
+                    return
                 if fault == "stalled":
                     time.sleep(proxy.stall_seconds)
                 upstream = http.client.HTTPConnection(proxy.upstream_host, proxy.upstream_port, timeout=120)
