@@ -210,6 +210,27 @@ def test_evolve_renames_and_drops_tables_with_no_row_after(setup):
     assert s.lake_ids("kept") == [1, 2, 3, 4, 5, 6]
 
 
+@pytest.mark.parametrize("behavior", ["evolve", "lenient"])
+def test_a_table_renamed_out_of_the_pipeline_is_a_drop(setup, behavior):
+    """A table moved to a schema the pipeline's `tables` do not select leaves the pipeline as a
+    DROP TABLE of its old name does (as MySQL's RENAME TABLE out of the selection), with a
+    warning: evolve drops its sink table, lenient keeps it."""
+    s = setup
+    make_tables(s, "a", "keep")
+    s.write_pipeline(behavior)
+    s.start()
+    s.wait_for("the snapshot in the lake",
+               lambda: s.lake_tables() == {"a", "keep"} and s.lake_ids("a") == [1, 2, 3, 4, 5])
+    psql(f"ALTER TABLE {s.schema}.a SET SCHEMA {s.schema}_other;")
+    psql(f"INSERT INTO {s.schema}.keep VALUES (6, 'keep 6');")
+    s.wait_for("the warning", lambda: "leaves the pipeline, handled as DROP TABLE" in s.log.read_text())
+    s.wait_for("the row after it", lambda: 6 in s.lake_ids("keep"))
+    if behavior == "evolve":
+        s.wait_for("a dropped in the lake", lambda: s.lake_tables() == {"keep"})
+    else:
+        assert s.lake_tables() == {"a", "keep"} and s.lake_ids("a") == [1, 2, 3, 4, 5]
+
+
 class BusyWriter:
     """Inserts a row into one table every few milliseconds, each its own transaction, from a
     psql session of its own, until stopped: a database that is never idle."""

@@ -182,6 +182,11 @@ Status ChangeBatchAssembler::OnRelation(const RelationMessage& m, Lsn lsn) {
   if (rel.selected && open_) LocateNameHolders(m.relation_id, rel);
   auto it = relations_.find(m.relation_id);
   if (it != relations_.end() && rel.selected && open_) DiffRelations(it->second, rel);
+  if (it != relations_.end() && it->second.selected && !rel.selected && open_) {
+    const Relation& before = it->second;
+    ChangesOf(TableId{before.schema, before.name})
+        .emplace_back(LeavesThePipeline(before, rel, open_->source));
+  }
   (void)lsn;
   relations_[m.relation_id] = std::move(rel);
   ++relations_generation_;
@@ -319,14 +324,29 @@ void ChangeBatchAssembler::CatalogChanges(const CatalogReading& reading,
                           known.schema, known.name, renamed.schema, renamed.name, id);
       out.emplace_back(std::move(c));
     } else {
-      spdlog::info(
-          "postgres: {}.{} was renamed to {}.{}, which the pipeline does not select: it leaves "
-          "the pipeline, its sink table stays",
-          known.schema, known.name, renamed.schema, renamed.name);
+      out.emplace_back(LeavesThePipeline(known, renamed, source));
     }
     it->second = std::move(renamed);
     ++relations_generation_;
   }
+}
+
+SchemaChange ChangeBatchAssembler::LeavesThePipeline(
+    const Relation& before, const Relation& after,
+    const std::shared_ptr<const ChangeSource>& source) {
+  spdlog::warn(
+      "postgres: {}.{} was renamed to {}.{}, which the pipeline's tables do not select: it "
+      "leaves the pipeline, handled as DROP TABLE {}.{} (schema.change.behavior: lenient keeps "
+      "its sink table, evolve drops it, exception stops the run)",
+      before.schema, before.name, after.schema, after.name, before.schema, before.name);
+  SchemaChange c;
+  c.kind = SchemaChangeKind::kDropTable;
+  c.table = {before.schema, before.name};
+  c.database = before.schema;
+  c.source = source;
+  c.ddl = fmt::format("ALTER TABLE {}.{} RENAME TO {}.{} (out of the pipeline's tables)",
+                      before.schema, before.name, after.schema, after.name);
+  return c;
 }
 
 void ChangeBatchAssembler::LocateNameHolders(uint32_t relation_id, const Relation& rel) {

@@ -131,8 +131,8 @@ class ChangeBatchAssembler {
   /// (but those newer than it, CatalogReading::started_at) that are
   /// gone from the catalog become kDropTable changes (and leave the cache),
   /// those under another schema or name kRenameTable changes (a table
-  /// renamed out of the selection leaves the pipeline silently, its sink
-  /// table staying). They go to the sink as one batch that ends at `resume`
+  /// renamed out of the selection leaves the pipeline: a kDropTable of its
+  /// old name, with a warning). They go to the sink as one batch that ends at `resume`
   /// (the end of the last transaction handed on, also the changes'
   /// position: after every change before them, before every later one);
   /// no batch when nothing changed. Errors: the sink's.
@@ -208,6 +208,11 @@ class ChangeBatchAssembler {
   void CatalogChanges(const CatalogReading& reading,
                       const std::shared_ptr<const ChangeSource>& source,
                       std::vector<ChangeEvent>& out);
+  /// The change of a mirrored relation renamed to a name the selector does
+  /// not take: a kDropTable of its old name, as MySQL's RENAME TABLE out of
+  /// the selection is (with a warning).
+  static SchemaChange LeavesThePipeline(const Relation& before, const Relation& after,
+                                        const std::shared_ptr<const ChangeSource>& source);
   /// Locates, in the open transaction, the other relations that hold the
   /// table `rel` names now (Options::locate).
   void LocateNameHolders(uint32_t relation_id, const Relation& rel);

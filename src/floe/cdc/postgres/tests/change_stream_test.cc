@@ -328,11 +328,30 @@ TEST_F(ChangeStreamTest, TablesRenamedAndDroppedInTheCatalogAreSchemaChanges) {
   ASSERT_EQ(batches.size(), 3u);
   EXPECT_EQ(Described(batches[2]), std::vector<std::string>{"row public.a2"});
 
-  // Renamed out of the selection: it leaves the pipeline without a change.
+  // Renamed out of the selection: it leaves the pipeline as a DROP TABLE of
+  // its old name does (as MySQL's RENAME TABLE out of the selection).
   where = {{1, {"public", "skipped"}}};
   ASSERT_TRUE(ApplyCatalog({1}, Lsn{0x210}));
-  EXPECT_EQ(batches.size(), 3u);
+  ASSERT_EQ(batches.size(), 4u);
+  EXPECT_EQ(Described(batches[3]), std::vector<std::string>{"drop public.a2 at 210"});
   EXPECT_TRUE(assembler->SelectedRelations().empty());
+  // Its rows are passed over from then on.
+  FeedAll({Begin(0x300, 3), Insert(1, {"5"}), Commit(0x300, 0x310)});
+  ASSERT_EQ(batches.size(), 5u);
+  EXPECT_TRUE(batches[4].events.empty());
+}
+
+// The same told by a Relation message: the rename out of the selection is a
+// drop of the old name, before the transaction's rows.
+TEST_F(ChangeStreamTest, ARelationMessageRenamingOutOfTheSelectionDropsTheOldName) {
+  const std::vector<Col> cols = {{"id", oid::kInt4, true}};
+  FeedAll({Begin(0x100, 1), Relation(1, "a", cols), Insert(1, {"1"}), Commit(0x100, 0x110)});
+  FeedAll({Begin(0x200, 2), Relation(2, "b", cols), Insert(2, {"1"}), Relation(1, "skipped", cols),
+           Insert(1, {"2"}), Commit(0x200, 0x210)});
+  ASSERT_EQ(batches.size(), 2u);
+  EXPECT_EQ(Described(batches[1]),
+            (std::vector<std::string>{"drop public.a at 200", "row public.b"}));
+  EXPECT_EQ(assembler->SelectedRelations(), std::vector<uint32_t>{2});
 }
 
 // A reading taken while the stream is busy is applied once the stream has
