@@ -279,3 +279,39 @@ def test_java_reads_floe_v3_upserts(floe_run, java_peer, make_lake, tmp_path, pa
     assert res.code == 0, res.describe()
     assert_same_rows([json.loads(line) for line in res.stdout.splitlines()], expected_states[-1], SCHEMA,
                      "floe read vs the expected rows")
+
+
+def test_java_reads_floe_v3_deletes(floe_run, java_peer, make_lake, tmp_path):
+    """`floe table delete` in a v3 table: deletion vectors, a data file's vector merged with its
+    earlier one (and that one removed) on the next delete, a file removed whole with its vector.
+    Iceberg Java reads the expected rows at every snapshot."""
+    lake = make_lake("sql")
+    schema_file = tmp_path / "schema.json"
+    schema_file.write_text(json.dumps(SCHEMA))
+    floe = FloeTables(floe_run, lake)
+    floe("create-namespace", "db")
+    floe("create", TABLE, "--schema", schema_file, "--property", "format-version=3")
+    for part in range(3):
+        floe.append_rows(TABLE, [{"id": i, "name": f"n{i}"} for i in range(part * 20, part * 20 + 20)],
+                         tmp_path / f"rows{part}.jsonl")
+    alive = set(range(60))
+    thirds = [i for i in range(50) if i % 3 == 0]
+    fifths = [i for i in range(60) if i % 5 == 0]
+    wheres = [(f"id IN ({', '.join(map(str, thirds))})", set(thirds)),
+              (f"id IN ({', '.join(map(str, fifths))})", set(fifths)),
+              ("id >= 40", set(range(40, 60)))]
+    snapshots, expected = [], []
+    for where, gone in wheres:
+        floe("delete", TABLE, "--where", where)
+        alive -= gone
+        snapshots.append(lake.current_snapshot_id(TABLE))
+        expected.append([{"id": i, "name": f"n{i}"} for i in sorted(alive)])
+        vectors = _deletion_vectors(floe, TABLE)
+        assert vectors, f"no deletion vector after {where}"
+    summaries = [s["summary"] for s in lake.metadata(TABLE)["snapshots"]]
+    assert all(int(s.get("added-position-delete-files", 0)) == 0 for s in summaries), summaries
+    assert int(summaries[4].get("removed-dvs", 0)) >= 2, summaries[4]  # merged on the second delete
+    states = java_peer.scans(lake, TABLE, [{"snapshot": s} for s in snapshots])
+    for (where, _), snapshot, (java_rows, _), want in zip(wheres, snapshots, states, expected):
+        assert_same_rows(java_rows, want, SCHEMA, f"after delete {where!r}: Iceberg Java's scan")
+        assert_same_rows(floe.scan(TABLE, "--snapshot", snapshot), want, SCHEMA, f"after delete {where!r}: floe")

@@ -11,7 +11,12 @@
 /// read (Parquet reader + row evaluator) and the positions of matching rows
 /// written as position delete files, one per partition, committed in a
 /// RowDelta that fails with kCommitConflict if a concurrent commit removed a
-/// file it references.
+/// file it references. In a format v3 table they are deletion vectors
+/// instead, one per data file in one Puffin file: a file's live vector is
+/// merged into its new one and removed in the same commit (kCommitConflict
+/// if a concurrent commit changed it), a file whose rows all end up deleted
+/// is removed with its vector, and a file that Parquet position delete files
+/// from before the upgrade to v3 may name is kNotSupported.
 
 #include <set>
 #include <string>
@@ -52,7 +57,7 @@ class DeleteFiles final : public SnapshotProducer {
 
 struct DeleteRowsResult {
   int64_t removed_data_files = 0;     ///< data files dropped whole
-  int64_t position_delete_files = 0;  ///< position delete files written
+  int64_t position_delete_files = 0;  ///< position delete files (v3: deletion vectors) written
   int64_t deleted_rows = 0;           ///< rows matched (in files dropped or by position)
   bool committed = false;             ///< false when nothing matched (no snapshot)
 };

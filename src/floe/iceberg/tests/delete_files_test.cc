@@ -8,6 +8,7 @@
 #include "floe/format/parquet/reader.h"
 #include "floe/iceberg/data/data_writer.h"
 #include "floe/iceberg/expression/expression_parser.h"
+#include "floe/iceberg/puffin/deletion_vector.h"
 #include "floe/iceberg/tests/producer_test_util.h"
 #include "floe/iceberg/update/fast_append.h"
 #include "floe/iceberg/update/overwrite_files.h"
@@ -160,16 +161,71 @@ TEST_F(ProducerTest, DeleteRowsWritesPositionDeletesForPartlyMatchingFiles) {
   EXPECT_EQ(table.metadata_location(), location);
 }
 
-TEST_F(ProducerTest, DeleteRowsRefusesFormatV3TablesBeforeWritingAnything) {
+TEST_F(ProducerTest, DeleteRowsInV3WritesAndMergesOneDeletionVectorPerDataFile) {
   Table table = CreateTable("region", {}, 3);
-  auto files = WriteRows(table, 100);
+  auto files = WriteRows(table, 100);  // one file per region, rows in id order
   ASSERT_EQ(files.size(), 2u);
+  std::map<std::string, std::string> file_of;  // region -> path
+  for (const auto& f : files) file_of[std::string(f.partition[0].value().as_bytes())] = f.file_path;
+  // data file -> (Puffin file, positions) of its live deletion vector; no
+  // other position delete file.
+  auto vectors = [&] {
+    std::map<std::string, std::pair<std::string, std::vector<int64_t>>> out;
+    for (const auto& f : Live(table)) {
+      const DataFile& d = f.entry.data_file;
+      if (d.content != DataFileContent::kPositionDeletes) continue;
+      EXPECT_TRUE(IsDeletionVector(d)) << d.file_path;
+      EXPECT_FALSE(out.contains(*d.referenced_data_file)) << "two vectors for one data file";
+      auto dv = DeletionVector::Read(io_, d);
+      EXPECT_TRUE(dv) << dv.error().ToString();
+      std::vector<int64_t> positions;
+      if (dv) dv->AppendPositions(&positions);
+      out[*d.referenced_data_file] = {d.file_path, positions};
+    }
+    return out;
+  };
+  using P = std::vector<int64_t>;
+
+  auto first = DeleteRows(table, Filter("id >= 10 AND id < 16"));
+  FLOE_ASSERT_OK(first);
+  EXPECT_EQ(first->deleted_rows, 6);
+  EXPECT_EQ(first->position_delete_files, 2);
+  auto v1 = vectors();
+  ASSERT_EQ(v1.size(), 2u);
+  EXPECT_EQ(v1[file_of["eu"]].second, (P{5, 6, 7}));            // ids 10, 12, 14
+  EXPECT_EQ(v1[file_of["us"]].second, (P{5, 6, 7}));            // ids 11, 13, 15
+  EXPECT_EQ(v1[file_of["eu"]].first, v1[file_of["us"]].first);  // one Puffin file
+  EXPECT_EQ(Total(table, summary::kTotalPositionDeletes), 6);
+
+  // Rows of eu again, some deleted already: eu's vector is merged and
+  // replaced, us's stays as it is.
+  auto second = DeleteRows(table, Filter("id >= 14 AND id < 20 AND region = 'eu'"));
+  FLOE_ASSERT_OK(second);
+  EXPECT_EQ(second->deleted_rows, 2);  // 16 and 18; 14 was deleted
+  EXPECT_EQ(second->position_delete_files, 1);
+  auto v2 = vectors();
+  ASSERT_EQ(v2.size(), 2u);
+  EXPECT_EQ(v2[file_of["eu"]].second, (P{5, 6, 7, 8, 9}));
+  EXPECT_NE(v2[file_of["eu"]].first, v1[file_of["eu"]].first);
+  EXPECT_EQ(v2[file_of["us"]], v1[file_of["us"]]);
+  EXPECT_EQ(Total(table, summary::kTotalPositionDeletes), 8);
+  EXPECT_EQ(table.metadata().CurrentSnapshot()->SummaryValue(summary::kRemovedDvs), "1");
+
+  // Only rows deleted already: nothing to commit.
   const auto location = table.metadata_location();
-  auto result = DeleteRows(table, Filter("id >= 10 AND id < 16"));
-  ASSERT_FALSE(result);
-  EXPECT_EQ(result.error().code(), ErrorCode::kNotSupported) << result.error().ToString();
-  EXPECT_NE(result.error().ToString().find("deletion vectors"), std::string::npos);
+  auto again = DeleteRows(table, Filter("id = 12"));
+  FLOE_ASSERT_OK(again);
+  EXPECT_FALSE(again->committed);
   EXPECT_EQ(table.metadata_location(), location);
+
+  // A whole file goes with its vector.
+  auto whole = DeleteRows(table, Filter("region = 'us'"));
+  FLOE_ASSERT_OK(whole);
+  EXPECT_EQ(whole->removed_data_files, 1);
+  EXPECT_FALSE(LivePaths(table).contains(file_of["us"]));
+  auto v3 = vectors();
+  EXPECT_EQ(v3.size(), 1u);
+  EXPECT_TRUE(v3.contains(file_of["eu"]));
 }
 
 TEST_F(ProducerTest, OverwriteByFilterAndByPartition) {

@@ -131,5 +131,52 @@ TEST_F(ProducerTest, RowDeltaRefusesPositionDeleteFilesThatAreNotDeletionVectors
   FLOE_ASSERT_OK(v2_delta->Commit());
 }
 
+DataFile Vector(const std::string& path, const std::string& data_file) {
+  DataFile f = PositionDeletes(path, data_file);
+  f.file_format = "puffin";
+  f.content_offset = 4;
+  f.content_size_in_bytes = 6;
+  return f;
+}
+
+TEST_F(ProducerTest, RowDeltaKeepsOneDeletionVectorPerDataFile) {
+  Table table = CreateTable("", {{"commit.retry.min-wait-ms", "1"}}, 3);
+  auto append = table.NewAppend();
+  DataFile a = MakeFile("a", 10);
+  append->AppendFile(a);
+  FLOE_ASSERT_OK(append->Commit());
+  const std::string first = (dir_ / "first.puffin").string();
+  const std::string second = (dir_ / "second.puffin").string();
+
+  // Two writers add a vector for a from the same base: the second conflicts
+  // (its vector did not merge the first's).
+  Table writer = Reload();
+  auto delta = writer.NewRowDelta();
+  delta->AddDeletes(Vector(second, a.file_path));
+  auto other = table.NewRowDelta();
+  other->AddDeletes(Vector(first, a.file_path));
+  FLOE_ASSERT_OK(other->Commit());
+  auto s = delta->Commit();
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().code(), ErrorCode::kCommitConflict) << s.error().ToString();
+  EXPECT_NE(s.error().message().find(first), std::string::npos) << s.error().ToString();
+
+  // Replacing the first vector by a merged one removes it in the same commit.
+  auto merged = table.NewRowDelta();
+  merged->AddDeletes(Vector(second, a.file_path)).RemoveDeletionVector(first, a.file_path);
+  FLOE_ASSERT_OK(merged->Commit());
+  auto paths = LivePaths(table);
+  EXPECT_FALSE(paths.contains(first));
+  EXPECT_TRUE(paths.contains(second));
+
+  // The vector to replace is gone: conflict.
+  auto stale = table.NewRowDelta();
+  stale->AddDeletes(Vector((dir_ / "third.puffin").string(), a.file_path))
+      .RemoveDeletionVector(first, a.file_path);
+  auto gone = stale->Commit();
+  ASSERT_FALSE(gone);
+  EXPECT_EQ(gone.error().code(), ErrorCode::kCommitConflict) << gone.error().ToString();
+}
+
 }  // namespace
 }  // namespace floe::iceberg::testing

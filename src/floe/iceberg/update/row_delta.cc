@@ -1,5 +1,6 @@
 #include "floe/iceberg/update/row_delta.h"
 
+#include "floe/iceberg/puffin/deletion_vector.h"
 #include "floe/iceberg/table.h"
 
 namespace floe::iceberg {
@@ -12,6 +13,7 @@ RowDelta& RowDelta::AddRows(DataFile file, std::optional<int32_t> spec_id) {
 RowDelta& RowDelta::AddDeletes(DataFile file, std::optional<int32_t> spec_id) {
   if (file.content == DataFileContent::kPositionDeletes && file.referenced_data_file) {
     referenced_.insert(*file.referenced_data_file);
+    if (IsDeletionVector(file)) vector_targets_.insert(*file.referenced_data_file);
   }
   AddDeleteFile(std::move(file), SpecIdOrDefault(spec_id));
   return *this;
@@ -21,6 +23,7 @@ RowDelta& RowDelta::AddManifest(ManifestFile manifest, std::vector<DataFile> fil
   for (const DataFile& file : files) {
     if (file.content == DataFileContent::kPositionDeletes && file.referenced_data_file) {
       referenced_.insert(*file.referenced_data_file);
+      if (IsDeletionVector(file)) vector_targets_.insert(*file.referenced_data_file);
     }
   }
   AddWrittenManifest(std::move(manifest), std::move(files));
@@ -29,6 +32,11 @@ RowDelta& RowDelta::AddManifest(ManifestFile manifest, std::vector<DataFile> fil
 
 RowDelta& RowDelta::RemoveRows(std::string data_file_path) {
   removed_.insert(std::move(data_file_path));
+  return *this;
+}
+
+RowDelta& RowDelta::RemoveDeletionVector(std::string puffin_path, std::string data_file) {
+  removed_vectors_.emplace(std::move(puffin_path), std::move(data_file));
   return *this;
 }
 
@@ -42,6 +50,21 @@ std::string_view RowDelta::operation() const {
 }
 
 Status RowDelta::Validate(const TableMetadata& base, OperationContext& ctx) {
+  found_vectors_.clear();
+  if (!vector_targets_.empty()) {
+    FLOE_ASSIGN_OR_RETURN(
+        auto added, FilesAddedSince(*ctx.io, base, validate_from_, ManifestContent::kDeletes));
+    for (const LiveFile& f : added) {
+      const DataFile& d = f.entry.data_file;
+      if (IsDeletionVector(d) && d.referenced_data_file &&
+          vector_targets_.contains(*d.referenced_data_file)) {
+        return CommitConflict(
+            "a concurrent commit added deletion vector {} for data file {}, which this commit "
+            "writes a deletion vector for",
+            d.file_path, *d.referenced_data_file);
+      }
+    }
+  }
   if (referenced_.empty() && removed_.empty()) return Ok();
   FLOE_ASSIGN_OR_RETURN(auto gone,
                         FilesRemovedSince(*ctx.io, base, validate_from_, ManifestContent::kData));
@@ -61,10 +84,23 @@ Status RowDelta::Validate(const TableMetadata& base, OperationContext& ctx) {
 
 Result<bool> RowDelta::Removes(const ManifestEntry& entry, int32_t spec_id,
                                const TableMetadata& base) {
-  return !entry.data_file.is_delete() && removed_.contains(entry.data_file.file_path);
+  const DataFile& file = entry.data_file;
+  if (!file.is_delete()) return removed_.contains(file.file_path);
+  if (!IsDeletionVector(file) || !file.referenced_data_file) return false;
+  auto key = std::make_pair(file.file_path, *file.referenced_data_file);
+  if (!removed_vectors_.contains(key)) return false;
+  found_vectors_.insert(std::move(key));
+  return true;
 }
 
 Status RowDelta::CheckRemoved(const std::set<std::string>& removed_paths) {
+  for (const auto& [puffin, data_file] : removed_vectors_) {
+    if (!found_vectors_.contains({puffin, data_file})) {
+      return CommitConflict(
+          "deletion vector of data file {} in {} to remove is no longer in the table", data_file,
+          puffin);
+    }
+  }
   return CheckAllRemoved(removed_, removed_paths, "data file", "remove");
 }
 

@@ -14,10 +14,14 @@
 /// lost: the file was rewritten or dropped). The snapshot operation is
 /// "overwrite" when data files are added, else "delete". In a format v3
 /// table a position delete file must be a deletion vector (kInvalidArgument
-/// naming the table otherwise; SnapshotProducer checks every added file).
+/// naming the table otherwise; SnapshotProducer checks every added file),
+/// and a commit after the validation snapshot that added a deletion vector
+/// for a data file this delta adds one for is kCommitConflict (the spec
+/// allows one vector per data file: the new one must have merged it).
 
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "floe/iceberg/update/snapshot_producer.h"
@@ -40,6 +44,10 @@ class RowDelta final : public SnapshotProducer {
   RowDelta& AddManifest(ManifestFile manifest, std::vector<DataFile> files);
   /// Removes a whole live data file (kCommitConflict if it is gone).
   RowDelta& RemoveRows(std::string data_file_path);
+  /// Removes the live deletion vector of data file `data_file` stored in the
+  /// Puffin file `puffin_path` (a vector merged into a new one, or of a
+  /// data file removed whole). kCommitConflict if it is gone.
+  RowDelta& RemoveDeletionVector(std::string puffin_path, std::string data_file);
   /// Data files that must still be live for this delta to commit.
   RowDelta& ValidateDataFilesExist(std::vector<std::string> paths);
 
@@ -49,6 +57,7 @@ class RowDelta final : public SnapshotProducer {
   std::string_view operation() const override;
   Status Validate(const TableMetadata& base, OperationContext& ctx) override;
   bool removes_data_files() const override { return !removed_.empty(); }
+  bool removes_delete_files() const override { return !removed_vectors_.empty(); }
   Result<bool> Removes(const ManifestEntry& entry, int32_t spec_id,
                        const TableMetadata& base) override;
   Status CheckRemoved(const std::set<std::string>& removed_paths) override;
@@ -56,6 +65,12 @@ class RowDelta final : public SnapshotProducer {
  private:
   std::set<std::string> referenced_;
   std::set<std::string> removed_;
+  /// (Puffin file, referenced data file) of deletion vectors to remove, and
+  /// those the current attempt found.
+  std::set<std::pair<std::string, std::string>> removed_vectors_;
+  std::set<std::pair<std::string, std::string>> found_vectors_;
+  /// Data files that an added deletion vector references.
+  std::set<std::string> vector_targets_;
 };
 
 }  // namespace floe::iceberg
