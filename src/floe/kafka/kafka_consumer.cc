@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <optional>
+#include <set>
 #include <utility>
 
 namespace floe::kafka {
@@ -61,6 +62,8 @@ struct KafkaConsumer::Impl {
   PartitionOffsets positions;
   PartitionOffsets revoked;
   KafkaConsumer::StartHook start_hook;
+  // Revoked by the rebalance under way: given back, they go on where they were.
+  std::set<TopicPartition> just_revoked;
   // An error met inside a callback, returned by the next Poll.
   std::optional<Error> pending;
   std::optional<Clock::time_point> brokers_down_since;
@@ -165,10 +168,14 @@ struct KafkaConsumer::Impl {
     if (start_hook) {
       std::vector<TopicPartition> assigned;
       for (int i = 0; i < partitions->cnt; ++i) {
-        assigned.push_back({partitions->elems[i].topic, partitions->elems[i].partition});
+        TopicPartition tp{partitions->elems[i].topic, partitions->elems[i].partition};
+        if (!just_revoked.contains(tp)) assigned.push_back(std::move(tp));
       }
-      FLOE_ASSIGN_OR_RETURN(hooked, start_hook(assigned));
+      if (!assigned.empty()) {
+        FLOE_ASSIGN_OR_RETURN(hooked, start_hook(assigned));
+      }
     }
+    just_revoked.clear();
     for (int i = 0; i < partitions->cnt; ++i) {
       rd_kafka_topic_partition_t& p = partitions->elems[i];
       TopicPartition tp{p.topic, p.partition};
@@ -204,6 +211,7 @@ struct KafkaConsumer::Impl {
       if (auto it = positions.find(tp); it != positions.end()) {
         revoked[tp] = it->second;
         restored[tp] = it->second;
+        just_revoked.insert(tp);
         positions.erase(it);
       }
       spdlog::info("kafka: revoked {}", TopicPartitionName(tp));

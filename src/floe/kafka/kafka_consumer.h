@@ -106,8 +106,10 @@ class KafkaConsumer {
   /// given before; e.g. what the lake holds after another member committed).
   void Restore(const PartitionOffsets& offsets);
 
-  /// Asked, when partitions are assigned, where they start: the partitions
-  /// it gives an offset for start there, before any other rule above (a
+  /// Asked, when partitions are assigned, where those this member did not
+  /// own just before start (an eager rebalance takes every partition away
+  /// and hands most back: those go on where they were): the partitions it
+  /// gives an offset for start there, before any other rule above (a
   /// scale-out member starts a partition it is given from what the lake
   /// holds; docs/kafka.md, "Scale-out"). Runs inside `Poll`; its error fails
   /// that `Poll`.

@@ -213,11 +213,11 @@ Result<std::unique_ptr<KafkaMemberSlot>> JoinKafkaScaleOut(const std::string& st
   if (options.on_error == ingest::OnError::kSkip && options.dead_letter_dir.empty()) {
     options.dead_letter_dir = LakeDeadLetterDir(*catalog, options.sink.pipeline_id);
   }
-  // Only the partitions that move are revoked; and a member started again
-  // takes its place in the group at once, without a rebalance (static
-  // membership: its id is the member's).
-  options.consumer.client_properties.try_emplace("partition.assignment.strategy",
-                                                 "cooperative-sticky");
+  // A member started again takes its place in the group at once, without a
+  // rebalance (static membership: its id is the member's). The round-robin
+  // assignor spreads the partitions of several topics; librdkafka 2.0's
+  // cooperative-sticky one can abort the process when it closes.
+  options.consumer.client_properties.try_emplace("partition.assignment.strategy", "roundrobin");
   options.consumer.client_properties.try_emplace("group.instance.id", slot->member_id);
   FLOE_ASSIGN_OR_RETURN(auto tables, sink::ListTablesTwoLevelsDeep(*catalog));
   FLOE_ASSIGN_OR_RETURN(slot->max_committed,

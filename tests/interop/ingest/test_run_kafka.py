@@ -81,13 +81,13 @@ def kafka_client_classpath() -> str:
 class Producer:
     """KafkaProduce.java in the background: messages to explicit partitions."""
 
-    def __init__(self, classpath: str, bootstrap: str, topic: str):
+    def __init__(self, classpath: str, bootstrap: str, topic: str, partitions: int = PARTITIONS):
         self.proc = subprocess.Popen(
-            ["java", "-cp", classpath, str(PRODUCER_SOURCE), bootstrap, topic, str(PARTITIONS)],
+            ["java", "-cp", classpath, str(PRODUCER_SOURCE), bootstrap, topic, str(partitions)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8")
         _RUNNING.append(self.proc)
         assert self.proc.stdout.readline().strip() == "ready", "the producer did not start"
-        self.sent = [0] * PARTITIONS
+        self.sent = [0] * partitions
 
     def send(self, partition: int, key: str | None, value: str | None) -> None:
         for text in (key, value):
