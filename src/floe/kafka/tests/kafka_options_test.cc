@@ -34,6 +34,19 @@ TEST(KafkaSourceOptionsTest, FlinkKeysAndDefaults) {
   EXPECT_EQ(options->client_properties.at("security.protocol"), "SASL_SSL");
 }
 
+TEST(KafkaSourceOptionsTest, ScaleOutIsOffUnlessAsked) {
+  auto keys = Base();
+  auto alone = ParseKafkaSourceOptions(keys);
+  ASSERT_TRUE(alone) << alone.error().ToString();
+  EXPECT_FALSE(alone->scale_out);
+  keys["scale-out.enabled"] = "true";
+  auto member = ParseKafkaSourceOptions(keys);
+  ASSERT_TRUE(member) << member.error().ToString();
+  EXPECT_TRUE(member->scale_out);
+  keys["scale-out.enabled"] = "yes";
+  EXPECT_NE(ErrorOf(keys).find("scale-out.enabled 'yes' is not true or false"), std::string::npos);
+}
+
 TEST(KafkaSourceOptionsTest, StartupModes) {
   auto keys = Base();
   keys["scan.startup.mode"] = "specific-offsets";
