@@ -27,8 +27,8 @@ Needs the servers of test_rest_s3.py and the MariaDB of scripts/services/mariadb
 workload runs as root over its socket, FLOE_TEST_MYSQL_SOCKET); skipped when
 FLOE_TEST_MYSQL_PORT is unset. Each run mirrors a database of its own name under a pipeline
 name of its own (the REST server keeps its catalog across runs, and a pipeline without
-state refuses to start while tables of the catalog hold its checkpoints); the database is
-dropped from MariaDB at the end.
+state refuses to start while tables of the catalog hold its checkpoints); the database and
+its Iceberg tables are dropped at the end.
 """
 
 from __future__ import annotations
@@ -277,3 +277,16 @@ def test_run_exactly_once_with_faults_on_rest_s3(floe_bin, tmp_path, rest_s3_uri
         with conn.cursor() as c:
             c.execute(f"DROP DATABASE IF EXISTS {db}")
         conn.close()
+        drop_namespace(direct, db)
+
+
+def drop_namespace(lake: S3Lake, namespace: str) -> None:
+    """Drops the test's tables from the REST server: every start of a floe run or ingest
+    there loads every table of the catalog, so tables left behind slow the other tests."""
+    try:
+        catalog = lake.py_catalog()
+        for ident in catalog.list_tables(namespace):
+            catalog.drop_table(ident)
+        catalog.drop_namespace(namespace)
+    except Exception as e:  # noqa: BLE001 - a failed clean-up must not hide the test's outcome
+        print(f"could not drop namespace {namespace}: {e}")
