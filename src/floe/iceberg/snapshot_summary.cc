@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "floe/iceberg/puffin/deletion_vector.h"
+
 namespace floe::iceberg {
 
 namespace {
@@ -11,10 +13,6 @@ std::optional<int64_t> ParseLong(const std::string& s) {
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
   return v;
-}
-
-bool IsDeletionVector(const DataFile& f) {
-  return f.content == DataFileContent::kPositionDeletes && f.file_format == kFormatPuffin;
 }
 
 }  // namespace
